@@ -1,0 +1,113 @@
+import { z } from 'zod';
+
+/**
+ * The transcript `sessions/<rollout-id>.jsonl` (DESIGN.md, "Transcript"): one JSON object a line,
+ * `session_meta` first, then `message`, `tool_call` and `tool_result` lines in order, then `session_end`.
+ * Every line carries `type`, `v` (format version) and `ts` (ISO 8601 UTC).
+ * Importers (`importers/`) map foreign formats onto the same records.
+ */
+export const TRANSCRIPT_FORMAT_VERSION = 1;
+
+/** How a run ended. `max_turns`/`budget` = stopped by a limit; `interrupted` = Ctrl-C; `error` = model or mnemara failure. */
+export const OutcomeSchema = z.enum(['completed', 'max_turns', 'budget', 'interrupted', 'error']);
+export type Outcome = z.infer<typeof OutcomeSchema>;
+
+/** Token counts of a run, summed over its model calls (tokens). */
+export const UsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  cacheCreationTokens: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+const base = { v: z.literal(TRANSCRIPT_FORMAT_VERSION), ts: z.string() };
+
+export const SessionMetaSchema = z.object({
+  type: z.literal('session_meta'),
+  ...base,
+  rolloutId: z.string().min(1),
+  /** Several runs (rollouts) can form one conversation. */
+  conversationId: z.string().min(1),
+  task: z.string(),
+  model: z.string(),
+  /** The caller's instructions (without the memory block). Phase 1 drops it. */
+  system: z.string().optional(),
+  /** The memory block injected into the system prompt. Phase 1 drops it: it is what the run started with. */
+  memoryBlock: z.string().optional(),
+  /** Where the transcript came from: mnemara's own loop, or an importer. */
+  source: z.enum(['mnemara', 'anthropic-messages', 'claude-code']).default('mnemara'),
+  versions: z.record(z.string(), z.string()).default({}),
+});
+
+/** A text message. `role: 'user'` holds the task and anything a person typed mid-run. */
+export const MessageSchema = z.object({
+  type: z.literal('message'),
+  ...base,
+  turn: z.number().int().nonnegative(),
+  role: z.enum(['user', 'assistant']),
+  text: z.string(),
+});
+
+export const ToolCallSchema = z.object({
+  type: z.literal('tool_call'),
+  ...base,
+  turn: z.number().int().nonnegative(),
+  /** The model's `tool_use` id; the matching `tool_result` carries the same. */
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+});
+
+export const ToolResultSchema = z.object({
+  type: z.literal('tool_result'),
+  ...base,
+  turn: z.number().int().nonnegative(),
+  id: z.string(),
+  name: z.string().optional(),
+  /** What the model was shown (already capped by the sandbox). */
+  output: z.string(),
+  isError: z.boolean(),
+  /** Commands only: the exit code (`null` when unknown) and wall time in ms. */
+  exitCode: z.number().int().nullable().optional(),
+  durationMs: z.number().nonnegative().optional(),
+  timedOut: z.boolean().optional(),
+  truncated: z.boolean().optional(),
+});
+
+export const SessionEndSchema = z.object({
+  type: z.literal('session_end'),
+  ...base,
+  outcome: OutcomeSchema,
+  turns: z.number().int().nonnegative(),
+  usage: UsageSchema,
+  wallMs: z.number().nonnegative(),
+  error: z.string().optional(),
+});
+
+export const TranscriptRecordSchema = z.discriminatedUnion('type', [
+  SessionMetaSchema,
+  MessageSchema,
+  ToolCallSchema,
+  ToolResultSchema,
+  SessionEndSchema,
+]);
+
+export type SessionMeta = z.infer<typeof SessionMetaSchema>;
+export type MessageRecord = z.infer<typeof MessageSchema>;
+export type ToolCallRecord = z.infer<typeof ToolCallSchema>;
+export type ToolResultRecord = z.infer<typeof ToolResultSchema>;
+export type SessionEnd = z.infer<typeof SessionEndSchema>;
+export type TranscriptRecord = z.infer<typeof TranscriptRecordSchema>;
+
+/** A record with the 1-based line it came from (evidence in raw memories points at these lines). */
+export interface NumberedRecord {
+  line: number;
+  record: TranscriptRecord;
+}
+
+/** A line the reader could not use, and why. */
+export interface SkippedLine {
+  line: number;
+  reason: string;
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/** The memory layout (DESIGN.md): folders relative to the workspace root. */
+export const MemoryLayoutSchema = z.object({
+  memoriesDir: z.string().default('memories'),
+  sessionsDir: z.string().default('sessions'),
+});
+export type MemoryLayout = z.infer<typeof MemoryLayoutSchema>;
+
+/** Options of the memory pipeline (issue 5). Budgets in tokens. */
+export const MemoryConfigSchema = z.object({
+  layout: MemoryLayoutSchema.default({ memoriesDir: 'memories', sessionsDir: 'sessions' }),
+  read: z.boolean().default(true),
+  generate: z.boolean().default(true),
+  /** `model` when a model is configured, `deterministic` otherwise; `auto` picks. */
+  extractor: z.enum(['auto', 'model', 'deterministic']).default('auto'),
+  maxRawMemories: z.number().int().positive().default(256),
+  memoryMdTokens: z.number().int().positive().default(8000),
+  summaryTokens: z.number().int().positive().default(1500),
+  /** Budget of the memory block in the system prompt. */
+  readBudgetTokens: z.number().int().positive().default(1500),
+});
+export type MemoryConfig = z.infer<typeof MemoryConfigSchema>;

@@ -1,0 +1,56 @@
+import type { Readable } from 'node:stream';
+
+/** Options of one command run in a sandbox. */
+export interface ExecOptions {
+  /** Working directory inside the sandbox; default the workspace directory. */
+  cwd?: string;
+  /** Extra environment variables, added to the sandbox's own. */
+  env?: Record<string, string>;
+  /** Written to the command's stdin, which is then closed; no stdin when absent. */
+  stdin?: string | Buffer;
+  /** Wall-clock limit in ms; on expiry the whole process tree is killed. Default from the sandbox options. */
+  timeoutMs?: number;
+  /** Cap on stdout and on stderr, each, in bytes; the head and tail are kept around a marker. */
+  maxOutputBytes?: number;
+}
+
+/** What a command did. `stdout`/`stderr` are UTF-8 decoded (invalid bytes become U+FFFD). */
+export interface ExecResult {
+  /** The process's exit code; `null` only when it is truly unknown (never guessed as 0). 128+N for signal N. */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time of the call, in ms. */
+  durationMs: number;
+  /** The timeout fired and the process tree was killed. */
+  timedOut: boolean;
+  /** stdout or stderr was over `maxOutputBytes` and its middle was dropped. */
+  truncated: boolean;
+  /** The sandbox's memory limit killed the process (or the container). */
+  oomKilled: boolean;
+}
+
+/**
+ * An isolated place to run commands on a workspace (DESIGN.md, "sandbox").
+ * Paths are inside the sandbox: absolute, or relative to `workspaceDir`.
+ * Implementations: `DockerSandbox` (the real one) and `LocalSandbox` (no isolation).
+ */
+export interface Sandbox {
+  readonly kind: 'docker' | 'local';
+  /** Container id, or the local sandbox's directory name. */
+  readonly id: string;
+  /** The workspace root as commands see it: `/workspace` in Docker; a host temp dir for `LocalSandbox`. */
+  readonly workspaceDir: string;
+  /** Runs `command` with `bash -c` (a string) or as argv (an array). Never throws for a non-zero exit. */
+  exec(command: string | string[], options?: ExecOptions): Promise<ExecResult>;
+  /** Reads a file; throws `SandboxError` (code `ENOENT`, `EISDIR`, `TOO_LARGE` …) when it cannot. */
+  readFile(path: string, options?: { maxBytes?: number }): Promise<Buffer>;
+  /** Writes a file (parents created), owned by the sandbox user. */
+  writeFile(path: string, data: string | Buffer, options?: { mode?: number }): Promise<void>;
+  /** Extracts an uncompressed tar stream into `dir` (created if missing); entries end up owned by the sandbox user. */
+  putArchive(tar: Readable, dir: string): Promise<void>;
+  /** An uncompressed tar stream of `dir`'s contents (entry names relative to `dir`), streamed, not buffered. */
+  getArchive(dir: string): Promise<Readable>;
+  /** Removes the sandbox (container and its volume, or the temp dir). Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import type { Readable } from 'node:stream';
+import type { OnProgress } from '../config/progress.js';
+
+/** Version of the manifest format below; bumped on any incompatible change. */
+export const MANIFEST_FORMAT_VERSION = 1;
+
+/** One tar layer, stored as `<store>/blobs/sha256/<hex>`; the digest is of the compressed bytes. */
+export const LayerSchema = z.object({
+  /** `sha256:<64 hex>` of the stored (compressed) blob. */
+  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+  compressedBytes: z.number().int().nonnegative(),
+  uncompressedBytes: z.number().int().nonnegative(),
+  fileCount: z.number().int().nonnegative(),
+  codec: z.enum(['gzip', 'zstd', 'none']),
+  level: z.number().int().optional(),
+  /** A delta layer holds only changes since the layer below, with `.wh.<name>` whiteouts for deletions. */
+  delta: z.boolean(),
+});
+export type Layer = z.infer<typeof LayerSchema>;
+
+/**
+ * `<store>/snapshots/<id>/manifest.json` (DESIGN.md, "Snapshot store"). `layers` are in apply order:
+ * the first is full, later ones are deltas; restoring applies them all in order.
+ */
+export const ManifestSchema = z.object({
+  formatVersion: z.literal(MANIFEST_FORMAT_VERSION),
+  /** Time-sortable id (lexicographic order = creation order). */
+  id: z.string().min(1),
+  parent: z.string().nullable(),
+  lineage: z.string().min(1),
+  kind: z.enum(['workspace', 'memory']),
+  /** ISO 8601 UTC. */
+  createdAt: z.string(),
+  layers: z.array(LayerSchema).min(1),
+  rolloutIds: z.array(z.string()),
+  toolVersion: z.string(),
+});
+export type Manifest = z.infer<typeof ManifestSchema>;
+export type SnapshotKind = Manifest['kind'];
+
+/** Limits a restore enforces on every archive (defaults fit a real repository). */
+export interface RestoreLimits {
+  /** Total uncompressed bytes, default 8 GiB. */
+  maxTotalBytes: number;
+  /** Entries, default 1,000,000. */
+  maxFiles: number;
+  /** Bytes of one entry path, default 4,096. */
+  maxPathBytes: number;
+  /** Directory depth, default 256 (a 10,000-deep tree is refused, not recursed into). */
+  maxDepth: number;
+}
+
+/** Options of `SnapshotStore.create`. */
+export interface CreateSnapshotOptions {
+  lineage: string;
+  kind: SnapshotKind;
+  /** Snapshot the new one is a delta on; `undefined` = the lineage head; `null` = a full layer. */
+  parent?: string | null;
+  /** Rollout ids the snapshot contains (recorded in the manifest). */
+  rolloutIds?: string[];
+  /**
+   * Relative paths the source covers (e.g. `['memories', 'sessions']` for a memory snapshot).
+   * Paths outside the scope are inherited unchanged from the parent, not deleted. Default: everything.
+   */
+  scope?: string[];
+  /** Extra ignore patterns on top of the configured ones. */
+  ignore?: string[];
+  onProgress?: OnProgress;
+}
+
+/** Where a snapshot's content comes from: a host directory, or an uncompressed tar stream (a sandbox's `getArchive`). */
+export type SnapshotSource = { dir: string } | { tar: Readable };
+
+/**
+ * The snapshot store (directory implementation in `store/`; an object store could implement the same).
+ * Every method that reads a blob checks its digest and throws `SnapshotCorruptError` naming the snapshot.
+ */
+export interface SnapshotStore {
+  readonly root: string;
+  /** Packs `source` into a new snapshot (a delta against `parent` when there is one). Does not move any head. */
+  create(source: SnapshotSource, options: CreateSnapshotOptions): Promise<Manifest>;
+  /** The manifest; throws `SnapshotNotFoundError` when absent. */
+  get(id: string): Promise<Manifest>;
+  /** Complete snapshots only, oldest first; filtered by lineage when given. */
+  list(options?: { lineage?: string }): Promise<Manifest[]>;
+  /** Current head of a lineage, or `null` when the lineage has none. */
+  getHead(lineage: string): Promise<string | null>;
+  /** All lineages and their heads. */
+  listHeads(): Promise<Record<string, string>>;
+  /**
+   * Compare-and-swap: moves the head from `expected` (`null` = no head yet) to `next`.
+   * Throws `HeadConflictError` carrying `current` when the head is no longer `expected`. Safe across processes.
+   */
+  advanceHead(lineage: string, expected: string | null, next: string): Promise<void>;
+  /**
+   * Restores a snapshot into a host directory: into a staging directory, then swapped into place, so the
+   * target is either the snapshot exactly or left as it was. `paths` restricts it to those relative paths.
+   */
+  restoreToDirectory(
+    id: string,
+    dir: string,
+    options?: { paths?: string[]; limits?: Partial<RestoreLimits>; onProgress?: OnProgress },
+  ): Promise<{ files: number; bytes: number }>;
+  /**
+   * The snapshot's merged tree as one uncompressed, guarded tar stream (for `Sandbox.putArchive`).
+   * `paths` restricts it to those relative paths.
+   */
+  exportTar(id: string, options?: { paths?: string[]; limits?: Partial<RestoreLimits> }): Promise<Readable>;
+}
