@@ -1,0 +1,69 @@
+import { MnemaraError } from '../config/errors.js';
+import type { ProgressEvent } from '../config/progress.js';
+
+/**
+ * Exit codes of every `mnemara` command:
+ * 0 success; 1 the work ran but failed (an agent run that did not complete, a failed check or verify);
+ * 2 bad input (usage, a missing file, an invalid option); 3 mnemara itself failed (engine down, store corrupt, crash).
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, internal: 3 } as const;
+
+/** Codes of `MnemaraError`s that mean "the user's input was wrong" (exit 2); everything else is exit 3. */
+const USAGE_CODES = new Set(['USAGE', 'INVALID_CONFIG', 'NOT_FOUND', 'INVALID_INPUT']);
+
+/** Prints a result: one JSON document on stdout with `--json`, else the human text. */
+export function emit(json: boolean, value: unknown, human: () => string): void {
+  if (json) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  else {
+    const text = human();
+    if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+}
+
+/**
+ * Reports a failure and returns the exit code to use: a `MnemaraError` prints its message and hint; anything
+ * else is a bug and prints its stack. With `--json` the error goes to stdout as `{error: {code, message, hint}}`.
+ */
+export function reportError(err: unknown, json: boolean): number {
+  const known = err instanceof MnemaraError;
+  const code = known ? err.code : 'INTERNAL';
+  const message = err instanceof Error ? err.message : String(err);
+  const hint = known ? err.hint : undefined;
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ error: { code, message, hint } }, null, 2)}\n`);
+  } else {
+    process.stderr.write(`mnemara: ${message}\n`);
+    if (hint) process.stderr.write(`  hint: ${hint}\n`);
+    if (!known && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  }
+  return known && USAGE_CODES.has(code) ? EXIT.usage : EXIT.internal;
+}
+
+/**
+ * A progress printer for human output: one line per step start/end on stderr, and a throttled
+ * percentage for steps that report `done`/`total` and run for more than a second.
+ */
+export function progressPrinter(enabled: boolean): (event: ProgressEvent) => void {
+  const started = new Map<string, number>();
+  const lastPrint = new Map<string, number>();
+  return (event) => {
+    if (!enabled) return;
+    const now = Date.now();
+    if (event.phase === 'start') {
+      started.set(event.step, now);
+      process.stderr.write(`… ${event.step}${event.message ? `: ${event.message}` : ''}\n`);
+      return;
+    }
+    if (event.phase === 'end') {
+      const ms = event.elapsedMs ?? now - (started.get(event.step) ?? now);
+      process.stderr.write(`✓ ${event.step}${event.message ? `: ${event.message}` : ''} (${(ms / 1000).toFixed(1)} s)\n`);
+      return;
+    }
+    const since = now - (started.get(event.step) ?? now);
+    if (since < 1000 || now - (lastPrint.get(event.step) ?? 0) < 1000) return;
+    lastPrint.set(event.step, now);
+    const pct = event.total ? ` ${Math.floor(((event.done ?? 0) / event.total) * 100)}%` : '';
+    const count = event.done !== undefined ? ` ${event.done}${event.total ? `/${event.total}` : ''} ${event.unit ?? ''}` : '';
+    process.stderr.write(`  ${event.step}${pct}${count}${event.message ? ` ${event.message}` : ''}\n`);
+  };
+}
