@@ -1,4 +1,85 @@
 import type { Command } from 'commander';
+import { describeConfig, loadConfig, WORKSPACE_CONFIG_FILE, type FlagValue, type LoadedConfig } from '../../config/load.js';
+import { MnemaraError } from '../../config/errors.js';
+import { emit } from '../output.js';
 
-/** Registers `mnemara config` (being built; see the issue that owns this command). */
-export function registerConfigCommand(_program: Command): void {}
+/** Options every command that loads the configuration accepts. */
+export interface ConfigCliOptions {
+  config?: string;
+  home?: string;
+  store?: string;
+  workspace?: string;
+  set?: string[];
+}
+
+/** Adds `--config`, `--home` and `--store` to a command (`--workspace` is each command's own). */
+export function addConfigOptions(cmd: Command): Command {
+  return cmd
+    .option('--config <file>', `config file to read instead of $MNEMARA_HOME/config.json and <workspace>/${WORKSPACE_CONFIG_FILE}`)
+    .option('--home <dir>', 'mnemara home (state, default store); default $MNEMARA_HOME or ~/.local/share/mnemara')
+    .option('--store <dir>', 'snapshot store directory; default <home>/store')
+    .option('-s, --set <option=value>', 'set any option by its path (repeatable), e.g. --set sandbox.pidsLimit=256', collect, []);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Loads the configuration from the common flags plus a command's own flag values (flags > env > file > defaults). */
+export function loadCliConfig(opts: ConfigCliOptions, flags: FlagValue[] = []): LoadedConfig {
+  const common: FlagValue[] = [];
+  if (opts.home !== undefined) common.push({ path: 'home', value: opts.home, flag: '--home' });
+  if (opts.store !== undefined) common.push({ path: 'snapshot.store', value: opts.store, flag: '--store' });
+  for (const assignment of opts.set ?? []) {
+    const eq = assignment.indexOf('=');
+    if (eq <= 0) {
+      throw new MnemaraError('USAGE', `--set ${assignment}: expected option=value`, {
+        hint: 'For example --set agent.maxTurns=20 (mnemara config lists every option).',
+      });
+    }
+    common.push({ path: assignment.slice(0, eq), value: assignment.slice(eq + 1), flag: `--set ${assignment.slice(0, eq)}` });
+  }
+  return loadConfig({
+    flags: [...common, ...flags],
+    ...(opts.workspace !== undefined ? { workspace: opts.workspace } : {}),
+    ...(opts.config !== undefined ? { configFile: opts.config } : {}),
+  });
+}
+
+function show(value: unknown): string {
+  if (value === undefined || value === null) return '(unset)';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Registers `mnemara config`: the effective configuration, secrets masked, with where each value came from. */
+export function registerConfigCommand(program: Command): void {
+  addConfigOptions(
+    program
+      .command('config')
+      .description(
+        'Print the effective configuration and where each value came from.\n\n' +
+          'Precedence: command-line flags > environment variables > config file > defaults.\n' +
+          `Config files: --config FILE, else $MNEMARA_HOME/config.json and then <workspace>/${WORKSPACE_CONFIG_FILE}.\n` +
+          'Every option has an environment variable: MNEMARA_ + its path in SCREAMING_SNAKE_CASE\n' +
+          '(agent.maxTurns → MNEMARA_AGENT_MAX_TURNS); ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are read too.\n' +
+          'Secrets (API keys) are printed masked.',
+      )
+      .option('-w, --workspace <dir>', `workspace whose ${WORKSPACE_CONFIG_FILE} to read`, '.')
+      .option('--json', 'print one JSON document: {files, options: [{option, value, source, env}]}'),
+  ).action((opts: ConfigCliOptions & { json?: boolean }) => {
+    const loaded = loadCliConfig(opts);
+    const rows = describeConfig(loaded);
+    emit(Boolean(opts.json), { files: loaded.files, options: rows.map((r) => ({ ...r, value: r.value ?? null })) }, () => {
+      const width = (key: 'option' | 'value'): number =>
+        Math.max(...rows.map((r) => (key === 'option' ? r.option : show(r.value)).length), key.length);
+      const [w1, w2] = [width('option'), Math.min(width('value'), 48)];
+      const lines = [
+        `config files: ${loaded.files.length ? loaded.files.join(', ') : '(none)'}`,
+        '',
+        `${'option'.padEnd(w1)}  ${'value'.padEnd(w2)}  source`,
+        ...rows.map((r) => `${r.option.padEnd(w1)}  ${show(r.value).padEnd(w2)}  ${r.source}`),
+      ];
+      return lines.join('\n');
+    });
+  });
+}

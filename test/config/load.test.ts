@@ -1,0 +1,143 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MnemaraError } from '../../src/config/errors.js';
+import { describeConfig, loadConfig, maskSecret } from '../../src/config/load.js';
+import { envNameOf, listOptions } from '../../src/config/schema.js';
+
+let dir: string;
+let home: string;
+let workspace: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mnemara-config-'));
+  home = join(dir, 'home');
+  workspace = join(dir, 'ws');
+  mkdirSync(home);
+  mkdirSync(workspace);
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function configError(fn: () => unknown): MnemaraError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(MnemaraError);
+    return err as MnemaraError;
+  }
+  throw new Error('expected a MnemaraError');
+}
+
+describe('loadConfig', () => {
+  it('fills every section with its own defaults and puts the store under home', () => {
+    const { config, sources, files } = loadConfig({ env: { MNEMARA_HOME: home } });
+    expect(config.home).toBe(home);
+    expect(config.snapshot.store).toBe(join(home, 'store'));
+    expect(config.agent.maxTurns).toBe(50);
+    expect(config.memory.layout).toEqual({ memoriesDir: 'memories', sessionsDir: 'sessions' });
+    expect(config.sandbox.network).toBe('none');
+    expect(files).toEqual([]);
+    expect(sources.home).toEqual({ kind: 'env', name: 'MNEMARA_HOME' });
+    expect(sources['agent.maxTurns']).toEqual({ kind: 'default' });
+  });
+
+  it('merges flags > env > workspace file > home file > defaults and records each source', () => {
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ agent: { maxTurns: 10, model: 'home-model' }, sandbox: { cpus: 1 } }));
+    writeFileSync(join(workspace, 'mnemara.config.json'), JSON.stringify({ agent: { maxTurns: 20 }, memory: { read: false } }));
+    const { config, sources, files } = loadConfig({
+      env: { MNEMARA_HOME: home, MNEMARA_AGENT_MAX_TURNS: '30', MNEMARA_MODEL: 'env-model' },
+      workspace,
+      flags: [{ path: 'agent.model', value: 'flag-model', flag: '--model' }],
+    });
+    expect(files).toEqual([join(home, 'config.json'), join(workspace, 'mnemara.config.json')]);
+    expect(config.agent.model).toBe('flag-model');
+    expect(sources['agent.model']).toEqual({ kind: 'flag', name: '--model' });
+    expect(config.agent.maxTurns).toBe(30);
+    expect(sources['agent.maxTurns']).toEqual({ kind: 'env', name: 'MNEMARA_AGENT_MAX_TURNS' });
+    expect(config.memory.read).toBe(false);
+    expect(sources['memory.read']).toEqual({ kind: 'file', name: join(workspace, 'mnemara.config.json') });
+    expect(config.sandbox.cpus).toBe(1);
+    expect(sources['sandbox.cpus']).toEqual({ kind: 'file', name: join(home, 'config.json') });
+  });
+
+  it('reads only --config when given, and resolves relative paths against the file', () => {
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ agent: { maxTurns: 10 } }));
+    const file = join(dir, 'custom.json');
+    writeFileSync(file, JSON.stringify({ snapshot: { store: 'my-store' } }));
+    const { config, files } = loadConfig({ env: { MNEMARA_HOME: home }, configFile: file, cwd: workspace });
+    expect(files).toEqual([file]);
+    expect(config.agent.maxTurns).toBe(50);
+    expect(config.snapshot.store).toBe(join(dir, 'my-store'));
+  });
+
+  it('parses env strings by the option type: booleans, numbers, lists', () => {
+    const { config } = loadConfig({
+      env: {
+        MNEMARA_HOME: home,
+        MNEMARA_MEMORY_GENERATE: 'off',
+        MNEMARA_SANDBOX_MEMORY_BYTES: '1_073_741_824',
+        MNEMARA_SNAPSHOT_IGNORE: 'a, b/c',
+        ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdef',
+        ANTHROPIC_BASE_URL: 'http://127.0.0.1:9999',
+      },
+    });
+    expect(config.memory.generate).toBe(false);
+    expect(config.sandbox.memoryBytes).toBe(1024 ** 3);
+    expect(config.snapshot.ignore).toEqual(['a', 'b/c']);
+    expect(config.anthropic).toEqual({ apiKey: 'sk-ant-test-0123456789abcdef', baseUrl: 'http://127.0.0.1:9999' });
+  });
+
+  it('names the option, the value, its source and what is allowed when a value is wrong', () => {
+    const notNumber = configError(() => loadConfig({ env: { MNEMARA_HOME: home, MNEMARA_AGENT_MAX_TURNS: 'lots' } }));
+    expect(notNumber.code).toBe('INVALID_CONFIG');
+    expect(notNumber.message).toContain('agent.maxTurns = "lots"');
+    expect(notNumber.message).toContain('env MNEMARA_AGENT_MAX_TURNS');
+    expect(notNumber.hint).toBe('agent.maxTurns must be a positive whole number.');
+
+    const negative = configError(() =>
+      loadConfig({ env: { MNEMARA_HOME: home }, flags: [{ path: 'agent.maxTurns', value: '-2', flag: '--max-turns' }] }),
+    );
+    expect(negative.message).toContain('agent.maxTurns = -2 (from flag --max-turns)');
+
+    const badEnum = configError(() => loadConfig({ env: { MNEMARA_HOME: home, MNEMARA_SANDBOX_BACKEND: 'podman' } }));
+    expect(badEnum.hint).toBe('sandbox.backend must be one of docker, local.');
+
+    writeFileSync(join(workspace, 'mnemara.config.json'), JSON.stringify({ memory: { read: 'yes' } }));
+    const badFile = configError(() => loadConfig({ env: { MNEMARA_HOME: home }, workspace }));
+    expect(badFile.message).toContain(`memory.read = "yes" (from file ${join(workspace, 'mnemara.config.json')})`);
+  });
+
+  it('refuses unknown keys, broken JSON and home in a file, and suggests the closest option', () => {
+    const file = join(dir, 'c.json');
+    writeFileSync(file, JSON.stringify({ agent: { maxTurn: 3 } }));
+    const typo = configError(() => loadConfig({ env: { MNEMARA_HOME: home }, configFile: file }));
+    expect(typo.message).toContain('unknown option "agent.maxTurn"');
+    expect(typo.hint).toContain('"agent.maxTurns"');
+
+    writeFileSync(file, '{"agent": {"maxTurns": 3,}}');
+    expect(configError(() => loadConfig({ env: { MNEMARA_HOME: home }, configFile: file })).message).toContain('not valid JSON');
+
+    writeFileSync(file, JSON.stringify({ home: '/elsewhere' }));
+    expect(configError(() => loadConfig({ env: { MNEMARA_HOME: home }, configFile: file })).hint).toContain('MNEMARA_HOME');
+
+    const missing = configError(() => loadConfig({ env: { MNEMARA_HOME: home }, configFile: join(dir, 'nope.json') }));
+    expect(missing.code).toBe('NOT_FOUND');
+
+    const flag = configError(() =>
+      loadConfig({ env: { MNEMARA_HOME: home }, flags: [{ path: 'sandbox.pidLimit', value: '3', flag: '--set sandbox.pidLimit' }] }),
+    );
+    expect(flag.code).toBe('USAGE');
+    expect(flag.hint).toContain('"sandbox.pidsLimit"');
+  });
+
+  it('masks secrets in the description and lists every option with its env var', () => {
+    const key = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz';
+    const rows = describeConfig(loadConfig({ env: { MNEMARA_HOME: home, ANTHROPIC_API_KEY: key } }));
+    const apiKey = rows.find((r) => r.option === 'anthropic.apiKey');
+    expect(apiKey?.value).toBe(maskSecret(key));
+    expect(JSON.stringify(rows)).not.toContain('abcdefghijklmnop');
+    expect(rows.map((r) => r.option)).toEqual(listOptions().map((o) => o.path));
+    expect(envNameOf('memory.layout.memoriesDir')).toBe('MNEMARA_MEMORY_LAYOUT_MEMORIES_DIR');
+    expect(maskSecret('short')).toBe('***');
+  });
+});
