@@ -1,0 +1,251 @@
+/**
+ * Secret redaction, in code (issue 5, point 1). Applied to a transcript before any model sees it and to every
+ * memory file before it is written. A secret is replaced by `[REDACTED:<kind>]`; for `NAME=value`-style
+ * assignments the name is kept and only the value goes, so memory can still say "GITHUB_TOKEN is set".
+ *
+ * Two families of rules:
+ * - token shapes that are secret wherever they appear (provider prefixes, JWTs, PEM private keys, URL passwords);
+ * - values assigned to a name that looks secret (`PASSWORD`, `SECRET`, `TOKEN`, `API_KEY`, …) in env/shell
+ *   (`NAME=value`), YAML/headers (`NAME: value`), JSON (`"name": "value"`) and CLI flags (`--token value`).
+ *
+ * Redaction is idempotent (`redact(redact(x)) === redact(x)`), and deliberately leaves ordinary code alone:
+ * git hashes, UUIDs, sha256 digests and paths have none of the shapes below.
+ */
+
+/** Kinds that appear in `[REDACTED:<kind>]`. */
+export type SecretKind =
+  | 'private_key'
+  | 'url_password'
+  | 'anthropic_key'
+  | 'openai_key'
+  | 'aws_access_key_id'
+  | 'github_token'
+  | 'slack_token'
+  | 'slack_webhook'
+  | 'google_api_key'
+  | 'stripe_key'
+  | 'jwt'
+  | 'bearer_token'
+  | 'password'
+  | 'secret';
+
+const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
+
+/** Matches text that is already a redaction marker, so a second pass leaves it alone. */
+const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/;
+
+interface ShapeRule {
+  kind: SecretKind;
+  re: RegExp;
+  /** Replacement for one match; default: the whole match becomes the marker. */
+  replace?: (match: string, ...groups: string[]) => string;
+}
+
+// Boundary that is not part of a token (letters, digits, `_` and `-` all occur inside tokens).
+const B = '(?<![A-Za-z0-9_-])';
+const E = '(?![A-Za-z0-9_-])';
+
+/** Token shapes, in order: the longest, most specific first (a PEM block may contain anything). */
+const SHAPES: ShapeRule[] = [
+  {
+    kind: 'private_key',
+    // Up to the END line, or to the end of the text when the block was cut: a half key is still a key.
+    re: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$)/g,
+  },
+  {
+    kind: 'url_password',
+    // scheme://user:password@host — keep scheme, user and host.
+    re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/"'`<>]*:)([^\s@/"'`<>]+)(@)/gi,
+    replace: (m, pre: string, pw: string, at: string) => (REDACTED_RE.test(pw) || pw.startsWith('$') ? m : `${pre}${marker('url_password')}${at}`),
+  },
+  { kind: 'anthropic_key', re: new RegExp(`${B}sk-ant-[A-Za-z0-9_-]{16,}${E}`, 'g') },
+  {
+    kind: 'openai_key',
+    // `sk-`, `sk-proj-`, `sk-svcacct-`, `sk-admin-`: long, and never made of letters alone.
+    re: new RegExp(`${B}sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}${E}`, 'g'),
+  },
+  { kind: 'aws_access_key_id', re: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16}\b/g },
+  { kind: 'github_token', re: new RegExp(`${B}(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{30,}${E}`, 'g') },
+  { kind: 'github_token', re: new RegExp(`${B}github_pat_[A-Za-z0-9_]{30,}${E}`, 'g') },
+  { kind: 'slack_webhook', re: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]+/g },
+  { kind: 'slack_token', re: new RegExp(`${B}xox[abposrce]-[A-Za-z0-9-]{10,}${E}`, 'g') },
+  { kind: 'google_api_key', re: new RegExp(`${B}AIza[0-9A-Za-z_-]{30,}${E}`, 'g') },
+  { kind: 'stripe_key', re: new RegExp(`${B}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}${E}`, 'g') },
+  { kind: 'stripe_key', re: new RegExp(`${B}whsec_[A-Za-z0-9]{20,}${E}`, 'g') },
+  { kind: 'jwt', re: new RegExp(`${B}eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*${E}`, 'g') },
+  {
+    kind: 'bearer_token',
+    // `Authorization: Bearer <t>`, `Basic <b64>`, `token <t>`: keep the scheme word.
+    re: /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=-]{16,})/gi,
+    replace: (m, scheme: string, sp: string, value: string) =>
+      REDACTED_RE.test(value) || !/[0-9]/.test(value) ? m : `${scheme}${sp}${marker('bearer_token')}`,
+  },
+];
+
+const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'secrets', 'token', 'credential', 'credentials', 'apikey', 'pat', 'authorization']);
+const SECRET_PAIRS: Array<[string, string]> = [
+  ['api', 'key'],
+  ['access', 'key'],
+  ['private', 'key'],
+  ['secret', 'key'],
+  ['auth', 'key'],
+  ['session', 'key'],
+  ['signing', 'key'],
+  ['encryption', 'key'],
+  ['master', 'key'],
+  ['client', 'secret'],
+  ['auth', 'token'],
+];
+/** Words that make a secret-looking name describe something else (a limit, a path, a variable's name). */
+const NOT_SECRET_WORDS = new Set([
+  'max', 'min', 'count', 'length', 'len', 'limit', 'limits', 'file', 'path', 'dir', 'url', 'endpoint', 'type',
+  'name', 'names', 'expiry', 'expires', 'ttl', 'usage', 'budget', 'header', 'field', 'policy', 'prefix',
+  'regex', 'pattern', 'env', 'var', 'ref', 'id', 'store', 'manager', 'provider', 'rotation', 'required', 'helper',
+]);
+
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/**
+ * Whether an assigned name (env var, YAML key, JSON key, CLI flag) looks like it holds a secret:
+ * `GITHUB_TOKEN`, `dbPassword`, `client_secret`, `ANTHROPIC_API_KEY` yes; `PWD`, `max_tokens`, `TOKEN_FILE` no.
+ * `PWD`/`OLDPWD` are the shell's working directory, not a password.
+ */
+export function isSecretName(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (upper === 'PWD' || upper === 'OLDPWD') return false;
+  const words = nameWords(name);
+  if (words.some((w) => NOT_SECRET_WORDS.has(w))) {
+    // AWS_ACCESS_KEY_ID etc. hold key ids whose own shape rule catches them; a `..._ID` name alone is not secret.
+    return false;
+  }
+  if (words.some((w) => SECRET_WORDS.has(w))) return true;
+  // `DB_PASS` is a password, but `gbuffer_pass.cpp` and `TaaPass` are not: only a trailing `pass` in a plain name.
+  if (words.at(-1) === 'pass' && /^[A-Za-z0-9_-]+$/.test(name) && !/[a-z]Pass$/.test(name)) return true;
+  const joined = words.join('_');
+  if (/(password|passwd|secret|token|apikey|credential)/.test(joined.replace(/_/g, '')) && !/tokens|tokeniz/.test(joined)) return true;
+  return SECRET_PAIRS.some(([a, b]) => {
+    const i = words.indexOf(a);
+    return i >= 0 && words[i + 1] === b;
+  });
+}
+
+const PLACEHOLDERS = new Set(['', 'null', 'none', 'nil', 'true', 'false', 'undefined', 'string', 'str', 'number', 'int', 'bool', 'boolean', 'required', 'optional', 'any', 'unknown', 'bytes', 'xxx', '...', '***', '<redacted>', 'redacted', 'changeme']);
+
+/** Whether a value assigned to a secret name should be redacted: not a reference, type or placeholder. */
+function isSecretValue(value: string, strict: boolean): boolean {
+  const v = value.trim();
+  if (REDACTED_RE.test(v)) return false;
+  if (PLACEHOLDERS.has(v.toLowerCase())) return false;
+  if (/^(\$|\{\{|<[^>]*>$|%\()/.test(v)) return false; // $VAR, ${VAR}, {{ template }}, <your-token>, %(name)s
+  if (/^\*+$/.test(v)) return false;
+  if (v.length < 4) return false;
+  // In `name: value` code (TypeScript annotations, Python kwargs) a bare identifier is a type or a variable.
+  if (strict) {
+    if (/^[A-Za-z_][A-Za-z_<>[\]|]*[,;:)\]}>{]*$/.test(v) && v.length < 24) return false; // string, Token):
+    if (/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+[,;:)]*$/.test(v)) return false; // process.env.API_KEY;
+    if (/^[A-Za-z_$][\w$.]*[[(]/.test(v)) return false; // getToken(), os.environ[
+  }
+  return true;
+}
+
+function assignmentKind(name: string): SecretKind {
+  return /pass/i.test(name) ? 'password' : 'secret';
+}
+
+// Value: quoted string, or a run without whitespace/quotes; a backslash escape (`\n` in serialized JSON) ends it.
+const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\]|\\\\(?![nrt"\\\\]))+))`;
+const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
+
+/** `NAME=value`, `export NAME="value"`, `--password=value`. */
+const ASSIGN_EQ = new RegExp(`(?<![A-Za-z0-9_.])${NAME}(\\s?=\\s?)${VALUE}`, 'g');
+/** `NAME: value` (YAML, HTTP headers, Python dict literal without quotes on the key). */
+const ASSIGN_COLON = new RegExp(`(?<![A-Za-z0-9_."':-])${NAME}(:(?!:)[ \\t]*)${VALUE}`, 'g');
+/**
+ * JSON inside a JSON string (`\"name\": \"value\"`, as in a serialized tool output), then plain JSON and
+ * Python (`"name": "value"`, `'name': 'value'`). The escaped form goes first: the plain form would swallow it.
+ */
+const ASSIGN_JSON_ESCAPED = /(\\")([A-Za-z_][A-Za-z0-9_.-]*)\\"(\s*:\s*)(\\")((?:(?!\\")[^\n])*)\\"/g;
+const ASSIGN_JSON = /(["'])([A-Za-z_][A-Za-z0-9_.-]*)\1(\s*:\s*)(["'])((?:\\.|(?!\4)[^\\\n])*)\4/g;
+/** `--token value`, `--password value`, `-p` is too ambiguous to touch. */
+const ASSIGN_FLAG = /(--[A-Za-z][A-Za-z0-9-]*)([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'-][^\s"']*)/g;
+
+/**
+ * `colon`: the `name: value` form, which in code is a type annotation or a keyword argument, so a bare
+ * identifier there is not a secret. The same holds for `name = value` with spaces (code, not a `.env` line).
+ */
+function replaceAssignment(colon: boolean) {
+  return (m: string, name: string, sep: string, dq?: string, sq?: string, bare?: string): string => {
+    if (!isSecretName(name)) return m;
+    const value = dq ?? sq ?? bare ?? '';
+    const codeLike = colon || /\s/.test(sep);
+    if (!isSecretValue(value, codeLike && dq === undefined && sq === undefined)) return m;
+    const quote = dq !== undefined ? '"' : sq !== undefined ? "'" : '';
+    return `${name}${sep}${quote}${marker(assignmentKind(name))}${quote}`;
+  };
+}
+
+/**
+ * Returns `text` with every secret replaced by `[REDACTED:<kind>]`. Pure; never throws; idempotent.
+ * Works on plain text, shell output, `.env` files, YAML, JSON text and serialized JSONL lines.
+ */
+export function redact(text: string): string {
+  if (!text) return text;
+  let out = text;
+  for (const rule of SHAPES) {
+    out = out.replace(rule.re, (m: string, ...rest: unknown[]) => {
+      if (!rule.replace) return marker(rule.kind);
+      const groups = rest.slice(0, -2).map((g) => (typeof g === 'string' ? g : ''));
+      return rule.replace(m, ...groups);
+    });
+  }
+  const jsonPair = (m: string, q: string, name: string, sep: string, vq: string, value: string): string =>
+    isSecretName(name) && isSecretValue(value, false) ? `${q}${name}${q}${sep}${vq}${marker(assignmentKind(name))}${vq}` : m;
+  out = out.replace(ASSIGN_JSON_ESCAPED, jsonPair);
+  out = out.replace(ASSIGN_JSON, jsonPair);
+  out = out.replace(ASSIGN_EQ, replaceAssignment(false));
+  out = out.replace(ASSIGN_COLON, replaceAssignment(true));
+  out = out.replace(ASSIGN_FLAG, (m, flag: string, sp: string, value: string) => {
+    if (!isSecretName(flag.replace(/^--/, ''))) return m;
+    const bare = value.replace(/^["']|["']$/g, '');
+    return isSecretValue(bare, false) ? `${flag}${sp}${marker(assignmentKind(flag))}` : m;
+  });
+  return out;
+}
+
+/**
+ * Redacts every string inside a JSON-like value (objects, arrays, strings; other leaves unchanged) and
+ * returns a new value of the same shape. A string under a key that looks secret (`{"password": "…"}`) is
+ * replaced whole, since the key/value pair is no longer visible as text once parsed.
+ */
+export function redactDeep<T>(value: T): T {
+  return deep(value, undefined) as T;
+}
+
+function deep(value: unknown, key: string | undefined): unknown {
+  if (typeof value === 'string') {
+    if (key !== undefined && isSecretName(key) && isSecretValue(value, false)) return marker(assignmentKind(key));
+    return redact(value);
+  }
+  if (Array.isArray(value)) return value.map((v) => deep(v, undefined));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = deep(v, k);
+    return out;
+  }
+  return value;
+}
+
+/** The kinds of secret `redact` would remove from `text` (empty when none): for logs and tests. */
+export function findSecretKinds(text: string): SecretKind[] {
+  const kinds = new Set<SecretKind>();
+  for (const m of redact(text).matchAll(/\[REDACTED:([a-z_]+)\]/g)) {
+    if (!text.includes(m[0])) kinds.add(m[1] as SecretKind);
+  }
+  return [...kinds];
+}
