@@ -1,0 +1,201 @@
+import { readFile, stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { MnemaraError } from '../../../config/errors.js';
+import { TRANSCRIPT_FORMAT_VERSION, type Outcome, type TranscriptRecord } from '../schema.js';
+import { splitMemoryBlock } from './memory-block.js';
+
+/**
+ * The Anthropic Messages form of a run (`../shared/fixtures/transcripts/README.md`): a JSON object with
+ * `system` and `messages` as sent to the Messages API, plus optional `id`, `task`, `outcome`, `model`.
+ * Validated loosely: unknown block types (thinking, images) are ignored, not refused.
+ */
+const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
+const ToolUseBlock = z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() });
+const ToolResultBlock = z.object({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  content: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).optional(),
+  is_error: z.boolean().optional(),
+});
+const AnyBlock = z.looseObject({ type: z.string() });
+const MessageParam = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([z.string(), z.array(AnyBlock)]),
+});
+export const AnthropicMessagesRunSchema = z.looseObject({
+  format: z.string().optional(),
+  id: z.string().optional(),
+  task: z.string().optional(),
+  model: z.string().optional(),
+  outcome: z.enum(['success', 'partial', 'fail']).optional(),
+  system: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).optional(),
+  messages: z.array(MessageParam).min(1),
+});
+export type AnthropicMessagesRun = z.infer<typeof AnthropicMessagesRunSchema>;
+
+export interface ImportOptions {
+  /** Rollout id to use; default: the file's `id` when it is a safe file name, else one made from the time. */
+  rolloutId?: string;
+  /** ISO 8601 UTC start time stamped on the records (the format has none); default: now. */
+  startedAt?: string;
+}
+
+const OUTCOMES: Record<NonNullable<AnthropicMessagesRun['outcome']>, Outcome> = {
+  success: 'completed',
+  partial: 'max_turns',
+  fail: 'error',
+};
+const EXIT_CODE_TRAILER = /\n?\[exit code: (-?\d+)\]\s*$/;
+/** The Messages form is one JSON document, read whole: refuse files over this many bytes. */
+export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Maps a run in the Anthropic Messages form onto transcript records (`schema.ts`), in order:
+ * `session_meta` (system prompt without the "Memory from earlier runs" block, which goes to `memoryBlock`),
+ * then per message its `text` blocks as `message` records and `tool_use` blocks as `tool_call`, the user's
+ * `tool_result` blocks as `tool_result` (a trailing `[exit code: N]` of a command becomes `exitCode`), then
+ * `session_end` (outcome success/partial/fail → completed/max_turns/error; without one: `completed` when the
+ * run ends on an assistant message without tool calls, else `interrupted`). `turn` counts assistant messages.
+ * Records are numbered by position when written out, so record i is line i+1.
+ * @throws MnemaraError `INVALID_INPUT` when `json` is not in this form (the message says which field).
+ */
+export function importAnthropicMessages(json: unknown, options: ImportOptions = {}): TranscriptRecord[] {
+  const parsed = AnthropicMessagesRunSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new MnemaraError(
+      'INVALID_INPUT',
+      `not an Anthropic Messages transcript: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`,
+      { hint: 'Expected a JSON object with "system" and a non-empty "messages" array (see docs/transcript.md).' },
+    );
+  }
+  const run = parsed.data;
+  const ts = options.startedAt ?? new Date().toISOString();
+  const v = TRANSCRIPT_FORMAT_VERSION;
+  const rolloutId = options.rolloutId ?? (run.id && SAFE_ID.test(run.id) ? run.id : `import-${ts.replace(/[^0-9]/g, '')}`);
+  const systemText = typeof run.system === 'string' ? run.system : (run.system ?? []).map((b) => b.text ?? '').join('\n');
+  const { system, memoryBlock } = splitMemoryBlock(systemText);
+
+  const body: TranscriptRecord[] = [];
+  const toolNames = new Map<string, string>();
+  let turn = 0;
+  let firstUserText: string | undefined;
+  let endsOnAnswer = false;
+
+  for (const msg of run.messages) {
+    const blocks = typeof msg.content === 'string' ? [{ type: 'text', text: msg.content }] : msg.content;
+    if (msg.role === 'assistant') turn += 1;
+    let calls = 0;
+    for (const raw of blocks) {
+      const text = TextBlock.safeParse(raw);
+      if (text.success) {
+        if (text.data.text.trim() === '') continue;
+        if (msg.role === 'user') firstUserText ??= text.data.text;
+        body.push({ type: 'message', v, ts, turn, role: msg.role, text: text.data.text });
+        continue;
+      }
+      const use = ToolUseBlock.safeParse(raw);
+      if (use.success && msg.role === 'assistant') {
+        calls += 1;
+        toolNames.set(use.data.id, use.data.name);
+        body.push({ type: 'tool_call', v, ts, turn, id: use.data.id, name: use.data.name, input: use.data.input ?? {} });
+        continue;
+      }
+      const result = ToolResultBlock.safeParse(raw);
+      if (result.success && msg.role === 'user') {
+        body.push(toolResult(result.data, toolNames.get(result.data.tool_use_id), turn, ts));
+      }
+    }
+    endsOnAnswer = msg.role === 'assistant' && calls === 0;
+  }
+
+  const outcome: Outcome = run.outcome ? OUTCOMES[run.outcome] : endsOnAnswer ? 'completed' : 'interrupted';
+  return [
+    {
+      type: 'session_meta',
+      v,
+      ts,
+      rolloutId,
+      conversationId: rolloutId,
+      task: run.task ?? firstUserText ?? '',
+      model: run.model ?? 'unknown',
+      ...(system ? { system } : {}),
+      ...(memoryBlock ? { memoryBlock } : {}),
+      source: 'anthropic-messages',
+      versions: run.format ? { format: run.format } : {},
+    },
+    ...body,
+    {
+      type: 'session_end',
+      v,
+      ts,
+      outcome,
+      turns: turn,
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
+      wallMs: 0,
+    },
+  ];
+}
+
+function toolResult(
+  block: z.infer<typeof ToolResultBlock>,
+  name: string | undefined,
+  turn: number,
+  ts: string,
+): TranscriptRecord {
+  let output =
+    typeof block.content === 'string'
+      ? block.content
+      : (block.content ?? []).map((c) => (c.type === 'text' ? (c.text ?? '') : `[${c.type}]`)).join('\n');
+  let exitCode: number | undefined;
+  const trailer = EXIT_CODE_TRAILER.exec(output);
+  if (trailer) {
+    exitCode = Number(trailer[1]);
+    output = output.slice(0, trailer.index);
+  }
+  return {
+    type: 'tool_result',
+    v: TRANSCRIPT_FORMAT_VERSION,
+    ts,
+    turn,
+    id: block.tool_use_id,
+    ...(name ? { name } : {}),
+    output,
+    isError: block.is_error ?? (exitCode !== undefined && exitCode !== 0),
+    ...(exitCode !== undefined ? { exitCode } : {}),
+  };
+}
+
+/**
+ * Reads a file in the Anthropic Messages form and imports it (`importAnthropicMessages`).
+ * @throws MnemaraError `NOT_FOUND` (no such file), `INVALID_INPUT` (not JSON, or not this form).
+ */
+export async function importAnthropicMessagesFile(path: string, options: ImportOptions = {}): Promise<TranscriptRecord[]> {
+  let text: string;
+  try {
+    const { size } = await stat(path);
+    if (size > MAX_IMPORT_BYTES) {
+      throw new MnemaraError('INVALID_INPUT', `${path} is ${size} bytes, over the ${MAX_IMPORT_BYTES}-byte import cap`, {
+        hint: 'Split the run, or trim its largest tool outputs before importing.',
+      });
+    }
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (err instanceof MnemaraError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new MnemaraError('NOT_FOUND', `transcript ${path} does not exist`, { hint: 'Check the path.', cause: err });
+    }
+    throw err;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new MnemaraError('INVALID_INPUT', `${path} is not valid JSON: ${(err as Error).message.slice(0, 160)}`, {
+      hint: 'An Anthropic Messages transcript is one JSON object; JSONL transcripts are read with readTranscript.',
+      cause: err,
+    });
+  }
+  return importAnthropicMessages(json, options);
+}

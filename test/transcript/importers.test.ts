@@ -1,0 +1,160 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  importAnthropicMessages,
+  importAnthropicMessagesFile,
+  importClaudeCode,
+  importTranscriptFile,
+  splitMemoryBlock,
+} from '../../src/agent/transcript/importers/index.js';
+import { TranscriptRecordSchema, type TranscriptRecord } from '../../src/agent/transcript/schema.js';
+
+const FIXTURES = '/work/shared/fixtures/transcripts';
+const fixtureIds = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith('.json') && !f.endsWith('.labels.json'))
+  .map((f) => f.slice(0, -'.json'.length));
+
+interface Block {
+  type: string;
+  [k: string]: unknown;
+}
+const fixture = (id: string) =>
+  JSON.parse(readFileSync(join(FIXTURES, `${id}.json`), 'utf8')) as { system: string; outcome: string; messages: { role: string; content: Block[] }[] };
+const ofType = <T extends TranscriptRecord['type']>(records: TranscriptRecord[], type: T) =>
+  records.filter((r): r is Extract<TranscriptRecord, { type: T }> => r.type === type);
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mnemara-import-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('importAnthropicMessages on the fixtures', () => {
+  it.each(fixtureIds)('%s: every record is valid and tool calls/results match the file', async (id) => {
+    const json = fixture(id);
+    const records = await importAnthropicMessagesFile(join(FIXTURES, `${id}.json`), { startedAt: '2026-01-01T00:00:00.000Z' });
+    for (const r of records) expect(TranscriptRecordSchema.safeParse(r).success).toBe(true);
+    const blocks = json.messages.flatMap((m) => m.content);
+    expect(ofType(records, 'tool_call')).toHaveLength(blocks.filter((b) => b.type === 'tool_use').length);
+    expect(ofType(records, 'tool_result')).toHaveLength(blocks.filter((b) => b.type === 'tool_result').length);
+    expect(records[0]!.type).toBe('session_meta');
+    expect(records.at(-1)!.type).toBe('session_end');
+    const bashResults = ofType(records, 'tool_result').filter((r) => r.name === 'bash');
+    expect(bashResults.length).toBeGreaterThan(0);
+    for (const r of bashResults) {
+      expect(r.exitCode).toEqual(expect.any(Number));
+      expect(r.output).not.toMatch(/\[exit code: -?\d+\]\s*$/);
+      expect(r.isError).toBe(r.exitCode !== 0);
+    }
+  });
+
+  it('maps the outcome, the task and mid-run user text', () => {
+    const records = importAnthropicMessages(fixture('sundial-tz-offset-without-colon'));
+    const meta = ofType(records, 'session_meta')[0]!;
+    expect(meta.source).toBe('anthropic-messages');
+    expect(meta.rolloutId).toBe('sundial-tz-offset-without-colon');
+    expect(meta.task).toMatch(/parse_offset/);
+    expect(ofType(records, 'session_end')[0]!.outcome).toBe('completed');
+    const userTexts = ofType(records, 'message').filter((m) => m.role === 'user');
+    expect(userTexts).toHaveLength(3); // the task and two corrections
+    expect(userTexts[1]!.text).toMatch(/parametrize/);
+    expect(userTexts[1]!.turn).toBeGreaterThan(0);
+  });
+
+  it('takes the memory block out of the system prompt', () => {
+    const meta = ofType(importAnthropicMessages(fixture('tessellate-ui-2-legend-tooltip')), 'session_meta')[0]!;
+    expect(meta.memoryBlock).toMatch(/^## Memory from earlier runs/);
+    expect(meta.memoryBlock).toMatch(/npm ci/);
+    expect(meta.system).toMatch(/autonomous coding agent/);
+    expect(meta.system).not.toMatch(/npm ci|Memory from earlier/);
+  });
+
+  it('maps partial and fail, and infers an outcome when none is given', () => {
+    const base = { messages: [{ role: 'user', content: 'do it' }, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'bash', input: { command: 'ls' } }] }] };
+    const outcome = (j: object) => ofType(importAnthropicMessages(j), 'session_end')[0]!.outcome;
+    expect(outcome({ ...base, outcome: 'partial' })).toBe('max_turns');
+    expect(outcome({ ...base, outcome: 'fail' })).toBe('error');
+    expect(outcome(base)).toBe('interrupted');
+    expect(outcome({ messages: [...base.messages, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'a\n[exit code: 0]' }] }, { role: 'assistant', content: 'done' }] })).toBe('completed');
+  });
+
+  it('refuses what is not in the Messages form, saying which field is wrong', () => {
+    expect(() => importAnthropicMessages({ system: 'x' })).toThrow(/messages/);
+    expect(() => importAnthropicMessages({ messages: [{ role: 'robot', content: 'x' }] })).toThrow(/not an Anthropic Messages transcript: messages\.0\.role/);
+    expect(() => importAnthropicMessages([])).toThrow(/INVALID|not an Anthropic/);
+  });
+
+  it('does not take an unsafe id as the rollout id', () => {
+    const meta = ofType(importAnthropicMessages({ id: '../../etc/passwd', messages: [{ role: 'user', content: 'x' }] }), 'session_meta')[0]!;
+    expect(meta.rolloutId).toMatch(/^import-\d+$/);
+  });
+});
+
+describe('splitMemoryBlock', () => {
+  it('ends the block at the next heading of the same level', () => {
+    const s = splitMemoryBlock('Intro.\n\n## Memory from earlier runs\n- a\n- b\n\n## Rules\nBe nice.');
+    expect(s.memoryBlock).toBe('## Memory from earlier runs\n- a\n- b');
+    expect(s.system).toBe('Intro.\n\n## Rules\nBe nice.');
+  });
+  it('recognises a <memory> element and leaves a prompt without one alone', () => {
+    expect(splitMemoryBlock('A <memory_summary>x</memory_summary> B').memoryBlock).toBe('<memory_summary>x</memory_summary>');
+    expect(splitMemoryBlock('Just instructions.')).toEqual({ system: 'Just instructions.', memoryBlock: undefined });
+  });
+});
+
+describe('importClaudeCode', () => {
+  const events = [
+    { type: 'summary', summary: 'x', leafUuid: 'u0' },
+    { type: 'user', sessionId: 's1', uuid: 'u1', timestamp: '2026-01-01T00:00:00.000Z', message: { role: 'user', content: 'Run the tests' } },
+    { type: 'assistant', sessionId: 's1', uuid: 'u2', timestamp: '2026-01-01T00:00:01.000Z', message: { id: 'm1', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'Running.' }] } },
+    { type: 'assistant', sessionId: 's1', uuid: 'u3', timestamp: '2026-01-01T00:00:01.500Z', message: { id: 'm1', role: 'assistant', model: 'claude-x', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'npm test' } }] } },
+    { type: 'user', sessionId: 's1', uuid: 'u4', timestamp: '2026-01-01T00:00:03.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'fail', is_error: true }] } },
+    { type: 'user', sessionId: 's1', uuid: 'u5', isMeta: true, message: { role: 'user', content: 'caveat' } },
+    { type: 'assistant', sessionId: 's1', uuid: 'u6', timestamp: '2026-01-01T00:00:04.000Z', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'It fails.' }] } },
+  ];
+
+  it('joins split assistant messages into one turn and keeps calls, results and the outcome', () => {
+    const { records, skipped } = importClaudeCode(events.map((value, i) => ({ line: i + 1, value })));
+    expect(skipped).toEqual([]);
+    for (const r of records) expect(TranscriptRecordSchema.safeParse(r).success).toBe(true);
+    const meta = ofType(records, 'session_meta')[0]!;
+    expect(meta).toMatchObject({ rolloutId: 's1', task: 'Run the tests', model: 'claude-x', source: 'claude-code' });
+    expect(ofType(records, 'tool_call')).toMatchObject([{ name: 'Bash', turn: 1 }]);
+    expect(ofType(records, 'tool_result')).toMatchObject([{ name: 'Bash', isError: true, output: 'fail' }]);
+    expect(ofType(records, 'message').map((m) => m.text)).toEqual(['Run the tests', 'Running.', 'It fails.']);
+    expect(ofType(records, 'session_end')[0]).toMatchObject({ outcome: 'completed', turns: 2, wallMs: 4000 });
+  });
+
+  it('is picked by importTranscriptFile, and damaged lines are reported', async () => {
+    const p = join(dir, 'cc.jsonl');
+    await writeFile(p, events.map((e) => JSON.stringify(e)).join('\n') + '\n{"type":"assis');
+    const imported = await importTranscriptFile(p);
+    expect(imported.format).toBe('claude-code');
+    expect(imported.skipped).toEqual([{ line: 8, reason: 'truncated last line' }]);
+    expect(imported.records.map((r) => r.line)).toEqual(imported.records.map((_, i) => i + 1));
+  });
+});
+
+describe('importTranscriptFile', () => {
+  it('sniffs the Anthropic Messages form and mnemara JSONL', async () => {
+    const a = await importTranscriptFile(join(FIXTURES, 'pebble-docs-typo-receive.json'));
+    expect(a.format).toBe('anthropic-messages');
+    const p = join(dir, 'own.jsonl');
+    await writeFile(p, a.records.map((r) => JSON.stringify(r.record)).join('\n') + '\n');
+    const own = await importTranscriptFile(p);
+    expect(own.format).toBe('mnemara');
+    expect(own.records).toEqual(a.records);
+  });
+
+  it('refuses a file in no known format', async () => {
+    const p = join(dir, 'text.txt');
+    await writeFile(p, 'hello\n');
+    await expect(importTranscriptFile(p)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(importTranscriptFile(join(dir, 'missing'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
