@@ -108,3 +108,18 @@ describe('messages-server (scripted Messages API)', () => {
     expect(server.messageRequests).toHaveLength(1);
   });
 });
+
+describe('messages-server limits', () => {
+  it('refuses server-side message threads with a 400 that says what to do', async () => {
+    const s = await startMessagesServer([turn(text('never'))]);
+    try {
+      const err = await client(s.url)
+        .messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'go' }], thread: { type: 'create' } } as never)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+      expect(String((err as Error).message)).toContain('thread: false');
+    } finally {
+      await s.close();
+    }
+  });
+});

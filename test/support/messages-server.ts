@@ -12,6 +12,9 @@
  * - Errors: status + `{"type":"error","error":{"type":"rate_limit_error","message":…},"request_id":…}`,
  *   with `retry-after-ms` / `retry-after` headers so the SDK's own retries wait only `retryAfterMs`.
  * - `POST /v1/messages/count_tokens` answers `{input_tokens}` (≈ request chars / 4).
+ * - Server-side message threads (the `thread` param that SDK 1.14's tool runner sends by default) are NOT
+ *   supported: such a request gets 400 saying so. Pass `thread: false` to `toolRunner()`; every request then
+ *   carries the whole history, which is also what gateways and local servers need.
  *
  * Usage:
  * ```ts
@@ -210,6 +213,13 @@ export async function startMessagesServer(script: Script): Promise<MessagesServe
     }
     if (req.method !== 'POST' || path !== '/v1/messages') {
       return sendError(res, { kind: 'error', status: 404, message: `messages-server: no route ${req.method} ${path}` });
+    }
+    if ((body as { thread?: unknown } | undefined)?.thread !== undefined) {
+      return sendError(res, {
+        kind: 'error',
+        status: 400,
+        message: 'messages-server: message threads (`thread`) are not supported; pass `thread: false` to the tool runner',
+      });
     }
     const step = await nextStep(recorded);
     const stream = (body as { stream?: boolean } | undefined)?.stream === true;
