@@ -1,0 +1,95 @@
+import { readFile, stat, appendFile, mkdir } from 'node:fs/promises';
+import { isAbsolute, join, normalize, resolve, sep } from 'node:path';
+import { MnemaraError } from '../config/errors.js';
+import type { MemoryLayout } from '../config/memory.js';
+
+/** Absolute paths of one memory layout inside a workspace directory (DESIGN.md, "Memory layout"). */
+export interface MemoryPaths {
+  workspaceDir: string;
+  /** `<ws>/memories` by default. */
+  memoriesDir: string;
+  /** `<ws>/sessions` by default: the transcripts `<rollout-id>.jsonl`. */
+  sessionsDir: string;
+  memoryMd: string;
+  summaryMd: string;
+  rolloutSummariesDir: string;
+  rawMemoriesDir: string;
+  /** `memories/.state.json`: consolidation bookkeeping (see `state.ts`). */
+  stateFile: string;
+  rolloutSummary(rolloutId: string): string;
+  rawMemories(rolloutId: string): string;
+  transcript(rolloutId: string): string;
+}
+
+/** A rollout id becomes a file name; anything but `[A-Za-z0-9._-]` (or a leading dot) is refused. */
+const ROLLOUT_ID_RE = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
+
+/** Throws `MnemaraError('INVALID_INPUT')` unless `id` is safe to use as a file name. */
+export function assertRolloutId(id: string): string {
+  if (!ROLLOUT_ID_RE.test(id)) {
+    throw new MnemaraError('INVALID_INPUT', `rollout id ${JSON.stringify(id.slice(0, 80))} is not usable as a file name`, {
+      hint: 'Rollout ids may hold letters, digits, ".", "_" and "-" (at most 200 characters, no leading dot).',
+    });
+  }
+  return id;
+}
+
+function checkRelative(option: string, value: string): string {
+  const n = normalize(value);
+  if (!value || isAbsolute(value) || n === '.' || n.startsWith('..') || n.split(sep).includes('..')) {
+    throw new MnemaraError('INVALID_CONFIG', `memory.layout.${option} must be a relative folder inside the workspace, got ${JSON.stringify(value)}`, {
+      hint: 'Use a path such as "memories" or "agents/reviewer/memories".',
+    });
+  }
+  return n;
+}
+
+/**
+ * Resolves a memory layout inside `workspaceDir`. Throws `MnemaraError('INVALID_CONFIG')` when a layout folder
+ * is absolute or climbs out of the workspace. Creates nothing.
+ */
+export function memoryPaths(workspaceDir: string, layout: MemoryLayout = { memoriesDir: 'memories', sessionsDir: 'sessions' }): MemoryPaths {
+  const ws = resolve(workspaceDir);
+  const memoriesDir = join(ws, checkRelative('memoriesDir', layout.memoriesDir));
+  const sessionsDir = join(ws, checkRelative('sessionsDir', layout.sessionsDir));
+  const rolloutSummariesDir = join(memoriesDir, 'rollout_summaries');
+  const rawMemoriesDir = join(memoriesDir, 'raw_memories');
+  return {
+    workspaceDir: ws,
+    memoriesDir,
+    sessionsDir,
+    memoryMd: join(memoriesDir, 'MEMORY.md'),
+    summaryMd: join(memoriesDir, 'memory_summary.md'),
+    rolloutSummariesDir,
+    rawMemoriesDir,
+    stateFile: join(memoriesDir, '.state.json'),
+    rolloutSummary: (id) => join(rolloutSummariesDir, `${assertRolloutId(id)}.md`),
+    rawMemories: (id) => join(rawMemoriesDir, `${assertRolloutId(id)}.md`),
+    transcript: (id) => join(sessionsDir, `${assertRolloutId(id)}.jsonl`),
+  };
+}
+
+/** The lines `.git/info/exclude` gets for a layout: anchored folder patterns such as `/memories/`. */
+export function gitExcludeEntries(layout: MemoryLayout): string[] {
+  return [layout.memoriesDir, layout.sessionsDir].map((d) => `/${checkRelative('layout', d).split(sep).join('/')}/`);
+}
+
+/**
+ * In a git workspace (a `.git` directory at its root), appends the layout's folders to `.git/info/exclude`
+ * so that they never show in `git status`. Idempotent; returns the lines added (empty when none were needed
+ * or the workspace is not a git checkout). A `.git` file (worktree, submodule) is left alone.
+ */
+export async function excludeFromGit(workspaceDir: string, layout: MemoryLayout): Promise<string[]> {
+  const gitDir = join(resolve(workspaceDir), '.git');
+  const st = await stat(gitDir).catch(() => undefined);
+  if (!st?.isDirectory()) return [];
+  const file = join(gitDir, 'info', 'exclude');
+  const current = await readFile(file, 'utf8').catch(() => '');
+  const have = new Set(current.split(/\r?\n/).map((l) => l.trim()));
+  const missing = gitExcludeEntries(layout).filter((e) => !have.has(e));
+  if (missing.length === 0) return [];
+  await mkdir(join(gitDir, 'info'), { recursive: true });
+  const prefix = current && !current.endsWith('\n') ? '\n' : '';
+  await appendFile(file, `${prefix}# mnemara memory layout\n${missing.join('\n')}\n`);
+  return missing;
+}
