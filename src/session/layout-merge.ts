@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { copyFile, lstat, mkdir, readdir, readFile, readlink, rm, symlink } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+
+/** What a three-way merge of two memory layouts did, by relative path. */
+export interface LayoutMergeReport {
+  /** Files taken from theirs (new there, or changed only there, or deleted only there). */
+  fromTheirs: string[];
+  /** Files both sides changed differently. Files phase 2 rebuilds went to theirs; others keep both (ours renamed). */
+  conflicts: string[];
+}
+
+/** A file's identity for comparison: its content digest, or its link target. `undefined` = absent. */
+async function fingerprint(path: string): Promise<string | undefined> {
+  const st = await lstat(path).catch(() => undefined);
+  if (!st) return undefined;
+  if (st.isSymbolicLink()) return `link:${await readlink(path)}`;
+  if (!st.isFile()) return undefined;
+  return `file:${createHash('sha256').update(await readFile(path)).digest('hex')}`;
+}
+
+/** Relative paths of the files and links under `root/<dirs>`. */
+async function listFiles(root: string, dirs: string[]): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      const full = join(dir, e.name);
+      if (e.isDirectory()) await walk(full);
+      else if (e.isFile() || e.isSymbolicLink()) out.push(relative(root, full).split(sep).join('/'));
+    }
+  };
+  for (const d of dirs) await walk(join(root, d));
+  return out;
+}
+
+async function place(from: string, to: string): Promise<void> {
+  await rm(to, { force: true });
+  await mkdir(dirname(to), { recursive: true });
+  const st = await lstat(from);
+  if (st.isSymbolicLink()) await symlink(await readlink(from), to);
+  else await copyFile(from, to);
+}
+
+/**
+ * Three-way merge of memory layouts, written into `ours` (a host directory holding our layout).
+ * `theirs` holds the layout of a head another session published; `base` (or `null` = empty) the layout both
+ * started from. Per file: unchanged on one side → the other side's version wins (including deletion);
+ * changed the same way → kept. Changed differently on both sides: a file in `rebuilt` (MEMORY.md,
+ * memory_summary.md, the consolidation state) takes theirs, because phase 2 will consolidate our raw memories
+ * into it again; any other file keeps theirs at its path and ours beside it as `<name>.ours-<tag>`, so no
+ * lesson or note of either side is lost. Transcripts and per-rollout files never collide (rollout ids are unique).
+ */
+export async function mergeLayouts(options: {
+  ours: string;
+  theirs: string;
+  base: string | null;
+  /** The layout's folders, relative (e.g. `['memories', 'sessions']`). */
+  dirs: string[];
+  /** Relative paths phase 2 regenerates. */
+  rebuilt: string[];
+  /** Suffix for our copy of a conflicting file, e.g. our rollout id. */
+  tag: string;
+}): Promise<LayoutMergeReport> {
+  const { ours, theirs, base, dirs, tag } = options;
+  const rebuilt = new Set(options.rebuilt);
+  const paths = new Set([
+    ...(await listFiles(ours, dirs)),
+    ...(await listFiles(theirs, dirs)),
+    ...(base ? await listFiles(base, dirs) : []),
+  ]);
+  const report: LayoutMergeReport = { fromTheirs: [], conflicts: [] };
+  for (const rel of [...paths].sort()) {
+    const [o, t, b] = await Promise.all([
+      fingerprint(join(ours, rel)),
+      fingerprint(join(theirs, rel)),
+      base ? fingerprint(join(base, rel)) : Promise.resolve(undefined),
+    ]);
+    if (o === t || t === b) continue; // same on both sides, or only we changed it: ours stands
+    if (o === b) {
+      // Only they changed it: take theirs (a deletion too).
+      if (t === undefined) await rm(join(ours, rel), { force: true });
+      else await place(join(theirs, rel), join(ours, rel));
+      report.fromTheirs.push(rel);
+      continue;
+    }
+    report.conflicts.push(rel);
+    if (t === undefined) continue; // they deleted what we changed: keep ours, nothing is lost
+    if (!rebuilt.has(rel) && o !== undefined) await place(join(ours, rel), join(ours, `${rel}.ours-${tag}`));
+    await place(join(theirs, rel), join(ours, rel));
+  }
+  return report;
+}
