@@ -10,6 +10,8 @@ export const SandboxConfigSchema = z.object({
   memoryBytes: z.number().int().positive().default(2 * 1024 ** 3),
   cpus: z.number().positive().default(2),
   pidsLimit: z.number().int().positive().default(512),
+  /** Size of each tmpfs mount (/tmp and the sandbox user's home). */
+  tmpBytes: z.number().int().positive().default(512 * 1024 ** 2),
   execTimeoutMs: z.number().int().positive().default(120_000),
   maxOutputBytes: z.number().int().positive().default(64 * 1024),
 });

@@ -1,0 +1,60 @@
+import type Docker from 'dockerode';
+import { VERSION } from '../../config/version.js';
+
+/** Labels every mnemara container and volume carries; `sandbox prune` finds leftovers by `mnemara=1`. */
+export const LABEL = { owner: 'mnemara', session: 'mnemara.session', version: 'mnemara.version' } as const;
+
+/** Where the workspace volume is mounted, and the sandbox user's home (a tmpfs: the root filesystem is read-only). */
+export const WORKSPACE_DIR = '/workspace';
+export const HOME_DIR = '/home/agent';
+
+/** The limits and choices a container is created with; sizes in bytes. */
+export interface ContainerSpec {
+  image: string;
+  sessionId: string;
+  name: string;
+  network: string;
+  memoryBytes: number;
+  cpus: number;
+  pidsLimit: number;
+  tmpBytes: number;
+  uid: number;
+  gid: number;
+}
+
+/**
+ * The Docker create options of a hardened sandbox (issue 2, DESIGN.md step 2): network `none` unless asked,
+ * every capability dropped, no-new-privileges, memory (no swap beyond it), CPU and process limits, a read-only
+ * root filesystem with an anonymous volume at /workspace (the archive API can write there, unlike a tmpfs) and
+ * tmpfs /tmp and home, the non-root user, and mnemara's labels on container and volume.
+ */
+export function containerCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
+  const labels = { [LABEL.owner]: '1', [LABEL.session]: spec.sessionId, [LABEL.version]: VERSION };
+  const tmpfs = `rw,nosuid,nodev,size=${spec.tmpBytes}`;
+  return {
+    name: spec.name,
+    Image: spec.image,
+    User: `${spec.uid}:${spec.gid}`,
+    WorkingDir: WORKSPACE_DIR,
+    Env: [`HOME=${HOME_DIR}`, `MNEMARA_WORKSPACE=${WORKSPACE_DIR}`],
+    Labels: labels,
+    NetworkDisabled: spec.network === 'none',
+    HostConfig: {
+      NetworkMode: spec.network,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Memory: spec.memoryBytes,
+      MemorySwap: spec.memoryBytes,
+      NanoCpus: Math.round(spec.cpus * 1e9),
+      PidsLimit: spec.pidsLimit,
+      ReadonlyRootfs: true,
+      Tmpfs: {
+        '/tmp': `${tmpfs},mode=1777`,
+        [HOME_DIR]: `${tmpfs},uid=${spec.uid},gid=${spec.gid},mode=0755`,
+      },
+      Mounts: [{ Type: 'volume', Source: '', Target: WORKSPACE_DIR, VolumeOptions: { NoCopy: false, Labels: labels, DriverConfig: { Name: 'local', Options: {} } } }],
+      AutoRemove: false,
+      Init: false,
+    },
+  };
+}

@@ -1,0 +1,209 @@
+import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import type Docker from 'dockerode';
+import { logger } from '../../config/logger.js';
+import { SandboxConfigSchema } from '../../config/sandbox.js';
+import type { ExecOptions, ExecResult, Sandbox } from '../types.js';
+import { SandboxError } from '../errors.js';
+import { resolveSandboxPath } from '../paths.js';
+import { track, untrack } from '../registry.js';
+import { sandboxImageTag, sandboxUserIds } from '../image-tag.js';
+import { assertEngine, dockerClient, statusOf } from './client.js';
+import { WORKSPACE_DIR, containerCreateOptions } from './container-spec.js';
+import { rawExec } from './exec.js';
+import { oomKillCount } from './oom.js';
+import { getArchive, putArchive } from './archive.js';
+import { readFileIn, writeFileIn } from './files.js';
+
+const log = logger('sandbox');
+
+/** Options of `DockerSandbox.create`; defaults from `SandboxConfigSchema` (src/config/sandbox.ts). Sizes in bytes. */
+export interface DockerSandboxOptions {
+  sessionId: string;
+  /** Default: `await sandboxImageTag()`, the image scripts/setup.sh builds. */
+  image?: string;
+  /** Docker network mode; default `none`. */
+  network?: string;
+  memoryBytes?: number;
+  cpus?: number;
+  pidsLimit?: number;
+  /** Size of the /tmp and home tmpfs mounts, each. */
+  tmpBytes?: number;
+  /** Default exec timeout, ms. */
+  execTimeoutMs?: number;
+  /** Default exec output cap per stream. */
+  maxOutputBytes?: number;
+  docker?: Docker;
+}
+
+/**
+ * A hardened container (see `containerCreateOptions`) running `sleep infinity` under tini, with an anonymous
+ * volume at /workspace. Commands run through `docker exec` as the non-root sandbox user. `close()` removes the
+ * container and its volume; until then it is registered for removal at process exit and on SIGINT/SIGTERM.
+ */
+export class DockerSandbox implements Sandbox {
+  readonly kind = 'docker' as const;
+  readonly workspaceDir = WORKSPACE_DIR;
+  private closed = false;
+  private oomKills: number | null = 0;
+
+  private constructor(
+    readonly id: string,
+    readonly name: string,
+    private readonly container: Docker.Container,
+    private readonly docker: Docker,
+    private readonly defaults: { timeoutMs: number; maxOutputBytes: number },
+  ) {}
+
+  /**
+   * Creates and starts the container. Throws `SandboxError`: `DOCKER_UNAVAILABLE` (no engine), `IMAGE_MISSING`
+   * (run `npm run setup`), `SANDBOX_FAILED` (the engine refused, with its message).
+   */
+  static async create(options: DockerSandboxOptions): Promise<DockerSandbox> {
+    const docker = options.docker ?? dockerClient();
+    const defaults = SandboxConfigSchema.parse({});
+    const image = options.image ?? (await sandboxImageTag());
+    const info = await docker.info().catch(async (err: unknown) => {
+      await assertEngine(docker);
+      throw err;
+    });
+    const hostCpus = typeof info.NCPU === 'number' && info.NCPU > 0 ? info.NCPU : Infinity;
+    const { uid, gid } = sandboxUserIds();
+    const safe = options.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'session';
+    const name = `mnemara-${safe}-${randomBytes(3).toString('hex')}`;
+    const createOptions = containerCreateOptions({
+      image,
+      sessionId: options.sessionId,
+      name,
+      network: options.network ?? defaults.network,
+      memoryBytes: options.memoryBytes ?? defaults.memoryBytes,
+      // Docker refuses more CPUs than the engine's host has.
+      cpus: Math.min(options.cpus ?? defaults.cpus, hostCpus),
+      pidsLimit: options.pidsLimit ?? defaults.pidsLimit,
+      tmpBytes: options.tmpBytes ?? defaults.tmpBytes,
+      uid,
+      gid,
+    });
+    let container: Docker.Container;
+    try {
+      container = await docker.createContainer(createOptions);
+    } catch (err) {
+      if (statusOf(err) === 404) {
+        throw new SandboxError('IMAGE_MISSING', `the sandbox image ${image} is not built`, {
+          hint: 'run `npm run setup` (scripts/setup.sh) to build it',
+          cause: err,
+        });
+      }
+      throw new SandboxError('SANDBOX_FAILED', `could not create the sandbox container: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    const sandbox = new DockerSandbox(container.id, name, container, docker, {
+      timeoutMs: options.execTimeoutMs ?? defaults.execTimeoutMs,
+      maxOutputBytes: options.maxOutputBytes ?? defaults.maxOutputBytes,
+    });
+    track(sandbox);
+    try {
+      await container.start();
+    } catch (err) {
+      await sandbox.close();
+      throw new SandboxError('SANDBOX_FAILED', `could not start the sandbox container: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    log.info({ container: name, image, session: options.sessionId }, 'sandbox started');
+    return sandbox;
+  }
+
+  async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
+    this.assertOpen();
+    const argv = typeof command === 'string' ? ['bash', '-c', command] : command;
+    if (argv.length === 0) throw new SandboxError('INVALID_INPUT', 'exec: empty argv', { hint: 'pass a command' });
+    const r = await rawExec(this.container, this.docker, {
+      argv,
+      cwd: options.cwd === undefined ? undefined : this.resolve(options.cwd),
+      env: options.env,
+      stdin: options.stdin,
+      timeoutMs: options.timeoutMs ?? this.defaults.timeoutMs,
+      maxOutputBytes: options.maxOutputBytes ?? this.defaults.maxOutputBytes,
+    });
+    const oomKilled = r.exitCode === 137 && !r.timedOut ? await this.sawNewOomKill() : false;
+    return {
+      exitCode: r.exitCode,
+      stdout: r.stdout.text(),
+      stderr: r.stderr.text(),
+      durationMs: r.durationMs,
+      timedOut: r.timedOut,
+      truncated: r.stdout.truncated || r.stderr.truncated,
+      oomKilled,
+    };
+  }
+
+  readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
+    this.assertOpen();
+    return readFileIn(this.container, this.docker, this.resolve(path), options.maxBytes);
+  }
+
+  writeFile(path: string, data: string | Buffer, options: { mode?: number } = {}): Promise<void> {
+    this.assertOpen();
+    return writeFileIn(this.container, this.docker, this.resolve(path), data, options.mode);
+  }
+
+  putArchive(tar: Readable, dir: string): Promise<void> {
+    this.assertOpen();
+    return putArchive(this.container, this.docker, tar, this.resolve(dir));
+  }
+
+  getArchive(dir: string): Promise<Readable> {
+    this.assertOpen();
+    return getArchive(this.container, this.resolve(dir));
+  }
+
+  /** Removes the container and its volume (force: a running container is killed). Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.container.remove({ force: true, v: true });
+      log.info({ container: this.name }, 'sandbox removed');
+    } catch (err) {
+      if (statusOf(err) !== 404) {
+        this.closed = false;
+        throw new SandboxError('SANDBOX_FAILED', `could not remove sandbox ${this.name}: ${(err as Error).message}`, {
+          hint: 'run `mnemara sandbox prune` to remove leftovers',
+          cause: err,
+        });
+      }
+    } finally {
+      if (this.closed) untrack(this);
+    }
+  }
+
+  /** At process exit nothing async runs: remove the container with the docker CLI, synchronously. */
+  closeSync(): void {
+    if (this.closed) return;
+    this.closed = true;
+    spawnSync('docker', ['rm', '--force', '--volumes', this.id], { stdio: 'ignore', timeout: 15_000 });
+  }
+
+  /** Whether the container's OOM-kill count grew since the last look (the container dying of OOM counts too). */
+  private async sawNewOomKill(): Promise<boolean> {
+    const count = await oomKillCount(this.container, this.docker);
+    if (count === null) {
+      const state = await this.container.inspect().then((i) => i.State).catch(() => undefined);
+      return state?.OOMKilled === true;
+    }
+    const grew = this.oomKills === null || count > this.oomKills;
+    this.oomKills = count;
+    return grew;
+  }
+
+  private resolve(path: string): string {
+    return resolveSandboxPath(WORKSPACE_DIR, path);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SandboxError('SANDBOX_CLOSED', `sandbox ${this.name} is closed`);
+  }
+}

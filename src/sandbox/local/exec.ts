@@ -1,0 +1,84 @@
+import { execa } from 'execa';
+import type { ExecOptions, ExecResult } from '../types.js';
+import { CappedOutput } from '../output-cap.js';
+import { DRAIN_AFTER_EXIT_MS, signalExitCode, type ExecDefaults } from '../exec-result.js';
+
+/**
+ * Runs `command` on the host with execa, in its own process group (so a timeout kills the whole tree with
+ * SIGKILL), and returns once the process has exited and its output drained — or, when a background child keeps
+ * stdout open, `DRAIN_AFTER_EXIT_MS` after the exit, leaving that child running as Docker does.
+ */
+export async function localExec(
+  command: string | string[],
+  options: ExecOptions,
+  defaults: ExecDefaults & { cwd: string; env: Record<string, string> },
+): Promise<ExecResult> {
+  const started = performance.now();
+  const timeoutMs = options.timeoutMs ?? defaults.timeoutMs;
+  const cap = options.maxOutputBytes ?? defaults.maxOutputBytes;
+  const [file, ...args] = typeof command === 'string' ? ['bash', '-c', command] : command;
+  if (!file) throw new TypeError('exec: empty argv');
+  const stdout = new CappedOutput(cap);
+  const stderr = new CappedOutput(cap);
+  const sub = execa(file, args, {
+    cwd: options.cwd ?? defaults.cwd,
+    env: { ...defaults.env, ...options.env },
+    extendEnv: true,
+    detached: true,
+    buffer: false,
+    reject: false,
+    cleanup: true,
+    ...(options.stdin === undefined ? { stdin: 'ignore' as const } : { input: options.stdin }),
+  });
+  sub.stdout?.on('data', (c: Buffer) => stdout.push(c));
+  sub.stderr?.on('data', (c: Buffer) => stderr.push(c));
+
+  let timedOut = false;
+  let exitCode: number | null = null;
+  const killTree = () => {
+    if (sub.pid === undefined) return;
+    try {
+      process.kill(-sub.pid, 'SIGKILL');
+    } catch {
+      // The group is already gone.
+    }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killTree();
+  }, timeoutMs);
+  let drainTimer: NodeJS.Timeout | undefined;
+  sub.once('exit', (code, signal) => {
+    exitCode = code ?? (signal ? signalExitCode(signal) : null);
+    clearTimeout(timer);
+    drainTimer = setTimeout(() => {
+      sub.stdout?.destroy();
+      sub.stderr?.destroy();
+    }, DRAIN_AFTER_EXIT_MS);
+  });
+  const result = await sub;
+  clearTimeout(timer);
+  clearTimeout(drainTimer);
+  if (exitCode === null && typeof result.exitCode === 'number') exitCode = result.exitCode;
+  if (result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut) {
+    // execa could not start the command (ENOENT …): report it like a shell would.
+    return {
+      exitCode: 127,
+      stdout: '',
+      stderr: `${result.shortMessage ?? result.message}\n`,
+      durationMs: performance.now() - started,
+      timedOut,
+      truncated: false,
+      oomKilled: false,
+    };
+  }
+  return {
+    exitCode,
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    durationMs: performance.now() - started,
+    timedOut,
+    truncated: stdout.truncated || stderr.truncated,
+    oomKilled: false,
+  };
+}

@@ -1,0 +1,137 @@
+import { mkdtemp, mkdir, readFile, rm, stat, writeFile, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import * as tar from 'tar';
+import { logger } from '../../config/logger.js';
+import type { ExecOptions, ExecResult, Sandbox } from '../types.js';
+import { SandboxError } from '../errors.js';
+import { resolveSandboxPath } from '../paths.js';
+import { localExec } from './exec.js';
+import type { ExecDefaults } from '../exec-result.js';
+import { track, untrack } from '../registry.js';
+import { rmSync } from 'node:fs';
+
+const log = logger('sandbox');
+
+/** Options of `LocalSandbox.create`. */
+export interface LocalSandboxOptions extends Partial<ExecDefaults> {
+  sessionId: string;
+  /** Parent of the temp dir; default the OS temp dir. */
+  parentDir?: string;
+}
+
+/**
+ * A sandbox that is only a temporary directory on the host: commands run as the current user with full access
+ * to the machine and the network. For development on machines without Docker. It isolates nothing, and logs a
+ * warning saying so each time one starts.
+ */
+export class LocalSandbox implements Sandbox {
+  readonly kind = 'local' as const;
+  readonly id: string;
+  private closed = false;
+
+  private constructor(
+    readonly workspaceDir: string,
+    private readonly defaults: ExecDefaults,
+  ) {
+    this.id = basename(workspaceDir);
+  }
+
+  /** Makes the temp dir (`<parentDir>/mnemara-<session>-XXXXXX/workspace`) and registers it for cleanup on exit. */
+  static async create(options: LocalSandboxOptions): Promise<LocalSandbox> {
+    const safe = options.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
+    const root = await mkdtemp(join(options.parentDir ?? tmpdir(), `mnemara-${safe}-`));
+    const workspace = join(root, 'workspace');
+    await mkdir(workspace);
+    const sandbox = new LocalSandbox(workspace, {
+      timeoutMs: options.timeoutMs ?? 120_000,
+      maxOutputBytes: options.maxOutputBytes ?? 64 * 1024,
+    });
+    log.warn(
+      { workspace },
+      'LocalSandbox isolates nothing: commands run on this host as the current user, with its files and network',
+    );
+    track(sandbox);
+    return sandbox;
+  }
+
+  exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
+    this.assertOpen();
+    const cwd = options.cwd === undefined ? this.workspaceDir : this.resolve(options.cwd);
+    return localExec(command, { ...options, cwd }, { ...this.defaults, cwd, env: { MNEMARA_WORKSPACE: this.workspaceDir } });
+  }
+
+  async readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
+    this.assertOpen();
+    const abs = this.resolve(path);
+    const info = await stat(abs).catch((err: NodeJS.ErrnoException) => {
+      throw fileError(err, abs);
+    });
+    if (info.isDirectory()) throw new SandboxError('EISDIR', `${abs} is a directory`);
+    if (options.maxBytes !== undefined && info.size > options.maxBytes) {
+      throw new SandboxError('TOO_LARGE', `${abs} is ${info.size} bytes, over the limit of ${options.maxBytes}`);
+    }
+    return readFile(abs).catch((err: NodeJS.ErrnoException) => {
+      throw fileError(err, abs);
+    });
+  }
+
+  async writeFile(path: string, data: string | Buffer, options: { mode?: number } = {}): Promise<void> {
+    this.assertOpen();
+    const abs = this.resolve(path);
+    await mkdir(dirname(abs), { recursive: true });
+    await writeFile(abs, data, { mode: options.mode ?? 0o644 }).catch((err: NodeJS.ErrnoException) => {
+      throw fileError(err, abs);
+    });
+    if (options.mode !== undefined) await chmod(abs, options.mode);
+  }
+
+  async putArchive(stream: Readable, dir: string): Promise<void> {
+    this.assertOpen();
+    const abs = this.resolve(dir);
+    await mkdir(abs, { recursive: true });
+    // tar refuses absolute paths, `..` and writing through symlinks; owners are not taken from the archive.
+    await pipeline(stream, tar.x({ cwd: abs, preserveOwner: false, strict: true }));
+  }
+
+  async getArchive(dir: string): Promise<Readable> {
+    this.assertOpen();
+    const abs = this.resolve(dir);
+    const info = await stat(abs).catch((err: NodeJS.ErrnoException) => {
+      throw fileError(err, abs);
+    });
+    if (!info.isDirectory()) throw new SandboxError('INVALID_INPUT', `${abs} is not a directory`);
+    // Same shape as Docker's archive of `dir/.`: `./` first, then `./name` entries.
+    return tar.c({ cwd: abs, portable: true }, ['.']) as unknown as Readable;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    untrack(this);
+    await rm(dirname(this.workspaceDir), { recursive: true, force: true });
+  }
+
+  /** At process exit nothing async runs: remove the temp dir synchronously. */
+  closeSync(): void {
+    if (this.closed) return;
+    this.closed = true;
+    rmSync(dirname(this.workspaceDir), { recursive: true, force: true });
+  }
+
+  private resolve(path: string): string {
+    return resolveSandboxPath(this.workspaceDir, path);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`);
+  }
+}
+
+function fileError(err: NodeJS.ErrnoException, path: string): Error {
+  if (err.code === 'ENOENT') return new SandboxError('ENOENT', `${path} does not exist`, { cause: err });
+  if (err.code === 'EISDIR') return new SandboxError('EISDIR', `${path} is a directory`, { cause: err });
+  return new SandboxError('SANDBOX_FAILED', `${path}: ${err.message}`, { cause: err });
+}
