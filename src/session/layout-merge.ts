@@ -47,8 +47,8 @@ async function place(from: string, to: string): Promise<void> {
  * `theirs` holds the layout of a head another session published; `base` (or `null` = empty) the layout both
  * started from. Per file: unchanged on one side → the other side's version wins (including deletion);
  * changed the same way → kept. Changed differently on both sides: a file in `rebuilt` (MEMORY.md,
- * memory_summary.md, the consolidation state) takes theirs, because phase 2 will consolidate our raw memories
- * into it again; any other file keeps theirs at its path and ours beside it as `<name>.ours-<tag>`, so no
+ * memory_summary.md, the consolidation state, per-rollout artifacts) takes theirs, because the pipeline
+ * consolidates our raw memories into it again; any other file keeps theirs at its path and ours beside it as `<name>.ours-<tag>`, so no
  * lesson or note of either side is lost. Transcripts and per-rollout files never collide (rollout ids are unique).
  */
 export async function mergeLayouts(options: {
@@ -57,13 +57,13 @@ export async function mergeLayouts(options: {
   base: string | null;
   /** The layout's folders, relative (e.g. `['memories', 'sessions']`). */
   dirs: string[];
-  /** Relative paths phase 2 regenerates. */
-  rebuilt: string[];
+  /** Relative paths phase 1 or phase 2 regenerate (given as a list or a predicate). */
+  rebuilt: string[] | ((rel: string) => boolean);
   /** Suffix for our copy of a conflicting file, e.g. our rollout id. */
   tag: string;
 }): Promise<LayoutMergeReport> {
   const { ours, theirs, base, dirs, tag } = options;
-  const rebuilt = new Set(options.rebuilt);
+  const rebuilt = typeof options.rebuilt === 'function' ? options.rebuilt : (rel: string) => (options.rebuilt as string[]).includes(rel);
   const paths = new Set([
     ...(await listFiles(ours, dirs)),
     ...(await listFiles(theirs, dirs)),
@@ -86,7 +86,7 @@ export async function mergeLayouts(options: {
     }
     report.conflicts.push(rel);
     if (t === undefined) continue; // they deleted what we changed: keep ours, nothing is lost
-    if (!rebuilt.has(rel) && o !== undefined) await place(join(ours, rel), join(ours, `${rel}.ours-${tag}`));
+    if (!rebuilt(rel) && o !== undefined) await place(join(ours, rel), join(ours, `${rel}.ours-${tag}`));
     await place(join(theirs, rel), join(ours, rel));
   }
   return report;

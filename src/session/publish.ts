@@ -1,0 +1,120 @@
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MemoryLayout } from '../config/memory.js';
+import type { OnProgress } from '../config/progress.js';
+import { HeadConflictError } from '../snapshot/errors.js';
+import type { Manifest, SnapshotStore } from '../snapshot/types.js';
+import { mergeLayouts } from './layout-merge.js';
+
+/** Attempts at the compare-and-swap before the session gives up (each retry follows a fresh merge). */
+const MAX_HEAD_ATTEMPTS = 8;
+
+/**
+ * Moves a lineage head forward without losing anyone's rollouts (DESIGN.md step 9). It holds the session's
+ * memory layout in a host directory (`layoutDir`) and remembers:
+ * - `expected`: the head it believes is current (what the compare-and-swap expects);
+ * - `base`: the snapshot whose layout `layoutDir` last matched (the merge base of a three-way merge);
+ * - `parent`: the snapshot the next memory snapshot is a delta on.
+ * When the swap fails because another session moved the head, it merges that head's memory layout into
+ * `layoutDir` (both sides' transcripts and per-rollout files survive; files phase 2 rebuilds take theirs),
+ * lets the caller consolidate again, snapshots on top of the new head, and retries.
+ */
+export class HeadPublisher {
+  expected: string | null;
+  base: string | null;
+  parent: string | null = null;
+  conflicts = 0;
+  private scratch = 0;
+
+  constructor(
+    private readonly store: SnapshotStore,
+    private readonly lineage: string,
+    private readonly layout: MemoryLayout,
+    /** The session's host scratch directory (merge inputs are restored under it). */
+    private readonly workDir: string,
+    /** The session's rollout id (tags our copy of a conflicting file). */
+    private readonly rolloutId: string,
+    readonly layoutDir: string,
+    start: { headAtStart: string | null; layoutFrom: string | null },
+    private readonly onProgress?: OnProgress,
+  ) {
+    this.expected = start.headAtStart;
+    this.base = start.layoutFrom;
+  }
+
+  private get dirs(): string[] {
+    return [this.layout.memoriesDir, this.layout.sessionsDir];
+  }
+
+  /** Restores `snapshotId`'s memory layout into a new scratch directory (empty for `null`). */
+  async extract(snapshotId: string | null, dir = join(this.workDir, `layout-${this.scratch++}`)): Promise<string> {
+    await rm(dir, { recursive: true, force: true });
+    if (snapshotId === null) await mkdir(dir, { recursive: true });
+    else await this.store.restoreToDirectory(snapshotId, dir, { paths: this.dirs });
+    for (const d of this.dirs) await mkdir(join(dir, d), { recursive: true });
+    return dir;
+  }
+
+  /** Three-way merges `head`'s memory layout into `layoutDir` (base: the layout it last matched). */
+  async mergeHead(head: string): Promise<void> {
+    const theirs = await this.extract(head);
+    const base = this.base === null ? null : await this.extract(this.base);
+    const m = this.layout.memoriesDir;
+    const rebuilt = (rel: string): boolean =>
+      rel === `${m}/MEMORY.md` ||
+      rel === `${m}/memory_summary.md` ||
+      rel === `${m}/.state.json` ||
+      rel.startsWith(`${m}/raw_memories/`) ||
+      rel.startsWith(`${m}/rollout_summaries/`);
+    const report = await mergeLayouts({ ours: this.layoutDir, theirs, base, dirs: this.dirs, rebuilt, tag: this.rolloutId });
+    this.onProgress?.({
+      step: 'merge',
+      phase: 'end',
+      message: `merged memory of head ${head}: ${report.fromTheirs.length} files from theirs, ${report.conflicts.length} conflicts`,
+    });
+    this.base = head;
+    await Promise.all([rm(theirs, { recursive: true, force: true }), base ? rm(base, { recursive: true, force: true }) : null]);
+  }
+
+  /** Snapshots `layoutDir` as a memory snapshot on top of `parent`. */
+  async snapshotLayout(parent: string | null): Promise<Manifest> {
+    const sessions = await readdir(join(this.layoutDir, this.layout.sessionsDir)).catch(() => [] as string[]);
+    const rolloutIds = sessions.filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -'.jsonl'.length)).sort();
+    return this.store.create(
+      { dir: this.layoutDir },
+      {
+        lineage: this.lineage,
+        kind: 'memory',
+        parent,
+        scope: this.dirs,
+        rolloutIds,
+        ...(this.onProgress ? { onProgress: this.onProgress } : {}),
+      },
+    );
+  }
+
+  /**
+   * Compare-and-swap `expected` → `candidate`; on a conflict `rebase(current)` must return a new candidate
+   * built on top of `current` (after `mergeHead(current)`), and the swap is tried again.
+   * Returns the new head. Throws the last `HeadConflictError` after {@link MAX_HEAD_ATTEMPTS} attempts.
+   */
+  async advance(candidate: string, rebase: (current: string) => Promise<string>): Promise<string> {
+    let next = candidate;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.store.advanceHead(this.lineage, this.expected, next);
+        this.expected = next;
+        this.base = next;
+        this.parent = next;
+        return next;
+      } catch (err) {
+        if (!(err instanceof HeadConflictError) || attempt >= MAX_HEAD_ATTEMPTS || err.current === null) throw err;
+        this.conflicts += 1;
+        this.expected = err.current;
+        this.onProgress?.({ step: 'advance-head', phase: 'progress', message: `head moved to ${err.current}; merging and retrying` });
+        await this.mergeHead(err.current);
+        next = await rebase(err.current);
+      }
+    }
+  }
+}

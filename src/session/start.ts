@@ -1,0 +1,115 @@
+import { stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { create as tarCreate } from 'tar';
+import { MnemaraError } from '../config/errors.js';
+import type { MemoryLayout } from '../config/memory.js';
+import type { Sandbox } from '../sandbox/types.js';
+import { isValidLineage } from '../snapshot/id.js';
+import { compileIgnore } from '../snapshot/ignore.js';
+import type { SnapshotStore } from '../snapshot/types.js';
+import type { SessionStart } from './types.js';
+
+/**
+ * The default lineage of a workspace: its directory's name, with characters a lineage may not hold replaced
+ * by `-` (e.g. `/home/me/My Repo` → `My-Repo`).
+ */
+export function defaultLineage(workspace: string): string {
+  const name = basename(resolve(workspace))
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[.-]+/, '')
+    .slice(0, 200);
+  return name || 'workspace';
+}
+
+/** Checks the workspace is a readable directory. Throws `MnemaraError('NOT_FOUND')` when it is not. */
+export async function assertWorkspace(workspace: string): Promise<string> {
+  const dir = resolve(workspace);
+  const st = await stat(dir).catch(() => undefined);
+  if (!st?.isDirectory()) {
+    throw new MnemaraError('NOT_FOUND', `workspace ${dir} is not a directory`, {
+      hint: 'Pass --workspace DIR with the directory the agent should work in.',
+    });
+  }
+  return dir;
+}
+
+/**
+ * Step 1: where the session starts. `from` (a snapshot id) wins; else `memoryFrom` (a fresh copy of the workspace
+ * with that lineage's memory layout over it); else the head of `lineage`; else a fresh copy.
+ * Throws `MnemaraError('INVALID_INPUT')` for a bad lineage name, `NOT_FOUND` for a missing snapshot or an empty
+ * `memoryFrom` lineage.
+ */
+export async function resolveStart(
+  store: SnapshotStore,
+  options: { lineage: string; from?: string; memoryFrom?: string },
+): Promise<SessionStart> {
+  for (const [flag, name] of [['--lineage', options.lineage], ['--memory-from', options.memoryFrom]] as const) {
+    if (name !== undefined && !isValidLineage(name)) {
+      throw new MnemaraError('INVALID_INPUT', `${flag} ${JSON.stringify(name)} is not a valid lineage name`, {
+        hint: 'Lineage names are /-separated segments of letters, digits, ".", "_" and "-", e.g. ci/main.',
+      });
+    }
+  }
+  if (options.from !== undefined && options.memoryFrom !== undefined) {
+    throw new MnemaraError('USAGE', '--from and --memory-from cannot be combined', {
+      hint: '--from restores a whole snapshot; --memory-from lays only a lineage\'s memory over a fresh copy.',
+    });
+  }
+  const headAtStart = await store.getHead(options.lineage);
+  if (options.from !== undefined) {
+    const manifest = await store.get(options.from);
+    return { kind: 'snapshot', snapshotId: manifest.id, headAtStart };
+  }
+  if (options.memoryFrom !== undefined) {
+    const head = options.memoryFrom === options.lineage ? headAtStart : await store.getHead(options.memoryFrom);
+    if (head === null) {
+      throw new MnemaraError('NOT_FOUND', `lineage "${options.memoryFrom}" has no snapshot to take memory from`, {
+        hint: 'Run a session on that lineage first, or drop --memory-from to start without memory.',
+      });
+    }
+    return { kind: 'memory-from', snapshotId: head, headAtStart };
+  }
+  if (headAtStart !== null) return { kind: 'head', snapshotId: headAtStart, headAtStart };
+  return { kind: 'fresh', snapshotId: null, headAtStart };
+}
+
+/** The host directory as an uncompressed tar stream (symlinks kept as links), minus the ignore patterns. */
+export function hostDirectoryTar(dir: string, ignore: string[]): Readable {
+  const ignored = compileIgnore(ignore);
+  const pack = tarCreate(
+    {
+      cwd: dir,
+      portable: true,
+      follow: false,
+      filter: (path) => {
+        const rel = path.replace(/^\.\/?/, '');
+        return rel === '' || !ignored(rel);
+      },
+    },
+    ['.'],
+  );
+  return Readable.from(pack as AsyncIterable<Buffer>);
+}
+
+/**
+ * Step 3: fills the sandbox's workspace. A snapshot or head start streams the snapshot's merged tree
+ * (`exportTar`, guarded); a fresh start streams the host directory; `memory-from` streams the host directory
+ * and then the lineage head's memory layout over it.
+ */
+export async function restoreWorkspace(
+  sandbox: Sandbox,
+  store: SnapshotStore,
+  start: SessionStart,
+  options: { workspace: string; ignore: string[]; layout: MemoryLayout },
+): Promise<void> {
+  if ((start.kind === 'snapshot' || start.kind === 'head') && start.snapshotId) {
+    await sandbox.putArchive(await store.exportTar(start.snapshotId), sandbox.workspaceDir);
+    return;
+  }
+  await sandbox.putArchive(hostDirectoryTar(options.workspace, options.ignore), sandbox.workspaceDir);
+  if (start.kind === 'memory-from' && start.snapshotId) {
+    const paths = [options.layout.memoriesDir, options.layout.sessionsDir];
+    await sandbox.putArchive(await store.exportTar(start.snapshotId, { paths }), sandbox.workspaceDir);
+  }
+}

@@ -1,0 +1,115 @@
+import type { MnemaraConfig } from '../config/schema.js';
+import type { ProgressEvent } from '../config/progress.js';
+import type { Outcome, Usage } from '../agent/transcript/schema.js';
+
+/** What one session is asked to do (DESIGN.md, "Data flow of one session"). */
+export interface SessionOptions {
+  /** Host directory of the workspace (its copy is the start when the lineage has no head). */
+  workspace: string;
+  /** The task, as the user wrote it. */
+  task: string;
+  /** The effective configuration (`loadConfig`). */
+  config: MnemaraConfig;
+  /** Lineage whose head the session starts from and advances; default: the workspace directory's name. */
+  lineage?: string;
+  /** Start from this snapshot instead of the lineage head. */
+  from?: string;
+  /** Start from a fresh copy of the workspace with this lineage's memory layout laid over it (the CI case). */
+  memoryFrom?: string;
+  /** Leave the container running after the session (for inspection); it is still labelled as mnemara's. */
+  keepSandbox?: boolean;
+  /** Aborting ends the agent run as `interrupted` after the current tool call; the session still snapshots. */
+  signal?: AbortSignal;
+  /** Extra instructions for the system prompt (before the memory block). */
+  instructions?: string;
+  /** Several runs can form one conversation; default: a new one. */
+  conversationId?: string;
+}
+
+/** The steps of a session, in order (DESIGN.md's ten steps; `publish` moves the head to the workspace snapshot). */
+export const SESSION_STEPS = [
+  'resolve',
+  'sandbox',
+  'restore',
+  'memory-read',
+  'agent',
+  'snapshot-workspace',
+  'publish',
+  'memory-pipeline',
+  'snapshot-memory',
+  'advance-head',
+  'cleanup',
+] as const;
+export type SessionStep = (typeof SESSION_STEPS)[number];
+
+/** One tool call of the agent, as the session reports it live (`phase: 'end'` carries the result). */
+export interface ToolCallEvent {
+  turn: number;
+  id: string;
+  name: string;
+  /** A one-line description of the call (the command, or `view path`). */
+  summary: string;
+  phase: 'start' | 'end';
+  exitCode?: number | null;
+  isError?: boolean;
+  durationMs?: number;
+}
+
+/** Everything a session reports while it runs: step progress, and the agent's turns and tool calls. */
+export type SessionEvent =
+  | { type: 'progress'; progress: ProgressEvent }
+  | { type: 'turn'; turn: number; usage?: Partial<Usage>; text?: string }
+  | { type: 'tool'; tool: ToolCallEvent };
+
+export interface SessionHooks {
+  /** Receives every event; must not throw (errors are logged and ignored). */
+  onEvent?: (event: SessionEvent) => void;
+}
+
+/** How the session started (step 1). */
+export interface SessionStart {
+  kind: 'snapshot' | 'head' | 'memory-from' | 'fresh';
+  /** Snapshot whose tree (or, for `memory-from`, whose memory layout) was restored; `null` for `fresh`. */
+  snapshotId: string | null;
+  /** The lineage head when the session started (what the compare-and-swap expects). */
+  headAtStart: string | null;
+}
+
+/** What changed in MEMORY.md (entry ids, see `src/memory`). */
+export interface LessonChanges {
+  added: string[];
+  changed: string[];
+  removed: string[];
+  /** Number of entries after the session. */
+  total: number;
+}
+
+/** What a session did. Times in ms, tokens in tokens. */
+export interface SessionResult {
+  rolloutId: string;
+  lineage: string;
+  start: SessionStart;
+  outcome: Outcome;
+  /** The agent's error, when `outcome` is `error`. */
+  agentError?: string;
+  turns: number;
+  usage: Usage;
+  /** Snapshot of the workspace after the run, whatever the outcome. `null` only when snapshotting itself failed. */
+  workspaceSnapshot: string | null;
+  /** Snapshot of the consolidated memory; `null` when the pipeline did not run or failed. */
+  memorySnapshot: string | null;
+  /** The lineage head when the session ended (`null` when it could not be moved). */
+  head: string | null;
+  /** The rollout is in the lineage's `sessions/` but not yet extracted (pipeline off or failed). */
+  pending: boolean;
+  /** Why the memory pipeline failed (the rollout stays pending; the next session or `memory consolidate` retries). */
+  pipelineError?: string;
+  /** How often the head had moved under the session and it consolidated again on top of the new head. */
+  headConflicts: number;
+  lessons: LessonChanges | null;
+  /** Host copy of the transcript (redacted as written). */
+  transcriptPath: string;
+  /** Sandbox left running (`--keep-sandbox`). */
+  keptSandbox?: string;
+  timings: Partial<Record<SessionStep, number>> & { totalMs: number };
+}
