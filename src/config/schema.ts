@@ -113,7 +113,8 @@ export function describeAllowed(option: OptionInfo): string {
     case 'array':
       return 'a list of strings (a JSON array; env/flags also take a comma-separated list)';
     default:
-      return option.path === 'anthropic.baseUrl' ? 'an http(s) URL' : 'a non-empty string';
+      if (option.path === 'anthropic.baseUrl') return 'an http(s) URL';
+      return option.schema.safeParse('').success ? 'a string' : 'a non-empty string';
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -139,5 +139,13 @@ describe('loadConfig', () => {
     expect(rows.map((r) => r.option)).toEqual(listOptions().map((o) => o.path));
     expect(envNameOf('memory.layout.memoriesDir')).toBe('MNEMARA_MEMORY_LAYOUT_MEMORIES_DIR');
     expect(maskSecret('short')).toBe('***');
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('documents every option with its environment variable (a section owner adding an option must add a row)', () => {
+    const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+    const missing = listOptions().filter((o) => !doc.includes(`| \`${o.path}\` |`) || !doc.includes(envNameOf(o.path)));
+    expect(missing.map((o) => o.path)).toEqual([]);
   });
 });

@@ -1,0 +1,27 @@
+import { readFile } from 'node:fs/promises';
+import { parseMemoryMd, type MemoryEntry } from '../memory/memory-md.js';
+import type { LessonChanges } from './types.js';
+
+/** Entries of a MEMORY.md file; none when the file is missing or unreadable. */
+export async function readEntries(file: string): Promise<MemoryEntry[]> {
+  const text = await readFile(file, 'utf8').catch(() => null);
+  return text === null ? [] : parseMemoryMd(text).entries;
+}
+
+/**
+ * What a session changed in MEMORY.md, by entry id (ids derive from normalized content, so a reworded lesson
+ * is one removed and one added): `changed` = same id, other sources, importance or text.
+ */
+export function diffLessons(before: MemoryEntry[], after: MemoryEntry[]): LessonChanges {
+  const old = new Map(before.map((e) => [e.id, e]));
+  const now = new Set(after.map((e) => e.id));
+  const added: string[] = [];
+  const changed: string[] = [];
+  for (const e of after) {
+    const prev = old.get(e.id);
+    if (!prev) added.push(e.id);
+    else if (prev.text !== e.text || prev.importance !== e.importance || prev.sources.join() !== e.sources.join()) changed.push(e.id);
+  }
+  const removed = before.filter((e) => !now.has(e.id)).map((e) => e.id);
+  return { added, changed, removed, total: after.length };
+}
