@@ -35,6 +35,8 @@ export const ManifestSchema = z.object({
   layers: z.array(LayerSchema).min(1),
   rolloutIds: z.array(z.string()),
   toolVersion: z.string(),
+  /** Paths left out of the newest layer on purpose (sockets, FIFOs, links pointing outside …), with why. */
+  skipped: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type SnapshotKind = Manifest['kind'];

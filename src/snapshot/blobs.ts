@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fsyncDir, writeAll } from './fs-atomic.js';
+
+/** A sha256 digest as the manifest spells it: `sha256:<64 hex>`. */
+export type Digest = `sha256:${string}`;
+
+/** Counts and hashes the bytes that pass through it. */
+export class HashingCounter extends Transform {
+  readonly hash = createHash('sha256');
+  bytes = 0;
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null, data?: Buffer) => void): void {
+    this.hash.update(chunk);
+    this.bytes += chunk.length;
+    cb(null, chunk);
+  }
+}
+
+/**
+ * Content-addressed blobs under `<store>/blobs/sha256/<hex>` (DESIGN.md, "Snapshot store").
+ * Writes go to `<store>/tmp/` first, are fsynced, then renamed into place, so a blob file that exists
+ * is always complete; an identical blob already present is kept and the new copy dropped (dedupe).
+ */
+export class BlobStore {
+  constructor(
+    readonly root: string,
+    private readonly tmpDir: string,
+  ) {}
+
+  pathOf(digest: string): string {
+    return join(this.root, 'sha256', digest.replace(/^sha256:/, ''));
+  }
+
+  async has(digest: string): Promise<boolean> {
+    return stat(this.pathOf(digest)).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /**
+   * Streams `source` (already compressed) into a new blob. Returns its digest and size in bytes.
+   * On any error the temporary file is removed and nothing becomes visible.
+   */
+  async write(source: Readable): Promise<{ digest: Digest; bytes: number }> {
+    await mkdir(this.tmpDir, { recursive: true });
+    await mkdir(join(this.root, 'sha256'), { recursive: true });
+    const tmp = join(this.tmpDir, `blob-${process.pid}-${randomBytes(6).toString('hex')}`);
+    const fh = await open(tmp, 'wx', 0o444);
+    const counter = new HashingCounter();
+    try {
+      await pipeline(source, counter, async (chunks: AsyncIterable<Buffer>) => {
+        for await (const c of chunks) await writeAll(fh, c);
+      });
+      await fh.sync();
+    } catch (err) {
+      await fh.close().catch(() => {});
+      await unlink(tmp).catch(() => {});
+      throw err;
+    }
+    await fh.close();
+    const digest = `sha256:${counter.hash.digest('hex')}` as Digest;
+    const final = this.pathOf(digest);
+    if (await this.has(digest)) {
+      await unlink(tmp);
+    } else {
+      await rename(tmp, final);
+      await fsyncDir(join(this.root, 'sha256'));
+    }
+    return { digest, bytes: counter.bytes };
+  }
+
+  /** A raw read stream of a blob (callers hash it: see `layers.ts`). Fails with ENOENT when absent. */
+  read(digest: string): Readable {
+    return createReadStream(this.pathOf(digest), { highWaterMark: 256 * 1024 });
+  }
+
+  /** sha256 of the stored bytes, and their count; throws ENOENT when the blob is missing. */
+  async digestOf(digest: string): Promise<{ digest: Digest; bytes: number }> {
+    const counter = new HashingCounter();
+    await pipeline(this.read(digest), counter, async function* (src) {
+      for await (const _ of src) void _;
+    });
+    return { digest: `sha256:${counter.hash.digest('hex')}` as Digest, bytes: counter.bytes };
+  }
+
+  async remove(digest: string): Promise<void> {
+    await rm(this.pathOf(digest), { force: true });
+  }
+}

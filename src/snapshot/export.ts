@@ -1,0 +1,87 @@
+import { PassThrough, type Readable } from 'node:stream';
+import { readLayer, pathFilter, scanChain, type Chain } from './layers.js';
+import type { BlobStore } from './blobs.js';
+import { ArchiveBudget, guardPath } from './restore-guard.js';
+import { TarWriter } from './tar-write.js';
+import type { MergedTree } from './tree.js';
+import type { RestoreLimits } from './types.js';
+
+/** Ownership written into exported tar headers (for `putArchive` into a sandbox whose user is not root). */
+export interface ExportOwner {
+  uid: number;
+  gid: number;
+}
+
+/**
+ * Pass 2: writes the merged tree of `chain` as tar entries onto `writer` (the caller ends the archive). All directories come
+ * first (parents before children), then each layer's surviving files and links in layer order, so a
+ * reader never meets an entry before its directory. Each blob is hashed again while read (it could have
+ * changed since pass 1). `filters` are guarded path segments; `undefined` = everything.
+ */
+export async function writeMerged(
+  blobs: BlobStore,
+  chain: Chain,
+  tree: MergedTree,
+  writer: TarWriter,
+  options: { filters?: string[][]; owner?: ExportOwner; limits: RestoreLimits },
+): Promise<{ files: number; bytes: number }> {
+  const keep = pathFilter(options.filters);
+  const owner = options.owner ?? { uid: 0, gid: 0 };
+  let files = 0;
+  let bytes = 0;
+  for (const { path, segments, node } of tree.walk()) {
+    if (node.entry.type !== 'dir' || !keep(segments)) continue;
+    await writer.header({ path, type: 'Directory', mode: node.entry.mode, mtime: node.entry.mtime, ...owner });
+    files += 1;
+  }
+  const budget = new ArchiveBudget(options.limits);
+  for (const [li, layer] of chain.layers.entries()) {
+    let ordinal = -1;
+    await readLayer(blobs, chain.id, layer, budget, async (entry) => {
+      ordinal += 1;
+      const segments = guardPath(entry.path, options.limits);
+      const node = segments.length ? tree.get(segments) : undefined;
+      const src = node?.entry.source;
+      if (!node || !src || src.layer !== li || src.ordinal !== ordinal || node.entry.type === 'dir' || !keep(segments)) {
+        return void entry.resume();
+      }
+      const { type, mode, mtime, linkpath, size } = node.entry;
+      const path = segments.join('/');
+      files += 1;
+      if (type === 'file') {
+        await writer.header({ path, type: 'File', mode, mtime, size, ...owner });
+        for await (const c of entry as AsyncIterable<Buffer>) await writer.write(c);
+        await writer.pad(size);
+        bytes += size;
+        return;
+      }
+      entry.resume();
+      if (type === 'hardlink' && !keep(linkpath!.split('/'))) return void (files -= 1);
+      await writer.header({ path, type: type === 'symlink' ? 'SymbolicLink' : 'Link', mode, mtime, linkpath, ...owner });
+    });
+  }
+  return { files, bytes };
+}
+
+/**
+ * The merged tree of a snapshot as an uncompressed tar stream. Pass 1 (digest check and guard) completes
+ * before this returns, so a corrupt or hostile snapshot throws here and nothing is streamed; errors in
+ * pass 2 destroy the stream with the error.
+ */
+export async function exportChain(
+  blobs: BlobStore,
+  chain: Chain,
+  options: { paths?: string[]; owner?: ExportOwner; limits: RestoreLimits; tree?: MergedTree },
+): Promise<Readable> {
+  const filters = options.paths?.map((p) => guardPath(p, options.limits));
+  const tree = options.tree ?? (await scanChain(blobs, chain, options.limits));
+  const out = new PassThrough({ highWaterMark: 1024 * 1024 });
+  const writer = new TarWriter(out);
+  writeMerged(blobs, chain, tree, writer, { filters, owner: options.owner, limits: options.limits })
+    .then(() => writer.end())
+    .then(
+      () => out.end(),
+      (err: unknown) => out.destroy(err as Error),
+    );
+  return out;
+}

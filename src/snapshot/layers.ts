@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import { PassThrough, Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadEntry } from 'tar';
+import { decompressor } from './codec.js';
+import { HashingCounter, type BlobStore } from './blobs.js';
+import { MnemaraError } from '../config/errors.js';
+import { SnapshotCorruptError, UnsafeArchiveError } from './errors.js';
+import { ArchiveBudget, guardMode, guardPath, guardSymlinkTarget, guardType } from './restore-guard.js';
+import { readTar } from './tar-read.js';
+import { MergedTree } from './tree.js';
+import type { Layer, RestoreLimits } from './types.js';
+
+/** The layers of one snapshot and the id to name in errors. */
+export interface Chain {
+  id: string;
+  layers: Layer[];
+}
+
+/** Counts decompressed bytes into the budget, so a bomb stops early. */
+function inflateMeter(budget: ArchiveBudget): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      try {
+        budget.onInflated(chunk.length);
+        cb(null, chunk);
+      } catch (err) {
+        cb(err as Error);
+      }
+    },
+  });
+}
+
+/**
+ * Runs every entry of one layer blob through `onEntry` (decompressed, parsed), hashing the blob as it
+ * streams. Throws `SnapshotCorruptError` naming the snapshot when the blob is missing, its digest differs
+ * from the manifest, or it cannot be decompressed/parsed and its digest is also wrong.
+ */
+export async function readLayer(
+  blobs: BlobStore,
+  chainId: string,
+  layer: Layer,
+  budget: ArchiveBudget,
+  onEntry: (entry: ReadEntry) => Promise<void>,
+): Promise<void> {
+  const counter = new HashingCounter();
+  const tar = new PassThrough({ highWaterMark: 256 * 1024 });
+  const raw = blobs.read(layer.digest);
+  const piping = pipeline(raw, counter, decompressor(layer.codec), inflateMeter(budget), tar);
+  try {
+    await Promise.all([piping, readTar(tar, onEntry)]);
+  } catch (err) {
+    raw.destroy();
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} is missing`, err);
+    }
+    const actual = await blobs.digestOf(layer.digest).catch(() => null);
+    if (actual?.digest !== layer.digest) {
+      throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} does not match its digest (got ${actual?.digest ?? 'unreadable'})`, err);
+    }
+    if (err instanceof MnemaraError) throw err;
+    throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} cannot be read: ${(err as Error).message}`, err);
+  }
+  const digest = `sha256:${counter.hash.digest('hex')}`;
+  if (digest !== layer.digest) {
+    throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} does not match its digest (got ${digest})`);
+  }
+}
+
+/**
+ * Pass 1 of every read: verifies each layer's digest and checks every entry with the restore guard while
+ * building the merged tree (OCI whiteouts applied). With `hashContent` each file's sha256 is recorded
+ * (needed to compute a delta). Nothing is written anywhere. Throws `SnapshotCorruptError` or `UnsafeArchiveError`.
+ */
+export async function scanChain(
+  blobs: BlobStore,
+  chain: Chain,
+  limits: RestoreLimits,
+  options: { hashContent?: boolean } = {},
+): Promise<MergedTree> {
+  const tree = new MergedTree();
+  const budget = new ArchiveBudget(limits);
+  for (const [li, layer] of chain.layers.entries()) {
+    let ordinal = -1;
+    await readLayer(blobs, chain.id, layer, budget, async (entry) => {
+      ordinal += 1;
+      const segments = guardPath(entry.path, limits);
+      if (segments.length === 0) return void entry.resume();
+      const base = segments[segments.length - 1]!;
+      if (base.startsWith('.wh.')) {
+        budget.onHeader(entry.path, 0);
+        tree.whiteout(segments, li, entry.path);
+        return void entry.resume();
+      }
+      const type = guardType(entry.type, entry.path);
+      budget.onHeader(entry.path, type === 'file' ? entry.size : 0);
+      let linkpath: string | undefined;
+      if (type === 'symlink') {
+        linkpath = entry.linkpath ?? '';
+        guardSymlinkTarget(segments.slice(0, -1), linkpath, entry.path);
+      } else if (type === 'hardlink') {
+        const target = guardPath(entry.linkpath ?? '', limits);
+        if (tree.get(target)?.entry.type !== 'file') {
+          throw new UnsafeArchiveError('hardlink to something that is not a file already in the archive', entry.path);
+        }
+        linkpath = target.join('/');
+      }
+      let hash: string | undefined;
+      if (type === 'file' && options.hashContent) {
+        const h = createHash('sha256');
+        for await (const c of entry as AsyncIterable<Buffer>) h.update(c);
+        hash = h.digest('hex');
+      } else {
+        entry.resume();
+      }
+      tree.put(
+        segments,
+        {
+          type,
+          mode: guardMode(entry.mode, type),
+          size: type === 'file' ? entry.size : 0,
+          mtime: entry.mtime?.getTime() ?? 0,
+          linkpath,
+          hash,
+          source: { layer: li, ordinal },
+        },
+        entry.path,
+      );
+    });
+  }
+  tree.checkSymlinksInside();
+  return tree;
+}
+
+/** True when `path` is inside one of `filters` or is an ancestor directory of one. No filters = everything. */
+export function pathFilter(filters: string[][] | undefined): (segments: string[]) => boolean {
+  if (!filters) return () => true;
+  return (segments) =>
+    filters.some((f) => {
+      const n = Math.min(f.length, segments.length);
+      for (let i = 0; i < n; i++) if (f[i] !== segments[i]) return false;
+      return true;
+    });
+}
+
+export type { Readable };

@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import { constants, type BigIntStats } from 'node:fs';
+import { lstat, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { OnProgress } from '../config/progress.js';
+import { SourceChangedError } from './errors.js';
+import type { TarWriter } from './tar-write.js';
+import type { MergedTree, TreeEntry } from './tree.js';
+import { walkTree, type WalkEntry, type WalkSkip } from './walk.js';
+
+/** Files up to this size are read whole into memory, checked, and retried if they changed meanwhile. */
+const SMALL_FILE_BYTES = 8 * 1024 * 1024;
+const SMALL_FILE_ATTEMPTS = 3;
+
+export interface PackOptions {
+  /** Merged tree of the parent snapshot (with content hashes): write only what differs. `null` = full layer. */
+  parent: MergedTree | null;
+  /** Guarded path segments the source covers; paths outside are inherited from the parent. Default: all. */
+  scope?: string[][];
+  ignore: (path: string) => boolean;
+  onSkip: (skip: WalkSkip) => void;
+  onProgress?: OnProgress;
+}
+
+/** What went into the layer: entries (incl. whiteouts) and file content bytes. */
+export interface PackResult {
+  entries: number;
+  contentBytes: number;
+  files: number;
+}
+
+/**
+ * Writes one layer of `root` onto `writer`: a full layer, or (with `parent`) only entries that differ from
+ * the parent's tree plus `.wh.<name>` whiteouts for what was deleted. Content is compared by sha256, so a
+ * touched-but-identical file costs nothing (its new mtime is not recorded). Setuid/setgid bits are not kept.
+ * A small file that changes while read is re-read (3 attempts); a large one, or one that keeps changing,
+ * throws `SourceChangedError`, and the caller discards the layer — nothing half-written is stored.
+ */
+export async function packLayer(root: string, writer: TarWriter, options: PackOptions): Promise<PackResult> {
+  const result: PackResult = { entries: 0, contentBytes: 0, files: 0 };
+  const scopes = options.scope ?? [[]];
+  const visited = new Map<string, WalkEntry['type']>();
+  const started = Date.now();
+  let lastReport = started;
+
+  const emit = async (entry: WalkEntry): Promise<void> => {
+    visited.set(entry.path, entry.type);
+    const prev = options.parent?.get(entry.segments)?.entry;
+    if (entry.type === 'dir') {
+      const mode = Number(entry.stats.mode) & 0o1777;
+      if (prev?.type === 'dir' && prev.mode === mode) return;
+      await writer.header({ path: entry.path, type: 'Directory', mode, mtime: entry.stats.mtimeMs });
+      result.entries += 1;
+      return;
+    }
+    if (entry.type === 'symlink') {
+      if (prev?.type === 'symlink' && prev.linkpath === entry.linkpath) return;
+      await writer.header({ path: entry.path, type: 'SymbolicLink', mode: 0o777, mtime: entry.stats.mtimeMs, linkpath: entry.linkpath });
+      result.entries += 1;
+      return;
+    }
+    let written: number | null;
+    try {
+      written = await packFile(root, entry.path, prev, writer);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      visited.delete(entry.path); // deleted between the walk and the read: it is simply not in the snapshot
+      return;
+    }
+    result.files += 1;
+    if (written !== null) {
+      result.entries += 1;
+      result.contentBytes += written;
+    }
+    const now = Date.now();
+    if (options.onProgress && now - lastReport > 250) {
+      lastReport = now;
+      options.onProgress({ step: 'snapshot', phase: 'progress', done: result.files, unit: 'files', message: entry.path });
+    }
+  };
+
+  for (const scope of scopes) {
+    for (let k = 1; k < scope.length; k++) {
+      const anc = scope.slice(0, k);
+      const stats = await lstat(join(root, ...anc)).catch(() => null);
+      if (!stats?.isDirectory()) break;
+      await emit({ path: anc.join('/'), segments: anc, type: 'dir', stats });
+    }
+    for await (const entry of walkTree(root, scope, { ignore: options.ignore, onSkip: options.onSkip })) await emit(entry);
+  }
+
+  if (options.parent) {
+    const whiteout = async (segments: string[]): Promise<void> => {
+      const path = [...segments.slice(0, -1), `.wh.${segments[segments.length - 1]!}`].join('/');
+      await writer.file({ path, mode: 0o644, mtime: 0 }, Buffer.alloc(0));
+      result.entries += 1;
+    };
+    const sweep = async (segments: string[], entry: TreeEntry, children: MergedTree['root']['children']): Promise<void> => {
+      const path = segments.join('/');
+      if (segments.length > 0) {
+        const now = visited.get(path);
+        if (now === undefined) {
+          if (!options.ignore(path)) await whiteout(segments);
+          return;
+        }
+        if (now !== 'dir' || entry.type !== 'dir') return;
+      }
+      for (const [name, child] of children ?? []) await sweep([...segments, name], child.entry, child.children);
+    };
+    for (const scope of scopes) {
+      const node = options.parent.get(scope);
+      if (node) await sweep(scope, node.entry, node.children);
+    }
+  }
+  return result;
+}
+
+function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
+  return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.ino === b.ino;
+}
+
+/** Packs one regular file; returns content bytes written, or `null` when it equals the parent's copy. */
+async function packFile(root: string, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<number | null> {
+  const abs = join(root, ...path.split('/'));
+  for (let attempt = 0; attempt < SMALL_FILE_ATTEMPTS; attempt++) {
+    const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const before = await fh.stat({ bigint: true });
+      if (!before.isFile()) continue;
+      const size = Number(before.size);
+      const mode = Number(before.mode) & 0o1777;
+      const mtime = Number(before.mtimeNs / 1_000_000n);
+      const same = (hash: string): boolean => prev?.type === 'file' && prev.size === size && prev.mode === mode && prev.hash === hash;
+      if (size <= SMALL_FILE_BYTES) {
+        const buf = await fh.readFile();
+        const after = await fh.stat({ bigint: true });
+        if (buf.length !== size || !sameVersion(before, after)) continue;
+        if (prev?.type === 'file' && same(createHash('sha256').update(buf).digest('hex'))) return null;
+        await writer.file({ path, mode, mtime }, buf);
+        return size;
+      }
+      if (prev?.type === 'file' && prev.size === size) {
+        const h = createHash('sha256');
+        for await (const c of fh.createReadStream({ autoClose: false, start: 0, highWaterMark: 1024 * 1024 })) h.update(c as Buffer);
+        if (!sameVersion(before, await fh.stat({ bigint: true }))) throw new SourceChangedError(path);
+        if (same(h.digest('hex'))) return null;
+      }
+      await writer.header({ path, type: 'File', mode, mtime, size });
+      let read = 0;
+      if (size > 0) {
+        for await (const c of fh.createReadStream({ autoClose: false, start: 0, end: size - 1, highWaterMark: 1024 * 1024 })) {
+          read += (c as Buffer).length;
+          await writer.write(c as Buffer);
+        }
+      }
+      if (read !== size || !sameVersion(before, await fh.stat({ bigint: true }))) throw new SourceChangedError(path);
+      await writer.pad(size);
+      return size;
+    } finally {
+      await fh.close();
+    }
+  }
+  throw new SourceChangedError(path);
+}

@@ -1,0 +1,98 @@
+import { UnsafeArchiveError } from './errors.js';
+import type { RestoreLimits } from './types.js';
+
+/** What an archive entry may be after the guard: anything else (devices, FIFOs, sparse …) is refused. */
+export type GuardedType = 'file' | 'dir' | 'symlink' | 'hardlink';
+
+const TYPE_MAP: Record<string, GuardedType> = {
+  File: 'file',
+  OldFile: 'file',
+  ContiguousFile: 'file',
+  Directory: 'dir',
+  SymbolicLink: 'symlink',
+  Link: 'hardlink',
+};
+
+/**
+ * Normalises an entry path from an archive into `/`-separated segments relative to the target, or throws
+ * `UnsafeArchiveError` for: NUL bytes, backslashes, absolute paths, drive letters (`C:`), `..` segments,
+ * a segment over 255 bytes, more than `maxPathBytes` bytes or `maxDepth` segments.
+ * `./` prefixes and empty segments are dropped; the archive root (`.` or `./`) gives `[]`.
+ */
+export function guardPath(raw: string, limits: Pick<RestoreLimits, 'maxPathBytes' | 'maxDepth'>): string[] {
+  if (Buffer.byteLength(raw) > limits.maxPathBytes) throw new UnsafeArchiveError(`path longer than ${limits.maxPathBytes} bytes`, raw.slice(0, 200));
+  if (raw.includes('\0')) throw new UnsafeArchiveError('path contains a NUL byte', raw);
+  if (raw.includes('\\')) throw new UnsafeArchiveError('path contains a backslash', raw);
+  if (raw.startsWith('/')) throw new UnsafeArchiveError('absolute path', raw);
+  if (/^[A-Za-z]:/.test(raw)) throw new UnsafeArchiveError('path starts with a drive letter', raw);
+  const segments: string[] = [];
+  for (const seg of raw.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') throw new UnsafeArchiveError('path contains a ".." segment', raw);
+    if (Buffer.byteLength(seg) > 255) throw new UnsafeArchiveError('path segment longer than 255 bytes', raw.slice(0, 200));
+    segments.push(seg);
+    if (segments.length > limits.maxDepth) throw new UnsafeArchiveError(`path deeper than ${limits.maxDepth} directories`, raw.slice(0, 200));
+  }
+  return segments;
+}
+
+/** Maps a tar entry type to the kinds a restore accepts; throws for devices, FIFOs and anything unknown. */
+export function guardType(type: string, path: string): GuardedType {
+  const t = TYPE_MAP[type];
+  if (!t) throw new UnsafeArchiveError(`entry type ${type} is not allowed (only files, directories and links)`, path);
+  return t;
+}
+
+/** Permission bits kept on restore: setuid and setgid are stripped, the sticky bit and rwx kept. */
+export function guardMode(mode: number | undefined, type: GuardedType): number {
+  const fallback = type === 'dir' ? 0o755 : 0o644;
+  return (mode ?? fallback) & 0o1777;
+}
+
+/**
+ * Checks a symlink target before it is recorded: not empty, no NUL, no backslash, not absolute, and
+ * lexically inside the target when taken relative to the link's directory (`linkDir` segments).
+ * Chains through other links are checked on the whole tree by `checkSymlinksInside`.
+ */
+export function guardSymlinkTarget(linkDir: string[], target: string, entryPath: string): void {
+  if (target === '' || target.includes('\0')) throw new UnsafeArchiveError('symlink with an empty or NUL target', entryPath);
+  if (target.includes('\\')) throw new UnsafeArchiveError('symlink target contains a backslash', entryPath);
+  if (target.startsWith('/') || /^[A-Za-z]:/.test(target)) throw new UnsafeArchiveError(`symlink points to an absolute path (${target})`, entryPath);
+  let depth = linkDir.length;
+  for (const seg of target.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    depth += seg === '..' ? -1 : 1;
+    if (depth < 0) throw new UnsafeArchiveError(`symlink points outside the target (${target})`, entryPath);
+  }
+}
+
+/**
+ * Counts what an archive costs as it is read and throws once a cap is passed. `onHeader` runs before an
+ * entry's content is read (declared size), `onInflated` on every decompressed chunk: a stream that inflates
+ * past what its headers declared (plus room for headers) is a decompression bomb and is stopped there.
+ */
+export class ArchiveBudget {
+  files = 0;
+  bytes = 0;
+  private inflated = 0;
+
+  constructor(private readonly limits: RestoreLimits) {}
+
+  onHeader(path: string, size: number): void {
+    this.files += 1;
+    this.bytes += size;
+    if (this.files > this.limits.maxFiles) throw new UnsafeArchiveError(`more than ${this.limits.maxFiles} entries`, path);
+    if (this.bytes > this.limits.maxTotalBytes) throw new UnsafeArchiveError(`more than ${this.limits.maxTotalBytes} bytes of content`, path);
+  }
+
+  onInflated(chunkBytes: number): void {
+    this.inflated += chunkBytes;
+    // 16 KiB a header covers pax records with two 4 KiB paths; 1 MiB covers chunks the parser has not seen yet.
+    const allowed = this.bytes + (this.files + 2) * 16384 + 1024 * 1024;
+    if (this.inflated > allowed && this.inflated > this.limits.maxTotalBytes / 1024) {
+      throw new UnsafeArchiveError(
+        `archive inflates to more than its entries declare (${this.inflated} bytes for ${this.bytes} declared): decompression bomb or trailing garbage`,
+      );
+    }
+  }
+}

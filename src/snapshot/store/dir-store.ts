@@ -1,0 +1,236 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { MnemaraError } from '../../config/errors.js';
+import { logger } from '../../config/logger.js';
+import { noProgress, type OnProgress } from '../../config/progress.js';
+import { SnapshotConfigSchema, type SnapshotConfig } from '../../config/snapshot.js';
+import { VERSION } from '../../config/version.js';
+import { BlobStore } from '../blobs.js';
+import { SourceChangedError } from '../errors.js';
+import { exportChain, writeMerged, type ExportOwner } from '../export.js';
+import { extractTar } from '../extract.js';
+import { newSnapshotId, isValidLineage } from '../id.js';
+import { compileIgnore } from '../ignore.js';
+import { scanChain, type Chain } from '../layers.js';
+import { resolveLimits } from '../limits.js';
+import { packLayer } from '../pack.js';
+import { guardPath } from '../restore-guard.js';
+import { makeStaging, swapInto, swapPaths } from '../swap.js';
+import type { MergedTree } from '../tree.js';
+import {
+  MANIFEST_FORMAT_VERSION,
+  type CreateSnapshotOptions,
+  type Layer,
+  type Manifest,
+  type RestoreLimits,
+  type SnapshotSource,
+  type SnapshotStore,
+} from '../types.js';
+import type { WalkSkip } from '../walk.js';
+import { writeLayerBlob } from './layer-writer.js';
+import { ManifestStore } from './manifests.js';
+import { LineageRefs } from './refs.js';
+
+const log = logger('snapshot');
+
+/** Options of `restoreToDirectory` and `exportTar` beyond the interface's (all optional). */
+export interface ReadOptions {
+  paths?: string[];
+  limits?: Partial<RestoreLimits>;
+  onProgress?: OnProgress;
+  /** uid/gid written into exported headers; default 0/0. */
+  owner?: ExportOwner;
+}
+
+/**
+ * The directory implementation of `SnapshotStore` (DESIGN.md, "Snapshot store"):
+ * `<root>/snapshots/<id>/manifest.json`, `<root>/blobs/sha256/<hex>`, `<root>/refs/lineages/<name>`,
+ * and `<root>/tmp/` for writes in progress (cleaned by `gc`). Construct with `openStore`.
+ */
+export class DirectoryStore implements SnapshotStore {
+  readonly blobs: BlobStore;
+  readonly manifests: ManifestStore;
+  readonly refs: LineageRefs;
+  readonly tmpDir: string;
+
+  constructor(
+    readonly root: string,
+    readonly config: SnapshotConfig,
+  ) {
+    this.tmpDir = join(root, 'tmp');
+    this.blobs = new BlobStore(join(root, 'blobs'), this.tmpDir);
+    this.manifests = new ManifestStore(join(root, 'snapshots'), root);
+    this.refs = new LineageRefs(join(root, 'refs', 'lineages'));
+  }
+
+  async init(): Promise<void> {
+    for (const d of ['snapshots', 'blobs/sha256', 'refs/lineages', 'tmp']) await mkdir(join(this.root, d), { recursive: true });
+  }
+
+  get(id: string): Promise<Manifest> {
+    return this.manifests.get(id);
+  }
+
+  async list(options: { lineage?: string } = {}): Promise<Manifest[]> {
+    const all = await this.manifests.list();
+    return options.lineage === undefined ? all : all.filter((m) => m.lineage === options.lineage);
+  }
+
+  getHead(lineage: string): Promise<string | null> {
+    return this.refs.get(lineage);
+  }
+
+  listHeads(): Promise<Record<string, string>> {
+    return this.refs.all();
+  }
+
+  async advanceHead(lineage: string, expected: string | null, next: string): Promise<void> {
+    await this.get(next); // a head may only name a complete snapshot
+    await this.refs.advance(lineage, expected, next);
+  }
+
+  /** Pass 1 over a snapshot: its verified, guarded merged tree (with content hashes when asked). */
+  async tree(id: string, options: { hashContent?: boolean; limits?: Partial<RestoreLimits> } = {}): Promise<MergedTree> {
+    const m = await this.get(id);
+    return scanChain(this.blobs, m, resolveLimits(options.limits), options);
+  }
+
+  async create(source: SnapshotSource, options: CreateSnapshotOptions): Promise<Manifest> {
+    const onProgress = options.onProgress ?? noProgress;
+    if (!isValidLineage(options.lineage)) {
+      throw new MnemaraError('INVALID_INPUT', `invalid lineage name ${JSON.stringify(options.lineage)}`, {
+        hint: 'Use /-separated names of letters, digits, ".", "_" and "-" (e.g. ci/main).',
+      });
+    }
+    if (options.kind !== 'workspace' && options.kind !== 'memory') {
+      throw new MnemaraError('INVALID_INPUT', `invalid snapshot kind ${JSON.stringify(options.kind)}`, { hint: 'Use workspace or memory.' });
+    }
+    const started = Date.now();
+    const limits = resolveLimits();
+    const parentId = options.parent === undefined ? await this.getHead(options.lineage) : options.parent;
+    const parent = parentId ? await this.get(parentId) : null;
+    const scope = options.scope?.map((p) => guardPath(p, limits));
+    const scoped = scope && !scope.some((s) => s.length === 0) ? scope : undefined;
+    onProgress({ step: 'snapshot', phase: 'start', message: parent ? `delta on ${parent.id}` : 'full layer' });
+    await this.init();
+
+    let dir: string;
+    let tmpSource: string | undefined;
+    if ('tar' in source) {
+      tmpSource = join(this.tmpDir, `src-${process.pid}-${randomBytes(6).toString('hex')}`);
+      await mkdir(tmpSource, { mode: 0o700 });
+      dir = tmpSource;
+    } else {
+      dir = resolve(source.dir);
+      const st = await stat(dir).catch(() => null);
+      if (!st?.isDirectory()) {
+        throw new MnemaraError('NOT_FOUND', `snapshot source ${dir} is not a directory`, { hint: 'Pass the directory to snapshot.' });
+      }
+    }
+    try {
+      if ('tar' in source) await extractTar(source.tar, dir, { limits, onProgress, step: 'snapshot' });
+      const parentTree = parent ? await scanChain(this.blobs, parent, limits, { hashContent: true }) : null;
+      const ignore = compileIgnore([...this.config.ignore, ...(options.ignore ?? [])]);
+      const skipped: WalkSkip[] = [];
+      const onSkip = (s: WalkSkip): void => {
+        skipped.push(s);
+        log.warn(s, 'left out of snapshot');
+        onProgress({ step: 'snapshot', phase: 'progress', message: `skipped ${s.path}: ${s.reason}` });
+      };
+      let written: Awaited<ReturnType<typeof writeLayerBlob<Awaited<ReturnType<typeof packLayer>>>>> | undefined;
+      for (let attempt = 1; !written; attempt++) {
+        skipped.length = 0;
+        try {
+          written = await writeLayerBlob(this.blobs, this.config.codec, this.config.level, (w) =>
+            packLayer(dir, w, { parent: parentTree, scope: scoped, ignore, onSkip, onProgress }),
+          );
+        } catch (err) {
+          if (!(err instanceof SourceChangedError) || attempt >= 2) throw err;
+          log.warn({ path: err.path }, 'source changed while packing; packing again');
+        }
+      }
+      const layer: Layer = { ...written.layer, fileCount: written.result.entries, delta: parent !== null };
+      const id = newSnapshotId();
+      let layers = parent ? [...parent.layers, layer] : [layer];
+      if (layers.length > this.config.maxChainLength) {
+        onProgress({ step: 'snapshot', phase: 'progress', message: `chain of ${layers.length} layers is over ${this.config.maxChainLength}: squashing` });
+        layers = [await this.squashLayers({ id, layers }, limits)];
+      }
+      const manifest: Manifest = {
+        formatVersion: MANIFEST_FORMAT_VERSION,
+        id,
+        parent: parent?.id ?? null,
+        lineage: options.lineage,
+        kind: options.kind,
+        createdAt: new Date().toISOString(),
+        layers,
+        rolloutIds: [...new Set([...(parent?.rolloutIds ?? []), ...(options.rolloutIds ?? [])])],
+        toolVersion: VERSION,
+        ...(skipped.length ? { skipped: [...skipped] } : {}),
+      };
+      await this.manifests.write(manifest);
+      onProgress({ step: 'snapshot', phase: 'end', message: `${id} (+${layer.compressedBytes} bytes)`, elapsedMs: Date.now() - started });
+      return manifest;
+    } finally {
+      if (tmpSource) await rm(tmpSource, { recursive: true, force: true });
+    }
+  }
+
+  /** Folds a chain into one full layer holding its merged tree (the blob is written; no manifest). */
+  async squashLayers(chain: Chain, limits: RestoreLimits = resolveLimits()): Promise<Layer> {
+    const tree = await scanChain(this.blobs, chain, limits);
+    const { layer, result } = await writeLayerBlob(this.blobs, this.config.codec, this.config.level, (w) =>
+      writeMerged(this.blobs, chain, tree, w, { limits }),
+    );
+    return { ...layer, fileCount: result.files, delta: false };
+  }
+
+  async exportTar(id: string, options: ReadOptions = {}): Promise<Readable> {
+    const m = await this.get(id);
+    return exportChain(this.blobs, m, { paths: options.paths, owner: options.owner, limits: resolveLimits(options.limits) });
+  }
+
+  async restoreToDirectory(id: string, dir: string, options: ReadOptions = {}): Promise<{ files: number; bytes: number }> {
+    const onProgress = options.onProgress ?? noProgress;
+    const started = Date.now();
+    const limits = resolveLimits(options.limits);
+    const target = resolve(dir);
+    const m = await this.get(id);
+    onProgress({ step: 'restore', phase: 'start', message: `${id} → ${target}` });
+    const tree = await scanChain(this.blobs, m, limits);
+    let totalBytes = 0;
+    for (const { node } of tree.walk()) if (node.entry.type === 'file') totalBytes += node.entry.size;
+    const tar = await exportChain(this.blobs, m, { paths: options.paths, limits, tree });
+    const staging = await makeStaging(target);
+    try {
+      const result = await extractTar(tar, staging, { limits, onProgress, step: 'restore', totalBytes });
+      if (options.paths) await swapPaths(staging, target, options.paths.map((p) => guardPath(p, limits)));
+      else await swapInto(staging, target);
+      onProgress({ step: 'restore', phase: 'end', message: `${result.files} entries, ${result.bytes} bytes`, elapsedMs: Date.now() - started });
+      return result;
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * Opens (creating if needed) the directory snapshot store at `dir`. `config` is validated with
+ * `SnapshotConfigSchema` (codec, level, ignore list, maxChainLength); throws `MnemaraError('INVALID_CONFIG')`.
+ */
+export async function openStore(dir: string, config: Partial<SnapshotConfig> = {}): Promise<DirectoryStore> {
+  const parsed = SnapshotConfigSchema.safeParse(config);
+  if (!parsed.success) {
+    throw new MnemaraError('INVALID_CONFIG', `invalid snapshot options: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, {
+      hint: 'Check the snapshot section of your mnemara config.',
+    });
+  }
+  if (parsed.data.codec === 'zstd') {
+    throw new MnemaraError('INVALID_CONFIG', 'codec zstd is not available: Node 20 zlib has no zstd', { hint: 'Use codec gzip (the default).' });
+  }
+  const store = new DirectoryStore(resolve(dir), parsed.data);
+  await store.init();
+  return store;
+}

@@ -1,0 +1,41 @@
+import { PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { compressor, DEFAULT_GZIP_LEVEL, type Codec } from '../codec.js';
+import type { BlobStore } from '../blobs.js';
+import { TarWriter } from '../tar-write.js';
+import type { Layer } from '../types.js';
+
+/**
+ * Produces one layer blob: `produce` writes tar entries, which are compressed with `codec`/`level` and
+ * stored content-addressed (temp, fsync, rename). If `produce` throws, the partial blob is discarded and
+ * the error rethrown. Returns the manifest's layer record minus `delta` and `fileCount`.
+ */
+export async function writeLayerBlob<T>(
+  blobs: BlobStore,
+  codec: Codec,
+  level: number | undefined,
+  produce: (writer: TarWriter) => Promise<T>,
+): Promise<{ layer: Omit<Layer, 'delta' | 'fileCount'>; result: T }> {
+  const tar = new PassThrough({ highWaterMark: 1024 * 1024 });
+  const writer = new TarWriter(tar);
+  const compress = compressor(codec, level);
+  const stored = blobs.write(compress);
+  const feeding = pipeline(tar, compress);
+  let result: T;
+  try {
+    result = await produce(writer);
+    await writer.end();
+    tar.end();
+    await feeding;
+  } catch (err) {
+    tar.destroy(err as Error);
+    compress.destroy(err as Error);
+    await stored.catch(() => {});
+    throw err;
+  }
+  const { digest, bytes } = await stored;
+  return {
+    layer: { digest, compressedBytes: bytes, uncompressedBytes: writer.bytes, codec, ...(codec === 'gzip' ? { level: level ?? DEFAULT_GZIP_LEVEL } : {}) },
+    result,
+  };
+}

@@ -1,0 +1,73 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { Header, Pax } from 'tar';
+
+/** Header fields of one entry written by `TarWriter`. `mtime` in ms since the epoch; `size` in bytes. */
+export interface TarEntryHeader {
+  path: string;
+  type: 'File' | 'Directory' | 'SymbolicLink' | 'Link';
+  mode: number;
+  mtime: number;
+  size?: number;
+  linkpath?: string;
+  uid?: number;
+  gid?: number;
+}
+
+const ZERO = Buffer.alloc(1024);
+
+/**
+ * Writes a POSIX (pax) tar stream entry by entry onto `out`, honouring back-pressure. Headers come from
+ * node-tar's `Header`/`Pax`, so long and unicode names and large sizes get pax records like `tar` writes.
+ * Directory paths get a trailing `/`. Call `end()` to write the two zero blocks that close the archive.
+ */
+export class TarWriter {
+  bytes = 0;
+
+  constructor(private readonly out: Writable) {}
+
+  async write(chunk: Buffer): Promise<void> {
+    this.bytes += chunk.length;
+    if (!this.out.write(chunk)) await once(this.out, 'drain');
+  }
+
+  /** Writes a header; for files the caller then writes exactly `size` bytes and calls `pad(size)`. */
+  async header(h: TarEntryHeader): Promise<void> {
+    const path = h.type === 'Directory' && !h.path.endsWith('/') ? `${h.path}/` : h.path;
+    const data = {
+      path,
+      type: h.type,
+      mode: h.mode,
+      mtime: new Date(Math.floor(h.mtime / 1000) * 1000),
+      size: h.type === 'File' ? (h.size ?? 0) : 0,
+      linkpath: h.linkpath ?? '',
+      uid: h.uid ?? 0,
+      gid: h.gid ?? 0,
+      uname: '',
+      gname: '',
+    };
+    const header = new Header(data);
+    const block = Buffer.alloc(512);
+    if (header.encode(block)) {
+      await this.write(new Pax({ path, linkpath: h.linkpath, size: data.size, mtime: data.mtime }).encode());
+    }
+    await this.write(block);
+  }
+
+  /** Pads a file's content to the 512-byte block boundary. */
+  async pad(size: number): Promise<void> {
+    const rest = size % 512;
+    if (rest) await this.write(ZERO.subarray(0, 512 - rest));
+  }
+
+  /** A whole file entry whose content is in memory. */
+  async file(h: Omit<TarEntryHeader, 'type' | 'size'>, content: Buffer): Promise<void> {
+    await this.header({ ...h, type: 'File', size: content.length });
+    if (content.length) await this.write(content);
+    await this.pad(content.length);
+  }
+
+  async end(): Promise<void> {
+    await this.write(ZERO);
+  }
+}

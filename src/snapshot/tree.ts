@@ -1,0 +1,148 @@
+import { UnsafeArchiveError } from './errors.js';
+import type { GuardedType } from './restore-guard.js';
+
+/** Where a tree entry's content lives: layer index in the chain and the entry's ordinal in that layer. */
+export interface EntrySource {
+  layer: number;
+  ordinal: number;
+}
+
+/** One path of a merged tree. `size` in bytes; `mtime` in ms since the epoch; `hash` = sha256 hex of content. */
+export interface TreeEntry {
+  type: GuardedType;
+  mode: number;
+  size: number;
+  mtime: number;
+  linkpath?: string;
+  hash?: string;
+  /** `null` for directories implied by a deeper path but never listed themselves. */
+  source: EntrySource | null;
+}
+
+export interface TreeNode {
+  entry: TreeEntry;
+  children?: Map<string, TreeNode>;
+}
+
+const IMPLIED_DIR: Omit<TreeEntry, 'source'> = { type: 'dir', mode: 0o755, size: 0, mtime: 0 };
+
+/**
+ * The merged view of a chain of layers (or of one archive), built entry by entry with OCI semantics:
+ * a later entry replaces an earlier one; a non-directory replaces a whole subtree; `.wh.<name>` deletes
+ * `<name>` from lower layers; `.wh..wh..opq` hides everything lower layers put in its directory.
+ * Writes never pass through a symlink or a file: an entry whose parent is not a directory is refused.
+ */
+export class MergedTree {
+  readonly root: TreeNode = { entry: { ...IMPLIED_DIR, source: null }, children: new Map() };
+
+  /** Node at `segments`, or undefined. */
+  get(segments: string[]): TreeNode | undefined {
+    let node: TreeNode | undefined = this.root;
+    for (const seg of segments) {
+      node = node.children?.get(seg);
+      if (!node) return undefined;
+    }
+    return node;
+  }
+
+  /** The directory that will hold `segments`, creating implied directories; throws when a parent is not a dir. */
+  private parentOf(segments: string[], rawPath: string): Map<string, TreeNode> {
+    let node = this.root;
+    for (let i = 0; i < segments.length - 1; i++) {
+      const seg = segments[i]!;
+      let child = node.children!.get(seg);
+      if (!child) {
+        child = { entry: { ...IMPLIED_DIR, source: null }, children: new Map() };
+        node.children!.set(seg, child);
+      } else if (child.entry.type !== 'dir') {
+        throw new UnsafeArchiveError(`path goes through a ${child.entry.type}, not a directory`, rawPath);
+      }
+      node = child;
+    }
+    return node.children!;
+  }
+
+  /** Records an entry (the guard has already checked its path and type). */
+  put(segments: string[], entry: TreeEntry, rawPath: string): void {
+    if (segments.length === 0) return;
+    const dir = this.parentOf(segments, rawPath);
+    const name = segments[segments.length - 1]!;
+    const existing = dir.get(name);
+    if (entry.type === 'dir') {
+      if (existing?.entry.type === 'dir') existing.entry = entry;
+      else dir.set(name, { entry, children: new Map() });
+      return;
+    }
+    dir.set(name, { entry });
+  }
+
+  /** Applies `.wh.<name>` found at `segments` (the whiteout's own path) from layer `layer`. */
+  whiteout(segments: string[], layer: number, rawPath: string): void {
+    const dir = this.parentOf(segments, rawPath);
+    const base = segments[segments.length - 1]!;
+    if (base === '.wh..wh..opq') {
+      for (const [name, node] of dir) if (dropLower(node, layer)) dir.delete(name);
+      return;
+    }
+    const victim = dir.get(base.slice('.wh.'.length));
+    if (victim && (victim.entry.source?.layer ?? -1) < layer) dir.delete(base.slice('.wh.'.length));
+  }
+
+  /** Every node, parents before children, names in byte order; `path` is `/`-joined. */
+  *walk(node: TreeNode = this.root, prefix = ''): Generator<{ path: string; segments: string[]; node: TreeNode }> {
+    if (!node.children) return;
+    const names = [...node.children.keys()].sort();
+    for (const name of names) {
+      const child = node.children.get(name)!;
+      const path = prefix ? `${prefix}/${name}` : name;
+      yield { path, segments: path.split('/'), node: child };
+      yield* this.walk(child, path);
+    }
+  }
+
+  /**
+   * Resolves every symlink through the whole tree (chains included, at most 40 hops) and throws when one
+   * ends outside the root. Components missing from the tree are taken literally: they cannot lead out.
+   */
+  checkSymlinksInside(): void {
+    for (const { path, segments, node } of this.walk()) {
+      if (node.entry.type !== 'symlink') continue;
+      if (!this.resolvesInside(segments.slice(0, -1), node.entry.linkpath!, 0)) {
+        throw new UnsafeArchiveError(`symlink resolves outside the target through other links (${node.entry.linkpath})`, path);
+      }
+    }
+  }
+
+  private resolvesInside(base: string[], target: string, hops: number): boolean {
+    if (hops > 40 || target.startsWith('/')) return false;
+    const stack = [...base];
+    const parts = target.split('/').filter((s) => s !== '' && s !== '.');
+    for (let i = 0; i < parts.length; i++) {
+      const seg = parts[i]!;
+      if (seg === '..') {
+        if (stack.length === 0) return false;
+        stack.pop();
+        continue;
+      }
+      stack.push(seg);
+      const node = this.get(stack);
+      if (node?.entry.type === 'symlink') {
+        stack.pop();
+        const rest = parts.slice(i + 1).join('/');
+        const next = rest ? `${node.entry.linkpath!}/${rest}` : node.entry.linkpath!;
+        return this.resolvesInside(stack, next, hops + 1);
+      }
+    }
+    return true;
+  }
+}
+
+/** Removes what lower layers put under `node`; true when nothing of this layer is left, so `node` goes too. */
+function dropLower(node: TreeNode, layer: number): boolean {
+  const own = (node.entry.source?.layer ?? -1) >= layer;
+  if (node.children) {
+    for (const [name, child] of node.children) if (dropLower(child, layer)) node.children.delete(name);
+    if (!own && node.children.size > 0) return false;
+  }
+  return !own;
+}

@@ -1,0 +1,98 @@
+import { lstat, readdir, readlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { join } from 'node:path';
+import { guardSymlinkTarget } from './restore-guard.js';
+
+/** One thing found in a source directory. `path` is `/`-separated and relative to the root. */
+export interface WalkEntry {
+  path: string;
+  segments: string[];
+  type: 'file' | 'dir' | 'symlink';
+  stats: Stats;
+  linkpath?: string;
+}
+
+/** A path the walk left out on purpose, and why (reported as a warning, never silently). */
+export interface WalkSkip {
+  path: string;
+  reason: string;
+}
+
+/**
+ * Walks `root/start` depth-first, parents before children, names in byte order (so layers are
+ * reproducible). Leaves out, reporting each through `onSkip`: ignored paths; sockets, FIFOs and devices
+ * (reading a FIFO would hang); names starting with `.wh.` (they would read as whiteouts); symlinks that
+ * point outside the root (a restore would refuse them). Does not follow symlinks.
+ */
+export async function* walkTree(
+  root: string,
+  start: string[],
+  options: { ignore: (path: string) => boolean; onSkip: (skip: WalkSkip) => void },
+): AsyncGenerator<WalkEntry> {
+  const startPath = start.join('/');
+  let stats: Stats;
+  try {
+    stats = await lstat(join(root, ...start));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  if (start.length > 0) {
+    const entry = await classify(root, start, stats, options);
+    if (!entry) return;
+    yield entry;
+    if (entry.type !== 'dir') return;
+  }
+  yield* walkDir(root, startPath, options);
+}
+
+async function* walkDir(
+  root: string,
+  rel: string,
+  options: { ignore: (path: string) => boolean; onSkip: (skip: WalkSkip) => void },
+): AsyncGenerator<WalkEntry> {
+  const names = (await readdir(join(root, rel))).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const name of names) {
+    const path = rel ? `${rel}/${name}` : name;
+    let stats: Stats;
+    try {
+      stats = await lstat(join(root, path));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // deleted while we walked: absent
+      throw err;
+    }
+    const entry = await classify(root, path.split('/'), stats, options);
+    if (!entry) continue;
+    yield entry;
+    if (entry.type === 'dir') yield* walkDir(root, path, options);
+  }
+}
+
+async function classify(
+  root: string,
+  segments: string[],
+  stats: Stats,
+  options: { ignore: (path: string) => boolean; onSkip: (skip: WalkSkip) => void },
+): Promise<WalkEntry | undefined> {
+  const path = segments.join('/');
+  if (options.ignore(path)) return undefined;
+  if (segments[segments.length - 1]!.startsWith('.wh.')) {
+    options.onSkip({ path, reason: 'name starts with .wh. (reserved for whiteouts)' });
+    return undefined;
+  }
+  if (stats.isDirectory()) return { path, segments, type: 'dir', stats };
+  if (stats.isFile()) return { path, segments, type: 'file', stats };
+  if (stats.isSymbolicLink()) {
+    const linkpath = await readlink(join(root, path));
+    try {
+      guardSymlinkTarget(segments.slice(0, -1), linkpath, path);
+    } catch {
+      options.onSkip({ path, reason: `symlink points outside the tree (${linkpath})` });
+      return undefined;
+    }
+    return { path, segments, type: 'symlink', stats, linkpath };
+  }
+  const kind = stats.isFIFO() ? 'FIFO' : stats.isSocket() ? 'socket' : 'device file';
+  options.onSkip({ path, reason: `${kind} cannot be snapshotted` });
+  return undefined;
+}
