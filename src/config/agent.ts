@@ -2,9 +2,10 @@ import { z } from 'zod';
 
 /** Options of the agent run (issue 4). */
 export const AgentConfigSchema = z.object({
-  model: z.string().default('claude-sonnet-4-5'),
+  /** Default: the newest Sonnet in the SDK's model list (`claude-sonnet-4-5` reaches end-of-life 2026-11-30). */
+  model: z.string().default('claude-sonnet-5-5'),
   maxTurns: z.number().int().positive().default(50),
-  /** Stop when input+output tokens of the run exceed this (tokens). */
+  /** Stop when the run's tokens (input + output + cache read + cache creation, summed over calls) exceed this. */
   maxTokens: z.number().int().positive().default(2_000_000),
   /** `max_tokens` of one model call (tokens). */
   maxOutputTokens: z.number().int().positive().default(8192),

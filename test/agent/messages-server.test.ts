@@ -23,7 +23,7 @@ describe('messages-server (scripted Messages API)', () => {
   it('answers plain JSON with tool_use, usage and stop_reason', async () => {
     server = await startMessagesServer([turn(text('hi'), toolUse('bash', { command: 'ls' }, 'toolu_1'), { usage: { input_tokens: 7 } })]);
     const m = await client(server.url).messages.create({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-5-5',
       max_tokens: 100,
       system: 'SYS',
       messages: [{ role: 'user', content: 'go' }],

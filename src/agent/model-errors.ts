@@ -1,0 +1,59 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { MnemaraError } from '../config/errors.js';
+import type { ModelClient } from './client.js';
+
+/**
+ * Turns what a model call threw into a `MnemaraError` that says what failed and what to do.
+ * Codes: `MODEL_RATE_LIMITED` (429 after the SDK's retries), `MODEL_OVERLOADED` (529), `MODEL_SERVER_ERROR`
+ * (other 5xx), `MODEL_AUTH` (401/403), `MODEL_UNREACHABLE` (connection/timeout), `MODEL_REQUEST` (other 4xx),
+ * `MODEL_ERROR` (anything else). Retries are the SDK's; by the time this runs they are used up.
+ */
+export function describeModelError(err: unknown, client: Pick<ModelClient, 'baseURL' | 'maxRetries'>): MnemaraError {
+  if (err instanceof MnemaraError) return err;
+  const tries = `after ${client.maxRetries} ${client.maxRetries === 1 ? 'retry' : 'retries'}`;
+  if (err instanceof Anthropic.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionError) {
+    return new MnemaraError('MODEL_UNREACHABLE', `Could not reach the model API at ${client.baseURL} ${tries}: ${err.message}`, {
+      hint: 'Check the network and ANTHROPIC_BASE_URL',
+      cause: err,
+    });
+  }
+  if (err instanceof Anthropic.APIError) {
+    const detail = apiDetail(err);
+    const status = err.status;
+    if (status === 429) {
+      return new MnemaraError('MODEL_RATE_LIMITED', `The model API kept answering 429 (rate limited) ${tries}: ${detail}`, {
+        hint: 'Wait and run again, lower the run rate, or raise the rate limit of the API key',
+        cause: err,
+      });
+    }
+    if (status === 529 || err.type === 'overloaded_error') {
+      return new MnemaraError('MODEL_OVERLOADED', `The model API is overloaded (529) ${tries}: ${detail}`, {
+        hint: 'Run again later',
+        cause: err,
+      });
+    }
+    if (status === 401 || status === 403) {
+      return new MnemaraError('MODEL_AUTH', `The model API refused the credentials (${status}): ${detail}`, {
+        hint: 'Check ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) for this endpoint',
+        cause: err,
+      });
+    }
+    if (status !== undefined && status >= 500) {
+      return new MnemaraError('MODEL_SERVER_ERROR', `The model API failed with ${status} ${tries}: ${detail}`, {
+        hint: 'Run again later; if it persists, check the API status page or your gateway',
+        cause: err,
+      });
+    }
+    return new MnemaraError('MODEL_REQUEST', `The model API rejected the request (${status ?? 'stream error'}): ${detail}`, {
+      hint: 'Check the model name and options; the message above is the API’s own',
+      cause: err,
+    });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new MnemaraError('MODEL_ERROR', `The model call failed: ${message}`, { cause: err });
+}
+
+function apiDetail(err: InstanceType<typeof Anthropic.APIError>): string {
+  const parts = [err.type, err.apiMessage].filter((p): p is string => typeof p === 'string' && p !== '');
+  return parts.length ? parts.join(': ') : err.message;
+}

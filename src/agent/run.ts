@@ -1,0 +1,325 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
+import type { BetaContentBlock, BetaMessage, BetaToolResultBlockParam } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import { MnemaraError } from '../config/errors.js';
+import { logger } from '../config/logger.js';
+import { VERSION } from '../config/version.js';
+import type { MemoryLayout } from '../config/memory.js';
+import type { Sandbox } from '../sandbox/types.js';
+import { DEFAULT_MODEL, type ModelClient } from './client.js';
+import type { AgentEvent, OnAgentEvent } from './events.js';
+import { isSafeId, newRolloutId } from './ids.js';
+import { describeModelError } from './model-errors.js';
+import { buildSystemPrompt } from './prompt.js';
+import { createToolbox, type ToolCallDetail, type ToolLimits } from './tools/index.js';
+import type { Outcome, Usage } from './transcript/schema.js';
+import { placeTranscript, TranscriptWriter, type Redact } from './transcript/writer.js';
+
+const log = logger('agent');
+
+/** Options of {@link runAgent}. Token counts in tokens, times in ms. */
+export interface RunAgentOptions {
+  sandbox: Sandbox;
+  client: ModelClient;
+  /** Default {@link DEFAULT_MODEL}. */
+  model?: string;
+  /** The caller's system instructions (without memory). */
+  instructions: string;
+  /** The memory block for the system prompt (from the memory read path); fenced as data. */
+  memoryBlock?: string;
+  /** The user's task: the first user message. */
+  task: string;
+  /** Model turns (API calls) before the run stops as `max_turns`. */
+  maxTurns: number;
+  /** Token budget of the run: input + output + cache read + cache creation over all calls; over it → `budget`. */
+  maxTokens: number;
+  /** `max_tokens` of one model call; default 8192. */
+  maxOutputTokens?: number;
+  /** Offer the memory tool (`/memories` → `memoryLayout.memoriesDir` in the workspace). */
+  liveUpdate: boolean;
+  memoryLayout: MemoryLayout;
+  /** Where the transcript is appended on the HOST as the run goes. */
+  transcriptPath: string;
+  /** Default a new {@link newRolloutId}. Must be a plain file-name-safe id. */
+  rolloutId?: string;
+  /** Several rollouts can form one conversation; default the rollout id. */
+  conversationId?: string;
+  /** Applied to every string before it reaches the transcript (the session passes the memory module's redaction). */
+  redact?: Redact;
+  /** Abort = interrupt: the running tool call finishes, the rest are not run, the run ends as `interrupted`. */
+  signal?: AbortSignal;
+  onEvent?: OnAgentEvent;
+  toolLimits?: ToolLimits;
+  /** Copy the transcript into the workspace at `<sessionsDir>/<rolloutId>.jsonl` at the end; default true. */
+  placeInWorkspace?: boolean;
+}
+
+/** What a run did. `error` is set for outcome `error` (and says why a limit stopped a reply). */
+export interface RunResult {
+  outcome: Outcome;
+  /** Model turns (API calls that returned a reply). */
+  turns: number;
+  usage: Usage;
+  wallMs: number;
+  rolloutId: string;
+  conversationId: string;
+  /** The host transcript (complete, whatever the outcome). */
+  transcriptPath: string;
+  /** The transcript's path inside the sandbox, when it was placed there. */
+  workspaceTranscriptPath?: string;
+  /** The last reply's stop reason (`end_turn`, `tool_use`, `max_tokens` …), if any reply came. */
+  stopReason?: string | null;
+  error?: { code: string; message: string; hint?: string };
+}
+
+const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 };
+
+function addUsage(a: Usage, m: BetaMessage): Usage {
+  return {
+    inputTokens: a.inputTokens + (m.usage.input_tokens ?? 0),
+    outputTokens: a.outputTokens + (m.usage.output_tokens ?? 0),
+    cacheReadTokens: a.cacheReadTokens + (m.usage.cache_read_input_tokens ?? 0),
+    cacheCreationTokens: a.cacheCreationTokens + (m.usage.cache_creation_input_tokens ?? 0),
+  };
+}
+
+const totalTokens = (u: Usage): number => u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheCreationTokens;
+
+/**
+ * Runs one rollout: a Claude tool loop (the SDK's `toolRunner`, streaming, `thread: false` so that any
+ * Anthropic-compatible endpoint works) with bash / text editor / memory tools executed in `sandbox`,
+ * appending the transcript (`transcript/schema.ts`) on the host as it goes and placing it into the workspace
+ * at the end. Stops on `end_turn` (`completed`), `maxTurns` (`max_turns`), `maxTokens` or a reply cut at
+ * `max_tokens` (`budget`), `signal` (`interrupted`), or a model error after the SDK's retries (`error`).
+ * Never throws for a model or tool failure; those are outcomes.
+ * @throws MnemaraError `INVALID_INPUT` for a bad rollout/conversation id or limit; `TRANSCRIPT_WRITE` when
+ *   the transcript cannot be opened (before any model call).
+ */
+export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
+  const started = performance.now();
+  const rolloutId = options.rolloutId ?? newRolloutId();
+  const conversationId = options.conversationId ?? rolloutId;
+  validate(options, rolloutId, conversationId);
+  const model = options.model ?? DEFAULT_MODEL;
+  const emit = safeEmitter(options.onEvent);
+  const writer = await TranscriptWriter.open(options.transcriptPath, options.redact ? { redact: options.redact } : {});
+
+  let turns = 0;
+  let usage = ZERO;
+  let outcome: Outcome | undefined;
+  let stopReason: string | null | undefined;
+  let error: MnemaraError | undefined;
+
+  try {
+    await writer.append({
+      type: 'session_meta',
+      rolloutId,
+      conversationId,
+      task: options.task,
+      model,
+      system: options.instructions,
+      ...(options.memoryBlock !== undefined ? { memoryBlock: options.memoryBlock } : {}),
+      source: 'mnemara',
+      versions: { mnemara: VERSION, '@anthropic-ai/sdk': SDK_VERSION, sandbox: options.sandbox.kind },
+    });
+    await writer.append({ type: 'message', turn: 0, role: 'user', text: options.task });
+
+    const toolbox = createToolbox({
+      sandbox: options.sandbox,
+      liveUpdate: options.liveUpdate,
+      memoryLayout: options.memoryLayout,
+      ...(options.toolLimits ? { limits: options.toolLimits } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      onStart: (c) => emit({ type: 'tool_call_started', turn: turns, ...c }),
+      onEnd: ({ id, detail, summary }) =>
+        emit({
+          type: 'tool_call_ended',
+          turn: turns,
+          id,
+          name: detail.name,
+          summary,
+          isError: detail.isError,
+          ...(detail.exitCode !== undefined ? { exitCode: detail.exitCode } : {}),
+          ms: detail.durationMs,
+        }),
+    });
+
+    const runner = options.client.sdk.beta.messages.toolRunner(
+      {
+        model,
+        max_tokens: options.maxOutputTokens ?? 8192,
+        system: buildSystemPrompt(options.instructions, options.memoryBlock),
+        messages: [{ role: 'user', content: options.task }],
+        tools: toolbox.tools,
+        stream: true,
+        thread: false,
+        max_iterations: options.maxTurns,
+      },
+      options.signal ? { signal: options.signal } : {},
+    );
+
+    for await (const stream of runner) {
+      turns += 1;
+      const turn = turns;
+      const callStarted = performance.now();
+      emit({ type: 'model_call_started', turn });
+      stream.on('text', (delta) => emit({ type: 'model_text', turn, delta }));
+      const message = await stream.finalMessage();
+      usage = addUsage(usage, message);
+      stopReason = message.stop_reason;
+      emit({ type: 'model_call_ended', turn, stopReason, usage, ms: Math.round(performance.now() - callStarted) });
+
+      await recordReply(writer, turn, message.content);
+      const toolMessage = await runner.generateToolResponse();
+      const results = toolMessage && Array.isArray(toolMessage.content) ? toolMessage.content : [];
+      await recordResults(writer, turn, results as BetaToolResultBlockParam[], toolbox.details);
+
+      if (options.signal?.aborted) {
+        outcome = 'interrupted';
+        break;
+      }
+      if (totalTokens(usage) > options.maxTokens) {
+        outcome = 'budget';
+        error = new MnemaraError('BUDGET', `The run used ${totalTokens(usage)} tokens, over its budget of ${options.maxTokens}`, {
+          hint: 'Raise agent.maxTokens or narrow the task',
+        });
+        break;
+      }
+      if (results.length > 0 && turns >= options.maxTurns) {
+        outcome = 'max_turns';
+        break;
+      }
+    }
+    outcome ??= outcomeOfStop(stopReason, options.maxOutputTokens ?? 8192, (e) => (error = e));
+  } catch (err) {
+    if (options.signal?.aborted || err instanceof Anthropic.APIUserAbortError) {
+      outcome = 'interrupted';
+    } else {
+      outcome = 'error';
+      error = describeModelError(err, options.client);
+      log.warn({ err, rolloutId }, 'run ended with an error');
+    }
+  }
+
+  const wallMs = Math.round(performance.now() - started);
+  const result: RunResult = {
+    outcome,
+    turns,
+    usage,
+    wallMs,
+    rolloutId,
+    conversationId,
+    transcriptPath: options.transcriptPath,
+    ...(stopReason !== undefined ? { stopReason } : {}),
+    ...(error ? { error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } } : {}),
+  };
+  try {
+    await writer.append({ type: 'session_end', outcome, turns, usage, wallMs, ...(error ? { error: error.message } : {}) });
+  } catch (err) {
+    log.error({ err, rolloutId }, 'could not append session_end to the transcript');
+  }
+  await writer.close().catch((err: unknown) => log.error({ err }, 'could not close the transcript'));
+  if (options.placeInWorkspace !== false) {
+    try {
+      result.workspaceTranscriptPath = await placeTranscript(
+        options.sandbox,
+        options.transcriptPath,
+        options.memoryLayout.sessionsDir,
+        rolloutId,
+      );
+    } catch (err) {
+      log.error({ err, rolloutId }, 'could not place the transcript into the workspace; it stays on the host');
+    }
+  }
+  emit({ type: 'run_ended', outcome, turns, usage, wallMs, ...(error ? { error: error.message } : {}) });
+  return result;
+}
+
+function validate(o: RunAgentOptions, rolloutId: string, conversationId: string): void {
+  for (const [name, id] of [
+    ['rolloutId', rolloutId],
+    ['conversationId', conversationId],
+  ] as const) {
+    if (!isSafeId(id)) {
+      throw new MnemaraError('INVALID_INPUT', `${name} ${JSON.stringify(id)} is not a plain id`, {
+        hint: 'Use letters, digits, ".", "_" and "-" only (1–128 characters), or leave it out for a new one',
+      });
+    }
+  }
+  for (const [name, v] of [
+    ['maxTurns', o.maxTurns],
+    ['maxTokens', o.maxTokens],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 1) {
+      throw new MnemaraError('INVALID_INPUT', `${name} must be a positive integer, got ${String(v)}`);
+    }
+  }
+}
+
+function outcomeOfStop(stop: string | null | undefined, maxOutputTokens: number, setError: (e: MnemaraError) => void): Outcome {
+  if (stop === 'max_tokens' || stop === 'model_context_window_exceeded') {
+    setError(
+      new MnemaraError('BUDGET', `The model's reply was cut off (${stop}; max_tokens per call is ${maxOutputTokens})`, {
+        hint: 'Raise agent.maxOutputTokens, or split the task',
+      }),
+    );
+    return 'budget';
+  }
+  if (stop === 'refusal') {
+    setError(new MnemaraError('MODEL_REFUSAL', 'The model declined to continue (stop_reason refusal)'));
+    return 'error';
+  }
+  return 'completed';
+}
+
+async function recordReply(writer: TranscriptWriter, turn: number, content: BetaContentBlock[]): Promise<void> {
+  const text = content
+    .filter((b): b is Extract<BetaContentBlock, { type: 'text' }> => b.type === 'text')
+    .map((b) => b.text)
+    .join('');
+  if (text !== '') await writer.append({ type: 'message', turn, role: 'assistant', text });
+  for (const b of content) {
+    if (b.type === 'tool_use') await writer.append({ type: 'tool_call', turn, id: b.id, name: b.name, input: b.input });
+  }
+}
+
+async function recordResults(
+  writer: TranscriptWriter,
+  turn: number,
+  results: BetaToolResultBlockParam[],
+  details: Map<string, ToolCallDetail>,
+): Promise<void> {
+  for (const r of results) {
+    if (r.type !== 'tool_result') continue;
+    const d = details.get(r.tool_use_id);
+    await writer.append({
+      type: 'tool_result',
+      turn,
+      id: r.tool_use_id,
+      ...(d ? { name: d.name } : {}),
+      output: d?.output ?? flatten(r.content),
+      isError: d?.isError ?? r.is_error === true,
+      ...(d?.exitCode !== undefined ? { exitCode: d.exitCode } : {}),
+      ...(d ? { durationMs: d.durationMs } : {}),
+      ...(d?.timedOut !== undefined ? { timedOut: d.timedOut } : {}),
+      ...(d?.truncated !== undefined ? { truncated: d.truncated } : {}),
+    });
+  }
+}
+
+function flatten(content: BetaToolResultBlockParam['content']): string {
+  if (content === undefined) return '';
+  if (typeof content === 'string') return content;
+  return content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('');
+}
+
+function safeEmitter(onEvent: OnAgentEvent | undefined): (e: AgentEvent) => void {
+  return (e) => {
+    if (!onEvent) return;
+    try {
+      onEvent(e);
+    } catch (err) {
+      log.warn({ err, event: e.type }, 'an agent event listener threw; ignored');
+    }
+  };
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import type { BetaToolBash20250124 } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type { Sandbox, ExecResult } from '../../sandbox/types.js';
+import type { ToolOutput } from './types.js';
+import { parseInput } from './input.js';
+
+/** The tool definition Claude knows: Anthropic's bash tool, `bash_20250124`. */
+export const bashDefinition: BetaToolBash20250124 = { type: 'bash_20250124', name: 'bash' };
+
+const BashInput = z.object({ command: z.string().optional(), restart: z.boolean().optional() });
+
+const CWD_MARK = '__MNEMARA_CWD__=';
+
+// Each call is one `bash -c` in the sandbox (no long-lived shell to wedge or leak). What a persistent shell
+// would keep that matters most, the working directory, is carried over: the wrapper reports `$PWD` on exit
+// and the next call starts there. The command goes in through the environment and `eval`, so no quoting of
+// the model's text is needed and a syntax error is reported by bash like any other failure.
+const WRAPPER = [
+  'cd -- "$MNEMARA_CWD" 2>/dev/null || cd -- "$MNEMARA_ROOT"',
+  `trap 'printf "\\n${CWD_MARK}%s\\n" "$PWD" >&2' EXIT`,
+  'eval "$MNEMARA_COMMAND"',
+].join('\n');
+
+/** The state of the `bash` tool across calls of one run: the working directory. */
+export class BashSession {
+  private cwd: string;
+
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly limits: { execTimeoutMs?: number; maxOutputBytes?: number },
+  ) {
+    this.cwd = sandbox.workspaceDir;
+  }
+
+  /** Runs one `bash_20250124` call: `{command}` or `{restart: true}`. Bad input throws `ToolError`. */
+  async run(raw: unknown): Promise<ToolOutput> {
+    const input = parseInput(BashInput, raw, 'bash');
+    if (input.restart) {
+      this.cwd = this.sandbox.workspaceDir;
+      return { text: 'The bash tool has been restarted (working directory reset to the workspace).' };
+    }
+    if (input.command === undefined || input.command.trim() === '') {
+      return { text: 'No command given: pass {"command": "..."} or {"restart": true}.', isError: true };
+    }
+    const exec = await this.sandbox.exec(['bash', '-c', WRAPPER], {
+      cwd: this.sandbox.workspaceDir,
+      env: { MNEMARA_COMMAND: input.command, MNEMARA_CWD: this.cwd, MNEMARA_ROOT: this.sandbox.workspaceDir },
+      ...(this.limits.execTimeoutMs !== undefined ? { timeoutMs: this.limits.execTimeoutMs } : {}),
+      ...(this.limits.maxOutputBytes !== undefined ? { maxOutputBytes: this.limits.maxOutputBytes } : {}),
+    });
+    const { stderr, cwd } = takeCwd(exec.stderr);
+    if (cwd) this.cwd = cwd;
+    const result: ExecResult = { ...exec, stderr };
+    return { text: formatExec(result, this.limits.execTimeoutMs), exec: result, isError: exec.timedOut };
+  }
+}
+
+function takeCwd(stderr: string): { stderr: string; cwd?: string } {
+  const at = stderr.lastIndexOf(`\n${CWD_MARK}`);
+  if (at === -1) return { stderr };
+  const line = stderr.slice(at + 1 + CWD_MARK.length).replace(/\n$/, '');
+  if (line.includes('\n')) return { stderr };
+  return { stderr: stderr.slice(0, at), cwd: line };
+}
+
+/** What the model sees of a command: stdout, stderr (labelled), then the exit code and any limit that fired. */
+export function formatExec(r: ExecResult, timeoutMs?: number): string {
+  const parts: string[] = [];
+  if (r.stdout !== '') parts.push(r.stdout.replace(/\n$/, ''));
+  if (r.stderr !== '') parts.push(`[stderr]\n${r.stderr.replace(/\n$/, '')}`);
+  const notes = [`exit code: ${r.exitCode ?? 'unknown'}`];
+  if (r.timedOut) notes.push(`timed out${timeoutMs ? ` after ${timeoutMs} ms` : ''}; the process tree was killed`);
+  if (r.oomKilled) notes.push('killed: the sandbox ran out of memory');
+  if (r.truncated) notes.push('output truncated: the middle was dropped');
+  parts.push(`[${notes.join('; ')}]`);
+  return parts.join('\n');
+}
