@@ -140,22 +140,22 @@ export class DockerSandbox implements Sandbox {
     };
   }
 
-  readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
+  async readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
     this.assertOpen();
     return readFileIn(this.container, this.docker, this.resolve(path), options.maxBytes);
   }
 
-  writeFile(path: string, data: string | Buffer, options: { mode?: number } = {}): Promise<void> {
+  async writeFile(path: string, data: string | Buffer, options: { mode?: number } = {}): Promise<void> {
     this.assertOpen();
     return writeFileIn(this.container, this.docker, this.resolve(path), data, options.mode);
   }
 
-  putArchive(tar: Readable, dir: string): Promise<void> {
+  async putArchive(tar: Readable, dir: string): Promise<void> {
     this.assertOpen();
     return putArchive(this.container, this.docker, tar, this.resolve(dir));
   }
 
-  getArchive(dir: string): Promise<Readable> {
+  async getArchive(dir: string): Promise<Readable> {
     this.assertOpen();
     return getArchive(this.container, this.resolve(dir));
   }

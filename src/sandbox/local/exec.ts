@@ -11,7 +11,7 @@ import { DRAIN_AFTER_EXIT_MS, signalExitCode, type ExecDefaults } from '../exec-
 export async function localExec(
   command: string | string[],
   options: ExecOptions,
-  defaults: ExecDefaults & { cwd: string; env: Record<string, string> },
+  defaults: ExecDefaults & { cwd: string; env: Record<string, string>; groups?: Set<number> },
 ): Promise<ExecResult> {
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? defaults.timeoutMs;
@@ -30,6 +30,7 @@ export async function localExec(
     cleanup: true,
     ...(options.stdin === undefined ? { stdin: 'ignore' as const } : { input: options.stdin }),
   });
+  if (sub.pid !== undefined) defaults.groups?.add(sub.pid);
   sub.stdout?.on('data', (c: Buffer) => stdout.push(c));
   sub.stderr?.on('data', (c: Buffer) => stderr.push(c));
 
@@ -59,6 +60,7 @@ export async function localExec(
   const result = await sub;
   clearTimeout(timer);
   clearTimeout(drainTimer);
+  if (sub.pid !== undefined && !groupAlive(sub.pid)) defaults.groups?.delete(sub.pid);
   if (exitCode === null && typeof result.exitCode === 'number') exitCode = result.exitCode;
   if (result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut) {
     // execa could not start the command (ENOENT …): report it like a shell would.
@@ -81,4 +83,14 @@ export async function localExec(
     truncated: stdout.truncated || stderr.truncated,
     oomKilled: false,
   };
+}
+
+/** Whether any process of group `pgid` still runs (a dead group's number may be reused later: forget it). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -31,12 +31,14 @@ export class LocalSandbox implements Sandbox {
   readonly kind = 'local' as const;
   readonly id: string;
   private closed = false;
+  /** Process groups of commands run so far: background children that outlived their command die on close. */
+  private readonly groups = new Set<number>();
 
   private constructor(
     readonly workspaceDir: string,
     private readonly defaults: ExecDefaults,
   ) {
-    this.id = basename(workspaceDir);
+    this.id = basename(dirname(workspaceDir));
   }
 
   /** Makes the temp dir (`<parentDir>/mnemara-<session>-XXXXXX/workspace`) and registers it for cleanup on exit. */
@@ -57,10 +59,14 @@ export class LocalSandbox implements Sandbox {
     return sandbox;
   }
 
-  exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
+  async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
     this.assertOpen();
     const cwd = options.cwd === undefined ? this.workspaceDir : this.resolve(options.cwd);
-    return localExec(command, { ...options, cwd }, { ...this.defaults, cwd, env: { MNEMARA_WORKSPACE: this.workspaceDir } });
+    return localExec(
+      command,
+      { ...options, cwd },
+      { ...this.defaults, cwd, env: { MNEMARA_WORKSPACE: this.workspaceDir }, groups: this.groups },
+    );
   }
 
   async readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
@@ -111,6 +117,7 @@ export class LocalSandbox implements Sandbox {
     if (this.closed) return;
     this.closed = true;
     untrack(this);
+    this.killLeftovers();
     await rm(dirname(this.workspaceDir), { recursive: true, force: true });
   }
 
@@ -118,7 +125,19 @@ export class LocalSandbox implements Sandbox {
   closeSync(): void {
     if (this.closed) return;
     this.closed = true;
+    this.killLeftovers();
     rmSync(dirname(this.workspaceDir), { recursive: true, force: true });
+  }
+
+  private killLeftovers(): void {
+    for (const pgid of this.groups) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    this.groups.clear();
   }
 
   private resolve(path: string): string {

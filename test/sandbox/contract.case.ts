@@ -1,0 +1,183 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, mkdir, writeFile, symlink, chmod, readFile, readlink, stat, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import * as tar from 'tar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/types.js';
+import { SandboxError } from '../../src/sandbox/errors.js';
+
+/** What a backend's test file hands the contract: how to make one, and what differs between backends. */
+export interface ContractTarget {
+  name: string;
+  create(sessionId: string): Promise<Sandbox>;
+  /** The user name files created inside end up owned by. */
+  ownerName: string;
+}
+
+/**
+ * The behaviour every `Sandbox` must show (the hono-style shared suite of STYLE.md): one sandbox is shared by
+ * all cases to keep the wall time small; each case works in its own directory.
+ */
+export function sandboxContract(target: ContractTarget): void {
+  describe(`Sandbox contract: ${target.name}`, () => {
+    let sb: Sandbox;
+    beforeAll(async () => {
+      sb = await target.create(`contract-${target.name}`);
+    });
+    afterAll(async () => {
+      await sb?.close();
+    });
+
+    it('reports exit codes 0, 1 and 137 (SIGKILL), never guessing', async () => {
+      expect((await sb.exec('true')).exitCode).toBe(0);
+      expect((await sb.exec('exit 1')).exitCode).toBe(1);
+      const killed = await sb.exec('kill -9 $$');
+      expect(killed.exitCode).toBe(137);
+      expect(killed.timedOut).toBe(false);
+      expect(killed.oomKilled).toBe(false);
+    });
+
+    it('keeps stderr apart from stdout', async () => {
+      const r = await sb.exec('echo out; echo err >&2; echo out2');
+      expect(r.stdout).toBe('out\nout2\n');
+      expect(r.stderr).toBe('err\n');
+    });
+
+    it('runs argv without a shell, with cwd, env and stdin', async () => {
+      await sb.exec('mkdir -p envdir');
+      const r = await sb.exec(['bash', '-c', 'pwd; echo "$GREETING"; cat', 'x'], {
+        cwd: 'envdir',
+        env: { GREETING: 'hi there' },
+        stdin: 'from stdin',
+      });
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toBe(`${sb.workspaceDir}/envdir\nhi there\nfrom stdin`);
+      const literal = await sb.exec(['echo', '$HOME; rm -rf /']);
+      expect(literal.stdout).toBe('$HOME; rm -rf /\n');
+    });
+
+    it('kills `sleep 1000` on timeout and says so', async () => {
+      const r = await sb.exec('sleep 1000', { timeoutMs: 800 });
+      expect(r.timedOut).toBe(true);
+      expect(r.exitCode).toBe(137);
+      expect(r.durationMs).toBeLessThan(6_000);
+    });
+
+    it('kills the whole tree on timeout, including a background child holding stdout', async () => {
+      const marker = 1000 + Math.floor(Math.random() * 8000);
+      const r = await sb.exec(`sleep ${marker} & echo started; sleep ${marker}`, { timeoutMs: 1_000 });
+      expect(r.timedOut).toBe(true);
+      expect(r.stdout).toBe('started\n');
+      expect(r.durationMs).toBeLessThan(7_000);
+      const left = await sb.exec(['pgrep', '-f', `sleep ${marker}`]);
+      expect(left.stdout).toBe('');
+      expect(left.exitCode).toBe(1);
+    });
+
+    it('does not hang when a command exits but its background child keeps stdout open', async () => {
+      const marker = 1000 + Math.floor(Math.random() * 8000);
+      const r = await sb.exec(`sleep ${marker} & echo done`, { timeoutMs: 30_000 });
+      expect(r.exitCode).toBe(0);
+      expect(r.timedOut).toBe(false);
+      expect(r.stdout).toBe('done\n');
+      expect(r.durationMs).toBeLessThan(10_000);
+      await sb.exec(['pkill', '-f', `sleep ${marker}`]);
+    });
+
+    it('caps output at head + tail with a marker giving the dropped byte count', async () => {
+      const r = await sb.exec('head -c 100000 /dev/zero | tr "\\0" a; printf END', { maxOutputBytes: 1000 });
+      expect(r.truncated).toBe(true);
+      expect(r.stdout.startsWith('a'.repeat(500))).toBe(true);
+      expect(r.stdout.endsWith('END')).toBe(true);
+      expect(r.stdout).toContain('[… 99003 bytes of output dropped by mnemara …]');
+      const small = await sb.exec('echo small', { maxOutputBytes: 1000 });
+      expect(small.truncated).toBe(false);
+    });
+
+    it('reassembles a UTF-8 character split across writes, and never cuts one at the cap', async () => {
+      const split = await sb.exec("printf '\\xe2\\x82'; sleep 0.3; printf '\\xac\\n'");
+      expect(split.stdout).toBe('€\n');
+      const capped = await sb.exec("for i in $(seq 2000); do printf '€'; done", { maxOutputBytes: 101 });
+      expect(capped.truncated).toBe(true);
+      expect(capped.stdout).not.toContain('\uFFFD');
+      expect(capped.stdout.startsWith('€'.repeat(16))).toBe(true);
+    });
+
+    it('survives binary output', async () => {
+      const r = await sb.exec('head -c 65536 /dev/urandom');
+      expect(r.exitCode).toBe(0);
+      expect(typeof r.stdout).toBe('string');
+      expect(r.stdout.length).toBeGreaterThan(0);
+    });
+
+    it('writes and reads files byte for byte, with modes and parents created', async () => {
+      const bytes = randomBytes(70_000);
+      await sb.writeFile('files/deep/bin.dat', bytes);
+      expect((await sb.readFile('files/deep/bin.dat')).equals(bytes)).toBe(true);
+      await sb.writeFile(`${sb.workspaceDir}/files/run.sh`, '#!/bin/sh\necho ran\n', { mode: 0o750 });
+      const r = await sb.exec('stat -c "%a %U" files/run.sh && ./files/run.sh');
+      expect(r.stdout).toBe(`750 ${target.ownerName}\nran\n`);
+    });
+
+    it('fails file reads with ENOENT, EISDIR and TOO_LARGE', async () => {
+      await sb.writeFile('files/big.txt', 'x'.repeat(5000));
+      await expect(sb.readFile('files/none')).rejects.toMatchObject({ code: 'ENOENT' });
+      await expect(sb.readFile('files')).rejects.toMatchObject({ code: 'EISDIR' });
+      await expect(sb.readFile('files/big.txt', { maxBytes: 100 })).rejects.toBeInstanceOf(SandboxError);
+      await expect(sb.readFile('files/big.txt', { maxBytes: 100 })).rejects.toMatchObject({ code: 'TOO_LARGE' });
+      expect((await sb.readFile('files/big.txt', { maxBytes: 5000 })).length).toBe(5000);
+    });
+
+    it('round-trips a tree through putArchive/getArchive: modes, symlink, empty dir, unicode, 50 MB', async () => {
+      const src = await mkdtemp(join(tmpdir(), 'mnemara-rt-src-'));
+      const back = await mkdtemp(join(tmpdir(), 'mnemara-rt-back-'));
+      try {
+        await mkdir(join(src, 'empty'));
+        await mkdir(join(src, 'sub'));
+        await writeFile(join(src, 'sub', 'script.sh'), '#!/bin/sh\n');
+        await chmod(join(src, 'sub', 'script.sh'), 0o755);
+        await writeFile(join(src, 'secret.txt'), 'only me');
+        await chmod(join(src, 'secret.txt'), 0o600);
+        await symlink('sub/script.sh', join(src, 'link'));
+        await writeFile(join(src, 'héllo wörld ✓.txt'), 'ünïcödé');
+        const big = Buffer.alloc(50 * 1024 * 1024);
+        for (let i = 0; i < big.length; i += 4096) randomBytes(16).copy(big, i);
+        await writeFile(join(src, 'big.bin'), big);
+        const bigDigest = createHash('sha256').update(big).digest('hex');
+
+        const packed = tar.c({ cwd: src, portable: true }, ['.']) as unknown as Readable;
+        await sb.putArchive(packed, 'rt/in/nested');
+        const inside = await sb.exec('cd rt/in/nested && stat -c "%n %a %U" secret.txt sub/script.sh empty && readlink link');
+        expect(inside.stdout).toBe(
+          `secret.txt 600 ${target.ownerName}\nsub/script.sh 755 ${target.ownerName}\nempty 755 ${target.ownerName}\nsub/script.sh\n`,
+        );
+
+        const names: string[] = [];
+        const out = await sb.getArchive('rt/in/nested');
+        await pipeline(out, tar.x({ cwd: back, preserveOwner: false, onentry: (e) => names.push(e.path) }));
+        expect(names[0]).toBe('./');
+        expect(names.every((n) => n === './' || n.startsWith('./'))).toBe(true);
+        expect((await stat(join(back, 'secret.txt'))).mode & 0o777).toBe(0o600);
+        expect((await stat(join(back, 'sub', 'script.sh'))).mode & 0o777).toBe(0o755);
+        expect(await readlink(join(back, 'link'))).toBe('sub/script.sh');
+        expect((await stat(join(back, 'empty'))).isDirectory()).toBe(true);
+        expect(await readFile(join(back, 'héllo wörld ✓.txt'), 'utf8')).toBe('ünïcödé');
+        const bigBack = await readFile(join(back, 'big.bin'));
+        expect(createHash('sha256').update(bigBack).digest('hex')).toBe(bigDigest);
+      } finally {
+        await rm(src, { recursive: true, force: true });
+        await rm(back, { recursive: true, force: true });
+      }
+    });
+
+    it('refuses to work after close, and close is idempotent', async () => {
+      const other = await target.create(`contract-close-${target.name}`);
+      await other.close();
+      await other.close();
+      await expect(other.exec('true')).rejects.toMatchObject({ code: 'SANDBOX_CLOSED' });
+    });
+  });
+}
