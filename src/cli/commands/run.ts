@@ -1,4 +1,171 @@
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { MnemaraError } from '../../config/errors.js';
+import type { FlagValue } from '../../config/load.js';
+import { runSession, type SessionEvent, type SessionResult } from '../../session.js';
+import { EXIT, emit, progressPrinter } from '../output.js';
+import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
-/** Registers `mnemara run` (being built; see the issue that owns this command). */
-export function registerRunCommand(_program: Command): void {}
+interface RunCliOptions extends ConfigCliOptions {
+  workspace: string;
+  task?: string;
+  taskFile?: string;
+  lineage?: string;
+  from?: string;
+  memoryFrom?: string;
+  model?: string;
+  maxTurns?: string;
+  network?: string;
+  memoryRead: boolean;
+  memoryGenerate: boolean;
+  liveUpdate: boolean;
+  keepSandbox?: boolean;
+  json?: boolean;
+}
+
+async function readTask(opts: RunCliOptions): Promise<string> {
+  if (opts.task !== undefined && opts.taskFile !== undefined) {
+    throw new MnemaraError('USAGE', '--task and --task-file cannot be combined', { hint: 'Give the task one way.' });
+  }
+  let task = opts.task;
+  if (opts.taskFile !== undefined) {
+    try {
+      task = opts.taskFile === '-' ? await readStdin() : await readFile(opts.taskFile, 'utf8');
+    } catch (err) {
+      throw new MnemaraError('NOT_FOUND', `cannot read --task-file ${opts.taskFile}: ${(err as Error).message}`, {
+        hint: 'Pass a readable file, or - to read the task from stdin.',
+      });
+    }
+  }
+  if (task === undefined || task.trim() === '') {
+    throw new MnemaraError('USAGE', 'no task given', { hint: 'Pass --task "what to do" or --task-file FILE.' });
+  }
+  return task.trim();
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Flags that set configuration options, with the flag's name as their source (only when given on the command line). */
+function configFlags(cmd: Command, opts: RunCliOptions): FlagValue[] {
+  const given = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
+  const flags: FlagValue[] = [];
+  if (opts.model !== undefined) flags.push({ path: 'agent.model', value: opts.model, flag: '--model' });
+  if (opts.maxTurns !== undefined) flags.push({ path: 'agent.maxTurns', value: opts.maxTurns, flag: '--max-turns' });
+  if (opts.network !== undefined) flags.push({ path: 'sandbox.network', value: opts.network, flag: '--network' });
+  if (given('memoryRead')) flags.push({ path: 'memory.read', value: opts.memoryRead, flag: '--no-memory-read' });
+  if (given('memoryGenerate')) flags.push({ path: 'memory.generate', value: opts.memoryGenerate, flag: '--no-memory-generate' });
+  if (given('liveUpdate')) flags.push({ path: 'agent.liveUpdate', value: opts.liveUpdate, flag: '--no-live-update' });
+  return flags;
+}
+
+/** A live line per tool call (on stderr, with the progress lines). */
+function toolPrinter(enabled: boolean): (event: SessionEvent) => void {
+  return (event) => {
+    if (!enabled || event.type !== 'tool' || event.tool.phase !== 'end') return;
+    const t = event.tool;
+    const status = t.exitCode !== undefined && t.exitCode !== null ? `exit ${t.exitCode}` : t.isError ? 'error' : 'ok';
+    const ms = t.durationMs !== undefined ? `, ${(t.durationMs / 1000).toFixed(1)} s` : '';
+    process.stderr.write(`  [turn ${t.turn}] ${t.name}: ${oneLine(t.summary)} → ${status}${ms}\n`);
+  };
+}
+
+const oneLine = (s: string, max = 100): string => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+/** The human summary of a session. */
+export function formatSummary(r: SessionResult): string {
+  const secs = (ms: number | undefined): string => `${((ms ?? 0) / 1000).toFixed(1)} s`;
+  const n = (x: number): string => x.toLocaleString('en-US');
+  const lines = [
+    '',
+    `outcome     ${r.outcome}${r.agentError ? ` (${r.agentError})` : ''}`,
+    `turns       ${r.turns}`,
+    `tokens      ${n(r.usage.inputTokens)} in, ${n(r.usage.outputTokens)} out, ${n(r.usage.cacheReadTokens)} cache read, ${n(r.usage.cacheCreationTokens)} cache write`,
+    `time        ${secs(r.timings.totalMs)} (agent ${secs(r.timings.agent)}, restore ${secs(r.timings.restore)}, snapshot ${secs(r.timings['snapshot-workspace'])}, memory ${secs(r.timings['memory-pipeline'])})`,
+    `rollout     ${r.rolloutId}`,
+    `workspace   snapshot ${r.workspaceSnapshot ?? '(none)'}`,
+    `memory      ${r.memorySnapshot ? `snapshot ${r.memorySnapshot}` : r.pipelineError ? `NOT consolidated: ${r.pipelineError}` : 'not generated (rollout pending)'}`,
+    `lineage     ${r.lineage} → head ${r.head ?? '(unchanged)'}${r.headConflicts ? ` (head moved ${r.headConflicts}× meanwhile; merged)` : ''}`,
+  ];
+  if (r.lessons) {
+    lines.push(`lessons     ${r.lessons.added.length} added, ${r.lessons.changed.length} changed, ${r.lessons.removed.length} removed (${r.lessons.total} in MEMORY.md)`);
+  }
+  lines.push(`transcript  ${r.transcriptPath}`);
+  if (r.keptSandbox) lines.push(`sandbox     kept: ${r.keptSandbox} (remove with mnemara sandbox prune)`);
+  if (r.pipelineError) lines.push('', 'The rollout stays pending; the next session or `mnemara memory consolidate` extracts it.');
+  return lines.join('\n');
+}
+
+/** Registers `mnemara run`: one session, start to finish. */
+export function registerRunCommand(program: Command): void {
+  const cmd = program
+    .command('run')
+    .description(
+      'Run one agent session: restore the workspace (lineage head, --from snapshot, or a fresh copy) into a\n' +
+        'hardened sandbox, run Claude on the task, snapshot the workspace, turn the transcript into lessons and\n' +
+        'consolidate them into memories/MEMORY.md, snapshot the memory and move the lineage head.\n\n' +
+        'Exit codes: 0 the agent completed; 1 it did not (error, turn or token limit, interrupted; the work is\n' +
+        'still saved); 2 bad input; 3 mnemara failed. Ctrl-C ends the run after the current tool call and\n' +
+        'still saves it; a second Ctrl-C quits at once.',
+    )
+    .option('-w, --workspace <dir>', 'host directory of the workspace', '.')
+    .option('-t, --task <text>', 'what the agent should do')
+    .option('--task-file <file>', 'read the task from a file (- for stdin)')
+    .option('-l, --lineage <name>', "lineage to start from and advance (default: the workspace directory's name)")
+    .option('--from <snapshot>', 'start from this snapshot instead of the lineage head')
+    .option('--memory-from <lineage>', "fresh copy of the workspace with this lineage's memory laid over it (CI)")
+    .option('-m, --model <model>', 'model of the run (agent.model)')
+    .option('--max-turns <n>', 'model turns before the run stops (agent.maxTurns)')
+    .option('--network <mode>', 'sandbox network mode, e.g. bridge (default none)')
+    .option('--no-memory-read', 'do not put memory into the prompt')
+    .option('--no-memory-generate', 'do not extract or consolidate memory after the run (the rollout stays pending)')
+    .option('--no-live-update', "do not give the agent the memory tool")
+    .option('--keep-sandbox', 'leave the container running afterwards, for inspection')
+    .option('--json', 'print one JSON result instead of live lines and a summary');
+  addConfigOptions(cmd).action(async (opts: RunCliOptions) => {
+    const json = Boolean(opts.json);
+    const task = await readTask(opts);
+    const { config } = loadCliConfig(opts, configFlags(cmd, opts));
+    const controller = new AbortController();
+    let interrupts = 0;
+    const onSigint = (): void => {
+      interrupts += 1;
+      if (interrupts > 1) process.exit(130);
+      process.stderr.write('\ninterrupting: finishing the current tool call, then saving the run (Ctrl-C again to quit now)\n');
+      controller.abort();
+    };
+    process.on('SIGINT', onSigint);
+    const printProgress = progressPrinter(!json);
+    const printTool = toolPrinter(!json);
+    try {
+      const result = await runSession(
+        {
+          workspace: opts.workspace,
+          task,
+          config,
+          signal: controller.signal,
+          ...(opts.lineage !== undefined ? { lineage: opts.lineage } : {}),
+          ...(opts.from !== undefined ? { from: opts.from } : {}),
+          ...(opts.memoryFrom !== undefined ? { memoryFrom: opts.memoryFrom } : {}),
+          ...(opts.keepSandbox ? { keepSandbox: true } : {}),
+        },
+        {
+          onEvent: (event) => {
+            if (event.type === 'progress') printProgress(event.progress);
+            else printTool(event);
+          },
+        },
+      );
+      emit(json, result, () => formatSummary(result));
+      process.exitCode = result.outcome === 'completed' ? EXIT.ok : EXIT.failed;
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+  });
+}

@@ -1,0 +1,167 @@
+/**
+ * One session, as DESIGN.md's ten steps: resolve the start, start the sandbox, restore, read memory, run the
+ * agent, snapshot the workspace, extract (phase 1), consolidate (phase 2), snapshot the memory and move the
+ * lineage head by compare-and-swap, remove the sandbox. The order protects work: the workspace snapshot is taken
+ * and the head moved to it before the pipeline runs, so a pipeline failure or a crash leaves the rollout pending
+ * on the lineage (its transcript in `sessions/`, no raw memories yet) for the next session to extract.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { newRolloutId } from './agent/ids.js';
+import { MnemaraError } from './config/errors.js';
+import { logger } from './config/logger.js';
+import { createSandbox } from './sandbox/index.js';
+import type { Sandbox } from './sandbox/types.js';
+import { openStore } from './snapshot/index.js';
+import { runAgentStep, sessionModelClient, type AgentRunSummary } from './session/agent-step.js';
+import { eventSink, progressOf, step } from './session/context.js';
+import { diffLessons, readEntries } from './session/lessons.js';
+import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
+import { HeadPublisher } from './session/publish.js';
+import { assertWorkspace, defaultLineage, resolveStart, restoreWorkspace } from './session/start.js';
+import type { LessonChanges, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
+
+export * from './session/types.js';
+export { defaultLineage } from './session/start.js';
+
+const log = logger('session');
+
+/**
+ * Runs one session end to end and returns what it did. Events (step progress, model turns, tool calls) go to
+ * `hooks.onEvent` as they happen. The agent's own failures (model errors, turn limits, Ctrl-C via
+ * `options.signal`) are outcomes, not exceptions: the workspace is still snapshotted and the head still moved.
+ * Throws `MnemaraError` when mnemara itself cannot go on (usage: bad lineage or snapshot id, missing workspace;
+ * failure: no Docker, a corrupt store, the workspace snapshot could not be written — the transcript is then
+ * kept at `<home>/transcripts/<rollout-id>.jsonl`, as it always is).
+ */
+export async function runSession(options: SessionOptions, hooks: SessionHooks = {}): Promise<SessionResult> {
+  const began = Date.now();
+  const emit = eventSink(hooks);
+  const onProgress = progressOf(emit);
+  const timings: Partial<Record<SessionStep, number>> = {};
+  const { config } = options;
+  const layout = config.memory.layout;
+  const layoutDirs = [layout.memoriesDir, layout.sessionsDir];
+  const workspace = await assertWorkspace(options.workspace);
+  const lineage = options.lineage ?? defaultLineage(workspace);
+  const rolloutId = newRolloutId();
+  const client = sessionModelClient(config);
+  const store = await openStore(config.snapshot.store as string, config.snapshot);
+  const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
+  await mkdir(join(config.home, 'tmp'), { recursive: true });
+  const workDir = await mkdtemp(join(config.home, 'tmp', `session-${rolloutId}-`));
+
+  // 1. Resolve the start: --from, else --memory-from, else the lineage head, else a fresh copy.
+  const start = await step('resolve', emit, timings, () => resolveStart(store, { lineage, ...pick(options) }), (s) =>
+    s.snapshotId ? `${s.kind} ${s.snapshotId} (lineage ${lineage})` : `fresh copy of ${workspace} (lineage ${lineage})`,
+  );
+
+  // 2. Start the hardened sandbox.
+  const sandbox: Sandbox = await step('sandbox', emit, timings, () =>
+    createSandbox({ ...config.sandbox, sessionId: rolloutId, onProgress }), (s) => `${s.kind} ${s.id.slice(0, 12)}`,
+  );
+  try {
+    // 3. Restore the start into /workspace.
+    await step('restore', emit, timings, () =>
+      restoreWorkspace(sandbox, store, start, { workspace, ignore: config.snapshot.ignore, layout }),
+    );
+
+    // 4. Read memory: memory_summary.md within its budget, as data, into the system prompt.
+    const memory = config.memory.read
+      ? await step('memory-read', emit, timings, () => readMemoryBlock(sandbox, config, options.task), (m) => m.note)
+      : { block: undefined, note: 'memory read is off' };
+
+    // 5. Run the agent; its failures are outcomes. The transcript is written on the host as the run goes.
+    const run: AgentRunSummary = await step('agent', emit, timings, () =>
+      runAgentStep({ sandbox, client, config, task: options.task, memoryBlock: memory.block, rolloutId, transcriptPath, emit, options }),
+      (r) => `${r.outcome} after ${r.turns} turns`,
+    );
+
+    // 6. Snapshot the workspace, whatever the outcome, then move the head to it: from here on the rollout is safe.
+    const parent = start.snapshotId ?? start.headAtStart;
+    const startManifest = parent ? await store.get(parent) : null;
+    const workspaceSnapshot = await step('snapshot-workspace', emit, timings, async () =>
+      store.create(
+        { tar: await sandbox.getArchive(sandbox.workspaceDir) },
+        { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...(startManifest?.rolloutIds ?? []), rolloutId])], onProgress },
+      ), (m) => m.id,
+    );
+    const layoutDir = join(workDir, 'memory');
+    const publisher = new HeadPublisher(store, lineage, layout, workDir, rolloutId, layoutDir, {
+      headAtStart: start.headAtStart,
+      layoutFrom: start.snapshotId,
+    }, onProgress);
+    const before = await step('publish', emit, timings, async () => {
+      await publisher.extract(workspaceSnapshot.id, layoutDir);
+      const entries = await readEntries(join(layoutDir, layout.memoriesDir, 'MEMORY.md'));
+      let candidate = workspaceSnapshot.id;
+      if (publisher.expected !== null && publisher.expected !== publisher.base) {
+        // Started off the head (--from, or memory from another lineage): keep the head's lessons too.
+        await publisher.mergeHead(publisher.expected);
+        candidate = (await publisher.snapshotLayout(workspaceSnapshot.id)).id;
+      }
+      await publisher.advance(candidate, async (current) => (await publisher.snapshotLayout(current)).id);
+      return entries;
+    }, () => `head of ${lineage} → ${publisher.expected}`);
+
+    const result: SessionResult = {
+      rolloutId,
+      lineage,
+      start,
+      outcome: run.outcome,
+      ...(run.error ? { agentError: run.error } : {}),
+      turns: run.turns,
+      usage: run.usage,
+      workspaceSnapshot: workspaceSnapshot.id,
+      memorySnapshot: null,
+      head: publisher.expected,
+      pending: true,
+      headConflicts: publisher.conflicts,
+      lessons: null,
+      transcriptPath,
+      timings: { totalMs: 0 },
+    };
+    if (config.memory.generate) {
+      try {
+        // 7 + 8. Phase 1 (extraction) and phase 2 (consolidation) on a host copy of the memory layout.
+        const consolidate = (): Promise<unknown> =>
+          step('memory-pipeline', emit, timings, () => runPipelineOn(layoutDir, config, onProgress));
+        await consolidate();
+        // 9. Snapshot the memory; move the head by compare-and-swap, consolidating again on a moved head.
+        const memorySnapshot = await step('snapshot-memory', emit, timings, () => publisher.snapshotLayout(publisher.parent), (m) => m.id);
+        const head = await step('advance-head', emit, timings, () =>
+          publisher.advance(memorySnapshot.id, async (current) => {
+            await consolidate();
+            return (await publisher.snapshotLayout(current)).id;
+          }), (h) => `head of ${lineage} → ${h}`,
+        );
+        const after = await readEntries(join(layoutDir, layout.memoriesDir, 'MEMORY.md'));
+        Object.assign(result, { memorySnapshot: head, head, pending: false, headConflicts: publisher.conflicts });
+        result.lessons = diffLessons(before, after) satisfies LessonChanges;
+      } catch (err) {
+        if (err instanceof MnemaraError && err.code === 'HEAD_CONFLICT') throw err;
+        // The rollout stays pending at the head (its transcript is there): the next session or
+        // `mnemara memory consolidate` extracts it.
+        log.error({ err, rolloutId }, 'memory pipeline failed; the rollout stays pending');
+        result.pipelineError = (err as Error).message;
+        result.head = publisher.expected;
+      }
+    }
+    if (options.keepSandbox) result.keptSandbox = sandbox.id;
+    result.timings = { ...timings, totalMs: Date.now() - began };
+    return result;
+  } finally {
+    // 10. Remove the sandbox (unless asked to keep it) and the session's scratch space.
+    await step('cleanup', emit, timings, async () => {
+      if (!options.keepSandbox) await sandbox.close();
+      await rm(workDir, { recursive: true, force: true });
+    }).catch((err: unknown) => log.error({ err }, 'cleanup failed'));
+  }
+}
+
+function pick(options: SessionOptions): { from?: string; memoryFrom?: string } {
+  return {
+    ...(options.from !== undefined ? { from: options.from } : {}),
+    ...(options.memoryFrom !== undefined ? { memoryFrom: options.memoryFrom } : {}),
+  };
+}
