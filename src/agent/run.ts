@@ -159,12 +159,12 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     );
 
     for await (const stream of runner) {
-      turns += 1;
-      const turn = turns;
+      const turn = turns + 1;
       const callStarted = performance.now();
       emit({ type: 'model_call_started', turn });
       stream.on('text', (delta) => emit({ type: 'model_text', turn, delta }));
       const message = await stream.finalMessage();
+      turns = turn;
       usage = addUsage(usage, message);
       stopReason = message.stop_reason;
       emit({ type: 'model_call_ended', turn, stopReason, usage, ms: Math.round(performance.now() - callStarted) });
