@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Text normalization, entry ids and similarity for consolidation. An entry id is `m-` + 8 hex digits of the
+ * sha256 of the normalized text, so the same lesson (up to case, whitespace, markup and end punctuation)
+ * gets the same id in every consolidation.
+ */
+
+/** Lowercase, NFKC, markup (`*`, `` ` ``, `_` emphasis) and end punctuation gone, whitespace collapsed. */
+export function normalizeText(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[`*]+/g, '')
+    .replace(/(^|\s)_+|_+(\s|$)/g, '$1$2')
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.!;:,]+$/u, '')
+    .trim();
+}
+
+/** The stable id of an entry with this text: `m-` + 8 hex digits. */
+export function entryId(text: string): string {
+  return `m-${createHash('sha256').update(normalizeText(text)).digest('hex').slice(0, 8)}`;
+}
+
+/** sha256 hex of a string (for change detection). */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+const STOPWORDS = new Set(
+  'a an the and or but if then else of to in on at by for with from into onto as is are was were be been being it its this that these those there here not no do does did so than too very can could should would will must may might when while before after use uses used using run runs only also just first once which what who how all any each every other same new now'.split(
+    ' ',
+  ),
+);
+
+/** Content words of a text: normalized, split on anything but letters, digits and `_ . : / @ + -`, stopwords out. */
+export function contentTokens(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of normalizeText(text).split(/[^\p{L}\p{N}_.:/@+-]+/u)) {
+    const t = raw.replace(/^[.:/@+-]+|[.:/@+-]+$/g, '');
+    if (t.length >= 2 && !STOPWORDS.has(t)) out.add(t);
+  }
+  return out;
+}
+
+/** Jaccard index |A∩B| / |A∪B| and overlap coefficient |A∩B| / min(|A|,|B|), both 0…1. */
+export function similarity(a: Set<string>, b: Set<string>): { jaccard: number; overlap: number; shared: number } {
+  let shared = 0;
+  for (const t of a) if (b.has(t)) shared++;
+  const union = a.size + b.size - shared;
+  const min = Math.min(a.size, b.size);
+  return { jaccard: union ? shared / union : 0, overlap: min ? shared / min : 0, shared };
+}
+
+/**
+ * Whether two lesson texts say the same thing: identical after normalization, or a high token overlap
+ * (Jaccard ≥ 0.6, or one text's words almost all inside the other's, with at least 4 shared words).
+ */
+export function nearDuplicate(a: string, b: string): boolean {
+  if (normalizeText(a) === normalizeText(b)) return true;
+  const s = similarity(contentTokens(a), contentTokens(b));
+  return s.jaccard >= 0.6 || (s.overlap >= 0.85 && s.shared >= 4);
+}

@@ -1,0 +1,178 @@
+import { rm } from 'node:fs/promises';
+import type { ModelClient } from '../../agent/client.js';
+import type { MemoryConfig } from '../../config/memory.js';
+import { logger } from '../../config/logger.js';
+import { noProgress, type OnProgress } from '../../config/progress.js';
+import type { MemoryPaths } from '../layout.js';
+import type { HandbookInfo, MemoryEntry } from '../memory-md.js';
+import { entryId, nearDuplicate } from '../normalize.js';
+import { loadPrompt } from '../prompts.js';
+import { loadState, type MemoryState } from '../state.js';
+import { loadRawInputs, type RolloutInput } from './inputs.js';
+import { mergeRawMemories } from './merge.js';
+import { consolidateWithModel, phase2Data, type ModelEntry } from './model.js';
+import { assignEntries, isForgotten, readHandbook } from './reconcile.js';
+import { dropSuperseded } from './supersede.js';
+import { readMemoryMd, renderHandbook, writeHandbook } from './write.js';
+
+/** Version of the deterministic consolidation rules, recorded like a prompt version. */
+export const DETERMINISTIC_PHASE2_VERSION = 'consolidate-v1';
+
+/** Options of {@link consolidate}. */
+export interface ConsolidateOptions {
+  paths: MemoryPaths;
+  config: Pick<MemoryConfig, 'maxRawMemories' | 'memoryMdTokens' | 'summaryTokens'>;
+  /** `model` needs `client` and `model`. */
+  mode: 'deterministic' | 'model';
+  client?: ModelClient;
+  model?: string;
+  /** Consolidate even when no raw memory changed (e.g. after a change of caps). */
+  force?: boolean;
+  now?: () => Date;
+  onProgress?: OnProgress;
+}
+
+/** What one consolidation did. Entry ids in `added`/`changed`/`removed`. */
+export interface ConsolidationResult {
+  /** False when nothing changed since the last consolidation: no model call, no file written. */
+  consolidated: boolean;
+  added: string[];
+  changed: string[];
+  removed: string[];
+  /** Rollouts that fell out of the newest N raw memories; their files are deleted. */
+  forgottenRollouts: string[];
+  /** Stale entries dropped because a newer one contradicts them: `{stale text, by text}`. */
+  superseded: Array<{ stale: string; by: string }>;
+  /** Raw memories files that could not be parsed. */
+  invalid: Array<{ rolloutId: string; error: string }>;
+  entries: number;
+  modelCalls: number;
+  producer: string;
+  promptVersion: string;
+}
+
+const log = logger('memory.phase2');
+
+/**
+ * Phase 2 for one memory layout: the newest `maxRawMemories` raw memories plus the current MEMORY.md
+ * (with a person's edits and deletions) → new MEMORY.md and memory_summary.md, ranked and capped.
+ * A no-op (zero model calls, nothing written) when the raw memories are what the last consolidation saw.
+ * Any error leaves the previous MEMORY.md in place.
+ * @throws MnemaraError `INVALID_INPUT` (damaged state), `MODEL_OUTPUT_INVALID`, `USAGE` (model mode without client); SDK errors.
+ */
+export async function consolidate(options: ConsolidateOptions): Promise<ConsolidationResult> {
+  const { paths, config, mode } = options;
+  const onProgress = options.onProgress ?? noProgress;
+  const now = (options.now ?? (() => new Date()))().toISOString();
+  const started = Date.now();
+  onProgress({ step: 'phase2', phase: 'start', message: mode });
+  const state = await loadState(paths.stateFile);
+  const memoryText = await readMemoryMd(paths);
+  const book = readHandbook(memoryText, state, now);
+  const inputs = await loadRawInputs(paths, config.maxRawMemories);
+  const prompt = mode === 'model' ? await loadPrompt('phase2') : undefined;
+  const producer = mode === 'model' ? `model:${options.model}` : 'deterministic';
+  const promptVersion = prompt?.version ?? DETERMINISTIC_PHASE2_VERSION;
+  const base: ConsolidationResult = { consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], superseded: [], invalid: inputs.invalid, entries: book.entries.length, modelCalls: 0, producer, promptVersion };
+
+  if (!options.force && memoryText !== null && state.consolidation?.inputHash === inputs.inputHash) {
+    onProgress({ step: 'phase2', phase: 'end', message: 'nothing new', elapsedMs: Date.now() - started });
+    return base;
+  }
+  if (memoryText === null && inputs.kept.length === 0 && inputs.forgotten.length === 0) {
+    onProgress({ step: 'phase2', phase: 'end', message: 'no raw memories', elapsedMs: Date.now() - started });
+    return base;
+  }
+
+  const forgotten = { ...state.forgotten, ...book.deleted };
+  // A bullet a person wrote back after deleting it is theirs again.
+  for (const e of book.entries) delete forgotten[e.id];
+  const live = new Set(inputs.kept.map((r) => r.rolloutId));
+  const times = new Map(inputs.kept.map((r) => [r.rolloutId, r.time]));
+  let entries: MemoryEntry[];
+  let superseded: ConsolidationResult['superseded'] = [];
+  let modelCalls = 0;
+  const repeats: Record<string, number> = {};
+  if (mode === 'model') {
+    if (!options.client || !options.model || !prompt) throw new Error('consolidate: model mode needs a client and a model');
+    const reply = await consolidateWithModel({ client: options.client, model: options.model, prompt, data: phase2Data(book.entries, inputs.kept, forgotten) });
+    modelCalls = reply.calls;
+    entries = entriesFromModel(reply.entries, book.entries, live, times);
+  } else {
+    const merged = mergeRawMemories(inputs.kept).filter((c) => !isForgotten(c, forgotten));
+    const sup = dropSuperseded(merged);
+    superseded = sup.superseded.map((s) => ({ stale: s.stale.text, by: s.by.text }));
+    entries = assignEntries(sup.kept, book.entries, live);
+    for (const c of sup.kept) for (const id of c.ids) repeats[id] = c.count;
+  }
+  entries = entries.filter((e) => !forgotten[e.id] && (e.edited || e.sources.length > 0));
+  if (mode === 'model') entries = entries.filter((e) => e.edited || !Object.values(forgotten).some((t) => nearDuplicate(t.text, e.text)));
+
+  const info: HandbookInfo = { consolidatedAt: now, producer, promptVersion };
+  const rendered = renderHandbook(entries, info, { uses: state.uses, repeats }, config);
+  const before = new Map(book.entries.map((e) => [e.id, e]));
+  const after = new Set(rendered.entries.map((e) => e.id));
+  const result: ConsolidationResult = {
+    ...base,
+    consolidated: true,
+    added: rendered.entries.filter((e) => !before.has(e.id)).map((e) => e.id),
+    changed: rendered.entries.filter((e) => {
+      const p = before.get(e.id);
+      return p && (p.text !== e.text || p.sources.join() !== e.sources.join() || p.kind !== e.kind || p.importance !== e.importance);
+    }).map((e) => e.id),
+    removed: book.entries.filter((e) => !after.has(e.id)).map((e) => e.id),
+    forgottenRollouts: inputs.forgotten,
+    superseded,
+    entries: rendered.entries.length,
+    modelCalls,
+  };
+  if (rendered.capped.length) log.info({ capped: rendered.capped.map((e) => e.id) }, 'entries left out of MEMORY.md by its token cap');
+
+  state.forgotten = forgotten;
+  state.consolidation = { inputHash: inputs.inputHash, at: now, producer, promptVersion };
+  for (const id of inputs.forgotten) state.rollouts[id] = { ...(state.rollouts[id] ?? { attempts: 0, time: '' }), status: 'forgotten', updatedAt: now };
+  await writeHandbook(paths, state, rendered);
+  await removeRolloutFiles(paths, inputs.forgotten);
+  onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})`, elapsedMs: Date.now() - started });
+  return result;
+}
+
+/** Deletes a forgotten rollout's files from the memory layout: raw memories, rollout summary, transcript. */
+export async function removeRolloutFiles(paths: MemoryPaths, rolloutIds: string[]): Promise<void> {
+  for (const id of rolloutIds) {
+    await rm(paths.rawMemories(id), { force: true });
+    await rm(paths.rolloutSummary(id), { force: true });
+    await rm(paths.transcript(id), { force: true });
+  }
+}
+
+/**
+ * Turns the model's entries into MEMORY.md entries: sources limited to rollouts in the input (an entry citing
+ * none is dropped), ids kept when the model continues an existing entry, a person's edited entries restored
+ * word for word (also when the model dropped them).
+ */
+export function entriesFromModel(reply: ModelEntry[], existing: MemoryEntry[], live: Set<string>, times: Map<string, string>): MemoryEntry[] {
+  const out: MemoryEntry[] = [];
+  const taken = new Set<string>();
+  for (const m of reply) {
+    const sources = [...new Set(m.sources)].filter((s) => live.has(s));
+    const prev = (m.id ? existing.find((e) => e.id === m.id) : undefined) ?? existing.find((e) => nearDuplicate(e.text, m.text));
+    if (sources.length === 0 && !prev?.edited) {
+      log.info({ text: m.text.slice(0, 80), cited: m.sources }, 'model entry dropped: it cites no existing rollout');
+      continue;
+    }
+    const id = prev?.id ?? entryId(m.text);
+    if (taken.has(id)) continue;
+    taken.add(id);
+    const at = sources.map((s) => times.get(s) ?? '').sort().at(-1) ?? '';
+    out.push(
+      prev?.edited
+        ? { ...prev, sources: [...new Set([...sources, ...prev.sources.filter((s) => live.has(s))])], at: at || prev.at }
+        : { id, kind: m.kind, text: m.text, sources, importance: m.importance, at, edited: false },
+    );
+  }
+  for (const e of existing) if (e.edited && !taken.has(e.id)) out.push({ ...e, sources: e.sources.filter((s) => live.has(s)) });
+  return out;
+}
+
+export type { RolloutInput, MemoryState };

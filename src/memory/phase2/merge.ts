@@ -1,0 +1,60 @@
+import type { MemoryKind } from '../types.js';
+import { contentTokens, entryId, nearDuplicate, normalizeText } from '../normalize.js';
+import type { RolloutInput } from './inputs.js';
+
+/** A lesson after merging near-duplicate raw memories: the newest wording, every source. */
+export interface Candidate {
+  kind: MemoryKind;
+  text: string;
+  /** Rollout ids, newest first. */
+  sources: string[];
+  importance: number;
+  /** ISO time of the newest source rollout. */
+  at: string;
+  /** How many raw memories said this (repetition is a signal). */
+  count: number;
+  /** Entry ids of every wording merged in (so an existing entry is found whichever wording it had). */
+  ids: Set<string>;
+  keywords: string[];
+}
+
+/**
+ * Merges raw memories (rollouts newest first) into candidates: a raw memory joins the first candidate that
+ * says the same thing (same kind and `nearDuplicate`, or the same normalized text in any kind); otherwise it
+ * starts a new one. Because input is newest first, every candidate carries its newest wording.
+ */
+export function mergeRawMemories(rollouts: RolloutInput[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (const r of rollouts) {
+    for (const m of r.memories) {
+      const norm = normalizeText(m.text);
+      const hit = out.find((c) => (c.kind === m.kind ? nearDuplicate(c.text, m.text) : normalizeText(c.text) === norm));
+      if (hit) {
+        if (!hit.sources.includes(r.rolloutId)) hit.sources.push(r.rolloutId);
+        hit.importance = Math.max(hit.importance, m.importance);
+        hit.count += 1;
+        hit.ids.add(entryId(m.text));
+        for (const k of m.keywords) if (!hit.keywords.includes(k)) hit.keywords.push(k);
+      } else {
+        out.push({
+          kind: m.kind,
+          text: m.text,
+          sources: [r.rolloutId],
+          importance: m.importance,
+          at: r.time,
+          count: 1,
+          ids: new Set([entryId(m.text)]),
+          keywords: [...m.keywords],
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** Token set of a candidate's text without its code spans (the "what is this about" part). */
+export function proseTokens(text: string): Set<string> {
+  return contentTokens(text.replace(/`[^`]*`/g, ' '));
+}
+
+export { contentTokens };

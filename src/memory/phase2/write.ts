@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../atomic.js';
+import type { MemoryPaths } from '../layout.js';
+import { entryText, renderMemoryMd, renderSummary, type HandbookInfo, type MemoryEntry } from '../memory-md.js';
+import { normalizeText, sha256 } from '../normalize.js';
+import { redact } from '../redact.js';
+import { saveState, type MemoryState, type Written } from '../state.js';
+import { estimateTokens } from '../tokens.js';
+import { capEntries, rankEntries, scoreEntries, type RankContext } from './rank.js';
+
+/** Rendered handbook files plus what was left out for size. */
+export interface RenderedHandbook {
+  memoryMd: string;
+  summaryMd: string;
+  /** Entries in MEMORY.md, rank order. */
+  entries: MemoryEntry[];
+  /** Entries in memory_summary.md, rank order. */
+  summary: MemoryEntry[];
+  /** Entries ranked out of MEMORY.md by its token cap. */
+  capped: MemoryEntry[];
+}
+
+/** Tokens of MEMORY.md around the entries (title, header, instructions, section headings). */
+const MEMORY_OVERHEAD = 160;
+const SUMMARY_OVERHEAD = 60;
+
+/**
+ * Ranks entries and renders MEMORY.md (cap `memoryMdTokens`) and memory_summary.md (cap `summaryTokens`, the
+ * best-ranked entries of MEMORY.md). Entry texts are redacted once more on the way out.
+ */
+export function renderHandbook(entries: MemoryEntry[], info: HandbookInfo, ctx: RankContext, caps: { memoryMdTokens: number; summaryTokens: number }): RenderedHandbook {
+  const clean = entries.map((e) => ({ ...e, text: redact(entryText(e.text)) }));
+  const scores = scoreEntries(clean, ctx);
+  const ranked = rankEntries(clean, scores);
+  const { kept, dropped } = capEntries(ranked, caps.memoryMdTokens, MEMORY_OVERHEAD);
+  const { kept: summary } = capEntries(kept, caps.summaryTokens, SUMMARY_OVERHEAD, (e) => estimateTokens(`- ${e.text} [${e.id}]\n`));
+  return { memoryMd: renderMemoryMd(kept, info), summaryMd: renderSummary(summary, info), entries: kept, summary, capped: dropped };
+}
+
+/** The record of a write: the file's hash and each entry's normalized text. */
+export function writtenRecord(memoryMd: string, entries: MemoryEntry[]): Written {
+  return {
+    memoryMdHash: sha256(memoryMd),
+    entries: Object.fromEntries(entries.map((e) => [e.id, normalizeText(e.text)])),
+    edited: entries.filter((e) => e.edited).map((e) => e.id),
+  };
+}
+
+/**
+ * Writes the handbook crash-safely: the state first with the write as `pending`, then memory_summary.md,
+ * then MEMORY.md (each atomically: temp file + rename), then the state with the write committed. A crash
+ * or an error at any point leaves the previous MEMORY.md whole, and the next read can tell which one is on disk.
+ * `state` is updated in place and saved.
+ */
+export async function writeHandbook(paths: MemoryPaths, state: MemoryState, rendered: RenderedHandbook): Promise<void> {
+  state.pending = writtenRecord(rendered.memoryMd, rendered.entries);
+  await saveState(paths.stateFile, state);
+  await writeFileAtomic(paths.summaryMd, rendered.summaryMd);
+  await writeFileAtomic(paths.memoryMd, rendered.memoryMd);
+  state.written = state.pending;
+  state.pending = null;
+  await saveState(paths.stateFile, state);
+}
+
+/** MEMORY.md's text, or `null` when there is none. */
+export async function readMemoryMd(paths: MemoryPaths): Promise<string | null> {
+  return readFile(paths.memoryMd, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  });
+}
