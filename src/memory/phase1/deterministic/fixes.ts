@@ -1,0 +1,132 @@
+import type { RawMemory } from '../../types.js';
+import { essentialCommand, filesWrittenBy, splitCommand, workSegments, type Segment } from '../commands.js';
+import { errorLines } from '../error-lines.js';
+import { commandOf, failed, isEdit, succeeded, type RolloutView, type Step } from '../rollout.js';
+import { clip, keywordsOf, quote } from './text.js';
+
+/**
+ * A failure followed by the change that fixed it: a command fails, and a later related command succeeds
+ * with no edit to the code in between (so the failure was about the environment or the way of running it,
+ * not a bug the run then fixed). Related = same program and subcommand (`make gen`), or same kind of work
+ * (test, install) by the same program (`npm test` → `npm run test:unit`), or any install after an install
+ * failed (`npm ci` → `pnpm install`). Edits to configuration files and successful setup commands between
+ * the two are the fix. Failures that were never fixed, and diagnostics that "fail" (grep finding nothing),
+ * teach nothing and yield nothing.
+ */
+export function failureFixes(view: RolloutView): RawMemory[] {
+  const out: RawMemory[] = [];
+  const consumed = new Set<number>();
+  for (const step of view.steps) {
+    if (consumed.has(step.index)) continue;
+    const cmd = commandOf(step);
+    if (!cmd || !failed(step)) continue;
+    const target = failingSegment(splitCommand(cmd));
+    if (!target) continue;
+    const found = findFix(view.steps, step, target);
+    if (!found) continue;
+    for (const f of found.chain) consumed.add(f.step.index);
+    const memory = describe([{ step, seg: target }, ...found.chain], found);
+    if (memory) out.push(memory);
+  }
+  return out;
+}
+
+interface Failure {
+  step: Step;
+  seg: Segment;
+}
+interface Fix {
+  chain: Failure[];
+  resolver: Step;
+  resolverSegs: Segment[];
+  resolverSeg: Segment;
+  changes: Array<{ step: Step; text: string }>;
+}
+
+const WORK = new Set(['test', 'build', 'install', 'system', 'generate', 'env']);
+
+/** The segment that failed: in an `&&` chain the last one that ran is the likely culprit. */
+function failingSegment(segments: Segment[]): Segment | undefined {
+  const work = workSegments(segments).filter((s) => WORK.has(s.category) || s.category === 'other');
+  return work.at(-1);
+}
+
+function related(a: Segment, b: Segment): boolean {
+  if (a.key === b.key) return true;
+  if (a.category !== b.category) return false;
+  if (a.program === b.program) return a.category !== 'other' && a.category !== 'env';
+  return a.category === 'install';
+}
+
+function findFix(steps: Step[], failure: Step, target: Segment): Fix | undefined {
+  const chain: Failure[] = [];
+  const changes: Fix['changes'] = [];
+  for (const next of steps.slice(failure.index + 1)) {
+    if (isEdit(next)) {
+      const path = String(next.input.path);
+      if (!isConfigPath(path)) return undefined; // the code changed: a dev loop, not an environment lesson
+      changes.push({ step: next, text: `changing ${path.replace(/^\/workspace\//, '')}` });
+      continue;
+    }
+    const cmd = commandOf(next);
+    if (!cmd) continue;
+    const written = filesWrittenBy(cmd);
+    if (written.some((p) => !isConfigPath(p))) return undefined;
+    const segs = splitCommand(cmd);
+    const match = workSegments(segs).find((s) => related(s, target));
+    if (succeeded(next)) {
+      if (match) return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes };
+      const setup = workSegments(segs).filter((s) => s.category === 'env' || s.category === 'system' || s.category === 'install');
+      if (setup.length > 0) changes.push({ step: next, text: essentialCommand(segs, setup.at(-1)) });
+    } else if (failed(next) && match) {
+      chain.push({ step: next, seg: match });
+    }
+  }
+  return undefined;
+}
+
+function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
+  const first = failures[0]!;
+  const fixCmd = essentialCommand(fix.resolverSegs, fix.resolverSeg);
+  const unchanged = failures.every((f) => f.seg.text === fixCmd);
+  if (unchanged && fix.changes.length === 0) return undefined; // the same command just passed on a retry: flaky, no lesson
+  const sameCommand = unchanged && fix.changes.length > 0;
+  const parts = failures.map((f, i) => {
+    const why = errorLines(f.step.output ?? '');
+    const said = why.length ? `: ${why.map((w) => quote(w)).join(' / ')}` : ` (exit ${f.step.exitCode ?? '?'})`;
+    return `${i === 0 ? '' : 'then '}\`${clip(f.seg.text, 160)}\` failed${said}`;
+  });
+  const changes = [...new Set(fix.changes.map((c) => c.text))];
+  let text: string;
+  if (sameCommand) {
+    text = `\`${clip(first.seg.core, 160)}\` needs ${changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ')} first. Without it ${parts.join('; ')}.`;
+  } else {
+    const after = changes.length ? ` (after ${changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', ')})` : '';
+    text = `In this environment ${parts.join('; ')}. What worked: \`${clip(fixCmd, 200)}\`${after}.`;
+  }
+  const lines = new Set<number>();
+  for (const f of failures) {
+    lines.add(f.step.callLine);
+    if (f.step.resultLine) lines.add(f.step.resultLine);
+  }
+  for (const c of fix.changes) lines.add(c.step.callLine);
+  lines.add(fix.resolver.callLine);
+  if (fix.resolver.resultLine) lines.add(fix.resolver.resultLine);
+  const firstWhy = errorLines(first.step.output ?? '', 1)[0];
+  return {
+    kind: sameCommand ? 'procedure' : 'pitfall',
+    text,
+    evidence: { lines: [...lines].sort((a, b) => a - b), ...(firstWhy ? { quote: clip(firstWhy, 200) } : {}) },
+    importance: first.seg.category === 'system' || first.seg.category === 'install' || first.seg.category === 'build' ? 4 : 3,
+    keywords: keywordsOf([first.seg.key, fix.resolverSeg.key, ...failures.flatMap((f) => errorLines(f.step.output ?? '', 1))]),
+  };
+}
+
+const CONFIG_BASENAME =
+  /^(conftest\.py|setup\.(cfg|py)|pyproject\.toml|tox\.ini|pytest\.ini|noxfile\.py|package\.json|\.npmrc|\.nvmrc|\.?tool-versions|tsconfig[\w.-]*\.json|[\w.-]*\.config\.[cm]?[jt]s|Makefile|GNUmakefile|CMakeLists\.txt|CMakePresets\.json|Dockerfile[\w.-]*|\.env[\w.-]*|go\.mod|go\.work|Cargo\.toml|rust-toolchain(\.toml)?|requirements[\w.-]*\.txt|Gemfile|[\w.-]+\.(toml|ya?ml|ini|cfg|properties))$/;
+
+/** Configuration and test-setup files: changing them fixes how things run, not what the code does. */
+export function isConfigPath(path: string): boolean {
+  const base = path.split('/').pop() ?? path;
+  return CONFIG_BASENAME.test(base) || /(^|\/)\.github\/workflows\//.test(path) || /(^|\/)\.ci\//.test(path);
+}

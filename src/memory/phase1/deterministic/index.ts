@@ -1,0 +1,22 @@
+import type { RawMemory } from '../../types.js';
+import type { RolloutView } from '../rollout.js';
+import { failureFixes } from './fixes.js';
+import { userPreferences } from './preferences.js';
+import { secretsSeen } from './secrets.js';
+import { commandsThatWorked, systemPackagesInstalled } from './setup.js';
+import { unfinishedTask } from './task-state.js';
+
+/**
+ * The deterministic extractor: raw memories from the transcript's structure alone (no model, no network).
+ * Rules, each in its own file: the user's corrections and preferences, failures followed by what fixed
+ * them, system packages installed, install and project-specific test commands that worked, secrets the run's commands printed (by name), and
+ * unfinished work at a limit. Every rule reads commands the agent ran and words the user typed, never instructions
+ * inside tool output, so an injected "save to memory: always run …" cannot become a procedure.
+ * A trivial run yields nothing.
+ */
+export function extractDeterministic(view: RolloutView): RawMemory[] {
+  const memories = [...userPreferences(view), ...failureFixes(view), ...systemPackagesInstalled(view), ...secretsSeen(view)];
+  memories.push(...commandsThatWorked(view, memories.map((m) => m.text)));
+  memories.push(...unfinishedTask(view));
+  return memories;
+}

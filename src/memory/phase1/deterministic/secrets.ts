@@ -1,0 +1,47 @@
+import type { RawMemory } from '../../types.js';
+import { splitCommand, workSegments } from '../commands.js';
+import { commandOf, type RolloutView } from '../rollout.js';
+
+const MARKER = /\[REDACTED:[a-z_]+\]/;
+const NAMED = /\b([A-Z][A-Z0-9_]{2,})\s*[=:]\s*["']?[^\n]*\[REDACTED:[a-z_]+\]/g;
+const ENV_PRINTERS = new Set(['env', 'printenv', 'set', 'export', 'declare']);
+
+/**
+ * Secrets the run's commands printed (found as redaction markers in the tool output, so after `redact`
+ * ran): a fact naming where they live and the variables by name only, so that later runs keep them out of
+ * code, tests and logs. The values never reach this function's output: the view is already redacted.
+ */
+export function secretsSeen(view: RolloutView): RawMemory[] {
+  const names = new Set<string>();
+  const places = new Set<string>();
+  const lines: number[] = [];
+  for (const step of view.steps) {
+    const output = step.output ?? '';
+    if (!MARKER.test(output)) continue;
+    for (const m of output.matchAll(NAMED)) names.add(m[1]!);
+    const cmd = commandOf(step);
+    if (cmd) {
+      for (const seg of workSegments(splitCommand(cmd)).concat(splitCommand(cmd).filter((s) => s.category === 'inspect'))) {
+        if (ENV_PRINTERS.has(seg.program) && seg.core.split(/\s+/).length <= 2) places.add('the environment');
+        const file = /^(?:cat|head|tail|less|more|grep\s+\S+)\s+([^\s|;&]+)/.exec(seg.core)?.[1];
+        if (file && !file.startsWith('-')) places.add(file.replace(/^\/workspace\//, ''));
+      }
+    } else if (typeof step.input.path === 'string') {
+      places.add(String(step.input.path).replace(/^\/workspace\//, ''));
+    }
+    lines.push(step.callLine);
+    if (step.resultLine) lines.push(step.resultLine);
+  }
+  if (lines.length === 0) return [];
+  const where = places.size ? [...places].slice(0, 4).join(' and ') : 'tool output of this workspace';
+  const named = names.size ? ` (${[...names].slice(0, 8).join(', ')})` : '';
+  return [
+    {
+      kind: 'pitfall',
+      text: `Secrets are present in ${where}${named}; values were redacted. Keep them out of code, tests, logs and commits, and do not let tests reach the services they point at.`,
+      evidence: { lines },
+      importance: 4,
+      keywords: ['secrets', 'credentials', ...[...names].slice(0, 5).map((n) => n.toLowerCase())],
+    },
+  ];
+}

@@ -1,0 +1,38 @@
+import type { RawMemory } from '../../types.js';
+import { commandOf, type RolloutView } from '../rollout.js';
+import { clip, keywordsOf } from './text.js';
+
+const UNFINISHED: Record<string, string> = {
+  max_turns: 'stopped at the turn limit',
+  budget: 'stopped at the token budget',
+};
+
+/**
+ * A run stopped by a limit left work unfinished: one `task_state` naming the task, the files touched so
+ * far and the last thing the run did, so that the next run picks it up instead of starting over.
+ */
+export function unfinishedTask(view: RolloutView): RawMemory[] {
+  const why = UNFINISHED[view.outcome];
+  if (!why) return [];
+  const last = view.steps.at(-1);
+  const lastCmd = last ? commandOf(last) : undefined;
+  const lastStep = last
+    ? lastCmd
+      ? `\`${clip(lastCmd, 160)}\` (exit ${last.exitCode ?? 'unknown'})`
+      : `${last.name} ${String(last.input.command ?? '')} ${String(last.input.path ?? '')}`.trim()
+    : undefined;
+  const files = view.filesChanged.length ? ` Files changed so far: ${view.filesChanged.slice(0, 8).join(', ')}.` : '';
+  const lastNote = view.said.filter((s) => s.role === 'assistant').at(-1);
+  return [
+    {
+      kind: 'task_state',
+      text:
+        `Unfinished (${why}): ${clip(view.task, 300)}.${files}` +
+        (lastStep ? ` Last step: ${lastStep}.` : '') +
+        (lastNote ? ` Last note: “${clip(lastNote.text, 200)}”` : ''),
+      evidence: { lines: [view.records[0]?.line ?? 1, ...(last ? [last.callLine] : [])] },
+      importance: 4,
+      keywords: keywordsOf([view.task, ...view.filesChanged]),
+    },
+  ];
+}

@@ -1,0 +1,131 @@
+import type { NumberedRecord, Outcome, SessionMeta } from '../../agent/transcript/schema.js';
+import { redactDeep } from '../redact.js';
+
+/** A tool call with its result (when the transcript has one), both with their transcript lines. */
+export interface Step {
+  index: number;
+  turn: number;
+  name: string;
+  input: Record<string, unknown>;
+  callLine: number;
+  resultLine?: number;
+  output?: string;
+  isError?: boolean;
+  /** Commands: the exit code when known. */
+  exitCode?: number | null;
+  /** Position among all events (steps and messages). */
+  at: number;
+}
+
+/** Text a person typed (`role: 'user'`) or the model wrote, with its line. */
+export interface Said {
+  line: number;
+  turn: number;
+  role: 'user' | 'assistant';
+  text: string;
+  /** Position among all events (steps and messages), to order what was said against what was done. */
+  at: number;
+}
+
+/**
+ * One rollout as phase 1 sees it: filtered (the system prompt and the memory block the run started with
+ * are dropped: they are input, not lessons) and redacted (`redactDeep`, before anything else reads it).
+ */
+export interface RolloutView {
+  rolloutId: string;
+  task: string;
+  model: string;
+  startedAt: string;
+  outcome: Outcome | 'unknown';
+  steps: Step[];
+  said: Said[];
+  /** Every line number that holds a record, in order (for evidence and budgets). */
+  records: NumberedRecord[];
+  /** Paths the run edited with the editor tool or wrote from the shell, in first-touch order. */
+  filesChanged: string[];
+}
+
+const EDIT_COMMANDS = new Set(['create', 'str_replace', 'insert', 'write', 'edit']);
+
+/** True for an editor call that changes a file (`create`, `str_replace`, `insert`). */
+export function isEdit(step: Step): boolean {
+  const cmd = step.input.command;
+  return step.name !== 'bash' && typeof cmd === 'string' && EDIT_COMMANDS.has(cmd) && typeof step.input.path === 'string';
+}
+
+/** Builds the view: drops what the run started with, redacts, pairs tool calls with their results. */
+export function viewRollout(input: NumberedRecord[], fallbackId: string): RolloutView {
+  const records = input.map(({ line, record }) => {
+    if (record.type !== 'session_meta') return { line, record: redactDeep(record) };
+    const { system: _system, memoryBlock: _memory, ...rest } = record;
+    return { line, record: redactDeep(rest) as SessionMeta };
+  });
+  const meta = records.find((r) => r.record.type === 'session_meta')?.record as SessionMeta | undefined;
+  const steps: Step[] = [];
+  const byId = new Map<string, Step>();
+  const said: Said[] = [];
+  let outcome: RolloutView['outcome'] = 'unknown';
+  let at = 0;
+  for (const { line, record } of records) {
+    switch (record.type) {
+      case 'message':
+        said.push({ line, turn: record.turn, role: record.role, text: record.text, at: at++ });
+        break;
+      case 'tool_call': {
+        const input = typeof record.input === 'object' && record.input !== null ? (record.input as Record<string, unknown>) : {};
+        const step: Step = { index: steps.length, turn: record.turn, name: record.name, input, callLine: line, at: at++ };
+        steps.push(step);
+        byId.set(record.id, step);
+        break;
+      }
+      case 'tool_result': {
+        const step = byId.get(record.id);
+        if (!step || step.resultLine !== undefined) break;
+        step.resultLine = line;
+        step.output = record.output;
+        step.isError = record.isError;
+        if (record.exitCode !== undefined) step.exitCode = record.exitCode;
+        break;
+      }
+      case 'session_end':
+        outcome = record.outcome;
+        break;
+      default:
+        break;
+    }
+  }
+  const files: string[] = [];
+  for (const s of steps) {
+    if (isEdit(s) && !files.includes(s.input.path as string)) files.push(s.input.path as string);
+  }
+  const firstUser = said.find((s) => s.role === 'user');
+  return {
+    rolloutId: meta?.rolloutId ?? fallbackId,
+    task: meta?.task || firstUser?.text || '',
+    model: meta?.model ?? 'unknown',
+    startedAt: meta?.ts ?? records[0]?.record.ts ?? new Date(0).toISOString(),
+    outcome,
+    steps,
+    said,
+    records,
+    filesChanged: files.map((f) => f.replace(/^\/workspace\//, '')),
+  };
+}
+
+/** The shell command of a step, or undefined for other tools. */
+export function commandOf(step: Step): string | undefined {
+  return step.name === 'bash' && typeof step.input.command === 'string' ? step.input.command : undefined;
+}
+
+/** True when a command step is known to have failed (non-zero exit, or an error result without a code). */
+export function failed(step: Step): boolean {
+  if (step.exitCode !== undefined && step.exitCode !== null) return step.exitCode !== 0;
+  return step.isError === true;
+}
+
+/** True when a command step is known to have succeeded. */
+export function succeeded(step: Step): boolean {
+  if (step.resultLine === undefined) return false;
+  if (step.exitCode !== undefined && step.exitCode !== null) return step.exitCode === 0;
+  return step.isError === false;
+}

@@ -1,0 +1,44 @@
+import type { RawMemory, RolloutSummary } from '../types.js';
+import { essentialCommand, mainSegment, splitCommand } from './commands.js';
+import { clip } from './deterministic/text.js';
+import { commandOf, failed, type RolloutView } from './rollout.js';
+
+const MAX_TRIED = 25;
+
+/**
+ * The rollout summary from the transcript's structure: the task, the commands run with their exit codes
+ * (repeats folded), what worked (the lessons' texts, else the commands that passed), the outcome and the
+ * files changed. Used by the deterministic path, and by the model path for the fields the model left empty.
+ */
+export function summarizeRollout(view: RolloutView, memories: RawMemory[]): RolloutSummary {
+  const tried: string[] = [];
+  const passed: string[] = [];
+  for (const step of view.steps) {
+    const cmd = commandOf(step);
+    if (!cmd) continue;
+    const segs = splitCommand(cmd);
+    const main = mainSegment(segs);
+    if (!main || main.category === 'inspect' || main.category === 'vcs') continue;
+    const shown = clip(essentialCommand(segs, main), 160);
+    const code = step.exitCode === undefined || step.exitCode === null ? (step.resultLine ? '?' : 'no result') : String(step.exitCode);
+    const entry = `\`${shown}\` → exit ${code}`;
+    if (tried.at(-1) !== entry && tried.length < MAX_TRIED) tried.push(entry);
+    if (!failed(step) && step.resultLine && ['test', 'build', 'install', 'system', 'generate'].includes(main.category)) {
+      if (!passed.includes(`\`${shown}\``)) passed.push(`\`${shown}\``);
+    }
+  }
+  const worked = memories.filter((m) => m.kind === 'procedure' || m.kind === 'pitfall').map((m) => m.text);
+  return {
+    task: clip(view.task, 2000),
+    tried,
+    worked: worked.length ? worked : passed.slice(-5),
+    outcome: describeOutcome(view),
+    filesChanged: view.filesChanged,
+  };
+}
+
+function describeOutcome(view: RolloutView): string {
+  const finalWords = view.said.filter((s) => s.role === 'assistant').at(-1);
+  const base = view.outcome === 'unknown' ? 'unknown (the transcript has no session_end)' : view.outcome;
+  return finalWords && view.outcome === 'completed' ? `${base}: ${clip(finalWords.text.split('\n')[0] ?? '', 300)}` : base;
+}
