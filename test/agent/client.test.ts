@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { createModelClient, DEFAULT_MODEL, LOCAL_PLACEHOLDER_KEY, newRolloutId, ROLLOUT_ID_PATTERN } from '../../src/agent/index.js';
+import { startMessagesServer, text, turn } from '../support/messages-server.js';
+
+describe('createModelClient', () => {
+  it('refuses a remote endpoint without a key and says what to set', () => {
+    expect(() => createModelClient({ env: {} })).toThrow(/No Anthropic API key is set for https:\/\/api\.anthropic\.com/);
+    try {
+      createModelClient({ env: { ANTHROPIC_BASE_URL: 'https://gateway.example.com/' } });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toMatchObject({ code: 'INVALID_CONFIG' });
+      expect((err as { hint: string }).hint).toContain('ANTHROPIC_API_KEY');
+    }
+  });
+
+  it('honours ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, and sends the key', async () => {
+    const server = await startMessagesServer([turn(text('hi'))]);
+    try {
+      const client = createModelClient({ env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-test-1' } });
+      expect(client).toMatchObject({ baseURL: server.url, credentialSource: 'ANTHROPIC_API_KEY' });
+      await client.sdk.messages.create({ model: DEFAULT_MODEL, max_tokens: 5, messages: [{ role: 'user', content: 'x' }] });
+      expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-test-1');
+      expect(server.requests[0]!.body.model).toBe('claude-sonnet-5-5');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('uses ANTHROPIC_AUTH_TOKEN for gateways, and a placeholder key only for loopback endpoints', () => {
+    expect(createModelClient({ env: { ANTHROPIC_AUTH_TOKEN: 'tok', ANTHROPIC_BASE_URL: 'https://gw.example' } }).credentialSource).toBe('ANTHROPIC_AUTH_TOKEN');
+    for (const url of ['http://127.0.0.1:9', 'http://localhost:9', 'http://[::1]:9']) {
+      expect(createModelClient({ baseURL: url, env: {} }).credentialSource).toBe('placeholder');
+    }
+    expect(LOCAL_PLACEHOLDER_KEY).not.toBe('');
+    expect(() => createModelClient({ baseURL: 'not a url', env: {} })).toThrow(/not a URL/);
+  });
+});
+
+describe('newRolloutId', () => {
+  it('is time-sortable and unique', () => {
+    const a = newRolloutId(new Date('2026-11-29T17:30:00.001Z'));
+    const b = newRolloutId(new Date('2026-11-29T17:30:00.002Z'));
+    const c = newRolloutId(new Date('2026-12-01T00:00:00.000Z'));
+    expect(a.startsWith('20261129T173000001Z-')).toBe(true);
+    expect([c, b, a].sort()).toEqual([a, b, c]);
+    expect(a).toMatch(ROLLOUT_ID_PATTERN);
+    const same = new Date();
+    expect(newRolloutId(same)).not.toBe(newRolloutId(same));
+  });
+});
