@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
@@ -69,6 +69,9 @@ export class BlobStore {
     const final = this.pathOf(digest);
     if (await this.has(digest)) {
       await unlink(tmp);
+      // A fresh mtime tells gc/prune (which spare blobs younger than their grace period) it is in use again.
+      const now = new Date();
+      await utimes(final, now, now).catch(() => {});
     } else {
       await rename(tmp, final);
       await fsyncDir(join(this.root, 'sha256'));
@@ -88,6 +91,18 @@ export class BlobStore {
       for await (const _ of src) void _;
     });
     return { digest: `sha256:${counter.hash.digest('hex')}` as Digest, bytes: counter.bytes };
+  }
+
+  /** Every stored blob with its size and mtime (ms). */
+  async all(): Promise<Array<{ digest: Digest; bytes: number; mtimeMs: number }>> {
+    const dir = join(this.root, 'sha256');
+    const out: Array<{ digest: Digest; bytes: number; mtimeMs: number }> = [];
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      if (!/^[0-9a-f]{64}$/.test(name)) continue;
+      const st = await stat(join(dir, name)).catch(() => null);
+      if (st?.isFile()) out.push({ digest: `sha256:${name}`, bytes: st.size, mtimeMs: st.mtimeMs });
+    }
+    return out;
   }
 
   async remove(digest: string): Promise<void> {

@@ -1,4 +1,177 @@
 import type { Command } from 'commander';
+import { MnemaraError } from '../../config/errors.js';
+import { defaultStoreDir } from '../../config/paths.js';
+import { diffSnapshots } from '../../snapshot/diff.js';
+import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
+import { openStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
+import { EXIT, emit, progressPrinter } from '../output.js';
+import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
-/** Registers `mnemara snapshot` (being built; see the issue that owns this command). */
-export function registerSnapshotCommand(_program: Command): void {}
+type Opts = ConfigCliOptions & { json?: boolean };
+
+async function store(opts: Opts): Promise<DirectoryStore> {
+  const { config } = loadCliConfig(opts);
+  return openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
+}
+
+function size(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+}
+
+const stored = (m: Manifest): number => m.layers.reduce((n, l) => n + l.compressedBytes, 0);
+
+function describeManifest(m: Manifest, heads: Record<string, string>): string {
+  const headOf = Object.entries(heads).filter(([, id]) => id === m.id).map(([l]) => l);
+  return [
+    `snapshot  ${m.id}${headOf.length ? `  (head of ${headOf.join(', ')})` : ''}`,
+    `lineage   ${m.lineage}`,
+    `kind      ${m.kind}`,
+    `parent    ${m.parent ?? '(none)'}`,
+    `created   ${m.createdAt} by mnemara ${m.toolVersion}`,
+    `rollouts  ${m.rolloutIds.length ? m.rolloutIds.join(', ') : '(none)'}`,
+    `layers    ${m.layers.length}, ${size(stored(m))} stored`,
+    ...m.layers.map(
+      (l, i) =>
+        `  ${i + 1}. ${l.delta ? 'delta' : 'full '} ${l.digest.slice(0, 19)}…  ${size(l.compressedBytes)} (${size(l.uncompressedBytes)} tar, ${l.fileCount} entries, ${l.codec}${l.level !== undefined ? ` ${l.level}` : ''})`,
+    ),
+    ...(m.skipped?.length ? ['skipped', ...m.skipped.map((s) => `  ${s.path}: ${s.reason}`)] : []),
+  ].join('\n');
+}
+
+function describeCleanup(r: CleanupReport): string {
+  return [
+    `removed ${r.removedSnapshots.length} snapshot(s), ${r.removedBlobs.length} blob(s), ${r.removedTemp.length} leftover(s); freed ${size(r.freedBytes)}`,
+    ...r.removedSnapshots.map((id) => `  snapshot ${id}`),
+    ...r.removedTemp.map((p) => `  leftover ${p}`),
+  ].join('\n');
+}
+
+function nonNegativeInt(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new MnemaraError('USAGE', `${flag} must be a whole number ≥ 0, got ${JSON.stringify(value)}`, { hint: `For example ${flag} 5` });
+  return n;
+}
+
+/** Registers `mnemara snapshot` and its subcommands (create, list, show, restore, diff, verify, squash, prune, gc). */
+export function registerSnapshotCommand(program: Command): void {
+  const snap = program
+    .command('snapshot')
+    .description(
+      'Save and restore workspaces as snapshots: tar layers in a content-addressed store, chained into lineages.\n' +
+        'The store is <home>/store ($MNEMARA_HOME/store) unless --store says otherwise. See docs/snapshots.md.',
+    );
+  const sub = (name: string, description: string): Command =>
+    addConfigOptions(snap.command(name).description(description).option('--json', 'print the result as one JSON document'));
+
+  sub('create <dir>', 'Pack a directory into a snapshot: a delta on the lineage head when there is one, then advance the head.')
+    .requiredOption('-l, --lineage <name>', 'lineage to add to, e.g. ci/main')
+    .option('-k, --kind <kind>', 'workspace (the whole tree) or memory (the memory layout only: memories/, sessions/)', 'workspace')
+    .option('--rollout <id...>', 'rollout ids the snapshot contains')
+    .option('--full', 'store a full layer even when the lineage has a head')
+    .action(async (dir: string, opts: Opts & { lineage: string; kind: string; rollout?: string[]; full?: boolean }) => {
+      if (opts.kind !== 'workspace' && opts.kind !== 'memory') {
+        throw new MnemaraError('USAGE', `--kind must be workspace or memory, got ${JSON.stringify(opts.kind)}`, { hint: 'Use --kind workspace or --kind memory.' });
+      }
+      const s = await store(opts);
+      const head = await s.getHead(opts.lineage);
+      const m = await s.create({ dir }, {
+        lineage: opts.lineage,
+        kind: opts.kind,
+        parent: opts.full ? null : head,
+        rolloutIds: opts.rollout ?? [],
+        ...(opts.kind === 'memory' ? { scope: ['memories', 'sessions'] } : {}),
+        onProgress: progressPrinter(!opts.json),
+      });
+      await s.advanceHead(opts.lineage, head, m.id);
+      const last = m.layers[m.layers.length - 1]!;
+      emit(Boolean(opts.json), { snapshot: m, head: m.id }, () =>
+        `${m.id}  ${m.lineage} → head\n  ${last.delta ? 'delta' : 'full layer'}: ${last.fileCount} entries, ${size(last.compressedBytes)} stored (${m.layers.length} layer${m.layers.length > 1 ? 's' : ''})` +
+        (m.skipped?.length ? `\n  skipped ${m.skipped.length} path(s): ${m.skipped.map((x) => x.path).join(', ')}` : ''),
+      );
+    });
+
+  sub('list', 'List complete snapshots, oldest first; heads are marked.')
+    .option('-l, --lineage <name>', 'only this lineage')
+    .action(async (opts: Opts & { lineage?: string }) => {
+      const s = await store(opts);
+      const [ms, heads] = await Promise.all([s.list(opts.lineage === undefined ? {} : { lineage: opts.lineage }), s.listHeads()]);
+      const isHead = new Set(Object.values(heads));
+      emit(Boolean(opts.json), { snapshots: ms, heads }, () =>
+        ms.length === 0
+          ? `no snapshots in ${s.root}`
+          : ms
+              .map((m) => `${isHead.has(m.id) ? '*' : ' '} ${m.id}  ${m.lineage}  ${m.kind.padEnd(9)}  ${String(m.layers.length).padStart(2)} layer(s)  ${size(stored(m)).padStart(9)}  ${m.createdAt}`)
+              .join('\n'),
+      );
+    });
+
+  sub('show <id>', 'Show one snapshot: lineage, parent, layers with sizes and codec, rollouts.').action(async (id: string, opts: Opts) => {
+    const s = await store(opts);
+    const [m, heads] = await Promise.all([s.get(id), s.listHeads()]);
+    emit(Boolean(opts.json), m, () => describeManifest(m, heads));
+  });
+
+  sub('restore <id> <dir>', 'Restore a snapshot into a directory (staged, then swapped in: all or nothing).')
+    .option('-p, --path <path...>', 'restore only these paths, laid over what the directory already holds (e.g. memories sessions)')
+    .action(async (id: string, dir: string, opts: Opts & { path?: string[] }) => {
+      const s = await store(opts);
+      const r = await s.restoreToDirectory(id, dir, { ...(opts.path ? { paths: opts.path } : {}), onProgress: progressPrinter(!opts.json) });
+      emit(Boolean(opts.json), { snapshot: id, dir, ...r }, () => `restored ${id} into ${dir}: ${r.files} entries, ${size(r.bytes)}`);
+    });
+
+  sub('diff <a> <b>', 'Files added, removed and changed from snapshot a to b, with text diffs of the memory layout.').action(
+    async (a: string, b: string, opts: Opts) => {
+      const d = await diffSnapshots(await store(opts), a, b);
+      emit(Boolean(opts.json), d, () =>
+        [
+          ...d.added.map((p) => `A ${p}`),
+          ...d.removed.map((p) => `D ${p}`),
+          ...d.changed.map((p) => `M ${p}`),
+          ...(d.added.length + d.removed.length + d.changed.length === 0 ? ['(no differences)'] : []),
+          ...Object.values(d.textDiffs).map((t) => `\n${t.trimEnd()}`),
+        ].join('\n'),
+      );
+    },
+  );
+
+  sub('verify [id]', 'Check blobs, digests and every entry of one snapshot or all of them; exit 1 if any is damaged.').action(
+    async (id: string | undefined, opts: Opts) => {
+      const results = await verifySnapshots(await store(opts), id, progressPrinter(!opts.json));
+      emit(Boolean(opts.json), { results }, () =>
+        results.length === 0 ? 'no snapshots to verify' : results.map((r) => (r.ok ? `ok   ${r.id}` : `BAD  ${r.id}: ${r.error}`)).join('\n'),
+      );
+      if (results.some((r) => !r.ok)) process.exitCode = EXIT.failed;
+    },
+  );
+
+  sub('squash <lineage>', "Fold the lineage head's layer chain into one full layer (a new snapshot; the head moves to it).").action(
+    async (lineage: string, opts: Opts) => {
+      const r = await squashLineage(await store(opts), lineage, progressPrinter(!opts.json));
+      emit(Boolean(opts.json), { snapshot: r.manifest, squashed: r.squashed }, () =>
+        r.squashed ? `${lineage} → ${r.manifest.id} (1 full layer, ${size(stored(r.manifest))})` : `${lineage} head ${r.manifest.id} already has one layer`,
+      );
+    },
+  );
+
+  sub('prune', 'Remove all but the newest N snapshots of each lineage (heads are always kept), and blobs no longer used.')
+    .requiredOption('--keep <n>', 'snapshots to keep per lineage')
+    .option('-l, --lineage <name>', 'only this lineage')
+    .action(async (opts: Opts & { keep: string; lineage?: string }) => {
+      const r = await pruneSnapshots(await store(opts), { keep: nonNegativeInt('--keep', opts.keep), ...(opts.lineage ? { lineage: opts.lineage } : {}) });
+      emit(Boolean(opts.json), r, () => describeCleanup(r));
+    });
+
+  sub('gc', 'Remove leftovers of interrupted writes and blobs no snapshot uses.')
+    .option('--grace <seconds>', 'spare anything younger than this (a write may be in progress)', '600')
+    .action(async (opts: Opts & { grace: string }) => {
+      const r = await collectGarbage(await store(opts), { graceMs: nonNegativeInt('--grace', opts.grace) * 1000 });
+      emit(Boolean(opts.json), r, () => describeCleanup(r));
+    });
+}
