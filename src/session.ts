@@ -50,6 +50,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
   await mkdir(join(config.home, 'tmp'), { recursive: true });
   const workDir = await mkdtemp(join(config.home, 'tmp', `session-${rolloutId}-`));
+  emit({ type: 'started', rolloutId, lineage, transcriptPath });
 
   // 1. Resolve the start: --from, else --memory-from, else the lineage head, else a fresh copy.
   const start = await step('resolve', emit, timings, () => resolveStart(store, { lineage, ...pick(options) }), (s) =>

@@ -158,7 +158,9 @@ export function registerRunCommand(program: Command): void {
         {
           onEvent: (event) => {
             if (event.type === 'progress') printProgress(event.progress);
-            else printTool(event);
+            else if (event.type === 'started' && !json) {
+              process.stderr.write(`rollout ${event.rolloutId} on lineage ${event.lineage}\n  transcript ${event.transcriptPath}\n`);
+            } else printTool(event);
           },
         },
       );

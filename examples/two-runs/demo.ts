@@ -1,0 +1,138 @@
+/**
+ * `npm run demo`: two sessions on one lineage. Run 1 fixes a bug in a small Python library whose tests only run
+ * through `scripts/check.sh`; its transcript becomes lessons in memories/MEMORY.md. Run 2, a related task, starts
+ * from the lineage head and so with that memory in its prompt. Prints what carried over, and the turns, tokens
+ * and time of both runs.
+ *
+ * With ANTHROPIC_API_KEY set, Claude runs the agent (and the model path writes the memory). Without it, a
+ * scripted model (test/support/messages-server.ts, reacting to the real tool results) runs the agent and the
+ * deterministic pipeline writes the memory. Docker, snapshots and the pipeline are real either way.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadTranscript } from '../../src/agent/transcript/reader.js';
+import { loadConfig } from '../../src/config/load.js';
+import { runSession, type SessionEvent, type SessionResult } from '../../src/session.js';
+import { openStore } from '../../src/snapshot/index.js';
+import { startMessagesServer, type MessagesServer } from '../../test/support/messages-server.js';
+import { ADD_DAYS, FIX_BUG, policy, type ScriptedTask } from './scripted-model.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const live = Boolean(process.env.ANTHROPIC_API_KEY);
+const say = (line = ''): void => void process.stdout.write(`${line}\n`);
+
+say(
+  live
+    ? 'mnemara two-run demo: the agent is Claude (ANTHROPIC_API_KEY is set); the memory pipeline uses the model.'
+    : 'mnemara two-run demo: OFFLINE, with a SCRIPTED model (not Claude) playing the agent against the real tool results, and the deterministic memory pipeline. Set ANTHROPIC_API_KEY to use Claude.',
+);
+
+const home = process.env.MNEMARA_HOME ?? mkdtempSync(join(tmpdir(), 'mnemara-demo-'));
+const workspace = join(mkdtempSync(join(tmpdir(), 'mnemara-demo-ws-')), 'durations');
+mkdirSync(workspace);
+cpSync(join(here, 'repo'), workspace, { recursive: true });
+const lineage = `demo/durations-${Date.now().toString(36)}`;
+say(`home ${home}   workspace ${workspace}   lineage ${lineage}`);
+say();
+
+/** One compact live line per step end and per tool call. */
+function printer(label: string): (e: SessionEvent) => void {
+  return (e) => {
+    if (e.type === 'tool' && e.tool.phase === 'end') {
+      const status = e.tool.exitCode !== undefined && e.tool.exitCode !== null ? `exit ${e.tool.exitCode}` : e.tool.isError ? 'error' : 'ok';
+      say(`  ${label} turn ${e.tool.turn}  ${e.tool.name === 'bash' ? '$ ' : ''}${e.tool.summary.replace(/\s+/g, ' ').slice(0, 90)}  → ${status}`);
+    } else if (e.type === 'progress' && e.progress.phase === 'end' && !['sandbox-start', 'snapshot', 'merge'].includes(e.progress.step)) {
+      say(`  ${label} ✓ ${e.progress.step}${e.progress.message ? `: ${e.progress.message}` : ''} (${e.progress.elapsedMs ?? 0} ms)`);
+    }
+  };
+}
+
+async function session(label: string, job: ScriptedTask): Promise<{ result: SessionResult; server?: MessagesServer }> {
+  const server = live ? undefined : await startMessagesServer(policy(job));
+  const env = {
+    ...process.env,
+    MNEMARA_HOME: home,
+    ...(server ? { ANTHROPIC_BASE_URL: server.url, MNEMARA_MEMORY_EXTRACTOR: 'deterministic' } : {}),
+  };
+  const { config } = loadConfig({ env, workspace });
+  say(`${label}: ${job.task}`);
+  try {
+    const result = await runSession({ workspace, task: job.task, config, lineage }, { onEvent: printer(label) });
+    return { result, ...(server ? { server } : {}) };
+  } finally {
+    await server?.close();
+  }
+}
+
+async function toolCalls(transcript: string): Promise<{ calls: string[]; memoryBlock: string | undefined }> {
+  const { records } = await loadTranscript(transcript);
+  const calls: string[] = [];
+  let memoryBlock: string | undefined;
+  for (const { record } of records) {
+    if (record.type === 'session_meta') memoryBlock = record.memoryBlock;
+    if (record.type === 'tool_call') {
+      const input = record.input as { command?: string; path?: string };
+      calls.push(record.name === 'bash' ? String(input.command) : `${record.name} ${input.command ?? ''} ${input.path ?? ''}`);
+    }
+  }
+  return { calls, memoryBlock };
+}
+
+const one = await session('run 1', FIX_BUG);
+say();
+const two = await session('run 2', ADD_DAYS);
+say();
+
+const store = await openStore(join(home, 'store'));
+const memDir = mkdtempSync(join(tmpdir(), 'mnemara-demo-memory-'));
+const head = await store.getHead(lineage);
+if (head) await store.restoreToDirectory(head, join(memDir, 'head'), { paths: ['memories'] });
+const t1 = await toolCalls(one.result.transcriptPath);
+const t2 = await toolCalls(two.result.transcriptPath);
+
+say('What carried over: the memory block run 2 started with (from its transcript):');
+say(t2.memoryBlock ? t2.memoryBlock.replace(/^/gm, '  │ ') : '  (none: run 1 left no memory)');
+say();
+const firstTests = (calls: string[]): string => {
+  const i = calls.findIndex((c) => c.includes('scripts/check.sh') && !c.startsWith('ls') && !c.startsWith('grep'));
+  return i < 0 ? 'never' : `tool call ${i + 1}`;
+};
+const row = (name: string, r: SessionResult, calls: string[]): string =>
+  [
+    name.padEnd(6),
+    r.outcome.padEnd(10),
+    String(r.turns).padStart(5),
+    String(calls.length).padStart(6),
+    firstTests(calls).padStart(18),
+    `${r.usage.inputTokens}/${r.usage.outputTokens}`.padStart(13),
+    `${(r.timings.agent ?? 0) / 1000}`.padStart(8),
+    `${(r.timings.totalMs - (r.timings.agent ?? 0)) / 1000}`.padStart(11),
+    r.lessons ? `+${r.lessons.added.length} ~${r.lessons.changed.length} (${r.lessons.total})` : r.pipelineError ? 'pending' : '-',
+  ].join('  ');
+say('run     outcome     turns   tools  ran check.sh at   tokens in/out  agent s  mnemara s  lessons');
+say(row('run 1', one.result, t1.calls));
+say(row('run 2', two.result, t2.calls));
+say();
+say(`run 1 tool calls: ${t1.calls.join(' | ')}`);
+say(`run 2 tool calls: ${t2.calls.join(' | ')}`);
+say();
+say(`MEMORY.md at the head of ${lineage} (${head}):`);
+try {
+  say(readFileSync(join(memDir, 'head', 'memories', 'MEMORY.md'), 'utf8').replace(/^/gm, '  │ '));
+} catch {
+  say('  (no MEMORY.md)');
+}
+say();
+say('Where things are:');
+say(`  store        ${join(home, 'store')}`);
+say(`  transcripts  ${one.result.transcriptPath}`);
+say(`               ${two.result.transcriptPath}`);
+say(`  snapshots    run 1: workspace ${one.result.workspaceSnapshot}, memory ${one.result.memorySnapshot}`);
+say(`               run 2: workspace ${two.result.workspaceSnapshot}, memory ${two.result.memorySnapshot}`);
+say('Look around:');
+say(`  MNEMARA_HOME=${home} npm run mnemara -- snapshot list --lineage ${lineage}`);
+say(`  MNEMARA_HOME=${home} npm run mnemara -- snapshot diff ${one.result.head} ${two.result.head}`);
+say(`  MNEMARA_HOME=${home} npm run mnemara -- memory show --lineage ${lineage}`);
+say(`  MNEMARA_HOME=${home} npm run mnemara -- snapshot restore ${two.result.head} /tmp/durations-after`);

@@ -1,0 +1,53 @@
+/**
+ * Shared pieces of the session tests: a temporary MNEMARA_HOME, a fresh copy of the two-run example
+ * repository, a configuration pointed at a scripted Messages server, and container cleanup by session label
+ * (only this test's containers: other suites run theirs at the same time).
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config/load.js';
+import type { MnemaraConfig } from '../../src/config/schema.js';
+import { dockerClient, LABEL } from '../../src/sandbox/index.js';
+
+export const REPO = fileURLToPath(new URL('../../examples/two-runs/repo', import.meta.url));
+
+/** A temporary directory tree for one test: `home` (MNEMARA_HOME) and `workspace` (a copy of the example repo). */
+export function scratch(name = 'durations'): { root: string; home: string; workspace: string; cleanup: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'mnemara-session-'));
+  const home = join(root, 'home');
+  const workspace = join(root, name);
+  mkdirSync(home);
+  cpSync(REPO, workspace, { recursive: true });
+  return { root, home, workspace, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** The configuration a session test runs with: the scripted server as the model, the deterministic pipeline. */
+export function testConfig(home: string, baseUrl: string, env: Record<string, string> = {}): MnemaraConfig {
+  return loadConfig({
+    env: {
+      MNEMARA_HOME: home,
+      ANTHROPIC_BASE_URL: baseUrl,
+      MNEMARA_MEMORY_EXTRACTOR: 'deterministic',
+      MNEMARA_AGENT_MAX_TURNS: '20',
+      ...env,
+    },
+  }).config;
+}
+
+/** Removes the containers of one session (labelled with its rollout id); returns how many there were. */
+export async function removeSessionContainers(rolloutId: string): Promise<number> {
+  const docker = dockerClient();
+  const list = await docker.listContainers({ all: true, filters: { label: [`${LABEL.session}=${rolloutId}`] } });
+  await Promise.all(list.map((c) => docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined)));
+  return list.length;
+}
+
+/** Record types of a JSONL transcript, in order (our own file: plain JSON lines). */
+export function transcriptTypes(path: string): { type: string; outcome?: string }[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as { type: string; outcome?: string });
+}
