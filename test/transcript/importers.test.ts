@@ -10,9 +10,10 @@ import {
   importTranscriptFile,
   splitMemoryBlock,
 } from '../../src/agent/transcript/importers/index.js';
+import { defaultFixtures } from '../../scripts/eval-memory/labels.js';
 import { TranscriptRecordSchema, type TranscriptRecord } from '../../src/agent/transcript/schema.js';
 
-const FIXTURES = '/work/shared/fixtures/transcripts';
+const FIXTURES = defaultFixtures();
 const fixtureIds = readdirSync(FIXTURES)
   .filter((f) => f.endsWith('.json') && !f.endsWith('.labels.json'))
   .map((f) => f.slice(0, -'.json'.length));

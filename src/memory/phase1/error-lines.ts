@@ -53,7 +53,10 @@ export function errorLines(output: string, max = 2, maxChars = 220): string[] {
   scored.sort((a, b) => b.score - a.score || Number(b.text.length >= 30) - Number(a.text.length >= 30) || b.pos - a.pos);
   // A second line only when it is as telling as the first and adds something (not `code: 'EAI_AGAIN',`).
   const best = scored[0];
-  const picked = best ? [best, ...scored.slice(1).filter((s) => s.score >= best.score && s.text.length >= 30)] : [];
+  const distinctive = (t: string) => new Set(t.match(/[A-Za-z_][\w.]{7,}/g) ?? []);
+  const bestWords = best ? distinctive(best.text) : new Set<string>();
+  const adds = (t: string) => ![...distinctive(t)].some((w) => bestWords.has(w));
+  const picked = best ? [best, ...scored.slice(1).filter((s) => s.score >= best.score && s.text.length >= 30 && adds(s.text))] : [];
   return picked
     .slice(0, max)
     .sort((a, b) => a.pos - b.pos)

@@ -1,0 +1,96 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { memoryPaths } from '../../src/memory/layout.js';
+import { parseMemoryMd } from '../../src/memory/memory-md.js';
+import { estimateTokens } from '../../src/memory/tokens.js';
+import { findForbidden, judgeEntries, type RepoFigures } from './judge.js';
+import { loadCases } from './labels.js';
+import { learnInto } from './pipeline.js';
+
+/** The eval's figures: per repo and in total (ratios 0…1). */
+export interface EvalFigures {
+  folder: string;
+  repos: RepoFigures[];
+  total: {
+    lessons: number;
+    captured: number;
+    recall: number;
+    entries: number;
+    junk: number;
+    junkRate: number;
+    duplicates: number;
+    stale: number;
+    forbidden: number;
+    memoryMdBytes: number;
+  };
+}
+
+/**
+ * Runs the memory pipeline over a folder in the fixtures format: per repo a fresh temporary workspace,
+ * its transcripts learned in `sequence` order, then MEMORY.md judged against the labels and every file
+ * under `memories/` searched for forbidden strings. `keep` leaves the workspaces in place (paths in `workspaces`).
+ */
+export async function runEval(folder: string, options: { keep?: boolean } = {}): Promise<EvalFigures & { workspaces: Record<string, string> }> {
+  const cases = await loadCases(folder);
+  const repos: RepoFigures[] = [];
+  const workspaces: Record<string, string> = {};
+  let day = 0;
+  for (const [repo, list] of cases) {
+    const ws = await mkdtemp(join(tmpdir(), `mnemara-eval-${repo.replace(/[^\w-]/g, '_')}-`));
+    workspaces[repo] = ws;
+    try {
+      const paths = memoryPaths(ws);
+      for (const c of list) {
+        day += 1;
+        await learnInto(paths, c.transcript, new Date(Date.UTC(2026, 0, 1) + day * 86_400_000).toISOString());
+      }
+      const memoryMd = await readFile(paths.memoryMd, 'utf8').catch(() => '');
+      const entries = memoryMd ? parseMemoryMd(memoryMd).entries.map((e) => e.text) : [];
+      const files = await readTree(paths.memoriesDir);
+      const rel = new Map([...files].map(([f, t]) => [relative(ws, f), t]));
+      repos.push({
+        ...judgeEntries(repo, list, entries),
+        forbidden: findForbidden([...cases.values()].flat(), rel),
+        memoryMdBytes: Buffer.byteLength(memoryMd),
+        memoryMdTokens: estimateTokens(memoryMd),
+      });
+    } finally {
+      if (!options.keep) await rm(ws, { recursive: true, force: true });
+    }
+  }
+  const sum = (f: (r: RepoFigures) => number) => repos.reduce((a, r) => a + f(r), 0);
+  const lessons = sum((r) => r.lessons);
+  const entries = sum((r) => r.entries);
+  return {
+    folder,
+    repos,
+    workspaces: options.keep ? workspaces : {},
+    total: {
+      lessons,
+      captured: sum((r) => r.captured),
+      recall: lessons ? sum((r) => r.captured) / lessons : 1,
+      entries,
+      junk: sum((r) => r.junk),
+      junkRate: entries ? sum((r) => r.junk) / entries : 0,
+      duplicates: sum((r) => r.duplicates),
+      stale: sum((r) => r.stale),
+      forbidden: sum((r) => r.forbidden.length),
+      memoryMdBytes: sum((r) => r.memoryMdBytes),
+    },
+  };
+}
+
+async function readTree(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (d: string): Promise<void> => {
+    const items = await readdir(d, { withFileTypes: true }).catch(() => []);
+    for (const it of items) {
+      const p = join(d, it.name);
+      if (it.isDirectory()) await walk(p);
+      else if (it.isFile()) out.set(p, await readFile(p, 'utf8'));
+    }
+  };
+  await walk(dir);
+  return out;
+}
