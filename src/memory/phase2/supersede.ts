@@ -12,6 +12,9 @@ import { proseTokens } from './merge.js';
  *    "`X` now fails / no longer works / is outdated", "instead of `X`", "no longer uses X". An older entry
  *    that mentions X (as a word or a code span) and not Y is stale.
  *
+ * 3. Same command, other tool: a code span of the older entry equals one of the newer entry's except for its
+ *    first word — "`npm run test:unit`" vs "`pnpm run test:unit`" (the repository changed its runner).
+ *
  * Preferences are never superseded by rule (a person said them); only a newer preference merges into them.
  */
 
@@ -48,6 +51,23 @@ function codeSpans(text: string): Set<string> {
   return new Set([...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.trim().toLowerCase()));
 }
 
+/** Whether some command of `older` is a command of `newer` run by another tool (same words after the first). */
+function swappedTool(newer: Set<string>, older: Set<string>): boolean {
+  const split = (c: string): [string, string] => {
+    const words = c.split(/\s+/);
+    return [words[0]!, words.slice(1).join(' ')];
+  };
+  for (const o of older) {
+    const [ot, orest] = split(o);
+    if (!orest || orest.length < 6 || !/[a-z]/.test(orest)) continue;
+    for (const n of newer) {
+      const [nt, nrest] = split(n);
+      if (nrest === orest && nt !== ot && !newer.has(o)) return true;
+    }
+  }
+  return false;
+}
+
 function sameRollouts(a: Candidate, b: Candidate): boolean {
   return a.sources.some((s) => b.sources.includes(s));
 }
@@ -67,6 +87,7 @@ export function dropSuperseded(candidates: Candidate[]): { kept: Candidate[]; su
       for (const t of terms.get(a)!) {
         if (mentions(b.text, t.term) && !(t.replacement && mentions(b.text, t.replacement))) hit = true;
       }
+      if (!hit && swappedTool(codeSpans(a.text), codeSpans(b.text))) hit = true;
       if (!hit && a.kind === b.kind) {
         const ca = codeSpans(a.text);
         const cb = codeSpans(b.text);
