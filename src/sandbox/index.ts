@@ -14,7 +14,8 @@ export { LocalSandbox, type LocalSandboxOptions } from './local/local-sandbox.js
 export { sandboxImageTag, sandboxUserIds, SANDBOX_IMAGE_REPO } from './image-tag.js';
 export { closeAllSandboxes, openSandboxCount } from './registry.js';
 export { pruneSandboxes, type PruneResult } from './docker/prune.js';
-export { assertEngine, dockerClient } from './docker/client.js';
+export { assertEngine, dockerClient, ENGINE_HINT } from './docker/client.js';
+export { sandboxImageStatus, type SandboxImageStatus } from './docker/image-status.js';
 export { LABEL, WORKSPACE_DIR, containerCreateOptions } from './docker/container-spec.js';
 
 /** Options of `createSandbox`. Limits default to `SandboxConfigSchema` (src/config/sandbox.ts); sizes in bytes. */

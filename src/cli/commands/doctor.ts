@@ -1,4 +1,152 @@
+import { statfs } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
+import { mnemaraHome } from '../../config/paths.js';
+import { ENGINE_HINT, assertEngine, dockerClient, sandboxImageStatus } from '../../sandbox/index.js';
+import { EXIT, emit } from '../output.js';
 
-/** Registers `mnemara doctor` (being built; see the issue that owns this command). */
-export function registerDoctorCommand(_program: Command): void {}
+/** One finding of `mnemara doctor`. `required` checks make the exit code non-zero when they fail. */
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  required: boolean;
+  detail: string;
+  /** What to do, when not ok. */
+  fix?: string;
+}
+
+const MIN_NODE = [20, 5] as const;
+/** Below this much free space (bytes) on the Docker root or mnemara's home, doctor fails; below 4x, it warns. */
+const MIN_FREE_BYTES = 2 * 1024 ** 3;
+
+function checkNode(): DoctorCheck {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  return {
+    name: 'node',
+    ok,
+    required: true,
+    detail: `Node ${process.version} (needs ${MIN_NODE.join('.')} or newer)`,
+    ...(ok ? {} : { fix: 'install Node.js 20.5 or newer (https://nodejs.org)' }),
+  };
+}
+
+async function checkEngine(): Promise<{ check: DoctorCheck; rootDir?: string }> {
+  try {
+    const version = await assertEngine(dockerClient(), 3_000);
+    const info = await dockerClient().info();
+    return {
+      check: { name: 'docker', ok: true, required: true, detail: `engine ${version} answers (${info.Driver}, cgroup v${info.CgroupVersion ?? '?'})` },
+      rootDir: typeof info.DockerRootDir === 'string' ? info.DockerRootDir : undefined,
+    };
+  } catch (err) {
+    return { check: { name: 'docker', ok: false, required: true, detail: (err as Error).message, fix: ENGINE_HINT } };
+  }
+}
+
+async function checkImage(engineOk: boolean): Promise<DoctorCheck> {
+  if (!engineOk) {
+    return { name: 'image', ok: false, required: true, detail: 'not checked: no engine', fix: 'start the engine first (see above)' };
+  }
+  const s = await sandboxImageStatus();
+  if (s.present) {
+    const size = s.sizeBytes === undefined ? '' : `, ${(s.sizeBytes / 1024 ** 2).toFixed(0)} MB`;
+    return { name: 'image', ok: true, required: true, detail: `${s.tag} present and current (built ${s.created}${size})` };
+  }
+  const stale = s.staleTags.length ? `; only older builds exist (${s.staleTags.join(', ')})` : '';
+  return {
+    name: 'image',
+    ok: false,
+    required: true,
+    detail: `${s.tag} is not built${stale}`,
+    fix: 'run `npm run setup` (scripts/setup.sh), which builds it from Dockerfile.sandbox',
+  };
+}
+
+/** Free bytes on the filesystem of `path`, or of its nearest existing ancestor (the home may not exist yet). */
+async function freeBytes(path: string): Promise<{ free: number; where: string }> {
+  for (let where = path; ; where = dirname(where)) {
+    try {
+      const s = await statfs(where);
+      return { free: s.bavail * s.bsize, where };
+    } catch (err) {
+      if (dirname(where) === where) throw err;
+    }
+  }
+}
+
+async function checkDisk(path: string, label: string): Promise<DoctorCheck> {
+  const { free, where } = await freeBytes(path);
+  const gb = (free / 1024 ** 3).toFixed(1);
+  const ok = free >= MIN_FREE_BYTES;
+  const low = free < 4 * MIN_FREE_BYTES;
+  return {
+    name: `disk (${label})`,
+    ok,
+    required: true,
+    detail: `${gb} GB free at ${where}${ok && low ? ' (low)' : ''}`,
+    ...(ok ? {} : { fix: `free at least ${MIN_FREE_BYTES / 1024 ** 3} GB there (docker image prune, mnemara snapshot gc)` }),
+  };
+}
+
+function checkModelAccess(): DoctorCheck {
+  const key = Boolean(process.env.ANTHROPIC_API_KEY);
+  const base = process.env.ANTHROPIC_BASE_URL;
+  const ok = key || Boolean(base);
+  const detail = key
+    ? `ANTHROPIC_API_KEY is set${base ? `; ANTHROPIC_BASE_URL=${base}` : ''}`
+    : base
+      ? `ANTHROPIC_BASE_URL=${base} (no ANTHROPIC_API_KEY)`
+      : 'neither ANTHROPIC_API_KEY nor ANTHROPIC_BASE_URL is set';
+  return {
+    name: 'model',
+    ok,
+    required: false,
+    detail,
+    ...(ok
+      ? {}
+      : { fix: 'export ANTHROPIC_API_KEY=… for real runs; the offline demo and the deterministic memory pipeline need neither' }),
+  };
+}
+
+/** Runs every check; none throws (a failing probe becomes a failed check). */
+export async function runDoctorChecks(): Promise<DoctorCheck[]> {
+  const node = checkNode();
+  const { check: engine, rootDir } = await checkEngine();
+  const image = await checkImage(engine.ok).catch(
+    (err: unknown): DoctorCheck => ({ name: 'image', ok: false, required: true, detail: (err as Error).message, fix: 'run `npm run setup`' }),
+  );
+  const disks = [await checkDisk(mnemaraHome(), 'mnemara home')];
+  if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
+  return [node, engine, image, ...disks, checkModelAccess()];
+}
+
+function render(checks: DoctorCheck[]): string {
+  const width = Math.max(...checks.map((c) => c.name.length));
+  const lines = checks.flatMap((c) => {
+    const mark = c.ok ? '✓' : c.required ? '✗' : '!';
+    return [`${mark} ${c.name.padEnd(width)}  ${c.detail}`, ...(c.ok || !c.fix ? [] : [`  ${' '.repeat(width)}  fix: ${c.fix}`])];
+  });
+  const failed = checks.filter((c) => !c.ok && c.required).length;
+  const warned = checks.filter((c) => !c.ok && !c.required).length;
+  lines.push('', failed ? `${failed} check(s) failed` : `ready${warned ? ` (${warned} warning(s))` : ''}`);
+  return lines.join('\n');
+}
+
+/** Registers `mnemara doctor`: checks what mnemara needs on this machine; exit 1 when something required is missing. */
+export function registerDoctorCommand(program: Command): void {
+  program
+    .command('doctor')
+    .description(
+      'Check this machine: Node version, a Docker engine that answers, the sandbox image built and current,\n' +
+        'free disk for images and snapshots, and model access (ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL; a warning only).\n' +
+        'Each failed check says how to fix it. Exit code 1 when a required check fails.',
+    )
+    .option('--json', 'print the checks as one JSON document: {ok, checks: [{name, ok, required, detail, fix}]}')
+    .action(async (opts: { json?: boolean }) => {
+      const checks = await runDoctorChecks();
+      const ok = checks.every((c) => c.ok || !c.required);
+      emit(Boolean(opts.json), { ok, checks }, () => render(checks));
+      process.exitCode = ok ? EXIT.ok : EXIT.failed;
+    });
+}

@@ -1,4 +1,48 @@
 import type { Command } from 'commander';
+import { pruneSandboxes, type PruneResult } from '../../sandbox/index.js';
+import { emit } from '../output.js';
 
-/** Registers `mnemara sandbox` (being built; see the issue that owns this command). */
-export function registerSandboxCommand(_program: Command): void {}
+function describePrune(r: PruneResult, dryRun: boolean): string {
+  const verb = dryRun ? 'would remove' : 'removed';
+  const lines = [`${verb} ${r.containers.length} container(s) and ${r.volumes.length} volume(s)`];
+  for (const c of r.containers) lines.push(`  container ${c.name}  session ${c.session}  (${c.state})`);
+  for (const v of r.volumes) lines.push(`  volume    ${v.slice(0, 24)}`);
+  for (const f of r.failed) lines.push(`  could not remove ${f.id}: ${f.error}`);
+  return lines.join('\n');
+}
+
+/** Registers `mnemara sandbox` (prune, list): managing the containers mnemara starts. */
+export function registerSandboxCommand(program: Command): void {
+  const sandbox = program
+    .command('sandbox')
+    .description(
+      'Manage mnemara sandbox containers. Every container mnemara starts carries the label mnemara=1 (plus\n' +
+        'mnemara.session=<id>); sessions remove their own, and `prune` removes what a crash left behind. See docs/sandbox.md.',
+    );
+  sandbox
+    .command('prune')
+    .description('Remove leftover sandbox containers (running or not) and their volumes, found by the mnemara=1 label.')
+    .option('--session <id>', 'only the sandboxes of this session')
+    .option('--dry-run', 'list what would be removed, remove nothing')
+    .option('--json', 'print the result as one JSON document: {containers, volumes, failed}')
+    .action(async (opts: { session?: string; dryRun?: boolean; json?: boolean }) => {
+      const result = await pruneSandboxes({
+        ...(opts.session ? { sessionId: opts.session } : {}),
+        dryRun: Boolean(opts.dryRun),
+      });
+      emit(Boolean(opts.json), result, () => describePrune(result, Boolean(opts.dryRun)));
+      if (result.failed.length) process.exitCode = 1;
+    });
+  sandbox
+    .command('list')
+    .description('List sandbox containers by the mnemara=1 label (what `prune` would remove).')
+    .option('--json', 'print the result as one JSON document')
+    .action(async (opts: { json?: boolean }) => {
+      const result = await pruneSandboxes({ dryRun: true });
+      emit(Boolean(opts.json), result.containers, () =>
+        result.containers.length
+          ? result.containers.map((c) => `${c.name}  session ${c.session}  (${c.state})`).join('\n')
+          : 'no sandbox containers',
+      );
+    });
+}
