@@ -174,6 +174,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       const results = toolMessage && Array.isArray(toolMessage.content) ? toolMessage.content : [];
       await recordResults(writer, turn, results as BetaToolResultBlockParam[], toolbox.details);
 
+      if (toolbox.lost) {
+        outcome = 'error';
+        error = toolbox.lost;
+        break;
+      }
       if (options.signal?.aborted) {
         outcome = 'interrupted';
         break;

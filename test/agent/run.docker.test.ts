@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,5 +143,39 @@ describe('a scripted run in a real Docker sandbox', () => {
     }
     expect((await sandbox.readFile('/workspace/calc.py')).toString()).toContain('return a + b');
     expect((await call({ command: 'view', path: '/memories/lessons.md' })).text).toContain('1\t- run tests with python3 -m unittest');
+  }, 60_000);
+
+  // Last in the file: it kills the shared container.
+  it('ends the run as error (SANDBOX_LOST) when the container dies, keeping the transcript on the host', async () => {
+    const server = await startMessagesServer([
+      turn(toolUse('bash', { command: 'true' })),
+      () => {
+        execFileSync('docker', ['kill', sandbox.id], { stdio: 'ignore' });
+        return turn(toolUse('bash', { command: 'echo after-death' }));
+      },
+      turn(text('never asked')),
+    ]);
+    try {
+      const transcriptPath = join(hostDir, 'lost.jsonl');
+      const result = await runAgent({
+        sandbox,
+        client: createModelClient({ baseURL: server.url, env: {} }),
+        instructions: 'x',
+        task: 'x',
+        maxTurns: 10,
+        maxTokens: 1_000_000,
+        liveUpdate: false,
+        memoryLayout: { memoriesDir: 'memories', sessionsDir: 'sessions' },
+        transcriptPath,
+      });
+      expect(result).toMatchObject({ outcome: 'error', turns: 2, error: { code: 'SANDBOX_LOST' } });
+      expect(result.workspaceTranscriptPath).toBeUndefined();
+      expect(server.messageRequests).toHaveLength(2);
+      const records = (await readFile(transcriptPath, 'utf8')).trimEnd().split('\n').map((l) => TranscriptRecordSchema.parse(JSON.parse(l)));
+      expect(records.at(-1)).toMatchObject({ type: 'session_end', outcome: 'error' });
+      expect(records.filter((r) => r.type === 'tool_result').map((r) => r.type === 'tool_result' && r.isError)).toEqual([false, true]);
+    } finally {
+      await server.close();
+    }
   }, 60_000);
 });

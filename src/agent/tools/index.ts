@@ -2,6 +2,8 @@ import { posix } from 'node:path';
 import { ToolError } from '@anthropic-ai/sdk/lib/tools/ToolError';
 import { toolErrorContent, type BetaRunnableTool } from '@anthropic-ai/sdk/lib/tools/BetaRunnableTool';
 import type { Sandbox } from '../../sandbox/types.js';
+import { SandboxError } from '../../sandbox/errors.js';
+import { MnemaraError } from '../../config/errors.js';
 import type { MemoryLayout } from '../../config/memory.js';
 import { BashSession, bashDefinition } from './bash.js';
 import { editorDefinition, runEditor } from './editor.js';
@@ -39,6 +41,8 @@ export interface ToolboxOptions {
 export interface Toolbox {
   tools: BetaRunnableTool[];
   details: Map<string, ToolCallDetail>;
+  /** Set once the sandbox stopped answering (container gone, engine down): the run cannot go on. */
+  readonly lost: MnemaraError | undefined;
 }
 
 /**
@@ -54,6 +58,22 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
   const details = new Map<string, ToolCallDetail>();
   let tail: Promise<unknown> = Promise.resolve();
   let anonymous = 0;
+  let lost: MnemaraError | undefined;
+
+  // A sandbox failure inside a tool is reported to the model like any tool error, unless the sandbox itself
+  // is gone; one `true` tells the two apart, so the run ends instead of feeding errors to the model.
+  const checkAlive = async (err: SandboxError): Promise<void> => {
+    const alive = await sandbox.exec('true', { timeoutMs: 10_000 }).then(
+      (r) => r.exitCode === 0,
+      () => false,
+    );
+    if (!alive) {
+      lost = new MnemaraError('SANDBOX_LOST', `The sandbox stopped answering during the run: ${err.message}`, {
+        hint: 'Check the Docker engine (docker ps -a, docker info); the transcript so far is kept on the host',
+        cause: err,
+      });
+    }
+  };
 
   const wrap = (
     definition: Omit<BetaRunnableTool, 'run' | 'parse'>,
@@ -74,6 +94,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
       try {
         out = await impl(input);
       } catch (err) {
+        if (err instanceof SandboxError) await checkAlive(err);
         const content = toolErrorContent(err);
         out = { text: typeof content === 'string' ? content : JSON.stringify(content), isError: true };
       }
@@ -123,7 +144,13 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
       }),
     );
   }
-  return { tools, details };
+  return {
+    tools,
+    details,
+    get lost() {
+      return lost;
+    },
+  };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
