@@ -46,9 +46,12 @@ export class TarWriter {
       uname: '',
       gname: '',
     };
-    const header = new Header(data);
+    // node-tar's ustar prefix split is quadratic in the path length; a path that cannot fit ustar
+    // (over 255 bytes) goes straight to a pax record with a short placeholder in the header.
+    const long = Buffer.byteLength(path) > 255;
+    const header = new Header(long ? { ...data, path: `PaxHeader/${path.slice(-80)}` } : data);
     const block = Buffer.alloc(512);
-    if (header.encode(block)) {
+    if (header.encode(block) || long) {
       await this.write(new Pax({ path, linkpath: h.linkpath, size: data.size, mtime: data.mtime }).encode());
     }
     await this.write(block);

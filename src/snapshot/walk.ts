@@ -1,6 +1,7 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_RESTORE_LIMITS } from './limits.js';
 import { guardSymlinkTarget } from './restore-guard.js';
 
 /** One thing found in a source directory. `path` is `/`-separated and relative to the root. */
@@ -22,7 +23,8 @@ export interface WalkSkip {
  * Walks `root/start` depth-first, parents before children, names in byte order (so layers are
  * reproducible). Leaves out, reporting each through `onSkip`: ignored paths; sockets, FIFOs and devices
  * (reading a FIFO would hang); names starting with `.wh.` (they would read as whiteouts); symlinks that
- * point outside the root (a restore would refuse them). Does not follow symlinks.
+ * point outside the root, and paths deeper or longer than a restore's default limits (a restore would
+ * refuse them). Does not follow symlinks.
  */
 export async function* walkTree(
   root: string,
@@ -76,6 +78,10 @@ async function classify(
 ): Promise<WalkEntry | undefined> {
   const path = segments.join('/');
   if (options.ignore(path)) return undefined;
+  if (segments.length > DEFAULT_RESTORE_LIMITS.maxDepth || Buffer.byteLength(path) > DEFAULT_RESTORE_LIMITS.maxPathBytes) {
+    options.onSkip({ path: path.slice(0, 200), reason: 'deeper or longer than a restore accepts (256 levels, 4096 bytes)' });
+    return undefined;
+  }
   if (segments[segments.length - 1]!.startsWith('.wh.')) {
     options.onSkip({ path, reason: 'name starts with .wh. (reserved for whiteouts)' });
     return undefined;

@@ -1,0 +1,118 @@
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { openStore, UnsafeArchiveError, type DirectoryStore } from '../../src/snapshot/index.js';
+import { describeTree, tempDir } from './helpers.js';
+import { buildTar, plantSnapshot, type RawEntry } from './tar-builder.js';
+
+const ok: RawEntry[] = [{ path: 'sub/', type: 'Directory' }, { path: 'sub/ok.txt', body: 'fine' }];
+
+const hostile: Record<string, RawEntry[]> = {
+  'absolute path': [{ path: '/tmp/mnemara-evil', body: 'x' }],
+  'dot-dot segment': [{ path: '../mnemara-evil', body: 'x' }],
+  'dot-dot in the middle': [...ok, { path: 'sub/../../mnemara-evil', body: 'x' }],
+  'drive letter': [{ path: 'C:/Windows/evil', body: 'x' }],
+  'drive letter, relative': [{ path: 'C:evil', body: 'x' }],
+  backslash: [{ path: '..\\..\\evil', body: 'x' }],
+  'symlink to an absolute path': [{ path: 'etc', type: 'SymbolicLink', linkpath: '/etc' }],
+  'symlink up and out': [...ok, { path: 'sub/out', type: 'SymbolicLink', linkpath: '../../..' }],
+  'symlink chain out through an earlier link': [
+    ...ok,
+    { path: 'sub/up', type: 'SymbolicLink', linkpath: '..' },
+    { path: 'esc', type: 'SymbolicLink', linkpath: 'sub/up/..' },
+  ],
+  'file written through a symlink': [...ok, { path: 'link', type: 'SymbolicLink', linkpath: 'sub' }, { path: 'link/f', body: 'x' }],
+  'hardlink to an absolute path': [{ path: 'pw', type: 'Link', linkpath: '/etc/passwd' }],
+  'hardlink out by dot-dot': [{ path: 'pw', type: 'Link', linkpath: '../../etc/passwd' }],
+  'hardlink to a symlink': [...ok, { path: 's', type: 'SymbolicLink', linkpath: 'sub/ok.txt' }, { path: 'h', type: 'Link', linkpath: 's' }],
+  'character device': [{ path: 'null', type: 'CharacterDevice' }],
+  'block device': [{ path: 'sda', type: 'BlockDevice' }],
+  FIFO: [{ path: 'pipe', type: 'FIFO' }],
+  'path over 4096 bytes': [{ path: `${'a/'.repeat(2100)}f`, body: 'x' }],
+  'segment over 255 bytes': [{ path: 'x'.repeat(300), body: 'x' }],
+  '10,000-deep directory': [
+    ...Array.from({ length: 300 }, (_, i) => ({ path: `${'d/'.repeat(i + 1)}`, type: 'Directory' as const })),
+    { path: `${'d/'.repeat(10_000)}f`, body: 'deep' },
+  ],
+  'declared size over the cap (bomb by header)': [{ path: 'huge', size: 20 * 1024 ** 3 }],
+};
+
+async function expectRefusedRestore(store: DirectoryStore, tar: Buffer, gz?: Buffer): Promise<UnsafeArchiveError | Error> {
+  const m = await plantSnapshot(store, tar, gz);
+  const target = join(tempDir(), 'target');
+  mkdirSync(target);
+  writeFileSync(join(target, 'keep.txt'), 'precious');
+  const before = describeTree(target);
+  const err = await store.restoreToDirectory(m.id, target).catch((e: unknown) => e as Error);
+  expect(err).toBeInstanceOf(Error);
+  expect(describeTree(target)).toEqual(before); // left as it was
+  expect(readdirSync(dirname(target))).toEqual(['target']); // no staging left behind
+  return err as Error;
+}
+
+describe('restore guard: hostile layers in the store are refused and the target is left as it was', () => {
+  for (const [name, entries] of Object.entries(hostile)) {
+    it(name, async () => {
+      const store = await openStore(tempDir());
+      const err = await expectRefusedRestore(store, buildTar(entries));
+      expect(err).toBeInstanceOf(UnsafeArchiveError);
+      await expect(store.exportTar((await store.list())[0]!.id)).rejects.toBeInstanceOf(UnsafeArchiveError);
+    });
+  }
+
+  it('stops a decompression bomb early (a small gzip that inflates far past its headers)', async () => {
+    const store = await openStore(tempDir());
+    const tar = buildTar(ok, Buffer.alloc(64 * 1024 * 1024));
+    const gz = gzipSync(tar, { level: 1 });
+    expect(gz.length).toBeLessThan(512 * 1024);
+    const started = Date.now();
+    const err = await expectRefusedRestore(store, tar, gz);
+    expect(err).toBeInstanceOf(UnsafeArchiveError);
+    expect(err.message).toMatch(/decompression bomb/);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('enforces file-count and byte caps', async () => {
+    const store = await openStore(tempDir());
+    const many = buildTar(Array.from({ length: 20 }, (_, i) => ({ path: `f${i}`, body: 'x'.repeat(100) })));
+    const m = await plantSnapshot(store, many);
+    await expect(store.restoreToDirectory(m.id, join(tempDir(), 't'), { limits: { maxFiles: 10 } })).rejects.toThrow(/more than 10 entries/);
+    await expect(store.restoreToDirectory(m.id, join(tempDir(), 't'), { limits: { maxTotalBytes: 1000 } })).rejects.toThrow(/more than 1000 bytes/);
+    await expect(store.restoreToDirectory(m.id, join(tempDir(), 't'))).resolves.toEqual({ files: 20, bytes: 2000 });
+  });
+
+  it('strips setuid and setgid bits but keeps the rest of the mode', async () => {
+    const store = await openStore(tempDir());
+    const m = await plantSnapshot(store, buildTar([{ path: 'suid', mode: 0o4755, body: '#!/bin/sh\n' }, { path: 'sgid/', type: 'Directory', mode: 0o2775 }]));
+    const out = join(tempDir(), 'out');
+    await store.restoreToDirectory(m.id, out);
+    expect(statSync(join(out, 'suid')).mode & 0o7777).toBe(0o755);
+    expect(statSync(join(out, 'sgid')).mode & 0o7777).toBe(0o775);
+  });
+
+  it('accepts links that stay inside, including a chain', async () => {
+    const store = await openStore(tempDir());
+    const m = await plantSnapshot(
+      store,
+      buildTar([...ok, { path: 'sub/up', type: 'SymbolicLink', linkpath: '..' }, { path: 'in', type: 'SymbolicLink', linkpath: 'sub/up/sub/ok.txt' }, { path: 'hard', type: 'Link', linkpath: 'sub/ok.txt' }]),
+    );
+    const out = join(tempDir(), 'out');
+    await store.restoreToDirectory(m.id, out);
+    expect(describeTree(out)).toMatchObject({ in: 'link -> sub/up/sub/ok.txt', 'sub/up': 'link -> ..' });
+    expect(statSync(join(out, 'hard')).ino).toBe(statSync(join(out, 'sub/ok.txt')).ino);
+  });
+});
+
+describe('restore guard: a hostile tar stream as a snapshot source is refused', () => {
+  for (const name of ['dot-dot segment', 'symlink chain out through an earlier link', 'file written through a symlink', 'FIFO']) {
+    it(name, async () => {
+      const store = await openStore(tempDir());
+      const err = await store.create({ tar: Readable.from([buildTar(hostile[name]!)]) }, { lineage: 'x', kind: 'workspace' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UnsafeArchiveError);
+      expect(await store.list()).toEqual([]);
+      expect(readdirSync(store.tmpDir)).toEqual([]);
+    });
+  }
+});
