@@ -53,7 +53,7 @@ setup_sandbox_image() {
   say "building the sandbox image $tag (uid $uid, gid $gid)"
   # Context is sandbox-image/ only: the repository would send node_modules to the daemon.
   docker build --build-arg "AGENT_UID=$uid" --build-arg "AGENT_GID=$gid" \
-    -t "$tag" -t mnemara-sandbox:latest -f Dockerfile.sandbox sandbox-image 2>&1 |
+    -t "$tag" -f Dockerfile.sandbox sandbox-image 2>&1 |
     grep -v -e '^DEPRECATED' -e 'Install the buildx' -e 'docs.docker.com/go/buildx' -e '^ *$' || true
   image_exists "$tag" || fail "building the sandbox image failed (see above)" \
     "check that containers reach Debian's package mirror (apt-get in Dockerfile.sandbox), then run setup again"
