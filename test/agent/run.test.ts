@@ -36,6 +36,7 @@ afterEach(async () => {
 });
 
 async function run(script: Script, over: Partial<RunAgentOptions> = {}) {
+  await server?.close();
   server = await startMessagesServer(script);
   const events: AgentEvent[] = [];
   const transcriptPath = join(hostDir, `${Math.random().toString(16).slice(2)}.jsonl`);
@@ -184,6 +185,39 @@ describe('runAgent loop', () => {
     const all = JSON.stringify(records);
     expect(all).not.toContain(secret);
     expect(all.match(/\[REDACTED\]/g)?.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('maps other model failures to outcomes with codes that say what to do', async () => {
+    const auth = await run([error(401, { message: 'invalid x-api-key' })]);
+    expect(auth.result).toMatchObject({ outcome: 'error', error: { code: 'MODEL_AUTH' } });
+    expect(auth.result.error?.hint).toContain('ANTHROPIC_API_KEY');
+    expect(auth.server.messageRequests).toHaveLength(1);
+    const mid = await run([error(529, { midStream: true })]);
+    expect(mid.result).toMatchObject({ outcome: 'error', error: { code: 'MODEL_OVERLOADED' } });
+    const cut = await run([turn(text('a very long ans'), { stopReason: 'max_tokens' })]);
+    expect(cut.result).toMatchObject({ outcome: 'budget', stopReason: 'max_tokens' });
+    expect(cut.result.error?.message).toContain('cut off');
+    const refused = await run([turn(text(''), { stopReason: 'refusal' })]);
+    expect(refused.result).toMatchObject({ outcome: 'error', error: { code: 'MODEL_REFUSAL' } });
+  });
+
+  it('ends as MODEL_UNREACHABLE when nothing listens at the base URL', async () => {
+    const transcriptPath = join(hostDir, 'unreachable.jsonl');
+    const result = await runAgent({
+      sandbox,
+      client: createModelClient({ baseURL: 'http://127.0.0.1:9', maxRetries: 0, env: {} }),
+      instructions: 'x',
+      task: 'x',
+      maxTurns: 3,
+      maxTokens: 1000,
+      liveUpdate: false,
+      memoryLayout: { memoriesDir: 'memories', sessionsDir: 'sessions' },
+      transcriptPath,
+      placeInWorkspace: false,
+    });
+    expect(result).toMatchObject({ outcome: 'error', turns: 0, error: { code: 'MODEL_UNREACHABLE' } });
+    expect(result.error?.message).toContain('http://127.0.0.1:9');
+    expect(await readFile(transcriptPath, 'utf8')).toContain('"type":"session_end"');
   });
 
   it('refuses an unsafe rollout id before doing anything', async () => {
