@@ -18,7 +18,9 @@ const CWD_MARK = '__MNEMARA_CWD__=';
 const WRAPPER = [
   'cd -- "$MNEMARA_CWD" 2>/dev/null || cd -- "$MNEMARA_ROOT"',
   `trap 'printf "\\n${CWD_MARK}%s\\n" "$PWD" >&2' EXIT`,
-  'eval "$MNEMARA_COMMAND"',
+  '__mnemara_command=$MNEMARA_COMMAND',
+  'unset MNEMARA_COMMAND MNEMARA_CWD MNEMARA_ROOT',
+  'eval "$__mnemara_command"',
 ].join('\n');
 
 /** The state of the `bash` tool across calls of one run: the working directory. */
