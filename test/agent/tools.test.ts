@@ -55,7 +55,7 @@ describe('bash tool', () => {
   it('passes quotes, heredocs and syntax errors through unharmed', async () => {
     const r = await call('bash', { command: `cat <<'EOF'\n"it's" $HOME \`x\`\nEOF` });
     expect(r.text.split('\n')[0]).toBe(`"it's" $HOME \`x\``);
-    const env = await call('bash', { command: 'env | grep -cE '^MNEMARA_(COMMAND|CWD|ROOT)=' || true' });
+    const env = await call('bash', { command: "env | grep -cE '^MNEMARA_(COMMAND|CWD|ROOT)=' || true" });
     expect(env.text.split('\n')[0]).toBe('0');
     const bad = await call('bash', { command: 'if then fi' });
     expect(bad.text).toMatch(/syntax error/);
