@@ -239,6 +239,9 @@ function categoryOf(program: string, args: string[], core: string): CommandCateg
     case 'whoami':
     case 'ps':
     case 'jq':
+    case 'test':
+    case '[':
+    case '[[':
       return 'inspect';
     default:
       if (/^(test|check|run-tests?)(\.sh)?$/.test(program) || /(^|\/)(test|check)[\w-]*\.sh$/.test(core.split(/\s/)[0] ?? '')) return 'test';

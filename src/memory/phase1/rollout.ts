@@ -50,7 +50,8 @@ const EDIT_COMMANDS = new Set(['create', 'str_replace', 'insert', 'write', 'edit
 /** True for an editor call that changes a file (`create`, `str_replace`, `insert`). */
 export function isEdit(step: Step): boolean {
   const cmd = step.input.command;
-  return step.name !== 'bash' && typeof cmd === 'string' && EDIT_COMMANDS.has(cmd) && typeof step.input.path === 'string';
+  // The memory tool writes the memory layout, not the workspace's code.
+  return step.name !== 'bash' && step.name !== 'memory' && typeof cmd === 'string' && EDIT_COMMANDS.has(cmd) && typeof step.input.path === 'string';
 }
 
 /** Builds the view: drops what the run started with, redacts, pairs tool calls with their results. */

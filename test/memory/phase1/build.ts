@@ -42,6 +42,15 @@ export class TranscriptBuilder {
     return this;
   }
 
+  /** Any other tool (e.g. the memory tool). */
+  tool(name: string, input: Record<string, unknown>, output = 'ok'): this {
+    const id = `t${++this.n}`;
+    this.turn += 1;
+    this.records.push({ type: 'tool_call', v: 1, ts: this.ts, turn: this.turn, id, name, input });
+    this.records.push({ type: 'tool_result', v: 1, ts: this.ts, turn: this.turn, id, name, output, isError: false });
+    return this;
+  }
+
   end(outcome: 'completed' | 'max_turns' | 'budget' | 'error' = 'completed'): NumberedRecord[] {
     this.records.push({ type: 'session_end', v: 1, ts: this.ts, outcome, turns: this.turn, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 }, wallMs: 1 });
     return this.records.map((record, i) => ({ line: i + 1, record }));

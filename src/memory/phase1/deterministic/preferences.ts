@@ -38,17 +38,22 @@ export function userPreferences(view: RolloutView): RawMemory[] {
   return out;
 }
 
-/** Words that make a sentence a standing rule rather than a one-off request. */
+/**
+ * A sentence of the task that states a standing rule: an imperative "don't / never / always …" at the start
+ * of a clause (not "users don't see …"), "on purpose", or an imperative prohibition in another language.
+ * Best effort: the task is mostly about this run, so the bar is high; mid-run messages need no such test.
+ */
 const RULE_WORDS = new RegExp(
   [
-    "\\b(don't|do not|never|always|must not|mustn't|shouldn't|should never|on purpose|deliberately|we prefer|we use|rather than|instead of)\\b",
-    '\\b(nie|niemals|immer|keine?n?)\\b', // de
-    '\\b(jamais|toujours|ne (?:pas|jamais))\\b|\\bn[’\']', // fr
-    '\\b(nunca|siempre|jamás|nunca|sempre|não)\\b', // es, pt
-    '(никогда|всегда|\\bне\\s)', // ru
-    '(不要|别|總是|总是|永远|永遠|务必|務必|禁止)', // zh
-    '(しないで|ないでください|必ず|常に|絶対)', // ja
-    '(하지 마|항상|절대)', // ko
+    "(^|[,;:—–(]\\s*|\\b(so|and|but|please|then|just|also)\\s+)(don't|do not|never|always)\\s+\\w+",
+    '\\b(on purpose|deliberately)\\b',
+    '\\b(niemals|bitte nicht|nie\\s+\\w+en)\\b', // de
+    '\\b(jamais|ne (?:pas|jamais) (?:utiliser|modifier|toucher))\\b|^n[’\']', // fr
+    '\\b(nunca|no (?:uses|cambies|toques|modifiques)|não (?:use|mude|toque))\\b', // es, pt
+    '(никогда|не (?:используй|меняй|трогай|редактируй))', // ru
+    '(不要|别|禁止|务必|務必)', // zh
+    '(しないで|ないでください|絶対に)', // ja
+    '(하지 마|절대)', // ko
   ].join('|'),
   'i',
 );
