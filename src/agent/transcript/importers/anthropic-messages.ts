@@ -67,7 +67,7 @@ export function importAnthropicMessages(json: unknown, options: ImportOptions = 
     throw new MnemaraError(
       'INVALID_INPUT',
       `not an Anthropic Messages transcript: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`,
-      { hint: 'Expected a JSON object with "system" and a non-empty "messages" array (see docs/transcript.md).' },
+      { hint: 'Expected a JSON object with "system" and a non-empty "messages" array (see docs/transcripts.md).' },
     );
   }
   const run = parsed.data;
