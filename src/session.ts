@@ -17,6 +17,7 @@ import { runAgentStep, sessionModelClient, type AgentRunSummary } from './sessio
 import { eventSink, progressOf, step } from './session/context.js';
 import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
+import { copyLayoutFromSandbox } from './session/layout-io.js';
 import { HeadPublisher } from './session/publish.js';
 import { assertWorkspace, defaultLineage, resolveStart, restoreWorkspace } from './session/start.js';
 import type { LessonChanges, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
@@ -93,7 +94,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
       layoutFrom: start.snapshotId,
     }, onProgress);
     const before = await step('publish', emit, timings, async () => {
-      await publisher.extract(workspaceSnapshot.id, layoutDir);
+      await copyLayoutFromSandbox(sandbox, layoutDir, layout);
       const entries = await readEntries(join(layoutDir, layout.memoriesDir, 'MEMORY.md'));
       let candidate = workspaceSnapshot.id;
       if (publisher.expected !== null && publisher.expected !== publisher.base) {
