@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
-import type { BetaContentBlock, BetaMessage, BetaToolResultBlockParam } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type { BetaToolResultBlockParam } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
 import { VERSION } from '../config/version.js';
@@ -8,11 +8,13 @@ import type { MemoryLayout } from '../config/memory.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { DEFAULT_MODEL, type ModelClient } from './client.js';
 import type { AgentEvent, OnAgentEvent } from './events.js';
-import { isSafeId, newRolloutId } from './ids.js';
+import { newRolloutId } from './ids.js';
 import { describeModelError } from './model-errors.js';
 import { buildSystemPrompt } from './prompt.js';
-import { createToolbox, type ToolCallDetail, type ToolLimits } from './tools/index.js';
+import { createToolbox, type ToolLimits } from './tools/index.js';
 import type { Outcome, Usage } from './transcript/schema.js';
+import { addUsage, outcomeOfStop, totalTokens, validateRun, ZERO_USAGE } from './limits.js';
+import { recordReply, recordResults } from './record.js';
 import { placeTranscript, TranscriptWriter, type Redact } from './transcript/writer.js';
 
 const log = logger('agent');
@@ -72,18 +74,6 @@ export interface RunResult {
   error?: { code: string; message: string; hint?: string };
 }
 
-const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 };
-
-function addUsage(a: Usage, m: BetaMessage): Usage {
-  return {
-    inputTokens: a.inputTokens + (m.usage.input_tokens ?? 0),
-    outputTokens: a.outputTokens + (m.usage.output_tokens ?? 0),
-    cacheReadTokens: a.cacheReadTokens + (m.usage.cache_read_input_tokens ?? 0),
-    cacheCreationTokens: a.cacheCreationTokens + (m.usage.cache_creation_input_tokens ?? 0),
-  };
-}
-
-const totalTokens = (u: Usage): number => u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheCreationTokens;
 
 /**
  * Runs one rollout: a Claude tool loop (the SDK's `toolRunner`, streaming, `thread: false` so that any
@@ -99,13 +89,13 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const started = performance.now();
   const rolloutId = options.rolloutId ?? newRolloutId();
   const conversationId = options.conversationId ?? rolloutId;
-  validate(options, rolloutId, conversationId);
+  validateRun(options, rolloutId, conversationId);
   const model = options.model ?? DEFAULT_MODEL;
   const emit = safeEmitter(options.onEvent);
   const writer = await TranscriptWriter.open(options.transcriptPath, options.redact ? { redact: options.redact } : {});
 
   let turns = 0;
-  let usage = ZERO;
+  let usage = ZERO_USAGE;
   let outcome: Outcome | undefined;
   let stopReason: string | null | undefined;
   let error: MnemaraError | undefined;
@@ -238,84 +228,6 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   }
   emit({ type: 'run_ended', outcome, turns, usage, wallMs, ...(error ? { error: error.message } : {}) });
   return result;
-}
-
-function validate(o: RunAgentOptions, rolloutId: string, conversationId: string): void {
-  for (const [name, id] of [
-    ['rolloutId', rolloutId],
-    ['conversationId', conversationId],
-  ] as const) {
-    if (!isSafeId(id)) {
-      throw new MnemaraError('INVALID_INPUT', `${name} ${JSON.stringify(id)} is not a plain id`, {
-        hint: 'Use letters, digits, ".", "_" and "-" only (1–128 characters), or leave it out for a new one',
-      });
-    }
-  }
-  for (const [name, v] of [
-    ['maxTurns', o.maxTurns],
-    ['maxTokens', o.maxTokens],
-  ] as const) {
-    if (!Number.isInteger(v) || v < 1) {
-      throw new MnemaraError('INVALID_INPUT', `${name} must be a positive integer, got ${String(v)}`);
-    }
-  }
-}
-
-function outcomeOfStop(stop: string | null | undefined, maxOutputTokens: number, setError: (e: MnemaraError) => void): Outcome {
-  if (stop === 'max_tokens' || stop === 'model_context_window_exceeded') {
-    setError(
-      new MnemaraError('BUDGET', `The model's reply was cut off (${stop}; max_tokens per call is ${maxOutputTokens})`, {
-        hint: 'Raise agent.maxOutputTokens, or split the task',
-      }),
-    );
-    return 'budget';
-  }
-  if (stop === 'refusal') {
-    setError(new MnemaraError('MODEL_REFUSAL', 'The model declined to continue (stop_reason refusal)'));
-    return 'error';
-  }
-  return 'completed';
-}
-
-async function recordReply(writer: TranscriptWriter, turn: number, content: BetaContentBlock[]): Promise<void> {
-  const text = content
-    .filter((b): b is Extract<BetaContentBlock, { type: 'text' }> => b.type === 'text')
-    .map((b) => b.text)
-    .join('');
-  if (text !== '') await writer.append({ type: 'message', turn, role: 'assistant', text });
-  for (const b of content) {
-    if (b.type === 'tool_use') await writer.append({ type: 'tool_call', turn, id: b.id, name: b.name, input: b.input });
-  }
-}
-
-async function recordResults(
-  writer: TranscriptWriter,
-  turn: number,
-  results: BetaToolResultBlockParam[],
-  details: Map<string, ToolCallDetail>,
-): Promise<void> {
-  for (const r of results) {
-    if (r.type !== 'tool_result') continue;
-    const d = details.get(r.tool_use_id);
-    await writer.append({
-      type: 'tool_result',
-      turn,
-      id: r.tool_use_id,
-      ...(d ? { name: d.name } : {}),
-      output: d?.output ?? flatten(r.content),
-      isError: d?.isError ?? r.is_error === true,
-      ...(d?.exitCode !== undefined ? { exitCode: d.exitCode } : {}),
-      ...(d ? { durationMs: d.durationMs } : {}),
-      ...(d?.timedOut !== undefined ? { timedOut: d.timedOut } : {}),
-      ...(d?.truncated !== undefined ? { truncated: d.truncated } : {}),
-    });
-  }
-}
-
-function flatten(content: BetaToolResultBlockParam['content']): string {
-  if (content === undefined) return '';
-  if (typeof content === 'string') return content;
-  return content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('');
 }
 
 function safeEmitter(onEvent: OnAgentEvent | undefined): (e: AgentEvent) => void {
