@@ -28,6 +28,8 @@ const RolloutStateSchema = z.object({
   rawHash: z.string().optional(),
   error: z.string().optional(),
   attempts: z.number().int().nonnegative().default(0),
+  /** Extraction order (0, 1, 2 …): breaks ties between rollouts with the same time. */
+  seq: z.number().int().nonnegative().optional(),
   updatedAt: z.string(),
 });
 export type RolloutState = z.infer<typeof RolloutStateSchema>;

@@ -8,6 +8,7 @@ import type { HandbookInfo, MemoryEntry } from '../memory-md.js';
 import { entryId, nearDuplicate } from '../normalize.js';
 import { loadPrompt } from '../prompts.js';
 import { loadState, type MemoryState } from '../state.js';
+import { entryUses } from '../use.js';
 import { loadRawInputs, type RolloutInput } from './inputs.js';
 import { mergeRawMemories } from './merge.js';
 import { consolidateWithModel, phase2Data, type ModelEntry } from './model.js';
@@ -69,7 +70,8 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   const state = await loadState(paths.stateFile);
   const memoryText = await readMemoryMd(paths);
   const book = readHandbook(memoryText, state, now);
-  const inputs = await loadRawInputs(paths, config.maxRawMemories);
+  const seq = Object.fromEntries(Object.entries(state.rollouts).map(([id, r]) => [id, r.seq ?? -1]));
+  const inputs = await loadRawInputs(paths, config.maxRawMemories, seq);
   const prompt = mode === 'model' ? await loadPrompt('phase2') : undefined;
   const producer = mode === 'model' ? `model:${options.model}` : 'deterministic';
   const promptVersion = prompt?.version ?? DETERMINISTIC_PHASE2_VERSION;
@@ -109,7 +111,7 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   if (mode === 'model') entries = entries.filter((e) => e.edited || !Object.values(forgotten).some((t) => nearDuplicate(t.text, e.text)));
 
   const info: HandbookInfo = { consolidatedAt: now, producer, promptVersion };
-  const rendered = renderHandbook(entries, info, { uses: state.uses, repeats }, config);
+  const rendered = renderHandbook(entries, info, { uses: entryUses(entries, state.uses, state.fileUses), repeats }, config);
   const before = new Map(book.entries.map((e) => [e.id, e]));
   const after = new Set(rendered.entries.map((e) => e.id));
   const result: ConsolidationResult = {

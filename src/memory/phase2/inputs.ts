@@ -29,9 +29,18 @@ export interface RawInputs {
 
 const log = logger('memory.phase2');
 
-/** Newest first: by rollout time, then by id (ids are time-sortable when mnemara made them). */
-export function newestFirst(a: { time: string; rolloutId: string }, b: { time: string; rolloutId: string }): number {
-  return a.time === b.time ? (a.rolloutId < b.rolloutId ? 1 : a.rolloutId > b.rolloutId ? -1 : 0) : a.time < b.time ? 1 : -1;
+/**
+ * Newest first: by rollout time, then by extraction order (`seq`, for rollouts with the same time, e.g.
+ * imported ones stamped within one clock tick), then by id (mnemara's ids are time-sortable).
+ */
+export function newestFirst(seq: Record<string, number> = {}) {
+  return (a: { time: string; rolloutId: string }, b: { time: string; rolloutId: string }): number => {
+    if (a.time !== b.time) return a.time < b.time ? 1 : -1;
+    const sa = seq[a.rolloutId] ?? -1;
+    const sb = seq[b.rolloutId] ?? -1;
+    if (sa !== sb) return sb - sa;
+    return a.rolloutId < b.rolloutId ? 1 : a.rolloutId > b.rolloutId ? -1 : 0;
+  };
 }
 
 /**
@@ -39,7 +48,7 @@ export function newestFirst(a: { time: string; rolloutId: string }, b: { time: s
  * stays within `maxRawMemories`; the first rollout that would overflow it, and every older one, is forgotten
  * (except that the newest rollout is always kept, cut to the budget).
  */
-export async function loadRawInputs(paths: MemoryPaths, maxRawMemories: number): Promise<RawInputs> {
+export async function loadRawInputs(paths: MemoryPaths, maxRawMemories: number, seq: Record<string, number> = {}): Promise<RawInputs> {
   const names = await readdir(paths.rawMemoriesDir).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [] as string[];
     throw err;
@@ -58,7 +67,7 @@ export async function loadRawInputs(paths: MemoryPaths, maxRawMemories: number):
       invalid.push({ rolloutId, error: (err as Error).message });
     }
   }
-  all.sort(newestFirst);
+  all.sort(newestFirst(seq));
   const kept: RolloutInput[] = [];
   const forgotten: string[] = [];
   let count = 0;

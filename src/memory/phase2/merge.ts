@@ -11,6 +11,8 @@ export interface Candidate {
   importance: number;
   /** ISO time of the newest source rollout. */
   at: string;
+  /** Position of the newest source rollout, newest first (0 = the newest rollout): orders equal times too. */
+  order: number;
   /** How many raw memories said this (repetition is a signal). */
   count: number;
   /** Entry ids of every wording merged in (so an existing entry is found whichever wording it had). */
@@ -25,7 +27,7 @@ export interface Candidate {
  */
 export function mergeRawMemories(rollouts: RolloutInput[]): Candidate[] {
   const out: Candidate[] = [];
-  for (const r of rollouts) {
+  for (const [order, r] of rollouts.entries()) {
     for (const m of r.memories) {
       const norm = normalizeText(m.text);
       const hit = out.find((c) => (c.kind === m.kind ? nearDuplicate(c.text, m.text) : normalizeText(c.text) === norm));
@@ -42,6 +44,7 @@ export function mergeRawMemories(rollouts: RolloutInput[]): Candidate[] {
           sources: [r.rolloutId],
           importance: m.importance,
           at: r.time,
+          order,
           count: 1,
           ids: new Set([entryId(m.text)]),
           keywords: [...m.keywords],

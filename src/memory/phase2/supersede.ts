@@ -82,7 +82,7 @@ export function dropSuperseded(candidates: Candidate[]): { kept: Candidate[]; su
   const terms = new Map(candidates.map((c) => [c, staleTerms(c.text)]));
   for (const a of candidates) {
     for (const b of candidates) {
-      if (a === b || stale.has(b) || b.kind === 'preference' || !(a.at > b.at) || sameRollouts(a, b)) continue;
+      if (a === b || stale.has(b) || b.kind === 'preference' || !(a.order < b.order) || sameRollouts(a, b)) continue;
       let hit = false;
       for (const t of terms.get(a)!) {
         if (mentions(b.text, t.term) && !(t.replacement && mentions(b.text, t.replacement))) hit = true;

@@ -1,0 +1,194 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import type { ModelClient } from '../agent/client.js';
+import { loadTranscript } from '../agent/transcript/reader.js';
+import { MnemaraError } from '../config/errors.js';
+import { logger } from '../config/logger.js';
+import type { MemoryConfig, MemoryLayout } from '../config/memory.js';
+import { noProgress, type OnProgress } from '../config/progress.js';
+import { parseRawMemories, parseRolloutSummary, renderRawMemories, renderRolloutSummary } from './artifacts.js';
+import { writeFileAtomic } from './atomic.js';
+import { excludeFromGit, memoryPaths, type MemoryPaths } from './layout.js';
+import { withMemoryLock } from './lock.js';
+import { sha256 } from './normalize.js';
+import { extractRollout } from './phase1/index.js';
+import { consolidate } from './phase2/index.js';
+import { redactDeep } from './redact.js';
+import { loadState, saveState, type MemoryState } from './state.js';
+import { countMemoryUse, type MemoryUse } from './use.js';
+
+/** Options of {@link runMemoryPipeline}. */
+export interface MemoryPipelineOptions {
+  /** Host directory holding the memory layout (a workspace, or a restored memory snapshot). */
+  workspaceDir: string;
+  /** Default: `config.layout`. */
+  layout?: MemoryLayout;
+  /** Both phases run with the model (`client` + `model` required) or deterministically (no network). */
+  extractor: 'model' | 'deterministic';
+  client?: ModelClient;
+  model?: string;
+  /** Model path: the model's context window in tokens (phase 1 budget); default 200,000. */
+  contextTokens?: number;
+  config: Pick<MemoryConfig, 'maxRawMemories' | 'memoryMdTokens' | 'summaryTokens'> & { layout?: MemoryLayout };
+  /** Consolidate even when no raw memory changed. */
+  forceConsolidation?: boolean;
+  onProgress?: OnProgress;
+  now?: () => Date;
+}
+
+/** What one pipeline run did. Entry ids in `added`/`changed`/`removed`. */
+export interface MemoryPipelineResult {
+  /** Rollouts extracted by this run. */
+  extracted: string[];
+  /** Rollouts whose extraction failed (now or before): retried on the next run. */
+  pending: Array<{ rolloutId: string; error: string }>;
+  consolidated: boolean;
+  added: string[];
+  changed: string[];
+  removed: string[];
+  /** Rollouts that fell out of the newest N raw memories (files deleted). */
+  forgottenRollouts: string[];
+  /** Model calls of both phases. */
+  modelCalls: number;
+  /** Phase 2's failure, when it failed: the previous MEMORY.md is still in place. */
+  phase2Error: { code: string; message: string; hint?: string } | null;
+}
+
+const log = logger('memory.pipeline');
+
+/** Rollout ids of `sessions/*.jsonl`, in id order (mnemara's ids sort by time). */
+async function transcriptIds(paths: MemoryPaths): Promise<string[]> {
+  const names = await readdir(paths.sessionsDir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [] as string[];
+    throw err;
+  });
+  return names
+    .filter((n) => n.endsWith('.jsonl') && !n.startsWith('.'))
+    .map((n) => n.slice(0, -'.jsonl'.length))
+    .filter((id) => /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/.test(id))
+    .sort();
+}
+
+/** Both artifacts of a rollout exist and parse (e.g. merged in from another session's head): no need to extract again. */
+async function adoptArtifacts(paths: MemoryPaths, id: string): Promise<{ time: string; producer: string; rawHash: string } | null> {
+  try {
+    const rawText = await readFile(paths.rawMemories(id), 'utf8');
+    const { meta } = parseRawMemories(rawText, paths.rawMemories(id));
+    parseRolloutSummary(await readFile(paths.rolloutSummary(id), 'utf8'), paths.rolloutSummary(id));
+    return { time: meta.time, producer: meta.producer, rawHash: sha256(rawText) };
+  } catch {
+    return null;
+  }
+}
+
+function nextSeq(state: MemoryState): number {
+  return Object.values(state.rollouts).reduce((n, r) => Math.max(n, (r.seq ?? -1) + 1), 0);
+}
+
+function rel(paths: MemoryPaths, file: string): string {
+  return relative(paths.workspaceDir, file).split(sep).join('/');
+}
+
+/** Phase 1 of one rollout, written atomically and redacted once more on the way to disk. */
+async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelineOptions): Promise<{ time: string; producer: string; rawHash: string; calls: number; use: MemoryUse }> {
+  const { records, skipped } = await loadTranscript(paths.transcript(id));
+  if (skipped.length) log.warn({ rolloutId: id, skipped: skipped.slice(0, 5) }, 'transcript lines skipped');
+  const extraction = redactDeep(
+    await extractRollout({
+      records,
+      rolloutId: id,
+      transcriptPath: rel(paths, paths.transcript(id)),
+      mode: options.extractor,
+      ...(options.client ? { client: options.client } : {}),
+      ...(options.model ? { model: options.model } : {}),
+      ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    }),
+  );
+  const rawText = renderRawMemories(extraction.meta, extraction.memories);
+  await writeFileAtomic(paths.rolloutSummary(id), renderRolloutSummary(extraction.meta, extraction.summary));
+  await writeFileAtomic(paths.rawMemories(id), rawText);
+  // Phase 1 makes one call (two when it had to retry; the Extraction does not say, so this counts one).
+  const calls = extraction.meta.producer.startsWith('model:') ? 1 : 0;
+  return { time: extraction.meta.time, producer: extraction.meta.producer, rawHash: sha256(rawText), calls, use: countMemoryUse(records, options.layout ?? options.config.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' }) };
+}
+
+/**
+ * The memory pipeline for one memory layout (DESIGN.md steps 7–8): phase 1 for every transcript in
+ * `sessions/*.jsonl` not yet extracted (and every one that failed before: retried, its error recorded in
+ * `memories/.state.json`), the use signal of each new transcript, then phase 2. Every file is redacted and
+ * written atomically; the layout's folders go into `.git/info/exclude` in a git workspace.
+ * A rollout's failure does not stop the others; a phase 2 failure is returned in `phase2Error` and leaves
+ * the previous MEMORY.md in place. Holds `memories/.lock` while it runs.
+ * @throws MnemaraError `BUSY` (another pipeline holds the lock), `INVALID_INPUT` (damaged `.state.json`),
+ *   `INVALID_CONFIG` (layout outside the workspace), `USAGE` (model extractor without client/model).
+ */
+export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise<MemoryPipelineResult> {
+  const layout = options.layout ?? options.config.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' };
+  const paths = memoryPaths(options.workspaceDir, layout);
+  if (options.extractor === 'model' && (!options.client || !options.model)) {
+    throw new MnemaraError('USAGE', 'the model extractor needs a model client and a model name', {
+      hint: 'Set ANTHROPIC_API_KEY and a model, or use the deterministic extractor (memory.extractor: deterministic).',
+    });
+  }
+  const onProgress = options.onProgress ?? noProgress;
+  const now = options.now ?? (() => new Date());
+  await excludeFromGit(paths.workspaceDir, layout).catch((err: Error) => log.warn({ err: err.message }, 'could not update .git/info/exclude'));
+  return withMemoryLock(join(paths.memoriesDir, '.lock'), async () => {
+    const state = await loadState(paths.stateFile);
+    const result: MemoryPipelineResult = { extracted: [], pending: [], consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], modelCalls: 0, phase2Error: null };
+    const todo: string[] = [];
+    for (const id of await transcriptIds(paths)) {
+      const s = state.rollouts[id];
+      if (s?.status === 'extracted' || s?.status === 'forgotten') continue;
+      const adopted = s ? null : await adoptArtifacts(paths, id);
+      if (adopted) state.rollouts[id] = { status: 'extracted', ...adopted, attempts: 0, seq: nextSeq(state), updatedAt: now().toISOString() };
+      else todo.push(id);
+    }
+    onProgress({ step: 'phase1', phase: 'start', message: `${todo.length} rollout(s) to extract`, done: 0, total: todo.length, unit: 'rollouts' });
+    for (const [i, id] of todo.entries()) {
+      const attempts = (state.rollouts[id]?.attempts ?? 0) + 1;
+      try {
+        const out = await extractOne(paths, id, options);
+        state.rollouts[id] = { status: 'extracted', time: out.time, producer: out.producer, rawHash: out.rawHash, attempts, seq: nextSeq(state), updatedAt: now().toISOString() };
+        result.extracted.push(id);
+        result.modelCalls += out.calls;
+        if (!state.usesCounted.includes(id)) {
+          for (const [k, n] of Object.entries(out.use.entries)) state.uses[k] = (state.uses[k] ?? 0) + n;
+          for (const [k, n] of Object.entries(out.use.files)) state.fileUses[k] = (state.fileUses[k] ?? 0) + n;
+          state.usesCounted.push(id);
+        }
+      } catch (err) {
+        const error = err instanceof Error ? err.message : String(err);
+        log.warn({ rolloutId: id, attempts, error }, 'phase 1 failed; the rollout stays pending');
+        state.rollouts[id] = { ...(state.rollouts[id] ?? { time: '' }), status: 'failed', error, attempts, updatedAt: now().toISOString() };
+      }
+      await saveState(paths.stateFile, state);
+      onProgress({ step: 'phase1', phase: 'progress', done: i + 1, total: todo.length, unit: 'rollouts' });
+    }
+    await saveState(paths.stateFile, state);
+    onProgress({ step: 'phase1', phase: 'end', message: `${result.extracted.length} extracted` });
+    result.pending = Object.entries(state.rollouts)
+      .filter(([, s]) => s.status === 'failed')
+      .map(([rolloutId, s]) => ({ rolloutId, error: s.error ?? 'unknown error' }));
+    try {
+      const c = await consolidate({
+        paths,
+        config: options.config,
+        mode: options.extractor,
+        ...(options.client ? { client: options.client } : {}),
+        ...(options.model ? { model: options.model } : {}),
+        force: options.forceConsolidation ?? false,
+        now,
+        onProgress,
+      });
+      Object.assign(result, { consolidated: c.consolidated, added: c.added, changed: c.changed, removed: c.removed, forgottenRollouts: c.forgottenRollouts });
+      result.modelCalls += c.modelCalls;
+    } catch (err) {
+      const e = err as { code?: string; message?: string; hint?: string };
+      result.phase2Error = { code: typeof e.code === 'string' ? e.code : 'INTERNAL', message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}) };
+      log.error({ err: result.phase2Error }, 'phase 2 failed; the previous MEMORY.md is kept');
+    }
+    return result;
+  });
+}
