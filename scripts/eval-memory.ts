@@ -4,9 +4,9 @@
  * Runs the memory pipeline (deterministic path) over labelled transcripts in the fixtures format
  * (`test/fixtures/transcripts/README.md`): per repo, in `sequence` order, into a fresh workspace; then
  * judges MEMORY.md against the labels and prints recall, junk, duplicates, stale leftovers, forbidden
- * strings found under memories/, and MEMORY.md size. `--json` prints the figures instead of the table;
+ * strings found in the memory layout (memories/ and sessions/), and MEMORY.md size. `--json` prints the figures instead of the table;
  * `--verbose` lists missed lessons and junk entries; `--keep` leaves the workspaces for inspection.
- * Exit code 1 when a forbidden string (a secret, an injected instruction) reached a memory file.
+ * Exit code 1 when a forbidden string (a secret, an injected instruction) reached a file of the layout.
  */
 import { defaultFixtures } from './eval-memory/labels.js';
 import { runEval, type EvalFigures } from './eval-memory/run.js';

@@ -29,7 +29,7 @@ export interface EvalFigures {
 /**
  * Runs the memory pipeline over a folder in the fixtures format: per repo a fresh temporary workspace,
  * its transcripts learned in `sequence` order, then MEMORY.md judged against the labels and every file
- * under `memories/` searched for forbidden strings. `keep` leaves the workspaces in place (paths in `workspaces`).
+ * of the memory layout (`memories/` and the stored transcripts in `sessions/`) searched for forbidden strings. `keep` leaves the workspaces in place (paths in `workspaces`).
  */
 export async function runEval(folder: string, options: { keep?: boolean } = {}): Promise<EvalFigures & { workspaces: Record<string, string> }> {
   const cases = await loadCases(folder);
@@ -47,7 +47,8 @@ export async function runEval(folder: string, options: { keep?: boolean } = {}):
       }
       const memoryMd = await readFile(paths.memoryMd, 'utf8').catch(() => '');
       const entries = memoryMd ? parseMemoryMd(memoryMd).entries.map((e) => e.text) : [];
-      const files = await readTree(paths.memoriesDir);
+      // The whole layout (memories/ and sessions/): what a snapshot of it would hold.
+      const files = await readTree(ws);
       const rel = new Map([...files].map(([f, t]) => [relative(ws, f), t]));
       repos.push({
         ...judgeEntries(repo, list, entries),

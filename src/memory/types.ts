@@ -57,4 +57,6 @@ export interface Extraction {
   meta: ArtifactFrontMatter;
   summary: RolloutSummary;
   memories: RawMemory[];
+  /** Model calls phase 1 made for it (1, or 2 after a retry); absent on the deterministic path. */
+  modelCalls?: number;
 }

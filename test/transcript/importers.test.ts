@@ -159,3 +159,13 @@ describe('importTranscriptFile', () => {
     await expect(importTranscriptFile(join(dir, 'missing'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
+
+describe('stable re-imports', () => {
+  it('importing the same file twice gives the same records (times from the file, not the clock)', async () => {
+    const p = join(FIXTURES, 'sundial-tz-offset-without-colon.json');
+    const a = await importTranscriptFile(p);
+    await new Promise((r) => setTimeout(r, 5));
+    const b = await importTranscriptFile(p);
+    expect(JSON.stringify(b.records)).toBe(JSON.stringify(a.records));
+  });
+});

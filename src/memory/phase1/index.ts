@@ -72,6 +72,7 @@ export async function extractRollout(options: ExtractRolloutOptions): Promise<Ex
   let summary;
   let producer: string;
   let promptVersion: string;
+  let modelCalls: number | undefined;
   if (mode === 'model') {
     if (!options.client || !options.model) {
       throw new MnemaraError('USAGE', 'phase 1 in model mode needs a model client and a model name', {
@@ -87,6 +88,7 @@ export async function extractRollout(options: ExtractRolloutOptions): Promise<Ex
       ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
     });
     memories = result.memories;
+    modelCalls = result.calls;
     const fallback = summarizeRollout(view, memories);
     summary = {
       task: result.summary.task || fallback.task,
@@ -115,6 +117,7 @@ export async function extractRollout(options: ExtractRolloutOptions): Promise<Ex
     },
     summary,
     memories,
+    ...(modelCalls !== undefined ? { modelCalls } : {}),
   });
   onProgress({
     step: 'phase1',

@@ -64,6 +64,7 @@ describe('phase 1, model path (scripted Messages server, real SDK)', () => {
     expect(feedback.content).toMatch(/memories\.0\.kind/);
     expect(feedback.content).toMatch(/memories\.0\.importance/);
     expect(e.memories.map((m) => m.kind)).toEqual(['pitfall']);
+    expect(e.modelCalls).toBe(2);
   });
 
   it('a reply without the tool call is sent back once, saying so', async () => {

@@ -36,7 +36,11 @@ export type AnthropicMessagesRun = z.infer<typeof AnthropicMessagesRunSchema>;
 export interface ImportOptions {
   /** Rollout id to use; default: the file's `id` when it is a safe file name, else one made from the time. */
   rolloutId?: string;
-  /** ISO 8601 UTC start time stamped on the records (the format has none); default: now. */
+  /**
+   * ISO 8601 UTC start time stamped on the records (the format has none). Default: now for
+   * `importAnthropicMessages`, the file's modification time for the file importers (so that importing
+   * the same file twice gives the same records).
+   */
   startedAt?: string;
 }
 
@@ -173,8 +177,10 @@ function toolResult(
  */
 export async function importAnthropicMessagesFile(path: string, options: ImportOptions = {}): Promise<TranscriptRecord[]> {
   let text: string;
+  let startedAt = options.startedAt;
   try {
-    const { size } = await stat(path);
+    const { size, mtime } = await stat(path);
+    startedAt ??= mtime.toISOString();
     if (size > MAX_IMPORT_BYTES) {
       throw new MnemaraError('INVALID_INPUT', `${path} is ${size} bytes, over the ${MAX_IMPORT_BYTES}-byte import cap`, {
         hint: 'Split the run, or trim its largest tool outputs before importing.',
@@ -197,5 +203,5 @@ export async function importAnthropicMessagesFile(path: string, options: ImportO
       cause: err,
     });
   }
-  return importAnthropicMessages(json, options);
+  return importAnthropicMessages(json, { ...options, startedAt });
 }

@@ -116,7 +116,7 @@ export function importClaudeCode(
   }
 
   const rolloutId = options.rolloutId ?? sessionId ?? `import-${Date.now()}`;
-  const start = options.startedAt ?? firstTs ?? new Date().toISOString();
+  const start = firstTs ?? options.startedAt ?? new Date().toISOString();
   const endTs = lastTs ?? start;
   return {
     skipped,
@@ -145,8 +145,9 @@ export async function importClaudeCodeFile(
   path: string,
   options: ImportOptions = {},
 ): Promise<{ records: TranscriptRecord[]; skipped: SkippedLine[] }> {
+  let fallbackStart: string;
   try {
-    await stat(path);
+    fallbackStart = (await stat(path)).mtime.toISOString();
   } catch (err) {
     throw new MnemaraError('NOT_FOUND', `transcript ${path} does not exist`, { hint: 'Check the path.', cause: err });
   }
@@ -165,6 +166,7 @@ export async function importClaudeCodeFile(
       skipped.push({ line: raw.line, reason: raw.lastWithoutNewline ? 'truncated last line' : 'invalid JSON' });
     }
   }
-  const out = importClaudeCode(events, options);
+  // Events carry their own times; the file's time stands in only where they do not (stable re-imports).
+  const out = importClaudeCode(events, { ...options, startedAt: options.startedAt ?? fallbackStart });
   return { records: out.records, skipped: [...skipped, ...out.skipped].sort((a, b) => a.line - b.line) };
 }
