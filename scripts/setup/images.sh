@@ -25,12 +25,23 @@ setup_base_image() {
   local dir; dir=$(mktemp -d /tmp/mnemara-rootfs.XXXXXX)
   # The tree is 200 MB; never leave it behind, whatever happens.
   trap "as_root rm -rf '$dir'" EXIT
-  local n=0 line
-  # Progress: debootstrap's own "I: ..." lines, counted.
+  local n=0 fetched=0 line verb last=""
+  # Progress: every 25th package fetched, and one line each time debootstrap moves to a new kind of work
+  # (Extracting, Unpacking, Configuring …); errors and warnings in full.
   if ! as_root debootstrap --variant=minbase bookworm "$dir" http://deb.debian.org/debian 2>&1 |
     while IFS= read -r line; do
       n=$((n + 1))
-      case "$line" in I:*|E:*|W:*) printf '    [%4d] %s\n' "$n" "$line" ;; esac
+      case "$line" in
+        E:*|W:*) printf '    [%4d] %s\n' "$n" "$line" ;;
+        "I: Validating"*) ;;
+        "I: Retrieving"*)
+          fetched=$((fetched + 1))
+          if [ $((fetched % 25)) = 1 ]; then printf '    [%4d] %s (package %d)\n' "$n" "$line" "$fetched"; fi
+          last=Retrieving ;;
+        I:*)
+          verb=${line#I: }; verb=${verb%% *}
+          if [ "$verb" != "$last" ]; then printf '    [%4d] %s\n' "$n" "$line"; last=$verb; fi ;;
+      esac
     done; then
     fail "debootstrap failed (see the lines above)" "check that http://deb.debian.org is reachable, then run setup again"
   fi
