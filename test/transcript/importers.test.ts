@@ -125,8 +125,8 @@ describe('importClaudeCode', () => {
     for (const r of records) expect(TranscriptRecordSchema.safeParse(r).success).toBe(true);
     const meta = ofType(records, 'session_meta')[0]!;
     expect(meta).toMatchObject({ rolloutId: 's1', task: 'Run the tests', model: 'claude-x', source: 'claude-code' });
-    expect(ofType(records, 'tool_call')).toMatchObject([{ name: 'Bash', turn: 1 }]);
-    expect(ofType(records, 'tool_result')).toMatchObject([{ name: 'Bash', isError: true, output: 'fail' }]);
+    expect(ofType(records, 'tool_call')).toMatchObject([{ name: 'bash', turn: 1, input: { command: 'npm test' } }]);
+    expect(ofType(records, 'tool_result')).toMatchObject([{ name: 'bash', isError: true, output: 'fail' }]);
     expect(ofType(records, 'message').map((m) => m.text)).toEqual(['Run the tests', 'Running.', 'It fails.']);
     expect(ofType(records, 'session_end')[0]).toMatchObject({ outcome: 'completed', turns: 2, wallMs: 4000 });
   });
@@ -138,6 +138,28 @@ describe('importClaudeCode', () => {
     expect(imported.format).toBe('claude-code');
     expect(imported.skipped).toEqual([{ line: 8, reason: 'truncated last line' }]);
     expect(imported.records.map((r) => r.line)).toEqual(imported.records.map((_, i) => i + 1));
+  });
+});
+
+describe('Claude Code tools', () => {
+  it('map onto bash and the text editor, with exit codes, so phase 1 reads them like our own', () => {
+    const ev = (type: string, content: unknown[], id?: string) => ({ type, sessionId: 's', uuid: String(Math.random()), message: { ...(id ? { id } : {}), role: type, content } });
+    const { records } = importClaudeCode(
+      [
+        ev('user', [{ type: 'text', text: 'fix it' }]),
+        ev('assistant', [{ type: 'tool_use', id: 'a', name: 'Edit', input: { file_path: '/repo/src/x.ts', old_string: 'a', new_string: 'b' } }], 'm1'),
+        ev('user', [{ type: 'tool_result', tool_use_id: 'a', content: 'ok' }]),
+        ev('assistant', [{ type: 'tool_use', id: 'b', name: 'Bash', input: { command: 'npm test', description: 'run tests' } }], 'm2'),
+        ev('user', [{ type: 'tool_result', tool_use_id: 'b', content: 'FAIL x\nExit code 1', is_error: true }]),
+        ev('assistant', [{ type: 'tool_use', id: 'c', name: 'Grep', input: { pattern: 'x' } }], 'm3'),
+      ].map((value, i) => ({ line: i + 1, value })),
+    );
+    expect(ofType(records, 'tool_call').map((c) => [c.name, c.input])).toEqual([
+      ['str_replace_based_edit_tool', { command: 'str_replace', path: '/repo/src/x.ts', old_str: 'a', new_str: 'b' }],
+      ['bash', { command: 'npm test' }],
+      ['Grep', { pattern: 'x' }],
+    ]);
+    expect(ofType(records, 'tool_result').map((r) => r.exitCode)).toEqual([undefined, 1]);
   });
 });
 

@@ -4,6 +4,7 @@ import { MnemaraError } from '../../../config/errors.js';
 import { readRawLines } from '../lines.js';
 import { TRANSCRIPT_FORMAT_VERSION, type SkippedLine, type TranscriptRecord } from '../schema.js';
 import type { ImportOptions } from './anthropic-messages.js';
+import { claudeCodeExitCode, mapClaudeCodeTool } from './claude-code-tools.js';
 
 /**
  * Claude Code session JSONL (`~/.claude/projects/<project>/<session-id>.jsonl`): one event a line,
@@ -31,7 +32,7 @@ const Line = z.looseObject({
 
 /**
  * Maps parsed Claude Code event lines onto transcript records (`session_meta`, messages, tool calls and
- * results, `session_end` with outcome `completed` when the session ends on an assistant answer, else
+ * results with Claude Code's tools mapped onto ours (`claude-code-tools.ts`), `session_end` with outcome `completed` when the session ends on an assistant answer, else
  * `interrupted`: the format records no outcome). Meta and sidechain (sub-agent) lines are left out.
  * Never throws on a malformed event; unusable events are reported in `skipped` (1-based `line`).
  */
@@ -88,8 +89,9 @@ export function importClaudeCode(
         body.push({ type: 'message', v, ts, turn, role, text: b.text });
       } else if (b.type === 'tool_use' && ev.type === 'assistant' && typeof b.id === 'string' && typeof b.name === 'string') {
         calls += 1;
-        names.set(b.id, b.name);
-        body.push({ type: 'tool_call', v, ts, turn, id: b.id, name: b.name, input: b.input ?? {} });
+        const tool = mapClaudeCodeTool(b.name, b.input ?? {});
+        names.set(b.id, tool.name);
+        body.push({ type: 'tool_call', v, ts, turn, id: b.id, name: tool.name, input: tool.input });
       } else if (b.type === 'tool_result' && ev.type === 'user' && typeof b.tool_use_id === 'string') {
         const c = b.content;
         const output =
@@ -99,6 +101,8 @@ export function importClaudeCode(
               ? c.map((x: { type?: string; text?: string }) => (x.type === 'text' ? (x.text ?? '') : `[${x.type}]`)).join('\n')
               : '';
         const name = names.get(b.tool_use_id);
+        const isError = b.is_error === true;
+        const exitCode = name === 'bash' ? claudeCodeExitCode(output, isError) : undefined;
         body.push({
           type: 'tool_result',
           v,
@@ -107,7 +111,8 @@ export function importClaudeCode(
           id: b.tool_use_id,
           ...(name ? { name } : {}),
           output,
-          isError: b.is_error === true,
+          isError,
+          ...(exitCode !== undefined ? { exitCode } : {}),
         });
       }
     }
