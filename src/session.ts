@@ -8,22 +8,22 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newRolloutId } from './agent/ids.js';
-import { MnemaraError } from './config/errors.js';
 import { logger } from './config/logger.js';
 import { createSandbox } from './sandbox/index.js';
 import type { Sandbox } from './sandbox/types.js';
 import { openStore } from './snapshot/index.js';
-import { runAgentStep, sessionModelClient, type AgentRunSummary } from './session/agent-step.js';
+import { runAgentStep, sessionModelClient } from './session/agent-step.js';
 import { eventSink, progressOf, step } from './session/context.js';
+import { copyLayoutFromSandbox } from './session/layout-io.js';
 import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
-import { copyLayoutFromSandbox } from './session/layout-io.js';
 import { HeadPublisher } from './session/publish.js';
 import { assertWorkspace, defaultLineage, resolveStart, restoreWorkspace } from './session/start.js';
-import type { LessonChanges, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
+import type { SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 
 export * from './session/types.js';
 export { defaultLineage } from './session/start.js';
+export { SESSION_INSTRUCTIONS } from './session/agent-step.js';
 
 const log = logger('session');
 
@@ -31,9 +31,10 @@ const log = logger('session');
  * Runs one session end to end and returns what it did. Events (step progress, model turns, tool calls) go to
  * `hooks.onEvent` as they happen. The agent's own failures (model errors, turn limits, Ctrl-C via
  * `options.signal`) are outcomes, not exceptions: the workspace is still snapshotted and the head still moved.
- * Throws `MnemaraError` when mnemara itself cannot go on (usage: bad lineage or snapshot id, missing workspace;
- * failure: no Docker, a corrupt store, the workspace snapshot could not be written — the transcript is then
- * kept at `<home>/transcripts/<rollout-id>.jsonl`, as it always is).
+ * A memory pipeline failure is reported in `pipelineError`; the rollout then stays pending at the head.
+ * Throws `MnemaraError` when mnemara itself cannot go on: usage (bad lineage or snapshot id, missing workspace,
+ * no API key) or failure (no Docker, a corrupt store, the workspace snapshot could not be written — the
+ * transcript is then still at `<home>/transcripts/<rollout-id>.jsonl`, where it always is).
  */
 export async function runSession(options: SessionOptions, hooks: SessionHooks = {}): Promise<SessionResult> {
   const began = Date.now();
@@ -42,12 +43,11 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const timings: Partial<Record<SessionStep, number>> = {};
   const { config } = options;
   const layout = config.memory.layout;
-  const layoutDirs = [layout.memoriesDir, layout.sessionsDir];
   const workspace = await assertWorkspace(options.workspace);
   const lineage = options.lineage ?? defaultLineage(workspace);
-  const rolloutId = newRolloutId();
   const client = sessionModelClient(config);
   const store = await openStore(config.snapshot.store as string, config.snapshot);
+  const rolloutId = newRolloutId();
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
   await mkdir(join(config.home, 'tmp'), { recursive: true });
   const workDir = await mkdtemp(join(config.home, 'tmp', `session-${rolloutId}-`));
@@ -62,30 +62,31 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const sandbox: Sandbox = await step('sandbox', emit, timings, () =>
     createSandbox({ ...config.sandbox, sessionId: rolloutId, onProgress }), (s) => `${s.kind} ${s.id.slice(0, 12)}`,
   );
+  let result: SessionResult;
   try {
     // 3. Restore the start into /workspace.
     await step('restore', emit, timings, () =>
       restoreWorkspace(sandbox, store, start, { workspace, ignore: config.snapshot.ignore, layout }),
     );
 
-    // 4. Read memory: memory_summary.md within its budget, as data, into the system prompt.
+    // 4. Read memory: memory_summary.md within its budget, fenced as data, for the system prompt.
     const memory = config.memory.read
-      ? await step('memory-read', emit, timings, () => readMemoryBlock(sandbox, config, options.task), (m) => m.note)
+      ? await step('memory-read', emit, timings, () => readMemoryBlock(sandbox, config, options.task, workDir), (m) => m.note)
       : { block: undefined, note: 'memory read is off' };
 
-    // 5. Run the agent; its failures are outcomes. The transcript is written on the host as the run goes.
-    const run: AgentRunSummary = await step('agent', emit, timings, () =>
+    // 5. Run the agent; its failures are outcomes. The transcript is appended on the host as the run goes.
+    const run = await step('agent', emit, timings, () =>
       runAgentStep({ sandbox, client, config, task: options.task, memoryBlock: memory.block, rolloutId, transcriptPath, emit, options }),
       (r) => `${r.outcome} after ${r.turns} turns`,
     );
 
-    // 6. Snapshot the workspace, whatever the outcome, then move the head to it: from here on the rollout is safe.
+    // 6. Snapshot the workspace, whatever the outcome, and move the head to it: from here on the rollout is safe.
     const parent = start.snapshotId ?? start.headAtStart;
-    const startManifest = parent ? await store.get(parent) : null;
+    const inherited = parent ? (await store.get(parent)).rolloutIds : [];
     const workspaceSnapshot = await step('snapshot-workspace', emit, timings, async () =>
       store.create(
         { tar: await sandbox.getArchive(sandbox.workspaceDir) },
-        { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...(startManifest?.rolloutIds ?? []), rolloutId])], onProgress },
+        { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress },
       ), (m) => m.id,
     );
     const layoutDir = join(workDir, 'memory');
@@ -106,7 +107,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
       return entries;
     }, () => `head of ${lineage} → ${publisher.expected}`);
 
-    const result: SessionResult = {
+    result = {
       rolloutId,
       lineage,
       start,
@@ -118,18 +119,26 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
       memorySnapshot: null,
       head: publisher.expected,
       pending: true,
-      headConflicts: publisher.conflicts,
+      headConflicts: 0,
       lessons: null,
       transcriptPath,
       timings: { totalMs: 0 },
     };
     if (config.memory.generate) {
       try {
-        // 7 + 8. Phase 1 (extraction) and phase 2 (consolidation) on a host copy of the memory layout.
-        const consolidate = (): Promise<unknown> =>
-          step('memory-pipeline', emit, timings, () => runPipelineOn(layoutDir, config, onProgress));
+        // 7 + 8. Phase 1 (extraction) and phase 2 (consolidation) on the host copy of the memory layout.
+        const consolidate = async (): Promise<void> => {
+          const p = await step('memory-pipeline', emit, timings, () => runPipelineOn(layoutDir, config, client, onProgress), (r) =>
+            `${r.extracted.length} extracted, ${r.consolidated ? `${r.added.length} added, ${r.changed.length} changed` : 'nothing to consolidate'}`,
+          );
+          const mine = p.pending.find((x) => x.rolloutId === rolloutId);
+          result.pending = Boolean(mine);
+          const failure = mine ? `phase 1: ${mine.error}` : p.phase2Error ? `phase 2: ${p.phase2Error.message}` : undefined;
+          if (failure) result.pipelineError = failure;
+          else delete result.pipelineError;
+        };
         await consolidate();
-        // 9. Snapshot the memory; move the head by compare-and-swap, consolidating again on a moved head.
+        // 9. Snapshot the memory; move the head by compare-and-swap, consolidating again on top of a moved head.
         const memorySnapshot = await step('snapshot-memory', emit, timings, () => publisher.snapshotLayout(publisher.parent), (m) => m.id);
         const head = await step('advance-head', emit, timings, () =>
           publisher.advance(memorySnapshot.id, async (current) => {
@@ -137,21 +146,20 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
             return (await publisher.snapshotLayout(current)).id;
           }), (h) => `head of ${lineage} → ${h}`,
         );
-        const after = await readEntries(join(layoutDir, layout.memoriesDir, 'MEMORY.md'));
-        Object.assign(result, { memorySnapshot: head, head, pending: false, headConflicts: publisher.conflicts });
-        result.lessons = diffLessons(before, after) satisfies LessonChanges;
+        result.memorySnapshot = head;
+        result.head = head;
+        result.lessons = diffLessons(before, await readEntries(join(layoutDir, layout.memoriesDir, 'MEMORY.md')));
       } catch (err) {
-        if (err instanceof MnemaraError && err.code === 'HEAD_CONFLICT') throw err;
         // The rollout stays pending at the head (its transcript is there): the next session or
         // `mnemara memory consolidate` extracts it.
         log.error({ err, rolloutId }, 'memory pipeline failed; the rollout stays pending');
+        result.pending = true;
         result.pipelineError = (err as Error).message;
         result.head = publisher.expected;
       }
     }
+    result.headConflicts = publisher.conflicts;
     if (options.keepSandbox) result.keptSandbox = sandbox.id;
-    result.timings = { ...timings, totalMs: Date.now() - began };
-    return result;
   } finally {
     // 10. Remove the sandbox (unless asked to keep it) and the session's scratch space.
     await step('cleanup', emit, timings, async () => {
@@ -159,6 +167,8 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
       await rm(workDir, { recursive: true, force: true });
     }).catch((err: unknown) => log.error({ err }, 'cleanup failed'));
   }
+  result.timings = { ...timings, totalMs: Date.now() - began };
+  return result;
 }
 
 function pick(options: SessionOptions): { from?: string; memoryFrom?: string } {

@@ -95,9 +95,12 @@ const t2 = await toolCalls(two.result.transcriptPath);
 say('What carried over: the memory block run 2 started with (from its transcript):');
 say(t2.memoryBlock ? t2.memoryBlock.replace(/^/gm, '  │ ') : '  (none: run 1 left no memory)');
 say();
-const firstTests = (calls: string[]): string => {
+/** Tool calls spent finding out how to run the tests: those before the first real test run, memory lookups aside. */
+const discovery = (calls: string[]): string => {
   const i = calls.findIndex((c) => c.includes('scripts/check.sh') && !c.startsWith('ls') && !c.startsWith('grep'));
-  return i < 0 ? 'never' : `tool call ${i + 1}`;
+  if (i < 0) return 'never ran';
+  const lookups = calls.slice(0, i).filter((c) => c.includes('memories/')).length;
+  return `${i - lookups}${lookups ? ` (+${lookups} memory)` : ''}`;
 };
 const row = (name: string, r: SessionResult, calls: string[]): string =>
   [
@@ -105,13 +108,13 @@ const row = (name: string, r: SessionResult, calls: string[]): string =>
     r.outcome.padEnd(10),
     String(r.turns).padStart(5),
     String(calls.length).padStart(6),
-    firstTests(calls).padStart(18),
+    discovery(calls).padStart(20),
     `${r.usage.inputTokens}/${r.usage.outputTokens}`.padStart(13),
-    `${(r.timings.agent ?? 0) / 1000}`.padStart(8),
-    `${(r.timings.totalMs - (r.timings.agent ?? 0)) / 1000}`.padStart(11),
+    ((r.timings.agent ?? 0) / 1000).toFixed(1).padStart(7),
+    ((r.timings.totalMs - (r.timings.agent ?? 0)) / 1000).toFixed(1).padStart(9),
     r.lessons ? `+${r.lessons.added.length} ~${r.lessons.changed.length} (${r.lessons.total})` : r.pipelineError ? 'pending' : '-',
   ].join('  ');
-say('run     outcome     turns   tools  ran check.sh at   tokens in/out  agent s  mnemara s  lessons');
+say('run     outcome     turns   tools  calls to find tests  tokens in/out  agent s  mnemara s  lessons (+added ~changed, total)');
 say(row('run 1', one.result, t1.calls));
 say(row('run 2', two.result, t2.calls));
 say();

@@ -29,7 +29,7 @@ export interface ScriptedTask {
 }
 
 const OBVIOUS_TESTS = 'python3 -m unittest discover tests';
-const REAL_TESTS = 'bash scripts/check.sh';
+const REAL_TESTS = './scripts/check.sh';
 const EDITOR = 'str_replace_based_edit_tool';
 
 /** Run 1: fix the bug that makes `parse_duration('1h30m')` return 1800. */
@@ -46,7 +46,7 @@ export const FIX_BUG: ScriptedTask = {
   ],
   done:
     'Fixed: parse_duration overwrote the running total for each unit (`total =` instead of `total +=`). ' +
-    'All tests pass. Note: run the tests with `bash scripts/check.sh` (it sets PYTHONPATH=src); ' +
+    'All tests pass. Note: run the tests with `./scripts/check.sh` (it sets PYTHONPATH=src); ' +
     "`python3 -m unittest discover tests` fails with \"No module named 'durations'\".",
 };
 
@@ -68,7 +68,7 @@ export const ADD_DAYS: ScriptedTask = {
         '    def test_days(self):\n        self.assertEqual(parse_duration("2d"), 172800)\n        self.assertEqual(parse_duration("1d1h"), 90000)\n\n    def test_all_units(self):',
     },
   ],
-  done: 'Added the `d` unit (86400 s) to parse_duration and format_duration, with a test; `bash scripts/check.sh` passes.',
+  done: 'Added the `d` unit (86400 s) to parse_duration and format_duration, with a test; `./scripts/check.sh` passes.',
 };
 
 interface Call {

@@ -1,13 +1,75 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { ModelClient } from '../agent/client.js';
 import type { MnemaraConfig } from '../config/schema.js';
 import type { OnProgress } from '../config/progress.js';
+import { logger } from '../config/logger.js';
+import { runMemoryPipeline, type MemoryPipelineResult } from '../memory/pipeline.js';
+import { buildMemoryBlock } from '../memory/read.js';
 import type { Sandbox } from '../sandbox/types.js';
 
-/** Step 4 (placeholder until the memory read path lands). */
-export async function readMemoryBlock(_sandbox: Sandbox, _config: MnemaraConfig, _task: string): Promise<{ block: string | undefined; note?: string }> {
-  return { block: undefined, note: 'no memory read path yet' };
+const log = logger('session');
+
+/** The files the read path looks at, relative to the memories folder. */
+const READ_FILES = ['memory_summary.md', 'MEMORY.md', '.state.json'];
+
+/** Which pipeline path a session uses: `auto` = the model when a key or an endpoint is configured. */
+export function extractorOf(config: MnemaraConfig): 'model' | 'deterministic' {
+  if (config.memory.extractor !== 'auto') return config.memory.extractor;
+  return config.anthropic.apiKey || config.anthropic.baseUrl || process.env.ANTHROPIC_AUTH_TOKEN ? 'model' : 'deterministic';
 }
 
-/** Steps 7 and 8 (placeholder until the pipeline lands). */
-export async function runPipelineOn(_dir: string, _config: MnemaraConfig, _onProgress: OnProgress): Promise<void> {
-  throw new Error('memory pipeline not available yet');
+/**
+ * Step 4: the memory block of the system prompt, built by the memory module's read path from the restored
+ * workspace's `memory_summary.md` (and MEMORY.md + state for ranking). The few files are read from the sandbox
+ * into a scratch directory. Never fails the session: no memory, or an unreadable one, gives no block.
+ */
+export async function readMemoryBlock(
+  sandbox: Sandbox,
+  config: MnemaraConfig,
+  task: string,
+  scratchDir: string,
+): Promise<{ block: string | undefined; note: string }> {
+  const layout = config.memory.layout;
+  const dir = await mkdtemp(join(scratchDir, 'read-'));
+  try {
+    for (const name of READ_FILES) {
+      const data = await sandbox.readFile(`${sandbox.workspaceDir}/${layout.memoriesDir}/${name}`, { maxBytes: 8 * 1024 * 1024 }).catch(() => null);
+      if (data === null) continue;
+      const target = join(dir, layout.memoriesDir, name);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, data);
+    }
+    const block = await buildMemoryBlock({ workspaceDir: dir, layout, budgetTokens: config.memory.readBudgetTokens, task });
+    if (!block.text) return { block: undefined, note: 'no memory yet' };
+    const over = block.overBudget ? `; ${block.omitted.length} left out for the ${config.memory.readBudgetTokens}-token budget` : '';
+    return { block: block.text, note: `${block.included.length} lessons in the prompt${over}` };
+  } catch (err) {
+    log.warn({ err }, 'could not build the memory block; the run starts without memory');
+    return { block: undefined, note: `memory unreadable: ${(err as Error).message}` };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Steps 7 and 8 on a host directory holding the memory layout: phase 1 for every pending rollout, then phase 2.
+ * Returns the pipeline's result; a phase 1 or phase 2 failure is in the result (the rollout stays pending, the
+ * previous MEMORY.md stays). Throws only when the pipeline cannot run at all (lock held, damaged state).
+ */
+export async function runPipelineOn(
+  dir: string,
+  config: MnemaraConfig,
+  client: ModelClient,
+  onProgress: OnProgress,
+): Promise<MemoryPipelineResult> {
+  const extractor = extractorOf(config);
+  return runMemoryPipeline({
+    workspaceDir: dir,
+    layout: config.memory.layout,
+    extractor,
+    ...(extractor === 'model' ? { client, model: config.agent.model } : {}),
+    config: config.memory,
+    onProgress,
+  });
 }
