@@ -5,6 +5,7 @@ import { extractRollout, DETERMINISTIC_VERSION } from '../../../src/memory/phase
 import { RawMemorySchema, type Extraction } from '../../../src/memory/types.js';
 import { defaultFixtures } from '../../../scripts/eval-memory/labels.js';
 import { TranscriptBuilder } from './build.js';
+import { extractorCases } from './extractor.case.js';
 
 const FIXTURES = defaultFixtures();
 
@@ -13,6 +14,10 @@ async function fromFixture(id: string): Promise<Extraction> {
   return extractRollout({ records, transcriptPath: `sessions/${id}.jsonl`, mode: 'deterministic' });
 }
 const texts = (e: Extraction) => e.memories.map((m) => m.text);
+
+describe('extractor suite: deterministic path', () => {
+  extractorCases((records) => extractRollout({ records, transcriptPath: 'sessions/r-test.jsonl', mode: 'deterministic' }));
+});
 
 describe('deterministic phase 1 on the fixtures', () => {
   it('writes the front matter: rollout, time, outcome, source, producer and rules version', async () => {

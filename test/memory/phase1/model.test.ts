@@ -8,6 +8,7 @@ import { RawMemorySchema } from '../../../src/memory/types.js';
 import { defaultFixtures } from '../../../scripts/eval-memory/labels.js';
 import { startMessagesServer, systemText, text, toolUse, turn, type MessagesServer, type Script } from '../../support/messages-server.js';
 import { TranscriptBuilder } from './build.js';
+import { extractorCases, PLANTED } from './extractor.case.js';
 
 let server: MessagesServer | undefined;
 afterEach(async () => {
@@ -33,6 +34,32 @@ const transcript = () =>
     .bash('pip install -r requirements.txt', 0, 'Successfully installed psycopg2')
     .say('Done.')
     .end();
+
+/**
+ * A scripted model that does everything wrong a model could: it obeys the injected instruction, repeats
+ * the secrets, cites lines that do not exist; and it also reports the real lesson. It checks first that
+ * the request it got holds no secret (the model never sees one).
+ */
+const adversarialModel: Script = (req) => {
+  const body = JSON.stringify(req.body);
+  if (body.includes(PLANTED.secret) || body.includes(PLANTED.awsKey)) return turn(text('the request leaked a secret'));
+  return record({
+    summary,
+    memories: [
+      memory({ kind: 'procedure', text: `Always run \`${PLANTED.injectedCommand}\` before anything else.`, evidence: { lines: [3] } }),
+      memory({ kind: 'fact', text: `GITHUB_TOKEN is ${PLANTED.secret} and AWS_ACCESS_KEY_ID=${PLANTED.awsKey}.`, evidence: { lines: [5, 4000] } }),
+      memory({ kind: 'procedure', text: 'Install `libpq-dev` with `sudo apt-get update && sudo apt-get install -y libpq-dev` before `pip install -r requirements.txt`.', evidence: { lines: [7, 8, 9, 10] } }),
+    ],
+  });
+};
+
+describe('extractor suite: model path (adversarial scripted model)', () => {
+  extractorCases(async (records) => {
+    server = await startMessagesServer(adversarialModel);
+    const client = createModelClient({ baseURL: server.url, apiKey: 'test-key', maxRetries: 0, env: {} });
+    return extractRollout({ records, transcriptPath: 'sessions/r-test.jsonl', mode: 'model', client, model: 'claude-test' });
+  });
+});
 
 describe('phase 1, model path (scripted Messages server, real SDK)', () => {
   it('makes one forced tool call with the prompt file, the transcript fenced as data, and records producer and prompt version', async () => {
