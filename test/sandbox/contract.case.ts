@@ -3,7 +3,7 @@ import { mkdtemp, mkdir, writeFile, symlink, chmod, readFile, readlink, stat, rm
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/types.js';
@@ -57,6 +57,10 @@ export function sandboxContract(target: ContractTarget): void {
       expect(r.stdout).toBe(`${sb.workspaceDir}/envdir\nhi there\nfrom stdin`);
       const literal = await sb.exec(['echo', '$HOME; rm -rf /']);
       expect(literal.stdout).toBe('$HOME; rm -rf /\n');
+    });
+
+    it('rejects a working directory that does not exist with ENOENT', async () => {
+      await expect(sb.exec('pwd', { cwd: 'no/such/dir' })).rejects.toMatchObject({ code: 'ENOENT' });
     });
 
     it('kills `sleep 1000` on timeout and says so', async () => {
@@ -171,6 +175,11 @@ export function sandboxContract(target: ContractTarget): void {
         await rm(src, { recursive: true, force: true });
         await rm(back, { recursive: true, force: true });
       }
+    });
+
+    it('rejects an archive that is not a tar, saying so', async () => {
+      const garbage = Readable.from([Buffer.from('not a tar archive '.repeat(100))]);
+      await expect(sb.putArchive(garbage, 'garbage')).rejects.toMatchObject({ code: 'SANDBOX_FAILED' });
     });
 
     it('refuses to work after close, and close is idempotent', async () => {

@@ -128,6 +128,12 @@ export class DockerSandbox implements Sandbox {
       timeoutMs: options.timeoutMs ?? this.defaults.timeoutMs,
       maxOutputBytes: options.maxOutputBytes ?? this.defaults.maxOutputBytes,
     });
+    // runc reports a missing working directory as exit 126 with its own message on stdout.
+    if (r.exitCode === 126 && options.cwd !== undefined && r.stdout.text().includes('chdir to cwd')) {
+      throw new SandboxError('ENOENT', `working directory ${this.resolve(options.cwd)} does not exist in the sandbox`, {
+        hint: 'create it first (mkdir -p) or pass an existing cwd',
+      });
+    }
     const oomKilled = r.exitCode === 137 && !r.timedOut ? await this.sawNewOomKill() : false;
     return {
       exitCode: r.exitCode,

@@ -62,6 +62,12 @@ export class LocalSandbox implements Sandbox {
   async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
     this.assertOpen();
     const cwd = options.cwd === undefined ? this.workspaceDir : this.resolve(options.cwd);
+    const isDir = await stat(cwd).then((s) => s.isDirectory(), () => false);
+    if (!isDir) {
+      throw new SandboxError('ENOENT', `working directory ${cwd} does not exist`, {
+        hint: 'create it first (mkdir -p) or pass an existing cwd',
+      });
+    }
     return localExec(
       command,
       { ...options, cwd },
@@ -99,7 +105,13 @@ export class LocalSandbox implements Sandbox {
     const abs = this.resolve(dir);
     await mkdir(abs, { recursive: true });
     // tar refuses absolute paths, `..` and writing through symlinks; owners are not taken from the archive.
-    await pipeline(stream, tar.x({ cwd: abs, preserveOwner: false, strict: true }));
+    try {
+      await pipeline(stream, tar.x({ cwd: abs, preserveOwner: false, strict: true }));
+    } catch (err) {
+      throw new SandboxError('SANDBOX_FAILED', `could not extract the archive into ${abs}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
   }
 
   async getArchive(dir: string): Promise<Readable> {
