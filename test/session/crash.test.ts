@@ -16,7 +16,6 @@ import { startMessagesServer, type MessagesServer } from '../support/messages-se
 import { removeSessionContainers, scratch, testConfig } from './harness.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/session-child.ts', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 const LINEAGE = 'crash';
 let dirs: ReturnType<typeof scratch>;
 let killedServer: MessagesServer;
@@ -29,7 +28,8 @@ let headAfterKill: string | null;
 beforeAll(async () => {
   dirs = scratch();
   killedServer = await startMessagesServer(policy(FIX_BUG));
-  const child = await execa(TSX, [CHILD], {
+  // node --import tsx (not the tsx binary, which would run the session in a grandchild the signal does not reach)
+  const child = await execa(process.execPath, ['--import', 'tsx', CHILD], {
     env: {
       MNEMARA_HOME: dirs.home,
       ANTHROPIC_BASE_URL: killedServer.url,
