@@ -185,6 +185,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
         break;
       }
     }
+    // The runner's own max_iterations guard can end the loop on a turn that still wanted to go on.
+    if (!outcome && turns >= options.maxTurns && (stopReason === 'tool_use' || stopReason === 'pause_turn')) outcome = 'max_turns';
     outcome ??= outcomeOfStop(stopReason, options.maxOutputTokens ?? 8192, (e) => (error = e));
   } catch (err) {
     if (options.signal?.aborted || err instanceof Anthropic.APIUserAbortError) {
