@@ -40,9 +40,9 @@ beforeAll(async () => {
     },
     reject: false,
   });
-  expect(child.signal).toBe('SIGKILL');
   killedRollout = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
-  containersLeft = await removeSessionContainers(killedRollout);
+  containersLeft = await removeSessionContainers(killedRollout); // before any assertion, so a failure leaves nothing behind
+  expect(child.signal).toBe('SIGKILL');
   headAfterKill = await (await openStore(join(dirs.home, 'store'))).getHead(LINEAGE);
   nextServer = await startMessagesServer(policy(ADD_DAYS));
   next = await runSession({ workspace: dirs.workspace, task: ADD_DAYS.task, config: testConfig(dirs.home, nextServer.url), lineage: LINEAGE });
