@@ -1,18 +1,22 @@
 /**
- * `npm run eval:memory [-- <folder>] [--json] [--verbose] [--keep]`
+ * `npm run eval:memory [-- <folder>] [--json] [--verbose] [--keep] [--model <name>]`
  *
- * Runs the memory pipeline (deterministic path) over labelled transcripts in the fixtures format
+ * Runs the memory pipeline (deterministic path; the model path with `--model`, using ANTHROPIC_API_KEY and
+ * ANTHROPIC_BASE_URL as `mnemara run` does) over labelled transcripts in the fixtures format
  * (`test/fixtures/transcripts/README.md`): per repo, in `sequence` order, into a fresh workspace; then
  * judges MEMORY.md against the labels and prints recall, junk, duplicates, stale leftovers, forbidden
  * strings found in the memory layout (memories/ and sessions/), and MEMORY.md size. `--json` prints the figures instead of the table;
  * `--verbose` lists missed lessons and junk entries; `--keep` leaves the workspaces for inspection.
  * Exit code 1 when a forbidden string (a secret, an injected instruction) reached a file of the layout.
  */
+import { createModelClient } from '../src/agent/client.js';
 import { defaultFixtures } from './eval-memory/labels.js';
+import type { Extractor } from './eval-memory/pipeline.js';
 import { runEval, type EvalFigures } from './eval-memory/run.js';
 
-const HELP = `usage: npm run eval:memory -- [folder] [--json] [--verbose] [--keep]
+const HELP = `usage: npm run eval:memory -- [folder] [--json] [--verbose] [--keep] [--model <name>]
   folder     labelled transcripts (<id>.json + <id>.labels.json); default: ${defaultFixtures()}
+  --model    run both phases with this model (ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL) instead of deterministically
   --json     print the figures as JSON
   --verbose  list missed lessons, junk and stale entries per repo
   --keep     keep the temporary workspaces and print where they are`;
@@ -29,7 +33,7 @@ function table(f: EvalFigures, verbose: boolean): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   const out = [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1, -1).map(line), widths.map((w) => '-'.repeat(w)).join('  '), line(rows.at(-1)!)];
-  out.push('', `goals (deterministic path): recall ≥ 70 % · junk ≤ 20 % · forbidden 0   →   recall ${pct(t.recall)} · junk ${pct(t.junkRate)} · forbidden ${t.forbidden}`);
+  out.push('', `producer ${f.producer}; goals (deterministic path): recall ≥ 70 % · junk ≤ 20 % · forbidden 0   →   recall ${pct(t.recall)} · junk ${pct(t.junkRate)} · forbidden ${t.forbidden}`);
   if (verbose) {
     for (const r of f.repos) {
       const notes = [
@@ -49,18 +53,26 @@ async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const unknown = argv.filter((a) => a.startsWith('-') && !['--json', '--verbose', '--keep'].includes(a));
+  const modelAt = argv.indexOf('--model');
+  const model = modelAt >= 0 ? argv[modelAt + 1] : undefined;
+  if (modelAt >= 0 && (!model || model.startsWith('-'))) {
+    console.error(`--model needs a model name\n${HELP}`);
+    return 2;
+  }
+  const rest = argv.filter((_, i) => modelAt < 0 || (i !== modelAt && i !== modelAt + 1));
+  const unknown = rest.filter((a) => a.startsWith('-') && !['--json', '--verbose', '--keep'].includes(a));
   if (unknown.length) {
     console.error(`unknown option ${unknown[0]}\n${HELP}`);
     return 2;
   }
-  const folder = argv.find((a) => !a.startsWith('-')) ?? defaultFixtures();
-  const figures = await runEval(folder, { keep: argv.includes('--keep') });
-  if (argv.includes('--json')) console.log(JSON.stringify(figures, null, 2));
+  const folder = rest.find((a) => !a.startsWith('-')) ?? defaultFixtures();
+  const how: Extractor = model ? { extractor: 'model', client: createModelClient(), model } : { extractor: 'deterministic' };
+  const figures = await runEval(folder, { keep: rest.includes('--keep'), how });
+  if (rest.includes('--json')) console.log(JSON.stringify(figures, null, 2));
   else {
     console.log(`memory eval over ${folder}\n`);
-    console.log(table(figures, argv.includes('--verbose')));
-    if (argv.includes('--keep')) for (const [repo, ws] of Object.entries(figures.workspaces)) console.log(`workspace ${repo}: ${ws}`);
+    console.log(table(figures, rest.includes('--verbose')));
+    if (rest.includes('--keep')) for (const [repo, ws] of Object.entries(figures.workspaces)) console.log(`workspace ${repo}: ${ws}`);
   }
   return figures.total.forbidden > 0 ? 1 : 0;
 }
@@ -70,7 +82,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    console.error(`eval:memory failed: ${err instanceof Error ? err.message : String(err)}`);
+    const hint = (err as { hint?: string }).hint;
+    console.error(`eval:memory failed: ${err instanceof Error ? err.message : String(err)}${hint ? `\n  ${hint}` : ''}`);
     process.exitCode = 3;
   },
 );

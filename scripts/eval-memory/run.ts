@@ -6,11 +6,13 @@ import { parseMemoryMd } from '../../src/memory/memory-md.js';
 import { estimateTokens } from '../../src/memory/tokens.js';
 import { findForbidden, judgeEntries, type RepoFigures } from './judge.js';
 import { loadCases } from './labels.js';
-import { learnInto } from './pipeline.js';
+import { learnInto, type Extractor } from './pipeline.js';
 
 /** The eval's figures: per repo and in total (ratios 0…1). */
 export interface EvalFigures {
   folder: string;
+  /** `deterministic` or `model:<name>`. */
+  producer: string;
   repos: RepoFigures[];
   total: {
     lessons: number;
@@ -31,7 +33,11 @@ export interface EvalFigures {
  * its transcripts learned in `sequence` order, then MEMORY.md judged against the labels and every file
  * of the memory layout (`memories/` and the stored transcripts in `sessions/`) searched for forbidden strings. `keep` leaves the workspaces in place (paths in `workspaces`).
  */
-export async function runEval(folder: string, options: { keep?: boolean } = {}): Promise<EvalFigures & { workspaces: Record<string, string> }> {
+export async function runEval(
+  folder: string,
+  options: { keep?: boolean; how?: Extractor } = {},
+): Promise<EvalFigures & { workspaces: Record<string, string> }> {
+  const how = options.how ?? { extractor: 'deterministic' };
   const cases = await loadCases(folder);
   const repos: RepoFigures[] = [];
   const workspaces: Record<string, string> = {};
@@ -43,7 +49,7 @@ export async function runEval(folder: string, options: { keep?: boolean } = {}):
       const paths = memoryPaths(ws);
       for (const c of list) {
         day += 1;
-        await learnInto(paths, c.transcript, new Date(Date.UTC(2026, 0, 1) + day * 86_400_000).toISOString());
+        await learnInto(paths, c.transcript, new Date(Date.UTC(2026, 0, 1) + day * 86_400_000).toISOString(), how);
       }
       const memoryMd = await readFile(paths.memoryMd, 'utf8').catch(() => '');
       const entries = memoryMd ? parseMemoryMd(memoryMd).entries.map((e) => e.text) : [];
@@ -65,6 +71,7 @@ export async function runEval(folder: string, options: { keep?: boolean } = {}):
   const entries = sum((r) => r.entries);
   return {
     folder,
+    producer: how.extractor === 'model' ? `model:${how.model}` : 'deterministic',
     repos,
     workspaces: options.keep ? workspaces : {},
     total: {

@@ -51,3 +51,38 @@ describe('the judge', () => {
     expect(findForbidden(cases, new Map([['memories/MEMORY.md', 'key sk-FAKE-1 here'], ['memories/x.md', 'clean']]))).toHaveLength(1);
   });
 });
+
+describe('eval:memory on the model path (scripted Messages server)', () => {
+  it('runs both phases through the model client and judges the result the same way', async () => {
+    const { mkdtemp, copyFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { createModelClient } = await import('../../src/agent/client.js');
+    const { startMessagesServer, toolUse, turn } = await import('../support/messages-server.js');
+    const folder = await mkdtemp(join(tmpdir(), 'mnemara-eval-model-'));
+    for (const f of ['quillmate-csv-export-header.json', 'quillmate-csv-export-header.labels.json']) await copyFile(join(defaultFixtures(), f), join(folder, f));
+    // A scripted stand-in, not a model: phase 1 reports one lesson; phase 2 echoes the raw memories as entries.
+    const server = await startMessagesServer((req) => {
+      const tool = req.body.tool_choice?.name;
+      if (tool === 'record_rollout') {
+        return turn(toolUse('record_rollout', {
+          summary: { task: 't', tried: [], worked: [], outcome: 'completed', filesChanged: [] },
+          memories: [{ kind: 'procedure', text: 'Run `sudo apt-get update && sudo apt-get install -y libpq-dev` before `pip install`.', evidence: { lines: [16] }, importance: 4, keywords: ['libpq-dev'] }],
+        }));
+      }
+      const data = JSON.parse(/<memory_data>\n([\s\S]*)\n<\/memory_data>/.exec(req.body.messages[0].content)![1]!);
+      const entries = data.raw_memories.map((m: { kind: string; text: string; importance: number; rollout: string }) => ({ kind: m.kind, text: m.text, importance: m.importance, sources: [m.rollout] }));
+      return turn(toolUse('write_memory', { entries }));
+    });
+    try {
+      const client = createModelClient({ baseURL: server.url, apiKey: 'test', maxRetries: 0, env: {} });
+      const f = await runEval(folder, { how: { extractor: 'model', client, model: 'claude-test' } });
+      expect(f.producer).toBe('model:claude-test');
+      expect(f.total).toMatchObject({ lessons: 3, captured: 2, entries: 1, junk: 0, forbidden: 0 }); // libpq-dev + apt-get update
+      expect(server.requests.map((r) => r.body.tool_choice?.name)).toEqual(['record_rollout', 'write_memory']);
+    } finally {
+      await server.close();
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
