@@ -6,7 +6,7 @@ import type { ModelClient } from './client.js';
  * Turns what a model call threw into a `MnemaraError` that says what failed and what to do.
  * Codes: `MODEL_RATE_LIMITED` (429 after the SDK's retries), `MODEL_OVERLOADED` (529), `MODEL_SERVER_ERROR`
  * (other 5xx), `MODEL_AUTH` (401/403), `MODEL_UNREACHABLE` (connection/timeout), `MODEL_REQUEST` (other 4xx),
- * `MODEL_ERROR` (anything else). Retries are the SDK's; by the time this runs they are used up.
+ * `MODEL_ERROR` (any other SDK error), `AGENT_ERROR` (anything else: a bug). Retries are the SDK's; by the time this runs they are used up.
  */
 export function describeModelError(err: unknown, client: Pick<ModelClient, 'baseURL' | 'maxRetries'>): MnemaraError {
   if (err instanceof MnemaraError) return err;
@@ -50,7 +50,13 @@ export function describeModelError(err: unknown, client: Pick<ModelClient, 'base
     });
   }
   const message = err instanceof Error ? err.message : String(err);
-  return new MnemaraError('MODEL_ERROR', `The model call failed: ${message}`, { cause: err });
+  if (err instanceof Anthropic.AnthropicError) {
+    return new MnemaraError('MODEL_ERROR', `The model client failed: ${message}`, { cause: err });
+  }
+  return new MnemaraError('AGENT_ERROR', `The run failed: ${message}`, {
+    hint: 'This is likely a bug in mnemara; the transcript so far is kept on the host',
+    cause: err,
+  });
 }
 
 function apiDetail(err: InstanceType<typeof Anthropic.APIError>): string {

@@ -1,5 +1,6 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { createModelClient, DEFAULT_MODEL, LOCAL_PLACEHOLDER_KEY, newRolloutId, ROLLOUT_ID_PATTERN } from '../../src/agent/index.js';
+import { createModelClient, describeModelError, DEFAULT_MODEL, LOCAL_PLACEHOLDER_KEY, newRolloutId, ROLLOUT_ID_PATTERN } from '../../src/agent/index.js';
 import { startMessagesServer, text, turn } from '../support/messages-server.js';
 
 describe('createModelClient', () => {
@@ -47,5 +48,15 @@ describe('newRolloutId', () => {
     expect(a).toMatch(ROLLOUT_ID_PATTERN);
     const same = new Date();
     expect(newRolloutId(same)).not.toBe(newRolloutId(same));
+  });
+});
+
+describe('describeModelError', () => {
+  const client = { baseURL: 'http://127.0.0.1:1', maxRetries: 1 };
+  it('passes MnemaraErrors through and calls a plain bug a bug', () => {
+    expect(describeModelError(new TypeError('x is undefined'), client)).toMatchObject({ code: 'AGENT_ERROR', message: 'The run failed: x is undefined' });
+    const own = describeModelError(new Error('plain'), client);
+    expect(own.hint).toContain('bug');
+    expect(describeModelError(new Anthropic.AnthropicError('runner broke'), client).code).toBe('MODEL_ERROR');
   });
 });
