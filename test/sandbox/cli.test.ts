@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { DockerSandbox } from '../../src/sandbox/docker/docker-sandbox.js';
+import { crashedSandbox } from './hold.js';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli', 'main.ts');
 const mnemara = (args: string[], env: Record<string, string> = {}) =>
@@ -27,17 +27,17 @@ describe('mnemara doctor and sandbox prune', () => {
     expect(r.stdout).toMatch(/✗ image .*not checked/);
   });
 
-  it('sandbox prune --json removes a leftover of the session asked for', async () => {
+  it('sandbox prune --json removes the leftover of a crashed process', async () => {
     const session = `cli-prune-${process.pid}`;
-    const leftover = await DockerSandbox.create({ sessionId: session });
+    const leftover = await crashedSandbox(session);
     try {
       const r = await mnemara(['sandbox', 'prune', '--session', session, '--json']);
       expect(r.exitCode).toBe(0);
       const out = JSON.parse(r.stdout) as { containers: { id: string }[]; failed: unknown[] };
-      expect(out.containers.map((c) => c.id)).toEqual([leftover.id]);
+      expect(out.containers.map((c) => c.id)).toEqual([leftover]);
       expect(out.failed).toEqual([]);
     } finally {
-      await leftover.close();
+      await execa('docker', ['rm', '-f', '-v', leftover], { reject: false });
     }
   });
 });

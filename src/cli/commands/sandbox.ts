@@ -7,6 +7,7 @@ function describePrune(r: PruneResult, dryRun: boolean): string {
   const lines = [`${verb} ${r.containers.length} container(s) and ${r.volumes.length} volume(s)`];
   for (const c of r.containers) lines.push(`  container ${c.name}  session ${c.session}  (${c.state})`);
   for (const v of r.volumes) lines.push(`  volume    ${v.slice(0, 24)}`);
+  for (const c of r.inUse) lines.push(`  kept      ${c.name}  session ${c.session}  (in use by process ${c.process}; --force removes it)`);
   for (const f of r.failed) lines.push(`  could not remove ${f.id}: ${f.error}`);
   return lines.join('\n');
 }
@@ -21,27 +22,35 @@ export function registerSandboxCommand(program: Command): void {
     );
   sandbox
     .command('prune')
-    .description('Remove leftover sandbox containers (running or not) and their volumes, found by the mnemara=1 label.')
+    .description(
+      'Remove leftover sandbox containers (running or not) and their volumes, found by the mnemara=1 label.\n' +
+        'A sandbox whose mnemara process still runs on this host is in use and kept, unless --force.',
+    )
     .option('--session <id>', 'only the sandboxes of this session')
+    .option('--force', 'also remove sandboxes whose process still runs (it will fail its next command)')
     .option('--dry-run', 'list what would be removed, remove nothing')
-    .option('--json', 'print the result as one JSON document: {containers, volumes, failed}')
-    .action(async (opts: { session?: string; dryRun?: boolean; json?: boolean }) => {
+    .option('--json', 'print the result as one JSON document: {containers, volumes, inUse, failed}')
+    .action(async (opts: { session?: string; dryRun?: boolean; force?: boolean; json?: boolean }) => {
       const result = await pruneSandboxes({
         ...(opts.session ? { sessionId: opts.session } : {}),
         dryRun: Boolean(opts.dryRun),
+        force: Boolean(opts.force),
       });
       emit(Boolean(opts.json), result, () => describePrune(result, Boolean(opts.dryRun)));
       if (result.failed.length) process.exitCode = 1;
     });
   sandbox
     .command('list')
-    .description('List sandbox containers by the mnemara=1 label (what `prune` would remove).')
+    .description('List sandbox containers by the mnemara=1 label: in use, or leftovers that `prune` would remove.')
     .option('--json', 'print the result as one JSON document')
     .action(async (opts: { json?: boolean }) => {
       const result = await pruneSandboxes({ dryRun: true });
-      emit(Boolean(opts.json), result.containers, () =>
-        result.containers.length
-          ? result.containers.map((c) => `${c.name}  session ${c.session}  (${c.state})`).join('\n')
+      const all = [...result.inUse.map((c) => ({ ...c, inUse: true })), ...result.containers.map((c) => ({ ...c, inUse: false }))];
+      emit(Boolean(opts.json), all, () =>
+        all.length
+          ? all
+              .map((c) => `${c.name}  session ${c.session}  (${c.state}, ${c.inUse ? `in use by ${c.process}` : 'leftover'})`)
+              .join('\n')
           : 'no sandbox containers',
       );
     });

@@ -1,8 +1,20 @@
 import type Docker from 'dockerode';
+import { hostname } from 'node:os';
 import { VERSION } from '../../config/version.js';
 
 /** Labels every mnemara container and volume carries; `sandbox prune` finds leftovers by `mnemara=1`. */
-export const LABEL = { owner: 'mnemara', session: 'mnemara.session', version: 'mnemara.version' } as const;
+export const LABEL = {
+  owner: 'mnemara',
+  session: 'mnemara.session',
+  version: 'mnemara.version',
+  /** `<hostname>:<pid>` of the process that started the sandbox; prune leaves sandboxes of live processes alone. */
+  process: 'mnemara.process',
+} as const;
+
+/** The value of the `mnemara.process` label for this process. */
+export function processLabel(): string {
+  return `${hostname()}:${process.pid}`;
+}
 
 /** Where the workspace volume is mounted, and the sandbox user's home (a tmpfs: the root filesystem is read-only). */
 export const WORKSPACE_DIR = '/workspace';
@@ -29,7 +41,12 @@ export interface ContainerSpec {
  * tmpfs /tmp and home, the non-root user, and mnemara's labels on container and volume.
  */
 export function containerCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
-  const labels = { [LABEL.owner]: '1', [LABEL.session]: spec.sessionId, [LABEL.version]: VERSION };
+  const labels = {
+    [LABEL.owner]: '1',
+    [LABEL.session]: spec.sessionId,
+    [LABEL.version]: VERSION,
+    [LABEL.process]: processLabel(),
+  };
   const tmpfs = `rw,nosuid,nodev,size=${spec.tmpBytes}`;
   return {
     name: spec.name,

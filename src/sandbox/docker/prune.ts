@@ -1,34 +1,69 @@
+import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import { dockerClient, statusOf } from './client.js';
 import { LABEL } from './container-spec.js';
 
-/** What `pruneSandboxes` removed (or would remove, with `dryRun`). */
+/** One sandbox container `pruneSandboxes` found. */
+export interface PrunedContainer {
+  id: string;
+  name: string;
+  session: string;
+  /** Docker's state: running, exited, created … */
+  state: string;
+  /** `<hostname>:<pid>` of the process that started it ('' for containers from before the label existed). */
+  process: string;
+}
+
+/** What `pruneSandboxes` removed (or would remove, with `dryRun`), and what it left alone. */
 export interface PruneResult {
-  containers: { id: string; name: string; session: string; state: string }[];
+  containers: PrunedContainer[];
   volumes: string[];
+  /** Sandboxes left alone because the process that started them still runs on this host (see `force`). */
+  inUse: PrunedContainer[];
   /** Ids or names that could not be removed, with the engine's reason. */
   failed: { id: string; error: string }[];
 }
 
+/** Whether `<host>:<pid>` names a process that is alive on this machine. */
+function ownerAlive(owner: string): boolean {
+  const sep = owner.lastIndexOf(':');
+  const pid = Number(owner.slice(sep + 1));
+  if (sep <= 0 || owner.slice(0, sep) !== hostname() || !Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive, but someone else's.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
- * Removes every container labelled `mnemara=1` (running or not, with its anonymous volume), then any volume
- * labelled `mnemara=1` left behind. `sessionId` limits it to one session; `dryRun` only lists.
- * Throws `SandboxError('DOCKER_UNAVAILABLE')` (from the engine call) when no engine answers.
+ * Removes leftover sandboxes: every container labelled `mnemara=1` (running or not, with its anonymous volume)
+ * whose starting process is gone, then any volume labelled `mnemara=1` left behind. A sandbox whose process still
+ * runs on this host is in use and left alone unless `force`. `sessionId` limits it to one session; `dryRun` only
+ * lists. Throws what dockerode throws when no engine answers.
  */
 export async function pruneSandboxes(
-  options: { docker?: Docker; sessionId?: string; dryRun?: boolean } = {},
+  options: { docker?: Docker; sessionId?: string; dryRun?: boolean; force?: boolean } = {},
 ): Promise<PruneResult> {
   const docker = options.docker ?? dockerClient();
   const label = [`${LABEL.owner}=1`, ...(options.sessionId ? [`${LABEL.session}=${options.sessionId}`] : [])];
-  const result: PruneResult = { containers: [], volumes: [], failed: [] };
+  const result: PruneResult = { containers: [], volumes: [], inUse: [], failed: [] };
   const containers = await docker.listContainers({ all: true, filters: { label } });
   for (const c of containers) {
-    const entry = {
+    const entry: PrunedContainer = {
       id: c.Id,
       name: (c.Names[0] ?? c.Id).replace(/^\//, ''),
       session: c.Labels[LABEL.session] ?? '',
       state: c.State,
+      process: c.Labels[LABEL.process] ?? '',
     };
+    if (!options.force && ownerAlive(entry.process)) {
+      result.inUse.push(entry);
+      continue;
+    }
     if (!options.dryRun) {
       try {
         await docker.getContainer(c.Id).remove({ force: true, v: true });
@@ -43,12 +78,14 @@ export async function pruneSandboxes(
   }
   const { Volumes } = await docker.listVolumes({ filters: { label } });
   for (const v of Volumes ?? []) {
+    const owner = v.Labels?.[LABEL.process] ?? '';
+    if (!options.force && ownerAlive(owner)) continue;
     if (!options.dryRun) {
       try {
         await docker.getVolume(v.Name).remove();
       } catch (err) {
-        // In use by a container that is not mnemara's, or already gone: leave it.
-        if (statusOf(err) !== 404) result.failed.push({ id: v.Name, error: (err as Error).message });
+        // 409: still attached to a container (one in use); 404: already gone.
+        if (statusOf(err) !== 404 && statusOf(err) !== 409) result.failed.push({ id: v.Name, error: (err as Error).message });
         continue;
       }
     }
