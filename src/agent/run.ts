@@ -99,6 +99,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   let outcome: Outcome | undefined;
   let stopReason: string | null | undefined;
   let error: MnemaraError | undefined;
+  // Text of the reply in flight, so that an interrupt or error mid-stream keeps what the model had said.
+  let streamed = '';
 
   try {
     await writer.append({
@@ -152,8 +154,13 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       const turn = turns + 1;
       const callStarted = performance.now();
       emit({ type: 'model_call_started', turn });
-      stream.on('text', (delta) => emit({ type: 'model_text', turn, delta }));
+      streamed = '';
+      stream.on('text', (delta) => {
+        streamed += delta;
+        emit({ type: 'model_text', turn, delta });
+      });
       const message = await stream.finalMessage();
+      streamed = '';
       turns = turn;
       usage = addUsage(usage, message);
       stopReason = message.stop_reason;
@@ -189,6 +196,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     if (!outcome && turns >= options.maxTurns && (stopReason === 'tool_use' || stopReason === 'pause_turn')) outcome = 'max_turns';
     outcome ??= outcomeOfStop(stopReason, options.maxOutputTokens ?? 8192, (e) => (error = e));
   } catch (err) {
+    if (streamed !== '') {
+      await writer
+        .append({ type: 'message', turn: turns + 1, role: 'assistant', text: streamed, partial: true })
+        .catch((e: unknown) => log.error({ err: e }, 'could not record the partial reply'));
+    }
     if (options.signal?.aborted || err instanceof Anthropic.APIUserAbortError) {
       outcome = 'interrupted';
     } else {

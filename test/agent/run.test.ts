@@ -171,8 +171,15 @@ describe('runAgent loop', () => {
     const ctl = new AbortController();
     setTimeout(() => ctl.abort(), 200);
     const started = Date.now();
-    const { result } = await run([turn(text('slow'), { delayMs: 5_000 })], { signal: ctl.signal });
+    const { result, records } = await run([turn(text('I will start by reading the whole repository carefully.'), { chunkDelayMs: 100 })], {
+      signal: ctl.signal,
+    });
     expect(result.outcome).toBe('interrupted');
+    // What had streamed is kept, marked partial.
+    const partial = records.find((r) => r.type === 'message' && r.role === 'assistant');
+    expect(partial).toMatchObject({ partial: true, turn: 1 });
+    expect(partial?.type === 'message' && partial.text.length).toBeGreaterThan(0);
+    expect(partial?.type === 'message' && partial.text.length).toBeLessThan(56);
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
@@ -203,9 +210,12 @@ describe('runAgent loop', () => {
 
   it('ends as MODEL_UNREACHABLE when nothing listens at the base URL', async () => {
     const transcriptPath = join(hostDir, 'unreachable.jsonl');
+    // A port that was just listening and is now closed: connection refused.
+    const gone = await startMessagesServer([]);
+    await gone.close();
     const result = await runAgent({
       sandbox,
-      client: createModelClient({ baseURL: 'http://127.0.0.1:9', maxRetries: 0, env: {} }),
+      client: createModelClient({ baseURL: gone.url, maxRetries: 0, env: {} }),
       instructions: 'x',
       task: 'x',
       maxTurns: 3,
@@ -216,7 +226,7 @@ describe('runAgent loop', () => {
       placeInWorkspace: false,
     });
     expect(result).toMatchObject({ outcome: 'error', turns: 0, error: { code: 'MODEL_UNREACHABLE' } });
-    expect(result.error?.message).toContain('http://127.0.0.1:9');
+    expect(result.error?.message).toContain(gone.url);
     expect(await readFile(transcriptPath, 'utf8')).toContain('"type":"session_end"');
   });
 

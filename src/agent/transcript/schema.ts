@@ -47,6 +47,8 @@ export const MessageSchema = z.object({
   turn: z.number().int().nonnegative(),
   role: z.enum(['user', 'assistant']),
   text: z.string(),
+  /** The reply was cut off (interrupt or error mid-stream): `text` is what had streamed so far. */
+  partial: z.boolean().optional(),
 });
 
 export const ToolCallSchema = z.object({
