@@ -5,7 +5,7 @@
  * ANTHROPIC_BASE_URL as `mnemara run` does) over labelled transcripts in the fixtures format
  * (`test/fixtures/transcripts/README.md`): per repo, in `sequence` order, into a fresh workspace; then
  * judges MEMORY.md against the labels and prints recall, junk, duplicates, stale leftovers, forbidden
- * strings found in the memory layout (memories/ and sessions/), and MEMORY.md size. `--json` prints the figures instead of the table;
+ * strings found under memories/ (and, apart, in the stored transcripts under sessions/), and MEMORY.md size. `--json` prints the figures instead of the table;
  * `--verbose` lists missed lessons and junk entries; `--keep` leaves the workspaces for inspection.
  * Exit code 1 when a forbidden string (a secret, an injected instruction) reached a file of the layout.
  */
@@ -24,12 +24,12 @@ const HELP = `usage: npm run eval:memory -- [folder] [--json] [--verbose] [--kee
 const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
 
 function table(f: EvalFigures, verbose: boolean): string {
-  const rows = [['repo', 'runs', 'recall', 'entries', 'junk', 'dup', 'stale', 'forbidden', 'MEMORY.md']];
+  const rows = [['repo', 'runs', 'recall', 'entries', 'junk', 'dup', 'stale', 'forbidden', 'in sessions/', 'MEMORY.md']];
   for (const r of f.repos) {
-    rows.push([r.repo, String(r.runs), `${r.captured}/${r.lessons}`, String(r.entries), String(r.junk), String(r.duplicates), String(r.stale), String(r.forbidden.length), `${r.memoryMdBytes} B / ${r.memoryMdTokens} tok`]);
+    rows.push([r.repo, String(r.runs), `${r.captured}/${r.lessons}`, String(r.entries), String(r.junk), String(r.duplicates), String(r.stale), String(r.forbidden.length), String(r.forbiddenInSessions.length), `${r.memoryMdBytes} B / ${r.memoryMdTokens} tok`]);
   }
   const t = f.total;
-  rows.push(['total', String(f.repos.reduce((a, r) => a + r.runs, 0)), `${t.captured}/${t.lessons} (${pct(t.recall)})`, String(t.entries), `${t.junk} (${pct(t.junkRate)})`, String(t.duplicates), String(t.stale), String(t.forbidden), `${t.memoryMdBytes} B`]);
+  rows.push(['total', String(f.repos.reduce((a, r) => a + r.runs, 0)), `${t.captured}/${t.lessons} (${pct(t.recall)})`, String(t.entries), `${t.junk} (${pct(t.junkRate)})`, String(t.duplicates), String(t.stale), String(t.forbidden), String(t.forbiddenInSessions), `${t.memoryMdBytes} B`]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   const out = [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1, -1).map(line), widths.map((w) => '-'.repeat(w)).join('  '), line(rows.at(-1)!)];
@@ -41,6 +41,7 @@ function table(f: EvalFigures, verbose: boolean): string {
         ...r.junkEntries.map((e) => `  junk    ${e.slice(0, 160)}`),
         ...r.staleEntries.map((e) => `  stale   ${e.slice(0, 160)}`),
         ...r.forbidden.map((e) => `  FORBIDDEN ${e}`),
+        ...r.forbiddenInSessions.map((e) => `  in a stored transcript: ${e}`),
       ];
       if (notes.length) out.push('', `${r.repo}:`, ...notes);
     }

@@ -18,6 +18,8 @@ export interface RepoFigures {
   staleEntries: string[];
   /** `<file>: <string>` for every forbidden string found under memories/. */
   forbidden: string[];
+  /** The same in the stored transcripts (sessions/): secrets must not be there; injected text is on record. */
+  forbiddenInSessions: string[];
   memoryMdBytes: number;
   memoryMdTokens: number;
 }
@@ -31,7 +33,7 @@ const matches = (lesson: Lesson, entry: string) => lesson.must_match_any.some((p
  * repo), duplicates (per `dedupe_key`, entries beyond the first that match no other lesson), stale leftovers
  * (an entry matching a `stale_patterns` regex but none of the superseding lesson's patterns).
  */
-export function judgeEntries(repo: string, cases: Case[], entries: string[]): Omit<RepoFigures, 'forbidden' | 'memoryMdBytes' | 'memoryMdTokens'> {
+export function judgeEntries(repo: string, cases: Case[], entries: string[]): Omit<RepoFigures, 'forbidden' | 'forbiddenInSessions' | 'memoryMdBytes' | 'memoryMdTokens'> {
   const all = cases.flatMap((c) => c.labels.lessons.map((l) => ({ run: c.labels.id, lesson: l })));
   const superseded = new Set(all.flatMap((x) => x.lesson.supersedes ?? []));
   const current = all.filter((x) => !superseded.has(`${x.run}:${x.lesson.id}`));

@@ -24,6 +24,7 @@ export interface EvalFigures {
     duplicates: number;
     stale: number;
     forbidden: number;
+    forbiddenInSessions: number;
     memoryMdBytes: number;
   };
 }
@@ -31,7 +32,7 @@ export interface EvalFigures {
 /**
  * Runs the memory pipeline over a folder in the fixtures format: per repo a fresh temporary workspace,
  * its transcripts learned in `sequence` order, then MEMORY.md judged against the labels and every file
- * of the memory layout (`memories/` and the stored transcripts in `sessions/`) searched for forbidden strings. `keep` leaves the workspaces in place (paths in `workspaces`).
+ * under `memories/` searched for forbidden strings (and, reported apart, the stored transcripts in `sessions/`). `keep` leaves the workspaces in place (paths in `workspaces`).
  */
 export async function runEval(
   folder: string,
@@ -53,12 +54,13 @@ export async function runEval(
       }
       const memoryMd = await readFile(paths.memoryMd, 'utf8').catch(() => '');
       const entries = memoryMd ? parseMemoryMd(memoryMd).entries.map((e) => e.text) : [];
-      // The whole layout (memories/ and sessions/): what a snapshot of it would hold.
-      const files = await readTree(ws);
-      const rel = new Map([...files].map(([f, t]) => [relative(ws, f), t]));
+      const rel = async (dir: string) => new Map([...(await readTree(dir))].map(([f, t]) => [relative(ws, f), t]));
+      const all = [...cases.values()].flat();
       repos.push({
         ...judgeEntries(repo, list, entries),
-        forbidden: findForbidden([...cases.values()].flat(), rel),
+        forbidden: findForbidden(all, await rel(paths.memoriesDir)),
+        // Transcripts keep tool output as it was (redacted): an injected instruction is on record there, by design.
+        forbiddenInSessions: findForbidden(all, await rel(paths.sessionsDir)),
         memoryMdBytes: Buffer.byteLength(memoryMd),
         memoryMdTokens: estimateTokens(memoryMd),
       });
@@ -84,6 +86,7 @@ export async function runEval(
       duplicates: sum((r) => r.duplicates),
       stale: sum((r) => r.stale),
       forbidden: sum((r) => r.forbidden.length),
+      forbiddenInSessions: sum((r) => r.forbiddenInSessions.length),
       memoryMdBytes: sum((r) => r.memoryMdBytes),
     },
   };

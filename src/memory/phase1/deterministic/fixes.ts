@@ -31,6 +31,24 @@ export function failureFixes(view: RolloutView): RawMemory[] {
   return out;
 }
 
+/**
+ * Work commands that failed and that no later related command made succeed: what a run stopped at the
+ * turn limit was blocked on. Each with its most telling error line.
+ */
+export function unresolvedFailures(view: RolloutView): Array<{ step: Step; command: string; error: string | undefined }> {
+  const out: Array<{ step: Step; command: string; error: string | undefined }> = [];
+  for (const step of view.steps) {
+    const cmd = commandOf(step);
+    if (!cmd || !failed(step)) continue;
+    const target = failingSegment(splitCommand(cmd));
+    if (!target || target.category === 'other') continue;
+    const later = view.steps.slice(step.index + 1);
+    const resolved = later.some((s) => succeeded(s) && workSegments(splitCommand(commandOf(s) ?? '')).some((seg) => related(seg, target)));
+    if (!resolved) out.push({ step, command: target.text, error: errorLines(step.output ?? '', 1)[0] });
+  }
+  return out;
+}
+
 interface Failure {
   step: Step;
   seg: Segment;

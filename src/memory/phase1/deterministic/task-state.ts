@@ -1,6 +1,7 @@
 import type { RawMemory } from '../../types.js';
 import { commandOf, type RolloutView } from '../rollout.js';
-import { clip, keywordsOf } from './text.js';
+import { unresolvedFailures } from './fixes.js';
+import { clip, keywordsOf, quote } from './text.js';
 
 const UNFINISHED: Record<string, string> = {
   max_turns: 'stopped at the turn limit',
@@ -9,7 +10,7 @@ const UNFINISHED: Record<string, string> = {
 
 /**
  * A run stopped by a limit left work unfinished: one `task_state` naming the task, the files touched so
- * far and the last thing the run did, so that the next run picks it up instead of starting over.
+ * far, the failures it had not overcome, and the last thing the run did, so that the next run picks it up instead of starting over.
  */
 export function unfinishedTask(view: RolloutView): RawMemory[] {
   const why = UNFINISHED[view.outcome];
@@ -23,14 +24,19 @@ export function unfinishedTask(view: RolloutView): RawMemory[] {
     : undefined;
   const files = view.filesChanged.length ? ` Files changed so far: ${view.filesChanged.slice(0, 8).join(', ')}.` : '';
   const lastNote = view.said.filter((s) => s.role === 'assistant').at(-1);
+  const blocked = unresolvedFailures(view)
+    .slice(0, 2)
+    .map((f) => `\`${clip(f.command, 120)}\` failed${f.error ? `: ${quote(f.error)}` : ''}`);
+  const task = clip(view.task, 300).replace(/[.\s]+$/, '');
   return [
     {
       kind: 'task_state',
       text:
-        `Unfinished (${why}): ${clip(view.task, 300)}.${files}` +
+        `Unfinished (${why}): ${task}.${files}` +
+        (blocked.length ? ` Unresolved: ${blocked.join('; ')}.` : '') +
         (lastStep ? ` Last step: ${lastStep}.` : '') +
         (lastNote ? ` Last note: “${clip(lastNote.text, 200)}”` : ''),
-      evidence: { lines: [view.records[0]?.line ?? 1, ...(last ? [last.callLine] : [])] },
+      evidence: { lines: [...new Set([view.records[0]?.line ?? 1, ...unresolvedFailures(view).slice(0, 2).map((f) => f.step.callLine), ...(last ? [last.callLine] : [])])].sort((a, b) => a - b) },
       importance: 4,
       keywords: keywordsOf([view.task, ...view.filesChanged]),
     },
