@@ -1,6 +1,7 @@
 import type { RawMemory, RolloutSummary } from '../types.js';
 import { essentialCommand, mainSegment, splitCommand } from './commands.js';
 import { clip } from './deterministic/text.js';
+import { looksLikeInstruction } from './error-lines.js';
 import { commandOf, failed, type RolloutView } from './rollout.js';
 
 const MAX_TRIED = 25;
@@ -40,5 +41,12 @@ export function summarizeRollout(view: RolloutView, memories: RawMemory[]): Roll
 function describeOutcome(view: RolloutView): string {
   const finalWords = view.said.filter((s) => s.role === 'assistant').at(-1);
   const base = view.outcome === 'unknown' ? 'unknown (the transcript has no session_end)' : view.outcome;
-  return finalWords && view.outcome === 'completed' ? `${base}: ${clip(finalWords.text.split('\n')[0] ?? '', 300)}` : base;
+  if (!finalWords || view.outcome !== 'completed') return base;
+  // The agent's closing words, minus any sentence that passes on an instruction it read somewhere.
+  const said = finalWords.text
+    .replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s+/)
+    .filter((s) => !looksLikeInstruction(s))
+    .join(' ');
+  return said ? `${base}: ${clip(said, 400)}` : base;
 }
