@@ -145,7 +145,7 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
       if (adopted) state.rollouts[id] = { status: 'extracted', ...adopted, attempts: 0, seq: nextSeq(state), updatedAt: now().toISOString() };
       else todo.push(id);
     }
-    onProgress({ step: 'phase1', phase: 'start', message: `${todo.length} rollout(s) to extract`, done: 0, total: todo.length, unit: 'rollouts' });
+    onProgress({ step: 'extraction', phase: 'start', message: `${todo.length} rollout(s) to extract`, done: 0, total: todo.length, unit: 'rollouts' });
     for (const [i, id] of todo.entries()) {
       const attempts = (state.rollouts[id]?.attempts ?? 0) + 1;
       try {
@@ -164,10 +164,10 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
         state.rollouts[id] = { ...(state.rollouts[id] ?? { time: '' }), status: 'failed', error, attempts, updatedAt: now().toISOString() };
       }
       await saveState(paths.stateFile, state);
-      onProgress({ step: 'phase1', phase: 'progress', done: i + 1, total: todo.length, unit: 'rollouts' });
+      onProgress({ step: 'extraction', phase: 'progress', done: i + 1, total: todo.length, unit: 'rollouts' });
     }
     await saveState(paths.stateFile, state);
-    onProgress({ step: 'phase1', phase: 'end', message: `${result.extracted.length} extracted` });
+    onProgress({ step: 'extraction', phase: 'end', message: `${result.extracted.length} extracted` });
     result.pending = Object.entries(state.rollouts)
       .filter(([, s]) => s.status === 'failed')
       .map(([rolloutId, s]) => ({ rolloutId, error: s.error ?? 'unknown error' }));

@@ -1,4 +1,46 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { learnTranscript } from '../../memory/learn.js';
+import { sessionModelClient } from '../../session/agent-step.js';
+import { extractorOf } from '../../session/memory-step.js';
+import { EXIT, emit, progressPrinter } from '../output.js';
+import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
-/** Registers `mnemara learn` (being built; see the issue that owns this command). */
-export function registerLearnCommand(_program: Command): void {}
+/** Registers `mnemara learn <transcript-file>`. */
+export function registerLearnCommand(program: Command): void {
+  addConfigOptions(
+    program
+      .command('learn <transcript-file>')
+      .description(
+        'Learn from a run that happened elsewhere: import the transcript (Anthropic Messages JSON, Claude Code\n' +
+          "session JSONL, or mnemara's own JSONL), store it redacted as sessions/<rollout-id>.jsonl in the workspace,\n" +
+          'and run the memory pipeline (extraction, then consolidation into memories/MEMORY.md).\n' +
+          'Uses the model when one is configured (ANTHROPIC_API_KEY), else the deterministic extractor.',
+      )
+      .option('-w, --workspace <dir>', 'workspace whose memory learns', '.')
+      .option('--deterministic', 'use the deterministic extractor and consolidation (no model, no network)')
+      .option('--json', 'print the result as one JSON document'),
+  ).action(async (file: string, opts: ConfigCliOptions & { workspace: string; json?: boolean; deterministic?: boolean }) => {
+    const { config } = loadCliConfig(opts);
+    const extractor = opts.deterministic ? 'deterministic' : extractorOf(config);
+    const result = await learnTranscript(resolve(file), resolve(opts.workspace), {
+      layout: config.memory.layout,
+      extractor,
+      ...(extractor === 'model' ? { client: sessionModelClient(config), model: config.agent.model } : {}),
+      config: config.memory,
+      onProgress: progressPrinter(!opts.json),
+    });
+    emit(Boolean(opts.json), result, () =>
+      [
+        `${result.alreadyKnown ? 'already learned' : 'stored'} ${result.transcript} (${result.format}${result.skippedLines ? `, ${result.skippedLines} damaged line(s) skipped` : ''})`,
+        ...result.pending.map((p) => `pending ${p.rolloutId}: ${p.error}`),
+        result.phase2Error
+          ? `consolidation failed (${result.phase2Error.code}): ${result.phase2Error.message}; the previous MEMORY.md is kept`
+          : result.consolidated
+            ? `MEMORY.md: +${result.added.length} ~${result.changed.length} -${result.removed.length} entries (see: mnemara memory show)`
+            : 'nothing new to consolidate',
+      ].join('\n'),
+    );
+    if (result.phase2Error || result.pending.some((p) => p.rolloutId === result.rolloutId)) process.exitCode = EXIT.failed;
+  });
+}

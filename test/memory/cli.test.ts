@@ -1,0 +1,53 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../../src/snapshot/index.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'transcripts', 'sundial-tz-offset-without-colon.json');
+
+async function cli(args: string[], home: string) {
+  return execa('node', ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), ...args], { reject: false, env: { MNEMARA_HOME: home, ANTHROPIC_API_KEY: '' }, cwd: ROOT });
+}
+
+describe('mnemara learn / memory (command line)', () => {
+  it('learns a fixture, shows it (workspace and lineage), forgets an entry', async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'mnemara-cli-'));
+    const home = join(tmp, 'home');
+    const ws = join(tmp, 'ws');
+    const learned = await cli(['learn', FIXTURE, '--workspace', ws, '--json'], home);
+    expect(learned.exitCode).toBe(0);
+    const result = JSON.parse(learned.stdout);
+    expect(result).toMatchObject({ rolloutId: 'sundial-tz-offset-without-colon', format: 'anthropic-messages', consolidated: true });
+    expect(result.added).toHaveLength(2);
+
+    const shown = await cli(['memory', 'show', '--workspace', ws, '--json'], home);
+    expect(shown.exitCode).toBe(0);
+    const overview = JSON.parse(shown.stdout);
+    expect(overview.entries.map((e: { kind: string }) => e.kind)).toEqual(['preference', 'preference']);
+    expect(overview.entries.some((e: { text: string }) => /parametrize/.test(e.text))).toBe(true);
+
+    const human = await cli(['memory', 'show', '--workspace', ws], home);
+    expect(human.stdout).toContain('Preferences (from the user)');
+
+    // The same memory through a lineage head in the snapshot store.
+    const store = await openStore(join(home, 'store'));
+    const m = await store.create({ dir: ws }, { lineage: 'sundial', kind: 'memory', scope: ['memories', 'sessions'], parent: null });
+    await store.advanceHead('sundial', null, m.id);
+    const viaLineage = await cli(['memory', 'show', '--lineage', 'sundial', '--json'], home);
+    expect(viaLineage.exitCode).toBe(0);
+    expect(JSON.parse(viaLineage.stdout).entries).toEqual(overview.entries);
+    const missing = await cli(['memory', 'show', '--lineage', 'nope', '--json'], home);
+    expect(missing.exitCode).toBe(2);
+    expect(JSON.parse(missing.stdout).error.code).toBe('NOT_FOUND');
+
+    const id = overview.entries.find((e: { text: string }) => /imperative/.test(e.text)).id;
+    const forgot = await cli(['memory', 'forget', id, '--workspace', ws], home);
+    expect(forgot.exitCode).toBe(0);
+    const search = await cli(['memory', 'search', 'imperative', '--workspace', ws, '--json'], home);
+    expect(search.exitCode).toBe(1);
+    expect(JSON.parse(search.stdout).hits).toEqual([]);
+  }, 60_000);
+});
