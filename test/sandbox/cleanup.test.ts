@@ -57,6 +57,8 @@ describe('sandbox cleanup', () => {
       const done = await pruneSandboxes({ sessionId: session });
       expect(done.containers).toEqual([expect.objectContaining({ id: leftover, session, state: 'running' })]);
       expect(done.failed).toEqual([]);
+      expect(done.volumes).toHaveLength(1);
+      expect(dry.volumes).toEqual(done.volumes);
       expect(await containersOf(session)).toEqual([live.id]);
       expect(await volumesOf(session)).toHaveLength(1);
       expect((await live.exec('echo still here')).stdout).toBe('still here\n');

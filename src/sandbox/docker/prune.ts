@@ -75,11 +75,13 @@ export async function pruneSandboxes(
       }
     }
     result.containers.push(entry);
+    // Its anonymous volume goes with it (`v: true`).
+    for (const m of c.Mounts ?? []) if (m.Type === 'volume' && m.Name) result.volumes.push(m.Name);
   }
   const { Volumes } = await docker.listVolumes({ filters: { label } });
   for (const v of Volumes ?? []) {
     const owner = v.Labels?.[LABEL.process] ?? '';
-    if (!options.force && ownerAlive(owner)) continue;
+    if (result.volumes.includes(v.Name) || (!options.force && ownerAlive(owner))) continue;
     if (!options.dryRun) {
       try {
         await docker.getVolume(v.Name).remove();
