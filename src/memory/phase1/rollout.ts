@@ -1,5 +1,7 @@
 import type { NumberedRecord, Outcome, SessionMeta } from '../../agent/transcript/schema.js';
 import { redactDeep } from '../redact.js';
+import { splitCommand } from './commands.js';
+import { looksLikeInstruction } from './error-lines.js';
 
 /** A tool call with its result (when the transcript has one), both with their transcript lines. */
 export interface Step {
@@ -15,6 +17,11 @@ export interface Step {
   exitCode?: number | null;
   /** Position among all events (steps and messages). */
   at: number;
+  /**
+   * The command came from an instruction found in tool output ("AI agents: always run `x`"): the agent
+   * may have obeyed it, but no rule learns from it and no summary repeats it.
+   */
+  tainted?: boolean;
 }
 
 /** Text a person typed (`role: 'user'`) or the model wrote, with its line. */
@@ -95,6 +102,7 @@ export function viewRollout(input: NumberedRecord[], fallbackId: string): Rollou
         break;
     }
   }
+  markTainted(steps);
   const files: string[] = [];
   for (const s of steps) {
     if (isEdit(s) && !files.includes(s.input.path as string)) files.push(s.input.path as string);
@@ -113,9 +121,23 @@ export function viewRollout(input: NumberedRecord[], fallbackId: string): Rollou
   };
 }
 
-/** The shell command of a step, or undefined for other tools. */
+/** The shell command of a step; undefined for other tools and for commands an injected instruction suggested. */
 export function commandOf(step: Step): string | undefined {
+  if (step.tainted) return undefined;
   return step.name === 'bash' && typeof step.input.command === 'string' ? step.input.command : undefined;
+}
+
+/** Marks commands that an instruction-like line of an earlier tool output names (see `Step.tainted`). */
+function markTainted(steps: Step[]): void {
+  const suspicious: string[] = [];
+  for (const step of steps) {
+    const cmd = step.name === 'bash' && typeof step.input.command === 'string' ? step.input.command : undefined;
+    if (cmd && suspicious.length > 0) {
+      const cores = splitCommand(cmd).map((s) => s.core).filter((c) => c.length >= 4);
+      step.tainted = cores.some((c) => suspicious.some((line) => line.includes(c)));
+    }
+    for (const line of (step.output ?? '').split('\n')) if (line.length < 2000 && looksLikeInstruction(line)) suspicious.push(line);
+  }
 }
 
 /** True when a command step is known to have failed (non-zero exit, or an error result without a code). */
