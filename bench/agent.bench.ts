@@ -4,6 +4,7 @@
  * - in the loop: the exec round trip of a scripted `bash true` tool call inside `runAgent` (the tool's own
  *   timing: path/cwd wrapper, exec, formatting), and the whole turn (scripted model call over HTTP+SSE,
  *   tool call, transcript lines fsynced);
+ * - an editor `str_replace` call (three sandbox round trips);
  * - the transcript append (zod validation + write + fsync) per record, against a bare append without fsync.
  * Prints medians and ratios. `npm run bench agent`, or `npx tsx bench/agent.bench.ts [--quick]`.
  */
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DockerSandbox } from '../src/sandbox/index.js';
-import { createModelClient, runAgent, TranscriptWriter, type AgentEvent } from '../src/agent/index.js';
+import { createModelClient, createToolbox, runAgent, TranscriptWriter, type AgentEvent } from '../src/agent/index.js';
 import { startMessagesServer, toolUse, turn, text } from '../test/support/messages-server.js';
 
 function median(xs: number[]): number {
@@ -68,6 +69,19 @@ export default async function agentBench(opts: { quick: boolean }): Promise<void
       await server.close();
     }
 
+    // Editor str_replace round trips (resolve, read, atomic write) on a small file, alternating two edits.
+    const box = createToolbox({ sandbox, liveUpdate: false, memoryLayout: { memoriesDir: 'memories', sessionsDir: 'sessions' } });
+    const editor = box.tools[1]!;
+    await sandbox.writeFile('/workspace/edit.txt', 'alpha\nbeta\ngamma\n');
+    const editMs: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const [from, to] = i % 2 === 0 ? ['beta', 'BETA'] : ['BETA', 'beta'];
+      const input = { command: 'str_replace', path: '/workspace/edit.txt', old_str: from, new_str: to };
+      const t = performance.now();
+      await editor.run(input, { toolUse: { id: `e${i}`, name: 'str_replace_based_edit_tool', input, type: 'tool_use' }, toolUseBlock: undefined as never });
+      editMs.push(performance.now() - t);
+    }
+
     // Transcript appends: the writer (validate + write + fsync) vs a bare append.
     const writer = await TranscriptWriter.open(join(hostDir, 'append.jsonl'));
     const record = { type: 'tool_result' as const, turn: 1, id: 'toolu_x', output: 'x'.repeat(2000), isError: false, exitCode: 0, durationMs: 5 };
@@ -93,6 +107,7 @@ export default async function agentBench(opts: { quick: boolean }): Promise<void
       ['bare sandbox.exec("true") round trip (baseline)', base, '1.00×'],
       ['bash "true" tool call inside runAgent (exec round trip)', median(toolMs), `${(median(toolMs) / base).toFixed(2)}×`],
       ['whole turn: scripted model call + tool + transcript', median(turnMs), `${(median(turnMs) / base).toFixed(2)}×`],
+      ['editor str_replace (resolve + read + atomic write)', median(editMs), `${(median(editMs) / base).toFixed(2)}×`],
       ['transcript append, bare write (baseline)', median(bareAppend), '1.00×'],
       ['transcript append: redact + zod + write + fsync', median(appendMs), `${(median(appendMs) / median(bareAppend)).toFixed(1)}×`],
     ];

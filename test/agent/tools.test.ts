@@ -107,6 +107,25 @@ describe('text editor tool', () => {
     expect((await readdir(sandbox.workspaceDir)).filter((f) => f.startsWith('.mnemara-tmp'))).toEqual([]);
   });
 
+  it('refuses to edit a file that is not UTF-8, leaving it byte-identical', async () => {
+    const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]); // "café\n" in Latin-1
+    await writeFile(join(sandbox.workspaceDir, 'l1.txt'), latin1);
+    const r = await call('str_replace_based_edit_tool', { command: 'str_replace', path: '/workspace/l1.txt', old_str: 'caf', new_str: 'tea' });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain('not valid UTF-8');
+    expect((await readFile(join(sandbox.workspaceDir, 'l1.txt'))).equals(latin1)).toBe(true);
+  });
+
+  it('creates parent folders, and a failed write leaves no temp file', async () => {
+    expect((await call('str_replace_based_edit_tool', { command: 'create', path: '/workspace/d1/d2/new.txt', file_text: 'x\n' })).isError).toBe(false);
+    expect(await readFile(join(sandbox.workspaceDir, 'd1', 'd2', 'new.txt'), 'utf8')).toBe('x\n');
+    await writeFile(join(sandbox.workspaceDir, 'plain'), '');
+    const r = await call('str_replace_based_edit_tool', { command: 'create', path: '/workspace/plain/under-a-file.txt', file_text: 'x' });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain('Could not write /workspace/plain/under-a-file.txt');
+    expect((await readdir(sandbox.workspaceDir)).filter((f) => f.startsWith('.mnemara-tmp'))).toEqual([]);
+  });
+
   it('keeps paths inside /workspace, also through symlinks', async () => {
     await symlink('/etc', join(sandbox.workspaceDir, 'etc-link'));
     for (const path of ['/etc/passwd', '/workspace/../etc/passwd', '../../etc/passwd', '/workspace/etc-link/passwd', '/workspace/%2e%2e/etc/passwd']) {

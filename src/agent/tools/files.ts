@@ -9,7 +9,12 @@ export async function readText(sandbox: Sandbox, real: string, shownAs: string, 
   try {
     const buf = await sandbox.readFile(real, { maxBytes });
     if (buf.includes(0)) throw new ToolError(`${shownAs} looks binary (it contains NUL bytes); use bash to inspect it`);
-    return buf.toString('utf8');
+    const text = buf.toString('utf8');
+    // An edit writes text back as UTF-8; a file in another encoding would be silently corrupted.
+    if (!Buffer.from(text, 'utf8').equals(buf)) {
+      throw new ToolError(`${shownAs} is not valid UTF-8; the editor only handles UTF-8 text — use bash (iconv, sed) for it`);
+    }
+    return text;
   } catch (err) {
     if (err instanceof SandboxError) {
       if (err.code === 'TOO_LARGE') {
@@ -23,9 +28,13 @@ export async function readText(sandbox: Sandbox, real: string, shownAs: string, 
   }
 }
 
+// One exec: parents made, the text streamed into a temp file beside the target, then renamed over it.
+const WRITE_SCRIPT = 'mkdir -p -- "$(dirname -- "$2")" && cat > "$1" && mv -fT -- "$1" "$2" || { s=$?; rm -f -- "$1"; exit $s; }';
+
 /**
- * Writes `text` to `real` atomically: a temp file beside it, then `mv -fT` (a rename), so a reader sees the
- * whole old or the whole new file, never half. Parents are created.
+ * Writes `text` to `real` atomically: a temp file beside it, then a rename (`mv -fT`), so a reader sees the
+ * whole old or the whole new file, never half. Parents are created. One sandbox round trip; the file is
+ * owned by the sandbox user, like everything the agent's commands write.
  * @throws ToolError when the text is over `maxBytes` or the sandbox refuses.
  */
 export async function writeTextAtomic(sandbox: Sandbox, real: string, shownAs: string, text: string, maxBytes: number): Promise<void> {
@@ -34,15 +43,9 @@ export async function writeTextAtomic(sandbox: Sandbox, real: string, shownAs: s
     throw new ToolError(`Refused: ${shownAs} would be ${bytes} bytes, over the ${maxBytes}-byte limit per file`);
   }
   const tmp = posix.join(posix.dirname(real), `.mnemara-tmp-${randomBytes(6).toString('hex')}`);
-  try {
-    await sandbox.writeFile(tmp, text);
-  } catch (err) {
-    throw new ToolError(`Could not write ${shownAs}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  const mv = await sandbox.exec(['mv', '-fT', '--', tmp, real], { timeoutMs: 15_000 });
-  if (mv.exitCode !== 0) {
-    await sandbox.exec(['rm', '-f', '--', tmp], { timeoutMs: 15_000 }).catch(() => undefined);
-    throw new ToolError(`Could not write ${shownAs}: ${mv.stderr.trim() || `mv exited ${mv.exitCode}`}`);
+  const r = await sandbox.exec(['bash', '-c', WRITE_SCRIPT, 'write', tmp, real], { stdin: text, timeoutMs: 60_000 });
+  if (r.exitCode !== 0) {
+    throw new ToolError(`Could not write ${shownAs}: ${r.stderr.trim() || `exit ${r.exitCode}`}`);
   }
 }
 
