@@ -44,6 +44,8 @@ export interface RolloutView {
   model: string;
   startedAt: string;
   outcome: Outcome | 'unknown';
+  /** `session_end.error`, when the run ended by an error. */
+  endError?: string;
   steps: Step[];
   said: Said[];
   /** Every line number that holds a record, in order (for evidence and budgets). */
@@ -73,6 +75,7 @@ export function viewRollout(input: NumberedRecord[], fallbackId: string): Rollou
   const byId = new Map<string, Step>();
   const said: Said[] = [];
   let outcome: RolloutView['outcome'] = 'unknown';
+  let endError: string | undefined;
   let at = 0;
   for (const { line, record } of records) {
     switch (record.type) {
@@ -97,6 +100,7 @@ export function viewRollout(input: NumberedRecord[], fallbackId: string): Rollou
       }
       case 'session_end':
         outcome = record.outcome;
+        endError = record.error;
         break;
       default:
         break;
@@ -114,6 +118,7 @@ export function viewRollout(input: NumberedRecord[], fallbackId: string): Rollou
     model: meta?.model ?? 'unknown',
     startedAt: meta?.ts ?? records[0]?.record.ts ?? new Date(0).toISOString(),
     outcome,
+    ...(endError ? { endError } : {}),
     steps,
     said,
     records,

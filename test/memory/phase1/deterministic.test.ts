@@ -182,6 +182,17 @@ describe('deterministic phase 1 rules', () => {
     expect(e.meta.outcome).toBe('max_turns');
   });
 
+  it('a crashed run (no session_end) and a run ended by an error leave task_state too; a completed one does not', async () => {
+    const crashed = new TranscriptBuilder('port the parser').edit('/workspace/src/parse.ts').end().slice(0, -1);
+    const e = await run(crashed);
+    expect(e.meta.outcome).toBe('unknown');
+    expect(e.memories.map((m) => m.text)).toEqual([expect.stringMatching(/^Unfinished \(the transcript ends without a session_end: the run crashed or was killed\): port the parser\. Files changed so far: src\/parse\.ts\./)]);
+    const errored = await run(new TranscriptBuilder('port the parser').bash('npm test', 0, 'ok').end('error'));
+    expect(errored.memories.map((m) => m.kind)).toEqual(['task_state']);
+    const done = await run(new TranscriptBuilder('port the parser').edit('/workspace/src/parse.ts').end('completed'));
+    expect(done.memories).toEqual([]);
+  });
+
   it('redacts secrets a user typed before they reach a memory', async () => {
     const e = await run(new TranscriptBuilder('x').bash('ls', 0, '').user('Use the staging key ANTHROPIC_API_KEY=sk-ant-api03-FAKEabcdefghijklmnopqrstuvwxyz0123456789 for the smoke test, never prod.').end());
     expect(JSON.stringify(e)).not.toContain('sk-ant-api03-FAKEabc');

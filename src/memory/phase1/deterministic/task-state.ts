@@ -6,15 +6,20 @@ import { clip, keywordsOf, quote } from './text.js';
 const UNFINISHED: Record<string, string> = {
   max_turns: 'stopped at the turn limit',
   budget: 'stopped at the token budget',
+  interrupted: 'interrupted',
+  error: 'stopped by an error',
+  unknown: 'the transcript ends without a session_end: the run crashed or was killed',
 };
 
 /**
- * A run stopped by a limit left work unfinished: one `task_state` naming the task, the files touched so
- * far, the failures it had not overcome, and the last thing the run did, so that the next run picks it up instead of starting over.
+ * A run that did not complete (a limit, an interrupt, an error, a crash) left work unfinished: one
+ * `task_state` naming the task, the files touched so far, the failures it had not overcome, and the last
+ * thing the run did, so that the next run picks it up instead of starting over.
  */
 export function unfinishedTask(view: RolloutView): RawMemory[] {
-  const why = UNFINISHED[view.outcome];
-  if (!why) return [];
+  const reason = UNFINISHED[view.outcome];
+  if (!reason) return [];
+  const why = view.endError ? `${reason}: ${clip(view.endError, 160)}` : reason;
   const last = view.steps.at(-1);
   const lastCmd = last ? commandOf(last) : undefined;
   const lastStep = last
