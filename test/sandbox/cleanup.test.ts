@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { DockerSandbox } from '../../src/sandbox/docker/docker-sandbox.js';
 import { pruneSandboxes } from '../../src/sandbox/docker/prune.js';
@@ -13,6 +14,13 @@ describe('sandbox cleanup', () => {
     await sb.close();
     expect(await containersOf(session)).toEqual([]);
     expect(await volumesOf(session)).toEqual([]);
+  });
+
+  it('says the container is gone when it was removed behind its back, and still closes', async () => {
+    const sb = await DockerSandbox.create({ sessionId: `gone-${process.pid}` });
+    await execa('docker', ['rm', '-f', '-v', sb.id]);
+    await expect(sb.exec('true')).rejects.toThrow(/sandbox container is gone or stopped/);
+    await expect(sb.close()).resolves.toBeUndefined();
   });
 
   it('removes a Docker sandbox left open when the process exits normally', async () => {

@@ -59,6 +59,13 @@ export function sandboxContract(target: ContractTarget): void {
       expect(literal.stdout).toBe('$HOME; rm -rf /\n');
     });
 
+    it('rejects bad exec options with INVALID_INPUT naming the option', async () => {
+      await expect(sb.exec('true', { timeoutMs: -5 })).rejects.toThrow(/timeoutMs must be a positive number.*got -5 \(number\)/);
+      await expect(sb.exec('true', { maxOutputBytes: 1.5 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(sb.exec([])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(sb.exec('true', { env: { 'BAD=KEY': 'x' } })).rejects.toThrow(/env key/);
+    });
+
     it('rejects a working directory that does not exist with ENOENT', async () => {
       await expect(sb.exec('pwd', { cwd: 'no/such/dir' })).rejects.toMatchObject({ code: 'ENOENT' });
     });

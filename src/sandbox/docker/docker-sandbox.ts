@@ -7,6 +7,7 @@ import { SandboxConfigSchema } from '../../config/sandbox.js';
 import type { ExecOptions, ExecResult, Sandbox } from '../types.js';
 import { SandboxError } from '../errors.js';
 import { resolveSandboxPath } from '../paths.js';
+import { validateExec } from '../exec-options.js';
 import { track, untrack } from '../registry.js';
 import { sandboxImageTag, sandboxUserIds } from '../image-tag.js';
 import { assertEngine, dockerClient, statusOf } from './client.js';
@@ -17,6 +18,21 @@ import { getArchive, putArchive } from './archive.js';
 import { readFileIn, writeFileIn } from './files.js';
 
 const log = logger('sandbox');
+
+const cpusOfEngine = new WeakMap<Docker, number>();
+
+/** The engine host's CPU count (Docker refuses a larger NanoCpus); asked once per client. */
+async function engineCpus(docker: Docker): Promise<number> {
+  const known = cpusOfEngine.get(docker);
+  if (known !== undefined) return known;
+  const info = await docker.info().catch(async (err: unknown) => {
+    await assertEngine(docker);
+    throw err;
+  });
+  const cpus = typeof info.NCPU === 'number' && info.NCPU > 0 ? info.NCPU : Infinity;
+  cpusOfEngine.set(docker, cpus);
+  return cpus;
+}
 
 /** Options of `DockerSandbox.create`; defaults from `SandboxConfigSchema` (src/config/sandbox.ts). Sizes in bytes. */
 export interface DockerSandboxOptions {
@@ -64,11 +80,7 @@ export class DockerSandbox implements Sandbox {
     const docker = options.docker ?? dockerClient();
     const defaults = SandboxConfigSchema.parse({});
     const image = options.image ?? (await sandboxImageTag());
-    const info = await docker.info().catch(async (err: unknown) => {
-      await assertEngine(docker);
-      throw err;
-    });
-    const hostCpus = typeof info.NCPU === 'number' && info.NCPU > 0 ? info.NCPU : Infinity;
+    const hostCpus = await engineCpus(docker);
     const { uid, gid } = sandboxUserIds();
     const safe = options.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'session';
     const name = `mnemara-${safe}-${randomBytes(3).toString('hex')}`;
@@ -118,8 +130,8 @@ export class DockerSandbox implements Sandbox {
 
   async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
     this.assertOpen();
+    validateExec(command, options);
     const argv = typeof command === 'string' ? ['bash', '-c', command] : command;
-    if (argv.length === 0) throw new SandboxError('INVALID_INPUT', 'exec: empty argv', { hint: 'pass a command' });
     const r = await rawExec(this.container, this.docker, {
       argv,
       cwd: options.cwd === undefined ? undefined : this.resolve(options.cwd),

@@ -57,10 +57,11 @@ export async function rawExec(container: Docker.Container, docker: Docker, req: 
       Env: Object.entries(req.env ?? {}).map(([k, v]) => `${k}=${v}`),
     })
     .catch((err: unknown) => {
-      throw new SandboxError('SANDBOX_FAILED', `the engine refused the exec: ${(err as Error).message}`, { cause: err });
+      throw refused(err);
     });
-  const stream = (await exec.start({ hijack: hasStdin, stdin: hasStdin, Tty: false })) as NodeJS.ReadWriteStream &
-    Readable;
+  const stream = (await exec.start({ hijack: hasStdin, stdin: hasStdin, Tty: false }).catch((err: unknown) => {
+    throw refused(err);
+  })) as NodeJS.ReadWriteStream & Readable;
 
   const stdout = new CappedOutput(req.maxOutputBytes);
   const stderr = new CappedOutput(req.maxOutputBytes);
@@ -93,6 +94,17 @@ export async function rawExec(container: Docker.Container, docker: Docker, req: 
   }
   const exitCode = await exitCodeOf(exec);
   return { exitCode, stdout, stderr, timedOut, durationMs: performance.now() - started };
+}
+
+/** The engine would not run the exec: most often the container is gone (pruned) or stopped (its init died). */
+function refused(err: unknown): SandboxError {
+  const status = (err as { statusCode?: number }).statusCode;
+  const gone = status === 404 || status === 409;
+  return new SandboxError(
+    'SANDBOX_FAILED',
+    `${gone ? 'the sandbox container is gone or stopped' : 'the engine refused the exec'}: ${(err as Error).message}`,
+    { hint: gone ? 'start a new sandbox (was it pruned with --force?)' : undefined, cause: err },
+  );
 }
 
 function sink(out: CappedOutput): Writable {

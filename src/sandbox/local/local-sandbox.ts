@@ -8,6 +8,7 @@ import { logger } from '../../config/logger.js';
 import type { ExecOptions, ExecResult, Sandbox } from '../types.js';
 import { SandboxError } from '../errors.js';
 import { resolveSandboxPath } from '../paths.js';
+import { validateExec } from '../exec-options.js';
 import { localExec } from './exec.js';
 import type { ExecDefaults } from '../exec-result.js';
 import { track, untrack } from '../registry.js';
@@ -61,6 +62,7 @@ export class LocalSandbox implements Sandbox {
 
   async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
     this.assertOpen();
+    validateExec(command, options);
     const cwd = options.cwd === undefined ? this.workspaceDir : this.resolve(options.cwd);
     const isDir = await stat(cwd).then((s) => s.isDirectory(), () => false);
     if (!isDir) {
