@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { importTranscriptFile, type TranscriptFormat } from '../agent/transcript/importers/index.js';
 import { MnemaraError } from '../config/errors.js';
+import { MemoryConfigSchema } from '../config/memory.js';
 import { writeFileAtomic } from './atomic.js';
 import { memoryPaths } from './layout.js';
 import { runMemoryPipeline, type MemoryPipelineOptions, type MemoryPipelineResult } from './pipeline.js';
@@ -21,11 +22,16 @@ export interface LearnResult extends MemoryPipelineResult {
 /**
  * `mnemara learn`: imports a transcript from elsewhere (Anthropic Messages JSON first; also Claude Code JSONL
  * and mnemara's own JSONL), stores it redacted as `sessions/<rollout-id>.jsonl` in `workspaceDir`'s memory
- * layout, and runs the memory pipeline (phase 1 for it, then phase 2).
+ * layout, and runs the memory pipeline (phase 1 for it, then phase 2). Default options: the deterministic
+ * extractor and the default memory configuration.
  * @throws MnemaraError `NOT_FOUND` / `INVALID_INPUT` (unreadable or unknown format, or a different transcript
  *   already stored under the same rollout id), and whatever {@link runMemoryPipeline} throws.
  */
-export async function learnTranscript(file: string, workspaceDir: string, options: Omit<MemoryPipelineOptions, 'workspaceDir'>): Promise<LearnResult> {
+export async function learnTranscript(
+  file: string,
+  workspaceDir: string,
+  options: Omit<MemoryPipelineOptions, 'workspaceDir'> = { extractor: 'deterministic', config: MemoryConfigSchema.parse({}) },
+): Promise<LearnResult> {
   const imported = await importTranscriptFile(file);
   const meta = imported.records[0]?.record;
   if (meta?.type !== 'session_meta') {

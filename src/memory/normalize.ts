@@ -58,7 +58,22 @@ export function similarity(a: Set<string>, b: Set<string>): { jaccard: number; o
  * (Jaccard ≥ 0.6, or one text's words almost all inside the other's, with at least 4 shared words).
  */
 export function nearDuplicate(a: string, b: string): boolean {
-  if (normalizeText(a) === normalizeText(b)) return true;
-  const s = similarity(contentTokens(a), contentTokens(b));
+  const ta = cachedTokens(a);
+  const tb = cachedTokens(b);
+  if (ta.norm === tb.norm) return true;
+  const s = similarity(ta.tokens, tb.tokens);
   return s.jaccard >= 0.6 || (s.overlap >= 0.85 && s.shared >= 4);
+}
+
+// Consolidation compares every pair of texts; tokenizing each once keeps it fast (bounded, cleared when full).
+const CACHE_MAX = 8192;
+const cache = new Map<string, { norm: string; tokens: Set<string> }>();
+function cachedTokens(text: string): { norm: string; tokens: Set<string> } {
+  let hit = cache.get(text);
+  if (!hit) {
+    if (cache.size >= CACHE_MAX) cache.clear();
+    hit = { norm: normalizeText(text), tokens: contentTokens(text) };
+    cache.set(text, hit);
+  }
+  return hit;
 }

@@ -13,7 +13,7 @@ import { withMemoryLock } from './lock.js';
 import { sha256 } from './normalize.js';
 import { extractRollout } from './phase1/index.js';
 import { consolidate } from './phase2/index.js';
-import { redactDeep } from './redact.js';
+import { redact, redactDeep } from './redact.js';
 import { loadState, saveState, type MemoryState } from './state.js';
 import { countMemoryUse, type MemoryUse } from './use.js';
 
@@ -159,7 +159,8 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
           state.usesCounted.push(id);
         }
       } catch (err) {
-        const error = err instanceof Error ? err.message : String(err);
+        // Error messages can quote transcript text: redacted like everything else that is stored.
+        const error = redact(err instanceof Error ? err.message : String(err));
         log.warn({ rolloutId: id, attempts, error }, 'phase 1 failed; the rollout stays pending');
         state.rollouts[id] = { ...(state.rollouts[id] ?? { time: '' }), status: 'failed', error, attempts, updatedAt: now().toISOString() };
       }
@@ -186,7 +187,7 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
       result.modelCalls += c.modelCalls;
     } catch (err) {
       const e = err as { code?: string; message?: string; hint?: string };
-      result.phase2Error = { code: typeof e.code === 'string' ? e.code : 'INTERNAL', message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}) };
+      result.phase2Error = { code: typeof e.code === 'string' ? e.code : 'INTERNAL', message: redact(e.message ?? String(err)), ...(e.hint ? { hint: e.hint } : {}) };
       log.error({ err: result.phase2Error }, 'phase 2 failed; the previous MEMORY.md is kept');
     }
     return result;

@@ -5,9 +5,10 @@ import { proseTokens } from './merge.js';
 /**
  * "The newer fact wins" (issue 5, phase 2): finds older candidates that a newer one contradicts.
  *
- * 1. Same subject, other command: the prose around the code spans is nearly the same (Jaccard ≥ 0.6 on the
- *    words outside backticks) but the code spans differ — "install with `npm ci`" vs "install with
- *    `pnpm install --frozen-lockfile`".
+ * 1. Same subject, same tool, other arguments: the prose around the code spans is nearly the same (Jaccard
+ *    ≥ 0.6 on at least two words outside backticks) and a code span of each starts with the same word but they
+ *    differ — "build with `cmake --build build -j16`" vs "build with `cmake --build build -j4`". (Another
+ *    tool altogether is not enough: a repository may well install its frontend with npm and its backend with pip.)
  * 2. The newer text names the older one's term as outdated: "moved/switched/migrated from X to Y",
  *    "`X` now fails / no longer works / is outdated", "instead of `X`", "no longer uses X". An older entry
  *    that mentions X (as a word or a code span) and not Y is stale.
@@ -25,17 +26,22 @@ interface StaleTerm {
 
 const TERM = '`?([\\w.@:/+-]+)`?';
 
+/** A bare word ends before sentence punctuation. */
+function clean(term: string): string {
+  return term.replace(/[.,;:]+$/, '');
+}
+
 /** Terms the text declares outdated. Exported for tests. */
 export function staleTerms(text: string): StaleTerm[] {
   const out: StaleTerm[] = [];
   for (const m of text.matchAll(new RegExp(`\\b(?:moved|switched|migrated|changed|went|converted)\\s+(?:\\w+\\s+)?from\\s+${TERM}\\s+to\\s+${TERM}`, 'gi'))) {
-    out.push({ term: m[1]!, replacement: m[2]! });
+    out.push({ term: clean(m[1]!), replacement: clean(m[2]!) });
   }
   for (const m of text.matchAll(/`([^`]+)`\s+(?:now\s+|also\s+)?(?:fails|failed|errors|no longer works|does not work|doesn't work|is (?:now )?(?:outdated|stale|obsolete|deprecated|gone|removed|wrong))/gi)) {
     out.push({ term: m[1]! });
   }
   for (const m of text.matchAll(/\b(?:instead of|rather than|replaces|replaced)\s+`([^`]+)`/gi)) out.push({ term: m[1]! });
-  for (const m of text.matchAll(new RegExp(`\\bno longer\\s+(?:uses?|using|needs?)\\s+${TERM}`, 'gi'))) out.push({ term: m[1]! });
+  for (const m of text.matchAll(new RegExp(`\\bno longer\\s+(?:uses?|using|needs?)\\s+${TERM}`, 'gi'))) out.push({ term: clean(m[1]!) });
   return out;
 }
 
@@ -91,8 +97,11 @@ export function dropSuperseded(candidates: Candidate[]): { kept: Candidate[]; su
       if (!hit && a.kind === b.kind) {
         const ca = codeSpans(a.text);
         const cb = codeSpans(b.text);
-        const differ = ca.size > 0 && cb.size > 0 && [...cb].some((s) => !ca.has(s));
-        if (differ && similarity(proseTokens(a.text), proseTokens(b.text)).jaccard >= 0.6) hit = true;
+        const first = (c: string): string => c.split(/\s+/)[0]!;
+        const sameTool = [...cb].some((o) => !ca.has(o) && [...ca].some((n) => first(n) === first(o) && n !== o));
+        const pa = proseTokens(a.text);
+        const pb = proseTokens(b.text);
+        if (sameTool && pa.size >= 2 && pb.size >= 2 && similarity(pa, pb).jaccard >= 0.6) hit = true;
       }
       if (hit) {
         stale.add(b);
