@@ -1,0 +1,116 @@
+/**
+ * `mnemara run` and `mnemara config` as a user runs them: a real process, real Docker, the scripted Messages
+ * server as the model. Checks output shapes and exit codes (0 completed, 1 agent failed, 2 bad input).
+ */
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADD_DAYS, FIX_BUG, policy } from '../../examples/two-runs/scripted-model.js';
+import type { SessionResult } from '../../src/session.js';
+import { error, startMessagesServer, type MessagesServer } from '../support/messages-server.js';
+import { scratch } from '../session/harness.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+let dirs: ReturnType<typeof scratch>;
+const servers: MessagesServer[] = [];
+
+function mnemara(args: string[], env: Record<string, string> = {}) {
+  return execa(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    env: { MNEMARA_HOME: dirs.home, MNEMARA_MEMORY_EXTRACTOR: 'deterministic', ...env },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
+}
+
+beforeAll(() => {
+  dirs = scratch();
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  dirs?.cleanup();
+});
+
+describe('mnemara run: bad input exits 2 with a message that says what to do', () => {
+  it('refuses a missing task, a bad --max-turns and an unknown snapshot', async () => {
+    const [noTask, badTurns, noSnapshot] = await Promise.all([
+      mnemara(['run', '--workspace', dirs.workspace]),
+      mnemara(['run', '--workspace', dirs.workspace, '--task', 'x', '--max-turns', 'many'], { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' }),
+      mnemara(['run', '--workspace', dirs.workspace, '--task', 'x', '--from', '20200101T000000000Z-00000000', '--json'], {
+        ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+      }),
+    ]);
+    expect(noTask.exitCode).toBe(2);
+    expect(noTask.stderr).toContain('no task given');
+    expect(noTask.stderr).toContain('--task-file');
+    expect(badTurns.exitCode).toBe(2);
+    expect(badTurns.stderr).toContain('agent.maxTurns = "many" (from flag --max-turns)');
+    expect(noSnapshot.exitCode).toBe(2);
+    expect(JSON.parse(noSnapshot.stdout)).toMatchObject({ error: { code: 'NOT_FOUND' } });
+  }, 60_000);
+});
+
+describe('mnemara run: sessions', () => {
+  it('--json prints one result; the next run on the lineage starts from it, with live lines and a summary', async () => {
+    const s1 = await startMessagesServer(policy(FIX_BUG));
+    const s2 = await startMessagesServer(policy(ADD_DAYS));
+    servers.push(s1, s2);
+    const first = await mnemara(['run', '-w', dirs.workspace, '--task', FIX_BUG.task, '--json'], { ANTHROPIC_BASE_URL: s1.url });
+    expect(first.exitCode).toBe(0);
+    const r1 = JSON.parse(first.stdout) as SessionResult;
+    expect(r1).toMatchObject({ outcome: 'completed', lineage: 'durations', pending: false });
+    expect(first.stderr).not.toContain('✓'); // --json: no progress lines
+
+    // --task-file - reads stdin: an empty stdin is a missing task.
+    const second = await execa(process.execPath, ['--import', 'tsx', MAIN, 'run', '-w', dirs.workspace, '--task-file', '-'], {
+      env: { MNEMARA_HOME: dirs.home, ANTHROPIC_BASE_URL: s2.url },
+      extendEnv: false,
+      stdin: 'ignore',
+      reject: false,
+    });
+    expect(second.exitCode).toBe(2);
+    expect(second.stderr).toContain('no task given');
+
+    const third = await execa(process.execPath, ['--import', 'tsx', MAIN, 'run', '-w', dirs.workspace, '--task-file', '-', '--no-live-update'], {
+      env: { MNEMARA_HOME: dirs.home, MNEMARA_MEMORY_EXTRACTOR: 'deterministic', ANTHROPIC_BASE_URL: s2.url },
+      extendEnv: false,
+      input: ADD_DAYS.task,
+      reject: false,
+    });
+    expect(third.exitCode).toBe(0);
+    expect(third.stderr).toContain(`✓ resolve: head ${r1.head}`);
+    expect(third.stderr).toMatch(/\[turn 1\] bash: grep .* memories\/MEMORY\.md → exit 0/);
+    expect(third.stderr).toContain('✓ advance-head');
+    expect(third.stdout).toMatch(/^outcome +completed$/m);
+    expect(third.stdout).toMatch(/^lessons +0 added, 1 changed, 0 removed \(1 in MEMORY\.md\)$/m);
+    // --no-live-update reached the agent: no memory tool was offered to the model.
+    const tools = (s2.messageRequests[0]?.body.tools as { name: string }[]).map((t) => t.name);
+    expect(tools).not.toContain('memory');
+    expect(tools).toContain('bash');
+  }, 180_000);
+
+  it('exits 1 when the agent fails, and still saves the run', async () => {
+    const server = await startMessagesServer(() => error(500, { retryAfterMs: 1 }));
+    servers.push(server);
+    const run = await mnemara(['run', '-w', dirs.workspace, '--task', 'anything', '--lineage', 'failing', '--json'], { ANTHROPIC_BASE_URL: server.url });
+    expect(run.exitCode).toBe(1);
+    const r = JSON.parse(run.stdout) as SessionResult;
+    expect(r.outcome).toBe('error');
+    expect(r.workspaceSnapshot).not.toBeNull();
+    expect(r.head).not.toBeNull();
+  }, 120_000);
+});
+
+describe('mnemara config', () => {
+  it('prints every option with its source, secrets masked', async () => {
+    const key = 'sk-ant-api03-secretsecretsecret-tail';
+    const out = await mnemara(['config', '--json', '--set', 'sandbox.pidsLimit=64'], { ANTHROPIC_API_KEY: key, MNEMARA_AGENT_MAX_TURNS: '7' });
+    expect(out.exitCode).toBe(0);
+    expect(out.stdout).not.toContain('secretsecret');
+    const doc = JSON.parse(out.stdout) as { options: { option: string; value: unknown; source: string }[] };
+    const byName = Object.fromEntries(doc.options.map((o) => [o.option, o]));
+    expect(byName['agent.maxTurns']).toMatchObject({ value: 7, source: 'env MNEMARA_AGENT_MAX_TURNS' });
+    expect(byName['sandbox.pidsLimit']).toMatchObject({ value: 64, source: 'flag --set sandbox.pidsLimit' });
+    expect(byName['anthropic.apiKey']?.value).toBe('sk-…tail');
+  }, 30_000);
+});
