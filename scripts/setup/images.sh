@@ -9,7 +9,9 @@ setup_base_image() {
     return
   fi
   say "pulling $BASE_IMAGE (at most ${PULL_TIMEOUT_S} s)"
-  if timeout "$PULL_TIMEOUT_S" docker pull "$BASE_IMAGE"; then
+  local limit=()
+  if command -v timeout >/dev/null 2>&1; then limit=(timeout "$PULL_TIMEOUT_S"); fi
+  if ${limit[@]+"${limit[@]}"} docker pull "$BASE_IMAGE"; then
     record base-image "pulled $BASE_IMAGE" "$t0"
     return
   fi

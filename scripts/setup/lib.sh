@@ -1,9 +1,15 @@
 # Helpers of scripts/setup.sh: step timing, logging, and the sandbox image tag (sourced, not run).
 
-SETUP_T0=$(date +%s%N)
+# Milliseconds since the epoch: bash 5's EPOCHREALTIME, else whole seconds (macOS's bash 3 and BSD date).
+now_ms() {
+  if [ -n "${EPOCHREALTIME:-}" ]; then local t=${EPOCHREALTIME/[.,]/}; echo $(( ${t:0:${#t}-3} ))
+  else echo $(( $(date +%s) * 1000 )); fi
+}
+SETUP_T0=$(now_ms)
 SUMMARY=()
 
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# sha256 of stdin, hex: sha256sum (GNU) or shasum (macOS).
+sha256() { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi | cut -d' ' -f1; }
 say() { printf '==> %s\n' "$*"; }
 detail() { printf '    %s\n' "$*"; }
 fail() {
@@ -20,7 +26,7 @@ record() {
 }
 
 print_summary() {
-  local total_ms=$(( ($(date +%s%N) - SETUP_T0) / 1000000 ))
+  local total_ms=$(( $(now_ms) - SETUP_T0 ))
   printf '\nsetup done in %s s\n' "$(echo "$total_ms" | awk '{printf "%.1f", $1/1000}')"
   for line in "${SUMMARY[@]}"; do printf '  %s\n' "$line"; done
 }
@@ -44,10 +50,10 @@ agent_ids() {
 }
 
 _tag_entry() {
-  local exe=- mode
-  mode=$(stat -c %a -- "$1")
-  if (( 8#$mode & 8#100 )); then exe=x; fi
-  printf '%s\n%s\n%s\n' "$1" "$exe" "$(sha256sum < "$1" | cut -d' ' -f1)"
+  local exe=-
+  # The owner's execute bit, portably: the 4th character of `ls -l` is x or s when set.
+  case "$(ls -ld -- "$1" | cut -c4)" in x|s) exe=x ;; esac
+  printf '%s\n%s\n%s\n' "$1" "$exe" "$(sha256 < "$1")"
 }
 
 # The content-hashed tag of the sandbox image; must equal sandboxImageTag() in src/sandbox/image-tag.ts
@@ -59,5 +65,5 @@ image_tag() {
     _tag_entry Dockerfile.sandbox
     while IFS= read -r -d '' f; do _tag_entry "$f"; done < <(find sandbox-image -type f -print0 | LC_ALL=C sort -z)
     printf 'uid=%s\ngid=%s\n' "$uid" "$gid"
-  } | sha256sum | cut -c1-12 | sed 's/^/mnemara-sandbox:/'
+  } | sha256 | cut -c1-12 | sed 's/^/mnemara-sandbox:/'
 }

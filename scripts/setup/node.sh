@@ -9,7 +9,7 @@ setup_node_packages() {
     "install Node.js 20 or newer (https://nodejs.org)"
 
   local stamp=node_modules/.mnemara-setup-stamp want
-  want=$(cat package.json package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)
+  want=$(cat package.json package-lock.json 2>/dev/null | sha256)
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     record packages "node_modules matches package-lock.json (kept)" "$t0"
     return

@@ -76,6 +76,7 @@ export async function rawExec(container: Docker.Container, docker: Docker, req: 
   docker.modem.demuxStream(stream, sink(stdout), sink(stderr));
   if (hasStdin) feedStdin(stream, req.stdin!);
 
+  const watcher = watchForExit(exec, stream);
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
   const timeout =
@@ -86,6 +87,7 @@ export async function rawExec(container: Docker.Container, docker: Docker, req: 
         });
   const first = await Promise.race([ended.then(() => 'ended' as const), timeout]);
   clearTimeout(timer);
+  clearInterval(watcher);
   if (first === 'timeout') {
     timedOut = true;
     await killTree(container, token);
@@ -114,6 +116,35 @@ function sink(out: CappedOutput): Writable {
       done();
     },
   });
+}
+
+/**
+ * Docker 20.10 ends the stream at most 2 s after the process exits even when a background child still holds
+ * stdout; not every engine promises that. From the second second on, look once a second whether the process has
+ * ended, and drop the stream when it has been over for `AFTER_EXIT_GRACE_MS` and the stream is still open.
+ */
+const AFTER_EXIT_GRACE_MS = 3_000;
+function watchForExit(exec: Docker.Exec, stream: Readable): NodeJS.Timeout {
+  let exitedAt: number | undefined;
+  let busy = false;
+  return setInterval(() => {
+    if (busy) return;
+    busy = true;
+    exec
+      .inspect()
+      .then((info) => {
+        if (info.Running) return;
+        exitedAt ??= Date.now();
+        if (Date.now() - exitedAt >= AFTER_EXIT_GRACE_MS) {
+          log.debug('process ended but its output stream stayed open; dropping it');
+          stream.destroy();
+        }
+      })
+      .catch(() => {})
+      .finally(() => {
+        busy = false;
+      });
+  }, 1_000);
 }
 
 /** Writes stdin into the hijacked connection, then half-closes it so the command sees EOF. */
