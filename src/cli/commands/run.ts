@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import type { FlagValue } from '../../config/load.js';
-import { runSession, type SessionEvent, type SessionResult } from '../../session.js';
+import type { ProgressEvent } from '../../config/progress.js';
+import { runSession, SESSION_STEPS, type SessionEvent, type SessionResult } from '../../session.js';
 import { EXIT, emit, progressPrinter } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
@@ -60,6 +61,26 @@ function configFlags(cmd: Command, opts: RunCliOptions): FlagValue[] {
   if (given('memoryGenerate')) flags.push({ path: 'memory.generate', value: opts.memoryGenerate, flag: '--no-memory-generate' });
   if (given('liveUpdate')) flags.push({ path: 'agent.liveUpdate', value: opts.liveUpdate, flag: '--no-live-update' });
   return flags;
+}
+
+/**
+ * Live lines on stderr: one per session step as it ends, the steps of the modules below indented under it,
+ * a line when the agent starts, and throttled progress of long steps (restore, snapshot of a big tree).
+ */
+function stepPrinter(enabled: boolean): (event: ProgressEvent) => void {
+  const throttled = progressPrinter(enabled);
+  const steps = new Set<string>(SESSION_STEPS);
+  return (e) => {
+    if (!enabled) return;
+    if (e.phase === 'progress') return throttled(e);
+    if (e.phase === 'start') {
+      if (e.step === 'agent') process.stderr.write('… agent running (Ctrl-C ends the run after the current tool call and still saves it)\n');
+      return;
+    }
+    const secs = e.elapsedMs !== undefined ? ` (${(e.elapsedMs / 1000).toFixed(1)} s)` : '';
+    const line = `${e.step}${e.message ? `: ${e.message}` : ''}`;
+    process.stderr.write(steps.has(e.step) ? `✓ ${line}${secs}\n` : `    · ${line}\n`);
+  };
 }
 
 /** A live line per tool call (on stderr, with the progress lines). */
@@ -141,7 +162,7 @@ export function registerRunCommand(program: Command): void {
       controller.abort();
     };
     process.on('SIGINT', onSigint);
-    const printProgress = progressPrinter(!json);
+    const printProgress = stepPrinter(!json);
     const printTool = toolPrinter(!json);
     try {
       const result = await runSession(
