@@ -3,7 +3,7 @@
  *
  * Runs the memory pipeline (deterministic path; the model path with `--model`, using ANTHROPIC_API_KEY and
  * ANTHROPIC_BASE_URL as `mnemara run` does) over labelled transcripts in the fixtures format
- * (`test/fixtures/transcripts/README.md`): per repo, in `sequence` order, into a fresh workspace; then
+ * (`../shared/fixtures/transcripts/README.md`): per repo, in `sequence` order, into a fresh workspace; then
  * judges MEMORY.md against the labels and prints recall, junk, duplicates, stale leftovers, forbidden
  * strings found under memories/ (and, apart, in the stored transcripts under sessions/), and MEMORY.md size. `--json` prints the figures instead of the table;
  * `--verbose` lists missed lessons and junk entries; `--keep` leaves the workspaces for inspection.

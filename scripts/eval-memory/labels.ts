@@ -49,12 +49,16 @@ export async function loadCases(folder: string): Promise<Map<string, Case[]>> {
 }
 
 /**
- * The default fixtures: `$MNEMARA_EVAL_FIXTURES`, else the copy in this repository
- * (`test/fixtures/transcripts`), else `../shared/fixtures/transcripts` beside the repository.
+ * The default fixtures: `$MNEMARA_EVAL_FIXTURES`, else `../shared/fixtures/transcripts` beside the repository
+ * (where the project's shared files live, for developers and CI alike; they are not copied in).
+ * Throws when neither exists, naming the variable to set.
  */
 export function defaultFixtures(): string {
   if (process.env.MNEMARA_EVAL_FIXTURES) return resolve(process.env.MNEMARA_EVAL_FIXTURES);
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-  const inRepo = join(root, 'test', 'fixtures', 'transcripts');
-  return existsSync(inRepo) ? inRepo : resolve(root, '..', 'shared', 'fixtures', 'transcripts');
+  const shared = resolve(root, '..', 'shared', 'fixtures', 'transcripts');
+  if (!existsSync(shared)) {
+    throw new Error(`no labelled transcripts at ${shared}; set MNEMARA_EVAL_FIXTURES to a folder in that format`);
+  }
+  return shared;
 }

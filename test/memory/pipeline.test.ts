@@ -7,10 +7,11 @@ import { parseMemoryMd } from '../../src/memory/memory-md.js';
 import { runMemoryPipeline } from '../../src/memory/pipeline.js';
 import { loadState } from '../../src/memory/state.js';
 import { startMessagesServer, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
+import { defaultFixtures } from '../../scripts/eval-memory/labels.js';
 import { CONFIG, tempWorkspace } from './helpers.js';
 import { transcript } from './transcripts.js';
 
-const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'transcripts');
+const FIXTURES = defaultFixtures();
 const det = { extractor: 'deterministic' as const, config: CONFIG };
 
 async function allFiles(dir: string): Promise<string[]> {

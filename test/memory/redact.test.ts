@@ -1,9 +1,10 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { defaultFixtures } from '../../scripts/eval-memory/labels.js';
 import { findSecretKinds, isSecretName, redact, redactDeep } from '../../src/memory/redact.js';
 
-const FIXTURES = '/work/shared/fixtures/transcripts';
+const FIXTURES = defaultFixtures();
 
 /**
  * The corpus of fake secrets: every `secret` must be gone after redaction, and `kind` is the marker expected.
