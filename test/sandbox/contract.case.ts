@@ -98,6 +98,17 @@ export function sandboxContract(target: ContractTarget): void {
       await sb.exec(['pkill', '-f', `sleep ${marker}`]);
     });
 
+    it('waits for a process that closed its output early, for its real exit code', async () => {
+      // Longer than any fixed polling window, so only waiting for the real end passes.
+      const r = await sb.exec('echo bye; exec >&- 2>&-; sleep 3; exit 7', { timeoutMs: 30_000 });
+      expect(r.exitCode).toBe(7);
+      expect(r.stdout).toBe('bye\n');
+      expect(r.durationMs).toBeGreaterThanOrEqual(2_900);
+      const killed = await sb.exec('exec >&- 2>&-; sleep 1000', { timeoutMs: 1_000 });
+      expect(killed.timedOut).toBe(true);
+      expect(killed.exitCode).toBe(137);
+    });
+
     it('caps output at head + tail with a marker giving the dropped byte count', async () => {
       const r = await sb.exec('head -c 100000 /dev/zero | tr "\\0" a; printf END', { maxOutputBytes: 1000 });
       expect(r.truncated).toBe(true);

@@ -36,11 +36,11 @@ export interface RawExecResult {
 
 /**
  * Runs argv in the container under `mnemara-exec` (a new process group tagged with a random token), with stdout
- * and stderr demultiplexed into head+tail collectors. Returns when the stream has ended — Docker ends it at most
- * 2 s after the process exits even when a background child holds stdout — and reads the exit code from exec
- * inspect, polling briefly while Docker still reports the process as running; `null` when it stays unknown.
- * On timeout, a second exec (`mnemara-kill`) SIGKILLs the whole tagged tree. Throws `SandboxError` only when
- * the engine refuses the exec itself.
+ * and stderr demultiplexed into head+tail collectors. Returns once the stream has ended — Docker ends it at most
+ * 2 s after the process exits even when a background child holds stdout — and exec inspect says the process has
+ * ended (a process that closed its output early is waited for); the exit code is inspect's, `null` only when
+ * Docker has none. On timeout, a second exec (`mnemara-kill`) SIGKILLs the whole tagged tree. Throws
+ * `SandboxError('SANDBOX_FAILED')` only when the engine refuses the exec itself.
  */
 export async function rawExec(container: Docker.Container, docker: Docker, req: RawExecRequest): Promise<RawExecResult> {
   const started = performance.now();
@@ -77,25 +77,55 @@ export async function rawExec(container: Docker.Container, docker: Docker, req: 
   if (hasStdin) feedStdin(stream, req.stdin!);
 
   const watcher = watchForExit(exec, stream);
-  let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
-  const timeout =
-    req.timeoutMs === undefined || !Number.isFinite(req.timeoutMs)
+  const deadline =
+    req.timeoutMs === undefined
       ? new Promise<never>(() => {})
       : new Promise<'timeout'>((resolve) => {
           timer = setTimeout(() => resolve('timeout'), req.timeoutMs);
         });
-  const first = await Promise.race([ended.then(() => 'ended' as const), timeout]);
-  clearTimeout(timer);
-  clearInterval(watcher);
-  if (first === 'timeout') {
-    timedOut = true;
+  try {
+    // The stream ends when the process and every holder of its output are done (or Docker gives up on them);
+    // a process that closed its output early is still running, so wait for its end as well.
+    const first = await Promise.race([ended.then(() => 'ended' as const), deadline]);
+    const exited = first === 'ended' ? await waitForExit(exec, deadline) : first;
+    if (exited !== 'timeout') {
+      return { exitCode: exited, stdout, stderr, timedOut: false, durationMs: performance.now() - started };
+    }
     await killTree(container, token);
     const gone = await Promise.race([ended.then(() => true), delay(STREAM_GRACE_MS).then(() => false)]);
     if (!gone) stream.destroy();
+    const exitCode = await exitCodeOf(exec);
+    return { exitCode, stdout, stderr, timedOut: true, durationMs: performance.now() - started };
+  } finally {
+    clearTimeout(timer);
+    clearInterval(watcher);
   }
-  const exitCode = await exitCodeOf(exec);
-  return { exitCode, stdout, stderr, timedOut, durationMs: performance.now() - started };
+}
+
+/**
+ * Polls exec inspect until the process has ended (its exit code, or `null` when Docker has none), or the
+ * deadline comes first (`'timeout'`). Polls fast at first: the process has usually ended with its stream.
+ */
+async function waitForExit(exec: Docker.Exec, deadline: Promise<'timeout'>): Promise<number | null | 'timeout'> {
+  let pause = 0;
+  let passed = false;
+  void deadline.then(() => {
+    passed = true;
+  });
+  for (;;) {
+    try {
+      const info = await exec.inspect();
+      if (!info.Running) return typeof info.ExitCode === 'number' ? info.ExitCode : null;
+    } catch (err) {
+      log.warn({ err }, 'exec inspect failed; exit code unknown');
+      return null;
+    }
+    if (passed) return 'timeout';
+    const next = await Promise.race([delay(pause).then(() => 'poll' as const), deadline]);
+    if (next === 'timeout') return 'timeout';
+    pause = Math.min(Math.max(pause * 2, 25), 500);
+  }
 }
 
 /** The engine would not run the exec: most often the container is gone (pruned) or stopped (its init died). */
