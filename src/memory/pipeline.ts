@@ -15,7 +15,7 @@ import { extractRollout } from './phase1/index.js';
 import { consolidate } from './phase2/index.js';
 import { redact, redactDeep } from './redact.js';
 import { loadState, saveState, type MemoryState } from './state.js';
-import { countMemoryUse, type MemoryUse } from './use.js';
+import { countMemoryUse, memoryMdWrites, type MemoryUse } from './use.js';
 
 /** Options of {@link runMemoryPipeline}. */
 export interface MemoryPipelineOptions {
@@ -90,7 +90,7 @@ function rel(paths: MemoryPaths, file: string): string {
 }
 
 /** Phase 1 of one rollout, written atomically and redacted once more on the way to disk. */
-async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelineOptions): Promise<{ time: string; producer: string; rawHash: string; calls: number; use: MemoryUse }> {
+async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelineOptions): Promise<{ time: string; producer: string; rawHash: string; calls: number; use: MemoryUse; memoryMdWrites: number[] }> {
   const { records, skipped } = await loadTranscript(paths.transcript(id));
   if (skipped.length) log.warn({ rolloutId: id, skipped: skipped.slice(0, 5) }, 'transcript lines skipped');
   const extraction = redactDeep(
@@ -110,7 +110,8 @@ async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelin
   await writeFileAtomic(paths.rawMemories(id), rawText);
   // Phase 1 makes one call (two when it had to retry; the Extraction does not say, so this counts one).
   const calls = extraction.meta.producer.startsWith('model:') ? 1 : 0;
-  return { time: extraction.meta.time, producer: extraction.meta.producer, rawHash: sha256(rawText), calls, use: countMemoryUse(records, options.layout ?? options.config.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' }) };
+  const layout = options.layout ?? options.config.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' };
+  return { time: extraction.meta.time, producer: extraction.meta.producer, rawHash: sha256(rawText), calls, use: countMemoryUse(records, layout), memoryMdWrites: memoryMdWrites(records, layout) };
 }
 
 /**
@@ -138,6 +139,8 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
     const state = await loadState(paths.stateFile);
     const result: MemoryPipelineResult = { extracted: [], pending: [], consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], modelCalls: 0, phase2Error: null };
     const todo: string[] = [];
+    // The newest rollout that wrote MEMORY.md itself: its changes are the agent's, not a person's.
+    let agentEdits: { rolloutId: string; lines: number[] } | undefined;
     for (const id of await transcriptIds(paths)) {
       const s = state.rollouts[id];
       if (s?.status === 'extracted' || s?.status === 'forgotten') continue;
@@ -152,6 +155,7 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
         const out = await extractOne(paths, id, options);
         state.rollouts[id] = { status: 'extracted', time: out.time, producer: out.producer, rawHash: out.rawHash, attempts, seq: nextSeq(state), updatedAt: now().toISOString() };
         result.extracted.push(id);
+        if (out.memoryMdWrites.length) agentEdits = { rolloutId: id, lines: out.memoryMdWrites };
         result.modelCalls += out.calls;
         if (!state.usesCounted.includes(id)) {
           for (const [k, n] of Object.entries(out.use.entries)) state.uses[k] = (state.uses[k] ?? 0) + n;
@@ -180,6 +184,7 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
         ...(options.client ? { client: options.client } : {}),
         ...(options.model ? { model: options.model } : {}),
         force: options.forceConsolidation ?? false,
+        ...(agentEdits ? { agentEdits } : {}),
         now,
         onProgress,
       });

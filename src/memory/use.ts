@@ -70,3 +70,26 @@ export function entryUses(entries: Array<{ id: string; sources: string[] }>, use
   }
   return out;
 }
+
+const WRITE_CMDS = new Set(['create', 'str_replace', 'insert', 'delete', 'rename']);
+const SHELL_WRITE_RE = /(>>?\s*\S*MEMORY\.md|\btee\b[^|]*MEMORY\.md|\bsed\s+-i[^|]*MEMORY\.md|\b(mv|cp|rm)\b[^|]*MEMORY\.md)/;
+
+/**
+ * Transcript lines where the run itself changed MEMORY.md (the memory tool's create/str_replace/insert/
+ * delete/rename, the editor's writes, or a shell redirect, `tee`, `sed -i`, `mv`, `cp`, `rm` of it). Those
+ * changes are the agent's, not a person's: the pipeline turns them into raw memories of the rollout instead
+ * of keeping them as hand edits.
+ */
+export function memoryMdWrites(records: NumberedRecord[], layout: MemoryLayout): number[] {
+  const lines: number[] = [];
+  for (const { line, record } of records) {
+    if (record.type !== 'tool_call') continue;
+    const input = (record.input ?? {}) as Record<string, unknown>;
+    const paths = [input.path, input.old_path, input.new_path].filter((p): p is string => typeof p === 'string');
+    const touches = paths.some((p) => /(^|\/)MEMORY\.md$/.test(p) && (p.startsWith('/memories') || p.includes(`${layout.memoriesDir}/`)));
+    if (record.name === 'memory' && WRITE_CMDS.has(String(input.command)) && touches) lines.push(line);
+    else if (record.name === 'str_replace_based_edit_tool' && input.command !== 'view' && touches) lines.push(line);
+    else if (record.name === 'bash' && typeof input.command === 'string' && SHELL_WRITE_RE.test(input.command)) lines.push(line);
+  }
+  return lines;
+}

@@ -133,6 +133,26 @@ describe('runMemoryPipeline', () => {
     expect(await readFile(paths.memoryMd, 'utf8')).toBe(before);
   });
 
+  it('treats changes the agent made to MEMORY.md during its run as that rollout\'s raw memories, not a person\'s edits', async () => {
+    const paths = await tempWorkspace();
+    await mkdir(paths.sessionsDir, { recursive: true });
+    await writeFile(paths.transcript('r-1'), transcript('r-1', FAILING_THEN_FIXED));
+    await runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det });
+    // Run 2's agent appends a bullet through the memory tool (the session snapshots the result).
+    const md = await readFile(paths.memoryMd, 'utf8');
+    await writeFile(paths.memoryMd, md.replace('## Pitfalls\n\n', '## Pitfalls\n\n- The staging API is down on Sundays; tests needing it fail then.\n'));
+    const records = transcript('r-2', [{ cmd: 'ls', output: 'src', exit: 0 }]).trimEnd().split('\n');
+    const call = { type: 'tool_call', v: 1, ts: '2026-11-29T10:00:00.000Z', turn: 2, id: 'mem1', name: 'memory', input: { command: 'str_replace', path: '/memories/MEMORY.md', old_str: '## Pitfalls', new_str: '## Pitfalls\n- The staging API…' } };
+    records.splice(records.length - 1, 0, JSON.stringify(call));
+    await writeFile(paths.transcript('r-2'), records.join('\n') + '\n');
+    const res = await runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det });
+    expect(res.extracted).toEqual(['r-2']);
+    const entry = parseMemoryMd(await readFile(paths.memoryMd, 'utf8')).entries.find((e) => e.text.includes('Sundays'))!;
+    expect(entry).toMatchObject({ edited: false, sources: ['r-2'], importance: 2 });
+    expect(await readFile(paths.rawMemories('r-2'), 'utf8')).toContain('written to MEMORY.md by the agent during the run');
+    expect((await loadState(paths.stateFile)).written?.edited).toEqual([]);
+  });
+
   it('refuses to run twice at once on one layout', async () => {
     const paths = await tempWorkspace();
     await mkdir(paths.memoriesDir, { recursive: true });

@@ -4,7 +4,7 @@ import type { NumberedRecord, TranscriptRecord } from '../../src/agent/transcrip
 import { parseMemoryMd } from '../../src/memory/memory-md.js';
 import { consolidate } from '../../src/memory/phase2/index.js';
 import { loadState, saveState } from '../../src/memory/state.js';
-import { countMemoryUse } from '../../src/memory/use.js';
+import { countMemoryUse, memoryMdWrites } from '../../src/memory/use.js';
 import { CONFIG, raw, tempWorkspace, writeRollout } from './helpers.js';
 
 const base = { v: 1 as const, ts: '2026-11-29T10:00:00Z', turn: 1 };
@@ -31,6 +31,17 @@ describe('countMemoryUse', () => {
     );
     expect(use.files).toEqual({ 'MEMORY.md': 2, 'rollout_summaries/r1.md': 1 });
     expect(use.entries).toEqual({ 'm-1a2b3c4d': 1, 'm-feedf00d': 1 });
+  });
+
+  it('finds the lines where a run wrote MEMORY.md itself', () => {
+    const records = numbered([
+      { type: 'tool_call', ...base, id: 'a', name: 'memory', input: { command: 'view', path: '/memories/MEMORY.md' } },
+      { type: 'tool_call', ...base, id: 'b', name: 'memory', input: { command: 'str_replace', path: '/memories/MEMORY.md', old_str: 'a', new_str: 'b' } },
+      { type: 'tool_call', ...base, id: 'c', name: 'bash', input: { command: 'echo "- x" >> memories/MEMORY.md' } },
+      { type: 'tool_call', ...base, id: 'd', name: 'bash', input: { command: 'grep -n npm memories/MEMORY.md' } },
+      { type: 'tool_call', ...base, id: 'e', name: 'str_replace_based_edit_tool', input: { command: 'create', path: '/workspace/memories/notes.md', file_text: 'x' } },
+    ]);
+    expect(memoryMdWrites(records, layout)).toEqual([2, 3]);
   });
 
   it('feeds ranking: a used entry climbs above an equal one', async () => {

@@ -1,11 +1,14 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { parseRawMemories, renderRawMemories } from '../artifacts.js';
+import { writeFileAtomic } from '../atomic.js';
+import { redact } from '../redact.js';
 import type { ModelClient } from '../../agent/client.js';
 import type { MemoryConfig } from '../../config/memory.js';
 import { logger } from '../../config/logger.js';
 import { noProgress, type OnProgress } from '../../config/progress.js';
 import type { MemoryPaths } from '../layout.js';
 import type { HandbookInfo, MemoryEntry } from '../memory-md.js';
-import { entryId, nearDuplicate } from '../normalize.js';
+import { entryId, nearDuplicate, normalizeText } from '../normalize.js';
 import { loadPrompt } from '../prompts.js';
 import { loadState, type MemoryState } from '../state.js';
 import { entryUses } from '../use.js';
@@ -29,6 +32,11 @@ export interface ConsolidateOptions {
   model?: string;
   /** Consolidate even when no raw memory changed (e.g. after a change of caps). */
   force?: boolean;
+  /**
+   * A rollout whose agent wrote MEMORY.md itself (lines of those writes in its transcript): what changed in
+   * MEMORY.md becomes raw memories of that rollout instead of a person's pinned edits.
+   */
+  agentEdits?: { rolloutId: string; lines: number[] };
   now?: () => Date;
   onProgress?: OnProgress;
 }
@@ -69,7 +77,8 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   onProgress({ step: 'phase2', phase: 'start', message: mode });
   const state = await loadState(paths.stateFile);
   const memoryText = await readMemoryMd(paths);
-  const book = readHandbook(memoryText, state, now);
+  const book = readHandbook(memoryText, state, now, options.agentEdits?.rolloutId);
+  if (options.agentEdits && book.absorbed.length) await absorbAgentEdits(paths, options.agentEdits, book.absorbed);
   const seq = Object.fromEntries(Object.entries(state.rollouts).map(([id, r]) => [id, r.seq ?? -1]));
   const inputs = await loadRawInputs(paths, config.maxRawMemories, seq);
   const prompt = mode === 'model' ? await loadPrompt('phase2') : undefined;
@@ -137,6 +146,26 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   await removeRolloutFiles(paths, inputs.forgotten);
   onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})`, elapsedMs: Date.now() - started });
   return result;
+}
+
+/**
+ * Appends the entries an agent wrote to MEMORY.md during its run to that rollout's raw memories (redacted,
+ * importance 2 unless the entry said otherwise, evidence = the transcript lines of the writes), so that they
+ * go through consolidation like any lesson: merged, superseded, forgotten with the rollout.
+ */
+async function absorbAgentEdits(paths: MemoryPaths, edits: { rolloutId: string; lines: number[] }, entries: MemoryEntry[]): Promise<void> {
+  const file = paths.rawMemories(edits.rolloutId);
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return;
+  const { meta, memories } = parseRawMemories(text, file);
+  const have = new Set(memories.map((m) => normalizeText(m.text)));
+  const lines = edits.lines.length ? edits.lines.slice(0, 20) : [1];
+  for (const e of entries) {
+    const t = redact(e.text);
+    if (have.has(normalizeText(t))) continue;
+    memories.push({ kind: e.kind, text: t, evidence: { lines, quote: 'written to MEMORY.md by the agent during the run' }, importance: e.importance === 3 ? 2 : e.importance, keywords: [] });
+  }
+  await writeFileAtomic(file, renderRawMemories(meta, memories));
 }
 
 /** Deletes a forgotten rollout's files from the memory layout: raw memories, rollout summary, transcript. */

@@ -15,6 +15,8 @@ export interface Handbook {
   deleted: Record<string, Tombstone>;
   /** The record of the last write that matches the file on disk (pending one promoted when it landed). */
   written: Written | null;
+  /** Entries the agent of `agentRollout` added or changed (not a person's: they become raw memories). */
+  absorbed: MemoryEntry[];
 }
 
 /** Resolves a write in flight: the pending record counts when MEMORY.md on disk is the file it describes. */
@@ -23,24 +25,39 @@ export function lastWritten(state: MemoryState, memoryMdText: string | null): Wr
   return state.written;
 }
 
-/** Parses MEMORY.md (`null` = no file) and tells a person's changes from mnemara's own. */
-export function readHandbook(memoryMdText: string | null, state: MemoryState, now: string): Handbook {
+/**
+ * Parses MEMORY.md (`null` = no file) and tells a person's changes from mnemara's own. With `agentRollout`
+ * (a run that wrote MEMORY.md itself, e.g. through the memory tool), the changes are that agent's: added or
+ * changed entries come back in `absorbed` (not pinned as a person's, cited to that rollout) and its
+ * deletions leave no tombstone.
+ */
+export function readHandbook(memoryMdText: string | null, state: MemoryState, now: string, agentRollout?: string): Handbook {
   const written = lastWritten(state, memoryMdText);
-  if (memoryMdText === null) return { entries: [], deleted: {}, written };
+  if (memoryMdText === null) return { entries: [], deleted: {}, written, absorbed: [] };
   const { entries } = parseMemoryMd(memoryMdText);
   const clean = written !== null && sha256(memoryMdText) === written.memoryMdHash;
   const deleted: Record<string, Tombstone> = {};
-  if (!clean && written) {
+  const absorbed: MemoryEntry[] = [];
+  if (!clean && (written || agentRollout)) {
+    const pinned = new Set(written?.edited ?? []);
     for (const e of entries) {
-      const was = written.entries[e.id];
-      if (was !== undefined && was !== normalizeText(e.text)) e.edited = true;
+      const was = written?.entries[e.id];
+      const changed = was === undefined ? !pinned.has(e.id) && e.edited : was !== normalizeText(e.text);
+      if (!changed) continue;
+      if (agentRollout && !pinned.has(e.id)) {
+        e.edited = false;
+        e.sources = [...new Set([...e.sources, agentRollout])];
+        absorbed.push(e);
+      } else e.edited = true;
     }
-    const present = new Set(entries.map((e) => e.id));
-    for (const [id, text] of Object.entries(written.entries)) {
-      if (!present.has(id)) deleted[id] = { text, at: now, reason: 'deleted-by-hand' };
+    if (!agentRollout && written) {
+      const present = new Set(entries.map((e) => e.id));
+      for (const [id, text] of Object.entries(written.entries)) {
+        if (!present.has(id)) deleted[id] = { text, at: now, reason: 'deleted-by-hand' };
+      }
     }
   }
-  return { entries, deleted, written };
+  return { entries, deleted, written, absorbed };
 }
 
 /** Whether a candidate is a lesson a person forgot (same id as a tombstone, or the same text). */
