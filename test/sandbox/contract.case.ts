@@ -59,6 +59,20 @@ export function sandboxContract(target: ContractTarget): void {
       expect(literal.stdout).toBe('$HOME; rm -rf /\n');
     });
 
+    it("does not pass the host's secrets into commands", async () => {
+      const before = process.env.ANTHROPIC_API_KEY;
+      process.env.ANTHROPIC_API_KEY = 'sk-ant-test-must-not-leak';
+      try {
+        const r = await sb.exec('env');
+        expect(r.exitCode).toBe(0);
+        expect(r.stdout).toMatch(/^PATH=/m);
+        expect(r.stdout).not.toContain('sk-ant-test-must-not-leak');
+      } finally {
+        if (before === undefined) delete process.env.ANTHROPIC_API_KEY;
+        else process.env.ANTHROPIC_API_KEY = before;
+      }
+    });
+
     it('rejects bad exec options with INVALID_INPUT naming the option', async () => {
       await expect(sb.exec('true', { timeoutMs: -5 })).rejects.toThrow(/timeoutMs must be a positive number.*got -5 \(number\)/);
       await expect(sb.exec('true', { maxOutputBytes: 1.5 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });

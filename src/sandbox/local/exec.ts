@@ -22,8 +22,8 @@ export async function localExec(
   const stderr = new CappedOutput(cap);
   const sub = execa(file, args, {
     cwd: options.cwd ?? defaults.cwd,
-    env: { ...defaults.env, ...options.env },
-    extendEnv: true,
+    env: { ...hostBasics(), ...defaults.env, ...options.env },
+    extendEnv: false,
     detached: true,
     buffer: false,
     reject: false,
@@ -93,4 +93,15 @@ function groupAlive(pgid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Host variables a command needs to behave (PATH, HOME, locale …); nothing else leaks in (no API keys). */
+const PASSED_THROUGH = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'TMPDIR', 'TZ'];
+function hostBasics(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of PASSED_THROUGH) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
 }

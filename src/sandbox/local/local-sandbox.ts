@@ -26,7 +26,8 @@ export interface LocalSandboxOptions extends Partial<ExecDefaults> {
 /**
  * A sandbox that is only a temporary directory on the host: commands run as the current user with full access
  * to the machine and the network. For development on machines without Docker. It isolates nothing, and logs a
- * warning saying so each time one starts.
+ * warning saying so each time one starts. Commands get only basic host variables (PATH, HOME, locale …), so the
+ * host's API keys are not one `env` away from the model.
  */
 export class LocalSandbox implements Sandbox {
   readonly kind = 'local' as const;
