@@ -51,3 +51,13 @@ export function transcriptTypes(path: string): { type: string; outcome?: string 
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as { type: string; outcome?: string });
 }
+
+/** The bash commands a transcript's tool calls ran, in order. */
+export function commandsRun(path: string): string[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as { type: string; name?: string; input?: { command?: string } })
+    .filter((r) => r.type === 'tool_call' && r.name === 'bash')
+    .map((r) => String(r.input?.command));
+}

@@ -1,0 +1,81 @@
+/**
+ * The other starts of step 1: `--memory-from` (a fresh copy of the code with a lineage's memory laid over it,
+ * the CI case) and `--from` (an older snapshot than the head, whose newer lessons must not be lost).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseMemoryMd } from '../../src/memory/memory-md.js';
+import { runSession, type SessionResult } from '../../src/session.js';
+import { openStore } from '../../src/snapshot/index.js';
+import { FIX_BUG, policy } from '../../examples/two-runs/scripted-model.js';
+import { startMessagesServer, systemText, type MessagesServer } from '../support/messages-server.js';
+import { commandsRun, scratch, testConfig } from './harness.js';
+
+let dirs: ReturnType<typeof scratch>;
+let server: MessagesServer;
+let learn: SessionResult;
+
+beforeAll(async () => {
+  dirs = scratch();
+  server = await startMessagesServer(policy(FIX_BUG));
+  learn = await runSession({ workspace: dirs.workspace, task: FIX_BUG.task, config: testConfig(dirs.home, server.url), lineage: 'ci/main' });
+}, 120_000);
+afterAll(async () => {
+  await server?.close();
+  dirs?.cleanup();
+});
+
+describe('--memory-from', () => {
+  it("runs on a fresh copy of the code with the lineage's memory, and advances that lineage", async () => {
+    const before = server.messageRequests.length;
+    const r = await runSession({
+      workspace: dirs.workspace,
+      task: FIX_BUG.task,
+      config: testConfig(dirs.home, server.url),
+      lineage: 'ci/main',
+      memoryFrom: 'ci/main',
+    });
+    expect(r.start).toEqual({ kind: 'memory-from', snapshotId: learn.head, headAtStart: learn.head });
+    expect(r.outcome).toBe('completed');
+    // The code was fresh (the bug was there again: the policy had to fix it), the lesson came along.
+    const first = server.messageRequests[before]!;
+    expect(systemText(first)).toContain('./scripts/check.sh');
+    expect(readFileSync(r.transcriptPath, 'utf8')).toContain('total += int(number)');
+    expect(commandsRun(r.transcriptPath)).not.toContain('python3 -m unittest discover tests');
+    expect(commandsRun(r.transcriptPath)).toContain('./scripts/check.sh');
+    const store = await openStore(join(dirs.home, 'store'));
+    expect(await store.getHead('ci/main')).toBe(r.head);
+  }, 120_000);
+
+  it('refuses a lineage without a head, before starting anything', async () => {
+    await expect(
+      runSession({ workspace: dirs.workspace, task: 'x', config: testConfig(dirs.home, server.url), memoryFrom: 'nothing/here' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('--from an older snapshot', () => {
+  it("starts from that snapshot's tree and keeps the lessons of the newer head", async () => {
+    const store = await openStore(join(dirs.home, 'store'));
+    const head = await store.getHead('ci/main');
+    const r = await runSession({
+      workspace: dirs.workspace,
+      task: FIX_BUG.task,
+      config: testConfig(dirs.home, server.url),
+      lineage: 'ci/main',
+      from: learn.workspaceSnapshot as string,
+    });
+    expect(r.start).toEqual({ kind: 'snapshot', snapshotId: learn.workspaceSnapshot, headAtStart: head });
+    expect(r.outcome).toBe('completed');
+    const out = join(dirs.root, 'from-head');
+    await store.restoreToDirectory(r.head as string, out, { paths: ['memories', 'sessions'] });
+    const { entries } = parseMemoryMd(readFileSync(join(out, 'memories', 'MEMORY.md'), 'utf8'));
+    const sources = new Set(entries.flatMap((e) => e.sources));
+    // All three rollouts of the lineage: the first, the --memory-from one (newer than the start), and this one.
+    const manifest = await store.get(r.head as string);
+    expect(manifest.rolloutIds.length).toBeGreaterThanOrEqual(3);
+    expect(sources.has(learn.rolloutId)).toBe(true);
+    expect(sources.has(r.rolloutId)).toBe(true);
+  }, 120_000);
+});
