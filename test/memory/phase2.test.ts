@@ -128,6 +128,16 @@ describe('phase 2, deterministic', () => {
     expect((await loadState(paths.stateFile)).rollouts.old?.status).toBe('forgotten');
   });
 
+  it('closes unfinished work that a later run completed', async () => {
+    const paths = await tempWorkspace();
+    await writeRollout(paths, 'r1', '2026-11-01T10:00:00Z', [raw('task_state', 'Unfinished (stopped at the turn limit): Add retries to the S3 upload client. Files changed so far: src/upload.ts.', 4)], { task: 'Add retries to the S3 upload client', outcome: 'max_turns' });
+    await det(paths);
+    expect((await entries(paths)).map((e) => e.kind)).toEqual(['task_state']);
+    await writeRollout(paths, 'r2', '2026-11-02T10:00:00Z', [raw('fact', 'The upload client lives in src/upload.ts.')], { task: 'Finish the retries of the S3 upload client', outcome: 'completed' });
+    await det(paths);
+    expect((await entries(paths)).map((e) => e.kind)).toEqual(['fact']);
+  });
+
   it('caps MEMORY.md and the summary by tokens, keeping whole entries by rank', async () => {
     const paths = await tempWorkspace();
     const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'];

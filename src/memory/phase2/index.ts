@@ -17,6 +17,7 @@ import { mergeRawMemories } from './merge.js';
 import { consolidateWithModel, phase2Data, type ModelEntry } from './model.js';
 import { assignEntries, isForgotten, readHandbook } from './reconcile.js';
 import { dropSuperseded } from './supersede.js';
+import { closeFinishedTasks, loadOutcomes } from './task-state.js';
 import { readMemoryMd, renderHandbook, writeHandbook } from './write.js';
 
 /** Version of the deterministic consolidation rules, recorded like a prompt version. */
@@ -111,7 +112,8 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     entries = entriesFromModel(reply.entries, book.entries, live, times);
   } else {
     const merged = mergeRawMemories(inputs.kept).filter((c) => !isForgotten(c, forgotten));
-    const sup = dropSuperseded(merged);
+    const open = closeFinishedTasks(merged, await loadOutcomes(paths, inputs.kept));
+    const sup = dropSuperseded(open.kept);
     superseded = sup.superseded.map((s) => ({ stale: s.stale.text, by: s.by.text }));
     entries = assignEntries(sup.kept, book.entries, live);
     for (const c of sup.kept) for (const id of c.ids) repeats[id] = c.count;

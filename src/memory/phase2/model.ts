@@ -52,6 +52,7 @@ export async function consolidateWithModel(options: {
   model: string;
   prompt: Prompt;
   data: string;
+  /** max_tokens of the call (default 16,000: a full 8,000-token handbook plus its JSON; below the SDK's non-streaming limit). */
   maxTokens?: number;
 }): Promise<{ entries: ModelEntry[]; calls: number }> {
   const { client, model, prompt, data } = options;
@@ -66,7 +67,7 @@ export async function consolidateWithModel(options: {
     calls++;
     const reply = await client.sdk.messages.create({
       model,
-      max_tokens: options.maxTokens ?? 8192,
+      max_tokens: options.maxTokens ?? 16_000,
       system: prompt.text,
       messages,
       tools: [tool],
@@ -77,7 +78,8 @@ export async function consolidateWithModel(options: {
     if (parsed?.success) {
       return { entries: parsed.data.entries.map((e) => ({ ...e, text: redact(e.text) })), calls };
     }
-    const problem = parsed ? `The input of ${TOOL_NAME} is invalid: ${describeIssues(parsed.error)}` : `You did not call ${TOOL_NAME}.`;
+    const cutShort = reply.stop_reason === 'max_tokens' ? ' Your answer was cut at max_tokens: merge more and keep entries shorter.' : '';
+    const problem = (parsed ? `The input of ${TOOL_NAME} is invalid: ${describeIssues(parsed.error)}` : `You did not call ${TOOL_NAME}.`) + cutShort;
     log.warn({ attempt, problem }, 'phase 2 model output rejected');
     if (attempt === 2) {
       throw new MnemaraError('MODEL_OUTPUT_INVALID', `phase 2: the model's answer was invalid twice (${problem})`, {
