@@ -2,12 +2,15 @@
  * `mnemara run` and `mnemara config` as a user runs them: a real process, real Docker, the scripted Messages
  * server as the model. Checks output shapes and exit codes (0 completed, 1 agent failed, 2 bad input).
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADD_DAYS, FIX_BUG, policy } from '../../examples/two-runs/scripted-model.js';
 import type { SessionResult } from '../../src/session.js';
-import { error, startMessagesServer, type MessagesServer } from '../support/messages-server.js';
+import { openStore } from '../../src/snapshot/index.js';
+import { error, startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
 import { scratch } from '../session/harness.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -98,6 +101,31 @@ describe('mnemara run: sessions', () => {
     expect(r.outcome).toBe('error');
     expect(r.workspaceSnapshot).not.toBeNull();
     expect(r.head).not.toBeNull();
+  }, 120_000);
+});
+
+describe('mnemara run: Ctrl-C', () => {
+  it('finishes the current tool call, ends as interrupted (exit 1) and still saves the work', async () => {
+    const server = await startMessagesServer([
+      turn(toolUse('bash', { command: 'sleep 2 && echo finished > slept.txt' })),
+      turn(toolUse('bash', { command: 'echo never > never.txt' })),
+      turn(text('done')),
+    ]);
+    servers.push(server);
+    const child = mnemara(['run', '-w', dirs.workspace, '--task', 'sleep', '--lineage', 'interrupt', '--json'], { ANTHROPIC_BASE_URL: server.url });
+    while (server.messageRequests.length === 0) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 800)); // the sleep is running in the sandbox now
+    child.kill('SIGINT');
+    const run = await child;
+    expect(run.exitCode).toBe(1);
+    const r = JSON.parse(run.stdout) as SessionResult;
+    expect(r.outcome).toBe('interrupted');
+    const store = await openStore(join(dirs.home, 'store'));
+    const out = join(dirs.root, 'interrupted');
+    await store.restoreToDirectory(r.workspaceSnapshot as string, out);
+    expect(readFileSync(join(out, 'slept.txt'), 'utf8')).toBe('finished\n');
+    expect(existsSync(join(out, 'never.txt'))).toBe(false);
+    expect(readFileSync(join(out, 'sessions', `${r.rolloutId}.jsonl`), 'utf8')).toContain('"outcome":"interrupted"');
   }, 120_000);
 });
 
