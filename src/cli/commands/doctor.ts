@@ -138,8 +138,8 @@ export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
     .description(
-      'Check this machine: Node version, a Docker engine that answers, the sandbox image built and current,\n' +
-        'free disk for images and snapshots, and model access (ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL; a warning only).\n' +
+      'Check this machine: Node version, a Docker engine that answers, the sandbox image built and current, ' +
+        'free disk for images and snapshots, and model access (ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL; a warning only).\n\n' +
         'Each failed check says how to fix it. Exit code 1 when a required check fails.',
     )
     .option('--json', 'print the checks as one JSON document: {ok, checks: [{name, ok, required, detail, fix}]}')

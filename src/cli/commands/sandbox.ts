@@ -17,13 +17,13 @@ export function registerSandboxCommand(program: Command): void {
   const sandbox = program
     .command('sandbox')
     .description(
-      'Manage mnemara sandbox containers. Every container mnemara starts carries the label mnemara=1 (plus\n' +
+      'Manage mnemara sandbox containers. Every container mnemara starts carries the label mnemara=1 (plus ' +
         'mnemara.session=<id>); sessions remove their own, and `prune` removes what a crash left behind. See docs/sandbox.md.',
     );
   sandbox
     .command('prune')
     .description(
-      'Remove leftover sandbox containers (running or not) and their volumes, found by the mnemara=1 label.\n' +
+      'Remove leftover sandbox containers (running or not) and their volumes, found by the mnemara=1 label.\n\n' +
         'A sandbox whose mnemara process still runs on this host is in use and kept, unless --force.',
     )
     .option('--session <id>', 'only the sandboxes of this session')
