@@ -183,3 +183,27 @@ describe('learnTranscript', () => {
     await expect(learnTranscript(bad, paths.workspaceDir, det)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 });
+
+describe('the secret corpus through learn', () => {
+  it('leaves no fake secret in any file of the memory layout, transcript included', async () => {
+    const { SECRET_CORPUS } = await import('./secret-corpus.js');
+    const paths = await tempWorkspace();
+    const messages: unknown[] = [{ role: 'user', content: [{ type: 'text', text: `Set up the service. My key is ${SECRET_CORPUS[0]!.secret}` }] }];
+    SECRET_CORPUS.forEach((c, i) => {
+      messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `tu${i}`, name: 'bash', input: { command: i % 2 ? `cat config-${i}.env` : `export X=1 && ${c.text.split('\n')[0]}` } }] });
+      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `tu${i}`, content: `${c.text}\n[exit code: ${i % 3 === 0 ? 1 : 0}]`, is_error: i % 3 === 0 }] });
+    });
+    messages.push({ role: 'assistant', content: [{ type: 'text', text: `Done. I used ${SECRET_CORPUS[9]!.secret} and DB_PASSWORD=FAKEhunter2.` }] });
+    const file = join(paths.workspaceDir, 'run.json');
+    await writeFile(file, JSON.stringify({ format: 'anthropic-messages/1', id: 'secret-run', task: 'Set up the service', outcome: 'success', system: 'You are an agent.', messages }));
+    const res = await learnTranscript(file, paths.workspaceDir, det);
+    expect(res.extracted).toEqual(['secret-run']);
+    const files = [...(await allFiles(paths.memoriesDir)), ...(await allFiles(paths.sessionsDir))];
+    expect(files.length).toBeGreaterThanOrEqual(5);
+    for (const f of files) {
+      const text = await readFile(f, 'utf8');
+      for (const c of SECRET_CORPUS) expect(text, `${f} holds ${c.name}`).not.toContain(c.secret);
+      expect(text).not.toContain('FAKEhunter2');
+    }
+  });
+});

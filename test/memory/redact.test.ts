@@ -3,79 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultFixtures } from '../../scripts/eval-memory/labels.js';
 import { findSecretKinds, isSecretName, redact, redactDeep } from '../../src/memory/redact.js';
+import { SECRET_CORPUS } from './secret-corpus.js';
 
 const FIXTURES = defaultFixtures();
-
-/**
- * The corpus of fake secrets: every `secret` must be gone after redaction, and `kind` is the marker expected.
- * Every secret contains FAKE (as in the shared fixtures) so that a leak is easy to grep for.
- */
-export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; kind: string }> = [
-  { name: 'anthropic key', text: 'key sk-ant-api03-FAKEq9Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy-Te2Ua7Ro4Ei9Wq1-FAKEAA in log', secret: 'sk-ant-api03-FAKEq9Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy-Te2Ua7Ro4Ei9Wq1-FAKEAA', kind: 'anthropic_key' },
-  { name: 'anthropic admin key', text: 'sk-ant-admin01-FAKE8s7d6f5g4h3j2k1l0', secret: 'sk-ant-admin01-FAKE8s7d6f5g4h3j2k1l0', kind: 'anthropic_key' },
-  { name: 'openai legacy key', text: 'OpenAI: sk-FAKE1234567890abcdefT3BlbkFJabcdef1234567890', secret: 'sk-FAKE1234567890abcdefT3BlbkFJabcdef1234567890', kind: 'openai_key' },
-  { name: 'openai project key', text: 'using sk-proj-FAKE_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6', secret: 'sk-proj-FAKE_a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6', kind: 'openai_key' },
-  { name: 'aws access key id', text: 'aws_access_key_id = AKIAFAKEEXAMPLE7Q2XN', secret: 'AKIAFAKEEXAMPLE7Q2XN', kind: 'aws_access_key_id' },
-  { name: 'aws session key id', text: '"AccessKeyId": "ASIAFAKE5EXAMPLE7Q2Z"', secret: 'ASIAFAKE5EXAMPLE7Q2Z', kind: 'aws_access_key_id' },
-  { name: 'aws secret env', text: 'AWS_SECRET_ACCESS_KEY=FAKEk7Mdq2Vn8rXzL0pWbT4yHs9eJc3uGa1FAKE0', secret: 'FAKEk7Mdq2Vn8rXzL0pWbT4yHs9eJc3uGa1FAKE0', kind: 'secret' },
-  { name: 'aws secret ini', text: '[default]\naws_secret_access_key = FAKEwJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEKEY\n', secret: 'FAKEwJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEKEY', kind: 'secret' },
-  { name: 'aws secret json', text: '{"SecretAccessKey": "FAKEwJalrXUtnFEMI/K7MDENG+bPxRfiCYFAKEKEY"}', secret: 'FAKEwJalrXUtnFEMI/K7MDENG+bPxRfiCYFAKEKEY', kind: 'secret' },
-  { name: 'github classic ghp', text: 'token ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu', secret: 'ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu', kind: 'github_token' },
-  { name: 'github gho', text: 'gho_FAKEabcdefghijklmnopqrstuvwxyz012345', secret: 'gho_FAKEabcdefghijklmnopqrstuvwxyz012345', kind: 'github_token' },
-  { name: 'github ghs', text: 'x-access-token:ghs_FAKE16C7e42F292c6912E7710c838347Ae178B4a@github.com', secret: 'ghs_FAKE16C7e42F292c6912E7710c838347Ae178B4a', kind: 'github_token' },
-  { name: 'github ghu', text: 'ghu_FAKEabcdefghijklmnopqrstuvwxyz012345 ', secret: 'ghu_FAKEabcdefghijklmnopqrstuvwxyz012345', kind: 'github_token' },
-  { name: 'github ghr', text: '(ghr_FAKEabcdefghijklmnopqrstuvwxyz012345)', secret: 'ghr_FAKEabcdefghijklmnopqrstuvwxyz012345', kind: 'github_token' },
-  { name: 'github fine-grained', text: 'github_pat_11FAKE0Q0a1b2c3d4e5f6g7_h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6A7B8C9D0E1F2G3H4', secret: 'github_pat_11FAKE0Q0a1b2c3d4e5f6g7_h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6A7B8C9D0E1F2G3H4', kind: 'github_token' },
-  { name: 'slack bot token', text: 'SLACK=xoxb-FAKE123456-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx', secret: 'xoxb-FAKE123456-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx', kind: 'slack_token' },
-  { name: 'slack user token', text: 'xoxp-FAKE-1234567890-abcdefabcdef', secret: 'xoxp-FAKE-1234567890-abcdefabcdef', kind: 'slack_token' },
-  { name: 'slack webhook', text: 'curl -X POST https://hooks.slack.com/services/TFAKE0000/BFAKE0000/FAKEXXXXXXXXXXXXXXXXXXXX -d x', secret: 'TFAKE0000/BFAKE0000/FAKEXXXXXXXXXXXXXXXXXXXX', kind: 'slack_webhook' },
-  { name: 'google api key', text: 'maps key=AIzaSyFAKE-1234567890abcdefghijklmnopq', secret: 'AIzaSyFAKE-1234567890abcdefghijklmnopq', kind: 'google_api_key' },
-  { name: 'stripe live', text: 'stripe.api_key = "sk_live_FAKE51H8u2e3abcdefGHIJKL"', secret: 'sk_live_FAKE51H8u2e3abcdefGHIJKL', kind: 'stripe_key' },
-  { name: 'stripe test', text: 'sk_test_FAKE4eC39HqLyjWDarjtT1zdp7dc', secret: 'sk_test_FAKE4eC39HqLyjWDarjtT1zdp7dc', kind: 'stripe_key' },
-  { name: 'stripe restricted', text: 'rk_live_FAKE51H8u2e3abcdefGHIJKL', secret: 'rk_live_FAKE51H8u2e3abcdefGHIJKL', kind: 'stripe_key' },
-  { name: 'bearer header', text: 'curl -H "Authorization: Bearer FAKEtok3nAbCdEf0123456789xyz" https://api', secret: 'FAKEtok3nAbCdEf0123456789xyz', kind: 'bearer_token' },
-  { name: 'basic auth header', text: 'Authorization: Basic RkFLRTp1c2VyOnBhc3N3b3JkMTIz', secret: 'RkFLRTp1c2VyOnBhc3N3b3JkMTIz', kind: 'bearer_token' },
-  {
-    name: 'jwt',
-    text: 'cookie session=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJGQUtFIiwibmFtZSI6IkZBS0UifQ.FAKEsig_abc123-XYZ',
-    secret: 'eyJzdWIiOiJGQUtFIiwibmFtZSI6IkZBS0UifQ',
-    kind: 'jwt',
-  },
-  {
-    name: 'rsa private key',
-    text: 'key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAFAKEFAKEFAKE\nabcdefghijklmnop\n-----END RSA PRIVATE KEY-----\nnext line',
-    secret: 'MIIEowIBAAKCAQEAFAKEFAKEFAKE',
-    kind: 'private_key',
-  },
-  {
-    name: 'openssh private key',
-    text: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAFAKE\n-----END OPENSSH PRIVATE KEY-----',
-    secret: 'b3BlbnNzaC1rZXktdjEAAAAFAKE',
-    kind: 'private_key',
-  },
-  { name: 'truncated private key', text: '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANFAKEFAKE\n[output truncated]', secret: 'MIIEvQIBADANFAKEFAKE', kind: 'private_key' },
-  {
-    name: 'postgres url password',
-    text: 'DATABASE_URL=postgresql://ledger_app:FAKEpg-s3cr3t-Harbor-2291@db.harbor-ledger.internal:5432/ledger',
-    secret: 'FAKEpg-s3cr3t-Harbor-2291',
-    kind: 'url_password',
-  },
-  { name: 'https url password', text: 'git clone https://bob:FAKEpass%21word@git.example.com/repo.git', secret: 'FAKEpass%21word', kind: 'url_password' },
-  { name: 'env password', text: 'DB_PASSWORD=FAKEhunter2', secret: 'FAKEhunter2', kind: 'password' },
-  { name: 'env pass', text: 'DB_PASS=FAKEhunter3', secret: 'FAKEhunter3', kind: 'password' },
-  { name: 'export quoted', text: 'export MY_API_KEY="FAKE abc def 123"', secret: 'FAKE abc def 123', kind: 'secret' },
-  { name: 'single quoted', text: "export SERVICE_TOKEN='FAKE-tok-998877'", secret: 'FAKE-tok-998877', kind: 'secret' },
-  { name: 'yaml password', text: 'db:\n  password: FAKEyamlPw99\n  host: db', secret: 'FAKEyamlPw99', kind: 'password' },
-  { name: 'yaml client secret', text: 'client_secret: "FAKEclientsecret"', secret: 'FAKEclientsecret', kind: 'secret' },
-  { name: 'json private key name', text: '{"private_key": "FAKE-not-a-pem-but-secret", "x": 1}', secret: 'FAKE-not-a-pem-but-secret', kind: 'secret' },
-  { name: 'json credentials', text: '{ "credentials" : "FAKEcreds123" }', secret: 'FAKEcreds123', kind: 'secret' },
-  { name: 'escaped json in json', text: '{"output":"{\\"apiKey\\": \\"FAKEesc4p3d\\"}"}', secret: 'FAKEesc4p3d', kind: 'secret' },
-  { name: 'camelCase password', text: 'dbPassword=FAKEcamel1', secret: 'FAKEcamel1', kind: 'password' },
-  { name: 'access key name', text: 'MINIO_ACCESS_KEY=FAKEminio12345', secret: 'FAKEminio12345', kind: 'secret' },
-  { name: 'cli flag', text: 'mysql --password FAKEflagpw1 -h db', secret: 'FAKEflagpw1', kind: 'password' },
-  { name: 'cli flag with =', text: 'tool --api-key=FAKEflagkey2 run', secret: 'FAKEflagkey2', kind: 'secret' },
-  { name: 'serialized jsonl line', text: '{"type":"tool_result","output":"GITHUB_TOKEN=ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu\\nHOME=/home/agent"}', secret: 'ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu', kind: 'github_token' },
-];
 
 /** Ordinary text that must come out unchanged. */
 const HARMLESS: string[] = [
