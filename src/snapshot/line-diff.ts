@@ -23,8 +23,8 @@ export function unifiedDiff(a: string, b: string, nameA: string, nameB: string):
   let j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && x[i] === y[j]) ops.push({ t: ' ', s: x[i]!, ai: i++, bi: j++ });
-    else if (j < m && (i >= n || lcs[i * (m + 1) + j + 1]! >= lcs[(i + 1) * (m + 1) + j]!)) ops.push({ t: '+', s: y[j]!, ai: i, bi: j++ });
-    else ops.push({ t: '-', s: x[i]!, ai: i++, bi: j });
+    else if (i < n && (j >= m || lcs[(i + 1) * (m + 1) + j]! >= lcs[i * (m + 1) + j + 1]!)) ops.push({ t: '-', s: x[i]!, ai: i++, bi: j });
+    else ops.push({ t: '+', s: y[j]!, ai: i, bi: j++ });
   }
   const out = [`--- ${nameA}`, `+++ ${nameB}`];
   for (let k = 0; k < ops.length; ) {

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
 import { UnsafeArchiveError } from './errors.js';
 
@@ -15,18 +15,33 @@ export function readTar(input: Readable, onEntry: (entry: ReadEntry) => Promise<
     const fail = (err: unknown): void => {
       if (failed) return;
       failed = true;
-      input.unpipe(parser as never);
+      input.unpipe(tap);
       input.destroy();
       reject(err);
+    };
+    // node-tar calls an archive of nothing but end-of-archive blocks "unrecognized"; for us it is an empty
+    // layer (a delta with no changes), so such an archive is accepted if every byte of it is zero.
+    let entries = 0;
+    let allZero = true;
+    const tap = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        if (allZero && chunk.some((b) => b !== 0)) allZero = false;
+        cb(null, chunk);
+      },
+    });
+    const complain = (code: string, message: string): void => {
+      if (code === 'TAR_BAD_ARCHIVE' && entries === 0 && allZero) return;
+      fail(new UnsafeArchiveError(`unreadable archive (${code}: ${message})`));
     };
     const parser = new Parser({
       strict: true,
       onwarn: (code: string, message: string | Error) => {
         if (code === 'TAR_ENTRY_INFO') return;
-        fail(new UnsafeArchiveError(`unreadable archive (${code}: ${message instanceof Error ? message.message : message})`));
+        complain(code, message instanceof Error ? message.message : message);
       },
     });
     parser.on('entry', (entry: ReadEntry) => {
+      entries += 1;
       if (failed) return entry.resume();
       entry.pause();
       pending = pending.then(async () => {
@@ -39,14 +54,15 @@ export function readTar(input: Readable, onEntry: (entry: ReadEntry) => Promise<
         }
       });
     });
-    parser.on('error', (err: Error) => fail(new UnsafeArchiveError(`unreadable archive: ${err.message}`)));
+    parser.on('error', (err: Error & { code?: string }) => complain(err.code ?? 'TAR_ERROR', err.message));
     parser.on('end', () => {
       void pending.then(() => {
         if (!failed) resolve();
       });
     });
     input.on('error', fail);
-    input.pipe(parser as never);
+    tap.on('error', fail);
+    input.pipe(tap).pipe(parser as never);
   });
 }
 

@@ -27,7 +27,8 @@ export function describeTree(root: string): Record<string, string> {
       else if (st.isDirectory()) {
         out[p] = `dir ${mode}`;
         visit(p);
-      } else out[p] = `file ${mode} ${createHash('sha256').update(readFileSync(join(root, p))).digest('hex').slice(0, 16)}`;
+      } else if (!st.isFile()) out[p] = 'special';
+      else out[p] = `file ${mode} ${createHash('sha256').update(readFileSync(join(root, p))).digest('hex').slice(0, 16)}`;
     }
   };
   visit('');
