@@ -12,10 +12,11 @@ export function registerLearnCommand(program: Command): void {
     program
       .command('learn <transcript-file>')
       .description(
-        'Learn from a run that happened elsewhere: import the transcript (Anthropic Messages JSON, Claude Code\n' +
-          "session JSONL, or mnemara's own JSONL), store it redacted as sessions/<rollout-id>.jsonl in the workspace,\n" +
-          'and run the memory pipeline (extraction, then consolidation into memories/MEMORY.md).\n' +
-          'Uses the model when one is configured (ANTHROPIC_API_KEY), else the deterministic extractor.',
+        'Learn from a run that happened elsewhere: import the transcript (Anthropic Messages JSON, Claude Code ' +
+          "session JSONL, or mnemara's own JSONL), store it redacted as sessions/<rollout-id>.jsonl in the workspace, " +
+          'and run the memory pipeline (extraction, then consolidation into memories/MEMORY.md). ' +
+          'Uses the model when one is configured (ANTHROPIC_API_KEY), else the deterministic extractor. ' +
+          'Learning the same file twice changes nothing.',
       )
       .option('-w, --workspace <dir>', 'workspace whose memory learns', '.')
       .option('--deterministic', 'use the deterministic extractor and consolidation (no model, no network)')

@@ -58,8 +58,9 @@ export function registerMemoryCommand(program: Command): void {
   const mem = program
     .command('memory')
     .description(
-      'Look at and curate what runs learned: memories/MEMORY.md (the handbook: entries with stable ids, citing\n' +
-        'the rollouts they came from) and memories/memory_summary.md (what every run starts with). See docs/memory.md.',
+      'Look at and curate what runs learned: memories/MEMORY.md (the handbook: entries with stable ids, citing ' +
+        'the rollouts they came from) and memories/memory_summary.md (what every run starts with). ' +
+        'MEMORY.md may also be edited by hand: edits are kept, deleted entries stay deleted. See docs/memory.md.',
     );
   const sub = (name: string, description: string): Command =>
     addConfigOptions(
