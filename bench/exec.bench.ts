@@ -2,11 +2,12 @@
  * Sandbox exec round trip (issue 2): the median wall time of `DockerSandbox.exec('true')` — create, start,
  * demultiplex, exit code from exec inspect — next to `docker exec <container> true` from the command line on the
  * same container, measured alternately in the same run; and `LocalSandbox.exec('true')` next to spawning `true`
- * on the host. Prints medians and ratios. `npm run bench exec`, or `npx tsx bench/exec.bench.ts [--quick]`.
+ * on the host; and starting + removing a DockerSandbox next to `docker run --rm <image> true`. Prints medians and
+ * ratios. `npm run bench exec`, or `npx tsx bench/exec.bench.ts [--quick]`.
  */
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
-import { DockerSandbox, LocalSandbox } from '../src/sandbox/index.js';
+import { DockerSandbox, LocalSandbox, sandboxImageTag } from '../src/sandbox/index.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -45,6 +46,18 @@ export default async function execBench(opts: { quick: boolean }): Promise<void>
     await docker.close();
   }
 
+  // Start + remove: a hardened sandbox against the plainest container run, alternated.
+  const image = await sandboxImageTag();
+  const starts: number[] = [];
+  const runs: number[] = [];
+  for (let i = 0; i < (opts.quick ? 3 : 8); i++) {
+    starts.push(await time(async () => (await DockerSandbox.create({ sessionId: 'exec-bench-start' })).close()));
+    runs.push(await time(() => execa('docker', ['run', '--rm', '--network', 'none', image, 'true'])));
+  }
+  const [st, ru] = [median(starts), median(runs)];
+  rows.push(['docker run --rm <image> true (baseline)', ru, '1.00']);
+  rows.push(['DockerSandbox.create + close', st, (st / ru).toFixed(2)]);
+
   const local = await LocalSandbox.create({ sessionId: 'exec-bench' });
   try {
     const host: number[] = [];
@@ -60,9 +73,9 @@ export default async function execBench(opts: { quick: boolean }): Promise<void>
     await local.close();
   }
 
-  console.log(`\nexec round trip, median of ${n} (each pair alternated)`);
-  console.log(`${'what'.padEnd(36)} ${'median'.padStart(10)}  ratio`);
-  for (const [what, ms, ratio] of rows) console.log(`${what.padEnd(36)} ${fmt(ms).padStart(10)}  ${ratio}`);
+  console.log(`\nsandbox round trips, medians (exec: ${n} alternated pairs; start: ${starts.length})`);
+  console.log(`${'what'.padEnd(42)} ${'median'.padStart(10)}  ratio`);
+  for (const [what, ms, ratio] of rows) console.log(`${what.padEnd(42)} ${fmt(ms).padStart(10)}  ${ratio}`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
