@@ -28,6 +28,7 @@ export async function writeLayerBlob<T>(
     tar.end();
     await feeding;
   } catch (err) {
+    feeding.catch(() => {}); // rejects with the same error once the streams are destroyed
     tar.destroy(err as Error);
     compress.destroy(err as Error);
     await stored.catch(() => {});

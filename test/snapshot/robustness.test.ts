@@ -1,0 +1,158 @@
+import { spawn, execFile } from 'node:child_process';
+import { openSync, readdirSync, readFileSync, writeFileSync, mkdirSync, closeSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { collectGarbage, pruneSnapshots, verifySnapshots } from '../../src/snapshot/maintenance.js';
+import { openStore, SnapshotCorruptError, SourceChangedError } from '../../src/snapshot/index.js';
+import { describeTree, tempDir } from './helpers.js';
+
+const run = promisify(execFile);
+const CHILD = join(import.meta.dirname, 'fixtures/child.ts');
+const ROOT = join(import.meta.dirname, '../..');
+// node itself (not the tsx wrapper, which forks) so that SIGKILL hits the process doing the work.
+const NODE_ARGS = ['--import', 'tsx', CHILD];
+
+function tree(root: string, files: number, bytes: number): void {
+  for (let i = 0; i < files; i++) {
+    const dir = join(root, `d${i % 20}`);
+    mkdirSync(dir, { recursive: true });
+    const buf = Buffer.alloc(bytes);
+    for (let j = 0; j < bytes; j += 8) buf.writeDoubleLE(Math.random(), Math.min(j, bytes - 8));
+    writeFileSync(join(dir, `f${i}.bin`), buf);
+  }
+}
+
+describe('crash safety', () => {
+  it('a packer killed at random moments leaves only complete snapshots, and verify passes', async () => {
+    const src = tempDir();
+    tree(src, 400, 16 * 1024); // ~6.5 MB of incompressible data: packing takes a few hundred ms
+    const storeDir = tempDir();
+    for (let round = 0; round < 4; round++) {
+      const child = spawn(process.execPath, [...NODE_ARGS, 'pack', storeDir, src, 'crash'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      let packs = 0;
+      const target = 1 + Math.floor(Math.random() * 3);
+      await new Promise<void>((resolve) => {
+        child.stdout.on('data', (d: Buffer) => {
+          packs += d.toString().split('\n').filter((l) => l === 'packing').length;
+          if (packs >= target) setTimeout(() => child.kill('SIGKILL'), Math.random() * 400);
+        });
+        child.on('exit', () => resolve());
+      });
+    }
+    const store = await openStore(storeDir);
+    const listed = await store.list();
+    expect(listed.length).toBeGreaterThan(0);
+    const results = await verifySnapshots(store);
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    expect(results.length).toBe(listed.length);
+    const head = await store.getHead('crash');
+    expect(listed.map((m) => m.id)).toContain(head);
+    const out = join(tempDir(), 'out');
+    await store.restoreToDirectory(head!, out);
+    expect(describeTree(out)).toEqual(describeTree(src));
+    await collectGarbage(store, { graceMs: 0 });
+    expect(readdirSync(store.tmpDir)).toEqual([]);
+    expect((await verifySnapshots(store)).every((r) => r.ok)).toBe(true);
+  }, 60_000);
+});
+
+describe('compare-and-swap across processes', () => {
+  it('two processes advancing the same lineage at once: exactly one wins, the other sees the new head', async () => {
+    const src = tempDir();
+    writeFileSync(join(src, 'a'), 'a');
+    const storeDir = tempDir();
+    const store = await openStore(storeDir);
+    const base = await store.create({ dir: src }, { lineage: 'race', kind: 'workspace' });
+    await store.advanceHead('race', null, base.id);
+    for (let round = 0; round < 2; round++) {
+      const expected = (await store.getHead('race'))!;
+      const a = await store.create({ dir: src }, { lineage: 'race', kind: 'workspace' });
+      const b = await store.create({ dir: src }, { lineage: 'race', kind: 'workspace' });
+      const at = String(Date.now() + 1500); // both start tsx first, then race at the same instant
+      const [ra, rb] = await Promise.all(
+        [a.id, b.id].map(async (next) => JSON.parse((await run(process.execPath, [...NODE_ARGS, 'advance', storeDir, 'race', expected, next, at], { cwd: ROOT })).stdout) as { won: boolean; current?: string }),
+      );
+      expect([ra!.won, rb!.won].filter(Boolean)).toHaveLength(1);
+      const winner = ra!.won ? a.id : b.id;
+      expect((ra!.won ? rb : ra)!.current).toBe(winner);
+      expect(await store.getHead('race')).toBe(winner);
+    }
+  }, 60_000);
+});
+
+describe('damage and change', () => {
+  it('a corrupted blob gives a clear error naming the snapshot; verify reports it', async () => {
+    const src = tempDir();
+    tree(src, 10, 1000);
+    const store = await openStore(tempDir());
+    const m = await store.create({ dir: src }, { lineage: 'l', kind: 'workspace' });
+    const blob = store.blobs.pathOf(m.layers[0]!.digest);
+    const bytes = readFileSync(blob);
+    bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+    const { chmodSync } = await import('node:fs');
+    chmodSync(blob, 0o644);
+    writeFileSync(blob, bytes);
+    const target = join(tempDir(), 'target');
+    const err = await store.restoreToDirectory(m.id, target).catch((e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(SnapshotCorruptError);
+    expect(err.message).toContain(m.id);
+    expect(err.message).toMatch(/does not match its digest|cannot be read/);
+    await expect(store.exportTar(m.id)).rejects.toBeInstanceOf(SnapshotCorruptError);
+    expect(await verifySnapshots(store)).toEqual([{ id: m.id, ok: false, error: expect.stringContaining(m.id) }]);
+    expect(() => readdirSync(target)).toThrow(); // nothing was restored
+  });
+
+  it('a file that keeps changing while packed fails the snapshot clearly and stores nothing', async () => {
+    const src = tempDir();
+    writeFileSync(join(src, 'stable'), 'ok');
+    const path = join(src, 'growing.log');
+    const fd = openSync(path, 'w');
+    const store = await openStore(tempDir());
+    const stop = Date.now() + 20_000;
+    let done = false;
+    const writer = (async () => {
+      while (!done && Date.now() < stop) {
+        writeSync(fd, Buffer.alloc(64 * 1024, 1)); // grows the file by 64 KiB at a time
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const err = await store.create({ dir: src }, { lineage: 'l', kind: 'workspace' }).catch((e: unknown) => e);
+    done = true;
+    await writer;
+    closeSync(fd);
+    expect(err).toBeInstanceOf(SourceChangedError);
+    expect((err as SourceChangedError).message).toContain('growing.log');
+    expect(await store.list()).toEqual([]);
+    expect(readdirSync(store.tmpDir)).toEqual([]);
+  });
+});
+
+describe('prune and gc', () => {
+  it('prune keeps heads and the newest N; gc removes crash leftovers and unreferenced blobs after the grace period', async () => {
+    const src = tempDir();
+    const store = await openStore(tempDir());
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      writeFileSync(join(src, `f${i}`), `v${i}`);
+      const m = await store.create({ dir: src }, { lineage: 'l', kind: 'workspace', parent: null });
+      ids.push(m.id);
+    }
+    await store.advanceHead('l', null, ids[1]!); // an old snapshot is the head
+    const pruned = await pruneSnapshots(store, { keep: 1, graceMs: 0 });
+    expect(pruned.removedSnapshots.sort()).toEqual([ids[0], ids[2]]);
+    expect((await store.list()).map((m) => m.id)).toEqual([ids[1], ids[3]]);
+    expect(pruned.removedBlobs).toHaveLength(2);
+    await store.restoreToDirectory(ids[1]!, join(tempDir(), 'ok'));
+
+    writeFileSync(join(store.tmpDir, 'blob-123-leftover'), 'half a blob');
+    mkdirSync(join(store.root, 'snapshots', '20200101T000000000Z-00000000'));
+    writeFileSync(join(store.blobs.root, 'sha256', 'a'.repeat(64)), 'unreferenced');
+    expect((await collectGarbage(store)).removedBlobs).toEqual([]); // young: spared
+    const r = await collectGarbage(store, { graceMs: 0 });
+    expect(r.removedTemp).toEqual(['tmp/blob-123-leftover']);
+    expect(r.removedSnapshots).toEqual(['20200101T000000000Z-00000000']);
+    expect(r.removedBlobs).toEqual([`sha256:${'a'.repeat(64)}`]);
+    expect((await verifySnapshots(store)).every((x) => x.ok)).toBe(true);
+  });
+});
