@@ -214,6 +214,15 @@ export function sandboxContract(target: ContractTarget): void {
       await expect(sb.putArchive(garbage, 'garbage')).rejects.toMatchObject({ code: 'SANDBOX_FAILED' });
     });
 
+    it('rejects with the source error when the archive stream breaks midway', async () => {
+      async function* broken() {
+        yield Buffer.alloc(512 * 20);
+        throw new Error('restore source broke');
+      }
+      await expect(sb.putArchive(Readable.from(broken()), 'broken')).rejects.toThrow(/restore source broke/);
+      expect((await sb.exec('echo usable')).stdout).toBe('usable\n');
+    });
+
     it('refuses to work after close, and close is idempotent', async () => {
       const other = await target.create(`contract-close-${target.name}`);
       await other.close();

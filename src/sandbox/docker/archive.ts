@@ -16,6 +16,11 @@ export async function putArchive(container: Docker.Container, docker: Docker, ta
     stdin: tar,
     maxOutputBytes: 16 * 1024,
   });
+  if (r.stdinError) {
+    throw new SandboxError('SANDBOX_FAILED', `the archive stream for ${dir} failed: ${r.stdinError.message}`, {
+      cause: r.stdinError,
+    });
+  }
   if (r.exitCode !== 0) {
     throw new SandboxError(
       'SANDBOX_FAILED',
