@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { defaultFixtures } from '../../scripts/eval-memory/labels.js';
 import { openStore } from '../../src/snapshot/index.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const FIXTURE = join(ROOT, 'test', 'fixtures', 'transcripts', 'sundial-tz-offset-without-colon.json');
+const FIXTURE = join(defaultFixtures(), 'sundial-tz-offset-without-colon.json');
 
 async function cli(args: string[], home: string) {
   return execa('node', ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), ...args], { reject: false, env: { MNEMARA_HOME: home, ANTHROPIC_API_KEY: '' }, cwd: ROOT });
