@@ -1,18 +1,24 @@
 import { z } from 'zod';
 
-/** Options of the sandbox (issue 2). Sizes in bytes, times in ms. */
+/** Options of the sandbox (issue 2, docs/sandbox.md). Sizes in bytes, times in ms. */
 export const SandboxConfigSchema = z.object({
+  /** `docker` (hardened container) or `local` (a host temp dir; isolates nothing). */
   backend: z.enum(['docker', 'local']).default('docker'),
   /** Image reference; default the content-hashed tag that `scripts/setup.sh` builds. */
-  image: z.string().optional(),
+  image: z.string().min(1).optional(),
   /** Docker network mode; `none` unless asked. */
-  network: z.string().default('none'),
-  memoryBytes: z.number().int().positive().default(2 * 1024 ** 3),
-  cpus: z.number().positive().default(2),
-  pidsLimit: z.number().int().positive().default(512),
-  /** Size of each tmpfs mount (/tmp and the sandbox user's home). */
-  tmpBytes: z.number().int().positive().default(512 * 1024 ** 2),
+  network: z.string().min(1).default('none'),
+  /** Memory limit in bytes, swap included (Docker's minimum is 6 MiB). */
+  memoryBytes: z.number().int().min(6 * 1024 ** 2).default(2 * 1024 ** 3),
+  /** CPU limit in cores; capped at the engine's core count. */
+  cpus: z.number().min(0.01).default(2),
+  /** Process limit; a few are needed to run and to kill commands. */
+  pidsLimit: z.number().int().min(16).default(512),
+  /** Size of each tmpfs mount (/tmp and the sandbox user's home), bytes. */
+  tmpBytes: z.number().int().min(1024 ** 2).default(512 * 1024 ** 2),
+  /** Default exec timeout, ms. */
   execTimeoutMs: z.number().int().positive().default(120_000),
-  maxOutputBytes: z.number().int().positive().default(64 * 1024),
+  /** Default exec output cap per stream (head + tail kept), bytes. */
+  maxOutputBytes: z.number().int().min(2).default(64 * 1024),
 });
 export type SandboxConfig = z.infer<typeof SandboxConfigSchema>;

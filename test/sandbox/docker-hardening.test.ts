@@ -99,3 +99,14 @@ describe('DockerSandbox hardening', () => {
     });
   });
 });
+
+describe('DockerSandbox options', () => {
+  it('rejects a limit out of range before touching the engine, naming the option', async () => {
+    await expect(DockerSandbox.create({ sessionId: 'bad-options', pidsLimit: 0 })).rejects.toThrow(
+      /sandbox option pidsLimit = 0 \(number\) is invalid/,
+    );
+    await expect(DockerSandbox.create({ sessionId: 'bad-options', memoryBytes: 1024 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+  });
+});

@@ -24,4 +24,8 @@ describe('LocalSandbox', () => {
     expect(['gone', 'Z']).toContain(state);
     await expect(stat(sb.workspaceDir)).rejects.toMatchObject({ code: 'ENOENT' });
   });
+
+  it('rejects a bad default timeout, naming the option', async () => {
+    await expect(LocalSandbox.create({ sessionId: 'bad', timeoutMs: -1 })).rejects.toThrow(/sandbox option execTimeoutMs = -1/);
+  });
 });

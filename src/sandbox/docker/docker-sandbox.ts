@@ -3,11 +3,11 @@ import { spawnSync } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { logger } from '../../config/logger.js';
-import { SandboxConfigSchema } from '../../config/sandbox.js';
 import type { ExecOptions, ExecResult, Sandbox } from '../types.js';
 import { SandboxError } from '../errors.js';
 import { resolveSandboxPath } from '../paths.js';
 import { validateExec } from '../exec-options.js';
+import { resolveSandboxConfig } from '../options.js';
 import { track, untrack } from '../registry.js';
 import { sandboxImageTag, sandboxUserIds } from '../image-tag.js';
 import { assertEngine, dockerClient, statusOf } from './client.js';
@@ -73,13 +73,14 @@ export class DockerSandbox implements Sandbox {
   ) {}
 
   /**
-   * Creates and starts the container. Throws `SandboxError`: `DOCKER_UNAVAILABLE` (no engine), `IMAGE_MISSING`
-   * (run `npm run setup`), `SANDBOX_FAILED` (the engine refused, with its message).
+   * Creates and starts the container. Throws `SandboxError`: `INVALID_INPUT` (an option out of range),
+   * `DOCKER_UNAVAILABLE` (no engine), `IMAGE_MISSING` (run `npm run setup`), `SANDBOX_FAILED` (the engine
+   * refused, with its message).
    */
   static async create(options: DockerSandboxOptions): Promise<DockerSandbox> {
     const docker = options.docker ?? dockerClient();
-    const defaults = SandboxConfigSchema.parse({});
-    const image = options.image ?? (await sandboxImageTag());
+    const config = resolveSandboxConfig(options);
+    const image = config.image ?? (await sandboxImageTag());
     const hostCpus = await engineCpus(docker);
     const { uid, gid } = sandboxUserIds();
     const safe = options.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'session';
@@ -88,12 +89,12 @@ export class DockerSandbox implements Sandbox {
       image,
       sessionId: options.sessionId,
       name,
-      network: options.network ?? defaults.network,
-      memoryBytes: options.memoryBytes ?? defaults.memoryBytes,
+      network: config.network,
+      memoryBytes: config.memoryBytes,
       // Docker refuses more CPUs than the engine's host has.
-      cpus: Math.min(options.cpus ?? defaults.cpus, hostCpus),
-      pidsLimit: options.pidsLimit ?? defaults.pidsLimit,
-      tmpBytes: options.tmpBytes ?? defaults.tmpBytes,
+      cpus: Math.min(config.cpus, hostCpus),
+      pidsLimit: config.pidsLimit,
+      tmpBytes: config.tmpBytes,
       uid,
       gid,
     });
@@ -112,8 +113,8 @@ export class DockerSandbox implements Sandbox {
       });
     }
     const sandbox = new DockerSandbox(container.id, name, container, docker, {
-      timeoutMs: options.execTimeoutMs ?? defaults.execTimeoutMs,
-      maxOutputBytes: options.maxOutputBytes ?? defaults.maxOutputBytes,
+      timeoutMs: config.execTimeoutMs,
+      maxOutputBytes: config.maxOutputBytes,
     });
     track(sandbox);
     try {

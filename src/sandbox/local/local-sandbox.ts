@@ -9,6 +9,7 @@ import type { ExecOptions, ExecResult, Sandbox } from '../types.js';
 import { SandboxError } from '../errors.js';
 import { resolveSandboxPath } from '../paths.js';
 import { validateExec } from '../exec-options.js';
+import { resolveSandboxConfig } from '../options.js';
 import { localExec } from './exec.js';
 import type { ExecDefaults } from '../exec-result.js';
 import { track, untrack } from '../registry.js';
@@ -45,14 +46,12 @@ export class LocalSandbox implements Sandbox {
 
   /** Makes the temp dir (`<parentDir>/mnemara-<session>-XXXXXX/workspace`) and registers it for cleanup on exit. */
   static async create(options: LocalSandboxOptions): Promise<LocalSandbox> {
+    const config = resolveSandboxConfig({ execTimeoutMs: options.timeoutMs, maxOutputBytes: options.maxOutputBytes });
     const safe = options.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
     const root = await mkdtemp(join(options.parentDir ?? tmpdir(), `mnemara-${safe}-`));
     const workspace = join(root, 'workspace');
     await mkdir(workspace);
-    const sandbox = new LocalSandbox(workspace, {
-      timeoutMs: options.timeoutMs ?? 120_000,
-      maxOutputBytes: options.maxOutputBytes ?? 64 * 1024,
-    });
+    const sandbox = new LocalSandbox(workspace, { timeoutMs: config.execTimeoutMs, maxOutputBytes: config.maxOutputBytes });
     log.warn(
       { workspace },
       'LocalSandbox isolates nothing: commands run on this host as the current user, with its files and network',
