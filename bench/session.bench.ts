@@ -25,7 +25,7 @@ import { runSession, type SessionResult, type SessionStep } from '../src/session
 import { startMessagesServer, text, turn } from '../test/support/messages-server.js';
 
 const REPO = fileURLToPath(new URL('../examples/two-runs/repo', import.meta.url));
-const STEPS: SessionStep[] = ['sandbox', 'restore', 'snapshot-workspace', 'publish', 'memory-pipeline', 'snapshot-memory', 'advance-head', 'cleanup'];
+const STEPS: SessionStep[] = ['sandbox', 'restore', 'memory-read', 'snapshot-workspace', 'publish', 'memory-pipeline', 'snapshot-memory', 'advance-head', 'cleanup'];
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -69,27 +69,33 @@ async function sessions(workspace: string, runs: number): Promise<{ first: Sessi
   return { first, second };
 }
 
-/** The bare cost of moving `dir` into a running sandbox container and back out gzipped (ms, median of `runs`). */
-async function baseline(dir: string, runs: number): Promise<number> {
+/**
+ * The bare cost of moving `dir` into a running sandbox container and back out gzipped (`io`), and the same with
+ * the container's start and removal (`withContainer`); ms, medians of `runs`.
+ */
+async function baseline(dir: string, runs: number): Promise<{ io: number; withContainer: number }> {
   const image = await sandboxImageTag();
   const out = mkdtempSync(join(tmpdir(), 'mnemara-session-bench-base-'));
-  const times: number[] = [];
+  const io: number[] = [];
+  const whole: number[] = [];
   try {
     for (let i = 0; i < runs; i++) {
-      const id = execFileSync('docker', ['run', '-d', '--rm', '--network', 'none', '-v', '/workspace', image, 'sleep', 'infinity'], { encoding: 'utf8' }).trim();
+      const t0 = performance.now();
+      const id = execFileSync('docker', ['run', '-d', '--network', 'none', '-v', '/workspace', image, 'sleep', 'infinity'], { encoding: 'utf8' }).trim();
       try {
         const t = performance.now();
         execSync(`tar -C ${JSON.stringify(dir)} -c . | docker exec -i ${id} tar -x -C /workspace`);
         execSync(`docker exec ${id} tar -C /workspace -c . | gzip -1 > ${JSON.stringify(join(out, `w${i}.tgz`))}`);
-        times.push(performance.now() - t);
+        io.push(performance.now() - t);
       } finally {
         execFileSync('docker', ['rm', '-f', '-v', id], { stdio: 'ignore' });
+        whole.push(performance.now() - t0);
       }
     }
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
-  return median(times);
+  return { io: median(io), withContainer: median(whole) };
 }
 
 export default async function sessionBench(opts: { quick: boolean }): Promise<void> {
@@ -102,17 +108,22 @@ export default async function sessionBench(opts: { quick: boolean }): Promise<vo
   const du = (d: string): string => execFileSync('du', ['-sh', d], { encoding: 'utf8' }).split('\t')[0] as string;
   try {
     const rows: string[] = [];
-    const header = ['workspace', 'session', 'overhead', ...STEPS, 'baseline', 'ratio'];
+    const header = ['workspace', 'session', 'overhead', ...STEPS, 'tar in+out', 'ratio', '+container', 'ratio'];
     for (const [name, dir] of [['example', example], [`100 MB (${du(big)})`, big]] as const) {
       const base = await baseline(dir, runs);
       const { first, second } = await sessions(dir, runs);
       for (const [label, results] of [['first', first], ['second', second]] as const) {
         const total = median(results.map((r) => overhead(r).total));
         const steps = STEPS.map((s) => median(results.map((r) => r.timings[s] ?? 0)).toFixed(0));
-        rows.push([name, label, total.toFixed(0), ...steps, base.toFixed(0), `${(total / base).toFixed(2)}×`].join(' | '));
+        rows.push(
+          [name, label, total.toFixed(0), ...steps, base.io.toFixed(0), `${(total / base.io).toFixed(2)}×`, base.withContainer.toFixed(0), `${(total / base.withContainer).toFixed(2)}×`].join(' | '),
+        );
       }
     }
-    process.stdout.write(`\nsession overhead without the model (median of ${runs} run(s), ms; ratio = overhead / baseline)\n`);
+    process.stdout.write(
+      `\nsession overhead without the model (median of ${runs} run(s), ms). Baselines: tar in + tar out | gzip -1 through docker exec,\n` +
+        `and the same plus docker run + docker rm of the container; ratio = overhead / baseline\n`,
+    );
     process.stdout.write(`${header.join(' | ')}\n${header.map(() => '---').join(' | ')}\n${rows.join('\n')}\n`);
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -8,10 +8,13 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newRolloutId } from './agent/ids.js';
+import type { ModelClient } from './agent/client.js';
+import { MnemaraError } from './config/errors.js';
 import { logger } from './config/logger.js';
+import type { OnProgress } from './config/progress.js';
 import { createSandbox } from './sandbox/index.js';
 import type { Sandbox } from './sandbox/types.js';
-import { openStore } from './snapshot/index.js';
+import { openStore, type SnapshotStore } from './snapshot/index.js';
 import { runAgentStep, sessionModelClient } from './session/agent-step.js';
 import { eventSink, progressOf, step } from './session/context.js';
 import { copyLayoutFromSandbox } from './session/layout-io.js';
@@ -19,7 +22,7 @@ import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
 import { HeadPublisher } from './session/publish.js';
 import { assertWorkspace, defaultLineage, resolveStart, restoreWorkspace } from './session/start.js';
-import type { SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
+import type { SessionEvent, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 
 export * from './session/types.js';
 export { defaultLineage } from './session/start.js';
@@ -42,7 +45,6 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const onProgress = progressOf(emit);
   const timings: Partial<Record<SessionStep, number>> = {};
   const { config } = options;
-  const layout = config.memory.layout;
   const workspace = await assertWorkspace(options.workspace);
   const lineage = options.lineage ?? defaultLineage(workspace);
   const client = sessionModelClient(config);
@@ -52,6 +54,33 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   await mkdir(join(config.home, 'tmp'), { recursive: true });
   const workDir = await mkdtemp(join(config.home, 'tmp', `session-${rolloutId}-`));
   emit({ type: 'started', rolloutId, lineage, transcriptPath });
+  try {
+    return await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, client, store, rolloutId, transcriptPath, workDir });
+  } finally {
+    await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+interface SessionContext {
+  options: SessionOptions;
+  emit: (event: SessionEvent) => void;
+  onProgress: OnProgress;
+  timings: Partial<Record<SessionStep, number>>;
+  began: number;
+  workspace: string;
+  lineage: string;
+  client: ModelClient;
+  store: SnapshotStore;
+  rolloutId: string;
+  transcriptPath: string;
+  workDir: string;
+}
+
+/** Steps 1–10 (see the module comment); `runSession` sets up their context and removes the scratch space. */
+async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
+  const { options, emit, onProgress, timings, began, workspace, lineage, client, store, rolloutId, transcriptPath, workDir } = ctx;
+  const { config } = options;
+  const layout = config.memory.layout;
 
   // 1. Resolve the start: --from, else --memory-from, else the lineage head, else a fresh copy.
   const start = await step('resolve', emit, timings, () => resolveStart(store, { lineage, ...pick(options) }), (s) =>
@@ -63,6 +92,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
     createSandbox({ ...config.sandbox, sessionId: rolloutId, onProgress }), (s) => `${s.kind} ${s.id.slice(0, 12)}`,
   );
   let result: SessionResult;
+  let keepForRescue = false;
   try {
     // 3. Restore the start into /workspace.
     await step('restore', emit, timings, () =>
@@ -88,7 +118,16 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
         { tar: await sandbox.getArchive(sandbox.workspaceDir) },
         { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress },
       ), (m) => m.id,
-    );
+    ).catch((err: unknown) => {
+      // The work exists only in the container now: keep it, and say how to get it out.
+      keepForRescue = sandbox.kind === 'docker';
+      throw new MnemaraError('SNAPSHOT_FAILED', `could not snapshot the workspace: ${(err as Error).message}`, {
+        hint: keepForRescue
+          ? `The sandbox ${sandbox.id.slice(0, 12)} is kept with the work in /workspace: \`docker cp ${sandbox.id.slice(0, 12)}:/workspace DIR\`, then \`mnemara sandbox prune\`. The transcript is at ${transcriptPath}.`
+          : `The transcript is at ${transcriptPath}.`,
+        cause: err,
+      });
+    });
     const layoutDir = join(workDir, 'memory');
     const publisher = new HeadPublisher(store, lineage, layout, workDir, rolloutId, layoutDir, {
       headAtStart: start.headAtStart,
@@ -161,10 +200,9 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
     result.headConflicts = publisher.conflicts;
     if (options.keepSandbox) result.keptSandbox = sandbox.id;
   } finally {
-    // 10. Remove the sandbox (unless asked to keep it) and the session's scratch space.
+    // 10. Remove the sandbox (unless asked to keep it, or it holds work no snapshot could save).
     await step('cleanup', emit, timings, async () => {
-      if (!options.keepSandbox) await sandbox.close();
-      await rm(workDir, { recursive: true, force: true });
+      if (!options.keepSandbox && !keepForRescue) await sandbox.close();
     }).catch((err: unknown) => log.error({ err }, 'cleanup failed'));
   }
   result.timings = { ...timings, totalMs: Date.now() - began };
