@@ -111,12 +111,16 @@ function nameWords(name: string): string[] {
     .filter(Boolean);
 }
 
+const SECRET_HINT_RE = /pass|pwd|secret|token|key|credential|auth|pat/i;
+
 /**
  * Whether an assigned name (env var, YAML key, JSON key, CLI flag) looks like it holds a secret:
  * `GITHUB_TOKEN`, `dbPassword`, `client_secret`, `ANTHROPIC_API_KEY` yes; `PWD`, `max_tokens`, `TOKEN_FILE` no.
  * `PWD`/`OLDPWD` are the shell's working directory, not a password.
  */
 export function isSecretName(name: string): boolean {
+  // Fast path: most names (PATH, HOME, LANG …) hold none of the parts a secret name needs.
+  if (!SECRET_HINT_RE.test(name)) return false;
   const upper = name.toUpperCase();
   if (upper === 'PWD' || upper === 'OLDPWD') return false;
   const words = nameWords(name);
