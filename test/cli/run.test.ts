@@ -129,6 +129,17 @@ describe('mnemara run: Ctrl-C', () => {
   }, 120_000);
 });
 
+describe('examples/ci/github-actions.yml', () => {
+  it('uses only flags that mnemara run has', async () => {
+    const workflow = readFileSync(fileURLToPath(new URL('../../examples/ci/github-actions.yml', import.meta.url)), 'utf8');
+    const script = workflow.slice(workflow.indexOf('MEMORY_FROM=()'), workflow.indexOf('code=$?')).replace(/snapshot list.*/, '');
+    const flags = [...new Set(script.match(/--[a-z][a-z-]+/g))];
+    expect(flags).toEqual(expect.arrayContaining(['--workspace', '--lineage', '--memory-from', '--task', '--json']));
+    const help = await mnemara(['run', '--help']);
+    expect(flags.filter((f) => !help.stdout.includes(f))).toEqual([]);
+  }, 30_000);
+});
+
 describe('mnemara config', () => {
   it('prints every option with its source, secrets masked', async () => {
     const key = 'sk-ant-api03-secretsecretsecret-tail';
