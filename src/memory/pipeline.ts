@@ -108,8 +108,7 @@ async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelin
   const rawText = renderRawMemories(extraction.meta, extraction.memories);
   await writeFileAtomic(paths.rolloutSummary(id), renderRolloutSummary(extraction.meta, extraction.summary));
   await writeFileAtomic(paths.rawMemories(id), rawText);
-  // Phase 1 makes one call (two when it had to retry; the Extraction does not say, so this counts one).
-  const calls = extraction.meta.producer.startsWith('model:') ? 1 : 0;
+  const calls = extraction.modelCalls ?? (extraction.meta.producer.startsWith('model:') ? 1 : 0);
   const layout = options.layout ?? options.config.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' };
   return { time: extraction.meta.time, producer: extraction.meta.producer, rawHash: sha256(rawText), calls, use: countMemoryUse(records, layout), memoryMdWrites: memoryMdWrites(records, layout) };
 }
