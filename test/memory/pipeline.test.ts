@@ -8,7 +8,7 @@ import { runMemoryPipeline } from '../../src/memory/pipeline.js';
 import { loadState } from '../../src/memory/state.js';
 import { startMessagesServer, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
 import { defaultFixtures } from '../../scripts/eval-memory/labels.js';
-import { CONFIG, tempWorkspace } from './helpers.js';
+import { CONFIG, raw, tempWorkspace, writeRollout } from './helpers.js';
 import { transcript } from './transcripts.js';
 
 const FIXTURES = defaultFixtures();
@@ -151,6 +151,18 @@ describe('runMemoryPipeline', () => {
     expect(entry).toMatchObject({ edited: false, sources: ['r-2'], importance: 2 });
     expect(await readFile(paths.rawMemories('r-2'), 'utf8')).toContain('written to MEMORY.md by the agent during the run');
     expect((await loadState(paths.stateFile)).written?.edited).toEqual([]);
+  });
+
+  it('adopts a rollout whose files came from another session\'s head instead of extracting it again', async () => {
+    const paths = await tempWorkspace();
+    await mkdir(paths.sessionsDir, { recursive: true });
+    await writeFile(paths.transcript('r-theirs'), '{"not": "a transcript we could extract"}\n');
+    await writeRollout(paths, 'r-theirs', '2026-11-01T10:00:00Z', [raw('fact', 'Their lesson: the API listens on 7420.')]);
+    await writeFile(paths.transcript('r-theirs'), '{"not": "a transcript we could extract"}\n');
+    const res = await runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det });
+    expect(res).toMatchObject({ extracted: [], pending: [], consolidated: true });
+    expect(await readFile(paths.memoryMd, 'utf8')).toContain('Their lesson');
+    expect((await loadState(paths.stateFile)).rollouts['r-theirs']?.status).toBe('extracted');
   });
 
   it('refuses to run twice at once on one layout', async () => {
