@@ -156,7 +156,6 @@ describe('runMemoryPipeline', () => {
   it('adopts a rollout whose files came from another session\'s head instead of extracting it again', async () => {
     const paths = await tempWorkspace();
     await mkdir(paths.sessionsDir, { recursive: true });
-    await writeFile(paths.transcript('r-theirs'), '{"not": "a transcript we could extract"}\n');
     await writeRollout(paths, 'r-theirs', '2026-11-01T10:00:00Z', [raw('fact', 'Their lesson: the API listens on 7420.')]);
     await writeFile(paths.transcript('r-theirs'), '{"not": "a transcript we could extract"}\n');
     const res = await runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det });
