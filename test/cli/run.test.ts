@@ -107,14 +107,14 @@ describe('mnemara run: sessions', () => {
 describe('mnemara run: Ctrl-C', () => {
   it('finishes the current tool call, ends as interrupted (exit 1) and still saves the work', async () => {
     const server = await startMessagesServer([
-      turn(toolUse('bash', { command: 'sleep 2 && echo finished > slept.txt' })),
+      turn(toolUse('bash', { command: 'sleep 4 && echo finished > slept.txt' })),
       turn(toolUse('bash', { command: 'echo never > never.txt' })),
       turn(text('done')),
     ]);
     servers.push(server);
     const child = mnemara(['run', '-w', dirs.workspace, '--task', 'sleep', '--lineage', 'interrupt', '--json'], { ANTHROPIC_BASE_URL: server.url });
     while (server.messageRequests.length === 0) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 800)); // the sleep is running in the sandbox now
+    await new Promise((r) => setTimeout(r, 1500)); // the 4 s sleep is running in the sandbox now (margin for a loaded machine)
     child.kill('SIGINT');
     const run = await child;
     expect(run.exitCode).toBe(1);
