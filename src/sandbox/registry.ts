@@ -40,6 +40,15 @@ export function untrack(sandbox: Closable): void {
   }
 }
 
+/**
+ * Leaves a sandbox running after this process ends (`mnemara run --keep-sandbox`, or a sandbox kept for
+ * rescue): it is no longer removed at exit or on a signal. `close()` still removes it; once this process is gone,
+ * `mnemara sandbox prune` treats it as a leftover.
+ */
+export function keepSandbox(sandbox: Closable): void {
+  untrack(sandbox);
+}
+
 /** Closes every sandbox this process still has open; errors are logged, not thrown. Resolves when all are done. */
 export async function closeAllSandboxes(): Promise<void> {
   await Promise.all(

@@ -31,6 +31,19 @@ describe('sandbox cleanup', () => {
     expect(await volumesOf(session)).toEqual([]);
   });
 
+  it('leaves a kept sandbox running after the process exits, for prune to remove later', async () => {
+    const session = `keep-${process.pid}`;
+    const { child, sandbox } = await holdSandbox('docker', session, 'keep');
+    await child;
+    try {
+      expect(await containersOf(session)).toEqual([sandbox.id]);
+      const pruned = await pruneSandboxes({ sessionId: session });
+      expect(pruned.containers.map((c) => c.id)).toEqual([sandbox.id]);
+    } finally {
+      await execa('docker', ['rm', '-f', '-v', sandbox.id], { reject: false });
+    }
+  });
+
   it('removes a Docker sandbox on SIGINT and exits 130', async () => {
     const session = `sigint-${process.pid}`;
     const { child } = await holdSandbox('docker', session, 'wait');

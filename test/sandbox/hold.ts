@@ -5,7 +5,7 @@ import { execa } from 'execa';
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'hold-sandbox.ts');
 
 /** Starts a separate process that opens a sandbox; resolves once it is up, with the process and the sandbox. */
-export async function holdSandbox(backend: 'docker' | 'local', session: string, mode: 'exit' | 'wait') {
+export async function holdSandbox(backend: 'docker' | 'local', session: string, mode: 'exit' | 'keep' | 'wait') {
   const child = execa(process.execPath, ['--import', 'tsx', FIXTURE, backend, session, mode], {
     reject: false,
     env: { MNEMARA_LOG_LEVEL: 'warn' },
