@@ -12,7 +12,7 @@ import type { ModelClient } from './agent/client.js';
 import { MnemaraError } from './config/errors.js';
 import { logger } from './config/logger.js';
 import type { OnProgress } from './config/progress.js';
-import { createSandbox } from './sandbox/index.js';
+import { createSandbox, keepSandbox } from './sandbox/index.js';
 import type { Sandbox } from './sandbox/types.js';
 import { openStore, type SnapshotStore } from './snapshot/index.js';
 import { runAgentStep, sessionModelClient } from './session/agent-step.js';
@@ -202,7 +202,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   } finally {
     // 10. Remove the sandbox (unless asked to keep it, or it holds work no snapshot could save).
     await step('cleanup', emit, timings, async () => {
-      if (!options.keepSandbox && !keepForRescue) await sandbox.close();
+      if (options.keepSandbox || keepForRescue) keepSandbox(sandbox); // not removed at process exit either
+      else await sandbox.close();
     }).catch((err: unknown) => log.error({ err }, 'cleanup failed'));
   }
   result.timings = { ...timings, totalMs: Date.now() - began };

@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADD_DAYS, FIX_BUG, policy } from '../../examples/two-runs/scripted-model.js';
 import type { SessionResult } from '../../src/session.js';
+import { dockerClient, LABEL } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { error, startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
 import { scratch } from '../session/harness.js';
@@ -102,6 +103,24 @@ describe('mnemara run: sessions', () => {
     expect(r.workspaceSnapshot).not.toBeNull();
     expect(r.head).not.toBeNull();
   }, 120_000);
+});
+
+describe('mnemara run --keep-sandbox', () => {
+  it('leaves the container running after the process ended, labelled as mnemara\'s', async () => {
+    const server = await startMessagesServer([turn(text('Nothing to do.'))]);
+    servers.push(server);
+    const run = await mnemara(['run', '-w', dirs.workspace, '--task', 'look', '--lineage', 'kept', '--keep-sandbox', '--json'], { ANTHROPIC_BASE_URL: server.url });
+    const r = JSON.parse(run.stdout) as SessionResult;
+    expect(r.keptSandbox).toBeTruthy();
+    const container = dockerClient().getContainer(r.keptSandbox as string);
+    try {
+      const info = await container.inspect();
+      expect(info.State.Running).toBe(true);
+      expect(info.Config.Labels[LABEL.session]).toBe(r.rolloutId);
+    } finally {
+      await container.remove({ force: true, v: true });
+    }
+  }, 60_000);
 });
 
 describe('mnemara run: Ctrl-C', () => {
