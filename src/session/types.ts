@@ -83,6 +83,8 @@ export interface LessonChanges {
   removed: string[];
   /** Number of entries after the session. */
   total: number;
+  /** The text of each added or changed entry, by id. */
+  text: Record<string, string>;
 }
 
 /** What a session did. Times in ms, tokens in tokens. */

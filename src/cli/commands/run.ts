@@ -116,6 +116,8 @@ export function formatSummary(r: SessionResult): string {
   ];
   if (r.lessons) {
     lines.push(`lessons     ${r.lessons.added.length} added, ${r.lessons.changed.length} changed, ${r.lessons.removed.length} removed (${r.lessons.total} in MEMORY.md)`);
+    for (const id of r.lessons.added) lines.push(`  + ${oneLine(r.lessons.text[id] ?? id, 110)}`);
+    for (const id of r.lessons.changed) lines.push(`  ~ ${oneLine(r.lessons.text[id] ?? id, 110)}`);
   }
   lines.push(`transcript  ${r.transcriptPath}`);
   if (r.keptSandbox) lines.push(`sandbox     kept: ${r.keptSandbox} (remove with mnemara sandbox prune)`);
