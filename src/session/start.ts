@@ -3,12 +3,16 @@ import { basename, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { create as tarCreate } from 'tar';
 import { MnemaraError } from '../config/errors.js';
+import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
+import { gitExcludeEntries } from '../memory/layout.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { isValidLineage } from '../snapshot/id.js';
 import { compileIgnore } from '../snapshot/ignore.js';
 import type { SnapshotStore } from '../snapshot/types.js';
 import type { SessionStart } from './types.js';
+
+const log = logger('session');
 
 /**
  * The default lineage of a workspace: its directory's name, with characters a lineage may not hold replaced
@@ -93,6 +97,22 @@ export function hostDirectoryTar(dir: string, ignore: string[]): Readable {
 }
 
 /**
+ * In a git workspace, adds the memory layout's folders to `.git/info/exclude` inside the sandbox (DESIGN.md:
+ * memory never shows in `git status`), so the agent's `git status`/`git add -A` leave it alone. One exec;
+ * a no-op without `.git/`. Entries come from the memory module (`gitExcludeEntries`), e.g. `/memories/`.
+ */
+export async function excludeLayoutFromGit(sandbox: Sandbox, layout: MemoryLayout): Promise<void> {
+  const lines = gitExcludeEntries(layout);
+  const script = [
+    'cd "$1" && [ -d .git ] || exit 0',
+    'mkdir -p .git/info && touch .git/info/exclude',
+    'shift; for l in "$@"; do grep -qxF -- "$l" .git/info/exclude || printf "%s\\n" "$l" >> .git/info/exclude; done',
+  ].join('\n');
+  const r = await sandbox.exec(['bash', '-c', script, 'exclude', sandbox.workspaceDir, ...lines]);
+  if (r.exitCode !== 0) log.warn({ stderr: r.stderr }, 'could not add the memory layout to .git/info/exclude');
+}
+
+/**
  * Step 3: fills the sandbox's workspace. A snapshot or head start streams the snapshot's merged tree
  * (`exportTar`, guarded); a fresh start streams the host directory; `memory-from` streams the host directory
  * and then the lineage head's memory layout over it.
@@ -105,11 +125,12 @@ export async function restoreWorkspace(
 ): Promise<void> {
   if ((start.kind === 'snapshot' || start.kind === 'head') && start.snapshotId) {
     await sandbox.putArchive(await store.exportTar(start.snapshotId), sandbox.workspaceDir);
-    return;
+  } else {
+    await sandbox.putArchive(hostDirectoryTar(options.workspace, options.ignore), sandbox.workspaceDir);
+    if (start.kind === 'memory-from' && start.snapshotId) {
+      const paths = [options.layout.memoriesDir, options.layout.sessionsDir];
+      await sandbox.putArchive(await store.exportTar(start.snapshotId, { paths }), sandbox.workspaceDir);
+    }
   }
-  await sandbox.putArchive(hostDirectoryTar(options.workspace, options.ignore), sandbox.workspaceDir);
-  if (start.kind === 'memory-from' && start.snapshotId) {
-    const paths = [options.layout.memoriesDir, options.layout.sessionsDir];
-    await sandbox.putArchive(await store.exportTar(start.snapshotId, { paths }), sandbox.workspaceDir);
-  }
+  await excludeLayoutFromGit(sandbox, options.layout);
 }

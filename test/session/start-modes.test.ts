@@ -2,6 +2,7 @@
  * The other starts of step 1: `--memory-from` (a fresh copy of the code with a lineage's memory laid over it,
  * the CI case) and `--from` (an older snapshot than the head, whose newer lessons must not be lost).
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,12 +19,23 @@ let learn: SessionResult;
 
 beforeAll(async () => {
   dirs = scratch();
+  execFileSync('git', ['init', '-q'], { cwd: dirs.workspace }); // a git workspace: memory must stay out of git status
   server = await startMessagesServer(policy(FIX_BUG));
   learn = await runSession({ workspace: dirs.workspace, task: FIX_BUG.task, config: testConfig(dirs.home, server.url), lineage: 'ci/main' });
 }, 120_000);
 afterAll(async () => {
   await server?.close();
   dirs?.cleanup();
+});
+
+describe('a git workspace', () => {
+  it('gets the memory layout in .git/info/exclude, so git status inside the sandbox ignores it', async () => {
+    const store = await openStore(join(dirs.home, 'store'));
+    const out = join(dirs.root, 'git-head');
+    await store.restoreToDirectory(learn.head as string, out, { paths: ['.git'] });
+    const exclude = readFileSync(join(out, '.git', 'info', 'exclude'), 'utf8').split('\n');
+    expect(exclude).toEqual(expect.arrayContaining(['/memories/', '/sessions/']));
+  });
 });
 
 describe('--memory-from', () => {
