@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PassThrough, Transform, type Readable } from 'node:stream';
+import { PassThrough, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadEntry } from 'tar';
 import { decompressor } from './codec.js';
@@ -9,6 +9,8 @@ import { SnapshotCorruptError, UnsafeArchiveError } from './errors.js';
 import { ArchiveBudget, guardMode, guardPath, guardSymlinkTarget, guardType } from './restore-guard.js';
 import { readTar } from './tar-read.js';
 import { MergedTree } from './tree.js';
+import { GuardedExtractor } from './extract.js';
+import type { OnProgress } from '../config/progress.js';
 import type { Layer, RestoreLimits } from './types.js';
 
 /** The layers of one snapshot and the id to name in errors. */
@@ -69,15 +71,16 @@ export async function readLayer(
 
 /**
  * Pass 1 of every read: verifies each layer's digest and checks every entry with the restore guard while
- * building the merged tree (OCI whiteouts applied). With `hashContent` each file's sha256 is recorded
- * (needed to compute a delta). Nothing is written anywhere. Throws `SnapshotCorruptError` or `UnsafeArchiveError`.
+ * building the merged tree (OCI whiteouts applied). With `hashContent` (all files, or those it accepts) each
+ * file's sha256 is recorded (needed to compute a delta). Nothing is written anywhere. Throws `SnapshotCorruptError` or `UnsafeArchiveError`.
  */
 export async function scanChain(
   blobs: BlobStore,
   chain: Chain,
   limits: RestoreLimits,
-  options: { hashContent?: boolean } = {},
+  options: { hashContent?: boolean | ((segments: string[]) => boolean) } = {},
 ): Promise<MergedTree> {
+  const hashable = typeof options.hashContent === 'function' ? options.hashContent : () => options.hashContent === true;
   const tree = new MergedTree();
   const budget = new ArchiveBudget(limits);
   for (const [li, layer] of chain.layers.entries()) {
@@ -106,7 +109,7 @@ export async function scanChain(
         linkpath = target.join('/');
       }
       let hash: string | undefined;
-      if (type === 'file' && options.hashContent) {
+      if (type === 'file' && hashable(segments)) {
         const h = createHash('sha256');
         for await (const c of entry as AsyncIterable<Buffer>) h.update(c);
         hash = h.digest('hex');
@@ -143,4 +146,24 @@ export function pathFilter(filters: string[][] | undefined): (segments: string[]
     });
 }
 
-export type { Readable };
+
+/**
+ * Host restore of a chain in one pass: applies each layer in order into `staging` through one
+ * `GuardedExtractor` (whiteouts delete what lower layers wrote), checking each blob's digest as it streams.
+ * A layer whose digest is wrong fails the restore before the staging directory is ever swapped in.
+ * `filters` (guarded segments) restricts it to those paths. Returns entries and content bytes.
+ */
+export async function extractChain(
+  blobs: BlobStore,
+  chain: Chain,
+  staging: string,
+  options: { limits: RestoreLimits; filters?: string[][]; onProgress?: OnProgress },
+): Promise<{ files: number; bytes: number }> {
+  const totalBytes = chain.layers.reduce((n, l) => n + l.uncompressedBytes, 0);
+  const x = new GuardedExtractor(staging, options.limits, options.onProgress ? { onProgress: options.onProgress, step: 'restore', totalBytes } : undefined);
+  const keep = options.filters ? pathFilter(options.filters) : undefined;
+  for (const [li, layer] of chain.layers.entries()) {
+    await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }));
+  }
+  return x.finish();
+}

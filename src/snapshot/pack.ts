@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants, type BigIntStats } from 'node:fs';
+import { constants, readSync, type BigIntStats } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OnProgress } from '../config/progress.js';
@@ -115,6 +115,22 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
   return result;
 }
 
+/**
+ * Reads exactly `size` bytes with synchronous calls (small files: a thread-pool round trip per call would
+ * cost more than the read). `null` when the file is shorter or longer than `size` now.
+ */
+function readWhole(fd: number, size: number): Buffer | null {
+  const buf = Buffer.allocUnsafe(size + 1);
+  let got = 0;
+  for (;;) {
+    const n = readSync(fd, buf, got, buf.length - got, got);
+    if (n === 0) break;
+    got += n;
+    if (got > size) return null;
+  }
+  return got === size ? buf.subarray(0, size) : null;
+}
+
 function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
   return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.ino === b.ino;
 }
@@ -132,9 +148,9 @@ async function packFile(root: string, path: string, prev: TreeEntry | undefined,
       const mtime = Number(before.mtimeNs / 1_000_000n);
       const same = (hash: string): boolean => prev?.type === 'file' && prev.size === size && prev.mode === mode && prev.hash === hash;
       if (size <= SMALL_FILE_BYTES) {
-        const buf = await fh.readFile();
+        const buf = readWhole(fh.fd, size);
         const after = await fh.stat({ bigint: true });
-        if (buf.length !== size || !sameVersion(before, after)) continue;
+        if (buf === null || !sameVersion(before, after)) continue;
         if (prev?.type === 'file' && same(createHash('sha256').update(buf).digest('hex'))) return null;
         await writer.file({ path, mode, mtime }, buf);
         return size;

@@ -76,16 +76,30 @@ export class MergedTree {
     dir.set(name, { entry });
   }
 
-  /** Applies `.wh.<name>` found at `segments` (the whiteout's own path) from layer `layer`. */
-  whiteout(segments: string[], layer: number, rawPath: string): void {
+  /**
+   * Applies `.wh.<name>` found at `segments` (the whiteout's own path) from layer `layer`: only what lower
+   * layers put there is removed. Returns the removed paths (as segments; a removed directory is listed once,
+   * not its content), so an extractor can mirror the removal on disk.
+   */
+  whiteout(segments: string[], layer: number, rawPath: string): string[][] {
     const dir = this.parentOf(segments, rawPath);
+    const parent = segments.slice(0, -1);
     const base = segments[segments.length - 1]!;
+    const removed: string[][] = [];
     if (base === '.wh..wh..opq') {
-      for (const [name, node] of dir) if (dropLower(node, layer)) dir.delete(name);
-      return;
+      for (const [name, node] of dir) if (dropLower(node, layer, [...parent, name], removed)) {
+        dir.delete(name);
+        removed.push([...parent, name]);
+      }
+      return removed;
     }
-    const victim = dir.get(base.slice('.wh.'.length));
-    if (victim && (victim.entry.source?.layer ?? -1) < layer) dir.delete(base.slice('.wh.'.length));
+    const name = base.slice('.wh.'.length);
+    const victim = dir.get(name);
+    if (victim && (victim.entry.source?.layer ?? -1) < layer) {
+      dir.delete(name);
+      removed.push([...parent, name]);
+    }
+    return removed;
   }
 
   /** Every node, parents before children, names in byte order; `path` is `/`-joined. */
@@ -137,12 +151,26 @@ export class MergedTree {
   }
 }
 
-/** Removes what lower layers put under `node`; true when nothing of this layer is left, so `node` goes too. */
-function dropLower(node: TreeNode, layer: number): boolean {
+/**
+ * Removes what lower layers put under `node` (recording partial removals in `removed`); true when nothing of
+ * this layer is left, so the caller removes `node` itself.
+ */
+function dropLower(node: TreeNode, layer: number, at: string[], removed: string[][]): boolean {
   const own = (node.entry.source?.layer ?? -1) >= layer;
   if (node.children) {
-    for (const [name, child] of node.children) if (dropLower(child, layer)) node.children.delete(name);
-    if (!own && node.children.size > 0) return false;
+    const gone: string[] = [];
+    for (const [name, child] of node.children) if (dropLower(child, layer, [...at, name], removed)) gone.push(name);
+    if (!own && node.children.size > gone.length) {
+      for (const name of gone) {
+        node.children.delete(name);
+        removed.push([...at, name]);
+      }
+      return false;
+    }
+    if (own) for (const name of gone) {
+      node.children.delete(name);
+      removed.push([...at, name]);
+    }
   }
   return !own;
 }

@@ -1,5 +1,5 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_RESTORE_LIMITS } from './limits.js';
 import { guardSymlinkTarget } from './restore-guard.js';
@@ -58,7 +58,7 @@ async function* walkDir(
     const path = rel ? `${rel}/${name}` : name;
     let stats: Stats;
     try {
-      stats = await lstat(join(root, path));
+      stats = lstatSync(join(root, path)); // sync: one syscall, cheaper than a thread-pool round trip per file
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // deleted while we walked: absent
       throw err;

@@ -94,7 +94,7 @@ describe('damage and change', () => {
     chmodSync(blob, 0o644);
     writeFileSync(blob, bytes);
     const target = join(tempDir(), 'target');
-    const err = await store.restoreToDirectory(m.id, target).catch((e: unknown) => e as Error);
+    const err = (await store.restoreToDirectory(m.id, target).then(() => null, (e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(SnapshotCorruptError);
     expect(err.message).toContain(m.id);
     expect(err.message).toMatch(/does not match its digest|cannot be read/);

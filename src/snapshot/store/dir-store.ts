@@ -13,7 +13,7 @@ import { exportChain, writeMerged, type ExportOwner } from '../export.js';
 import { extractTar } from '../extract.js';
 import { newSnapshotId, isValidLineage } from '../id.js';
 import { compileIgnore } from '../ignore.js';
-import { scanChain, type Chain } from '../layers.js';
+import { extractChain, pathFilter, scanChain, type Chain } from '../layers.js';
 import { resolveLimits } from '../limits.js';
 import { packLayer } from '../pack.js';
 import { guardPath } from '../restore-guard.js';
@@ -92,7 +92,7 @@ export class DirectoryStore implements SnapshotStore {
   }
 
   /** Pass 1 over a snapshot: its verified, guarded merged tree (with content hashes when asked). */
-  async tree(id: string, options: { hashContent?: boolean; limits?: Partial<RestoreLimits> } = {}): Promise<MergedTree> {
+  async tree(id: string, options: { hashContent?: boolean | ((segments: string[]) => boolean); limits?: Partial<RestoreLimits> } = {}): Promise<MergedTree> {
     const m = await this.get(id);
     return scanChain(this.blobs, m, resolveLimits(options.limits), options);
   }
@@ -131,7 +131,9 @@ export class DirectoryStore implements SnapshotStore {
     }
     try {
       if ('tar' in source) await extractTar(source.tar, dir, { limits, onProgress, step: 'snapshot' });
-      const parentTree = parent ? await scanChain(this.blobs, parent, limits, { hashContent: true }) : null;
+      // Only paths the source covers are compared, so only those need content hashes.
+      const hashContent = scoped ? pathFilter(scoped) : true;
+      const parentTree = parent ? await scanChain(this.blobs, parent, limits, { hashContent }) : null;
       const ignore = compileIgnore([...this.config.ignore, ...(options.ignore ?? [])]);
       const skipped: WalkSkip[] = [];
       const onSkip = (s: WalkSkip): void => {
@@ -199,14 +201,11 @@ export class DirectoryStore implements SnapshotStore {
     const target = resolve(dir);
     const m = await this.get(id);
     onProgress({ step: 'restore', phase: 'start', message: `${id} → ${target}` });
-    const tree = await scanChain(this.blobs, m, limits);
-    let totalBytes = 0;
-    for (const { node } of tree.walk()) if (node.entry.type === 'file') totalBytes += node.entry.size;
-    const tar = await exportChain(this.blobs, m, { paths: options.paths, limits, tree });
+    const filters = options.paths?.map((p) => guardPath(p, limits));
     const staging = await makeStaging(target);
     try {
-      const result = await extractTar(tar, staging, { limits, onProgress, step: 'restore', totalBytes });
-      if (options.paths) await swapPaths(staging, target, options.paths.map((p) => guardPath(p, limits)));
+      const result = await extractChain(this.blobs, m, staging, { limits, onProgress, ...(filters ? { filters } : {}) });
+      if (filters) await swapPaths(staging, target, filters);
       else await swapInto(staging, target);
       onProgress({ step: 'restore', phase: 'end', message: `${result.files} entries, ${result.bytes} bytes`, elapsedMs: Date.now() - started });
       return result;
