@@ -6,7 +6,8 @@
  *
  * With ANTHROPIC_API_KEY set, Claude runs the agent (and the model path writes the memory). Without it, a
  * scripted model (test/support/messages-server.ts, reacting to the real tool results) runs the agent and the
- * deterministic pipeline writes the memory. Docker, snapshots and the pipeline are real either way.
+ * deterministic pipeline writes the memory (`--offline` forces this mode). Docker, snapshots and the pipeline are
+ * real either way.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,8 @@ import { startMessagesServer, type MessagesServer } from '../../test/support/mes
 import { ADD_DAYS, FIX_BUG, policy, type ScriptedTask } from './scripted-model.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const live = Boolean(process.env.ANTHROPIC_API_KEY);
+// `npm run demo -- --offline` uses the scripted model even when a key is set.
+const live = Boolean(process.env.ANTHROPIC_API_KEY) && !process.argv.includes('--offline');
 const say = (line = ''): void => void process.stdout.write(`${line}\n`);
 
 say(
@@ -51,11 +53,14 @@ function printer(label: string): (e: SessionEvent) => void {
 
 async function session(label: string, job: ScriptedTask): Promise<{ result: SessionResult; server?: MessagesServer }> {
   const server = live ? undefined : await startMessagesServer(policy(job));
-  const env = {
-    ...process.env,
-    MNEMARA_HOME: home,
-    ...(server ? { ANTHROPIC_BASE_URL: server.url, MNEMARA_MEMORY_EXTRACTOR: 'deterministic' } : {}),
-  };
+  const env: NodeJS.ProcessEnv = { ...process.env, MNEMARA_HOME: home };
+  if (server) {
+    // Offline: the scripted server is the model; no key of the user's goes anywhere.
+    Object.assign(env, { ANTHROPIC_BASE_URL: server.url, MNEMARA_MEMORY_EXTRACTOR: 'deterministic' });
+    delete env.ANTHROPIC_API_KEY;
+    delete env.ANTHROPIC_AUTH_TOKEN;
+    delete env.MNEMARA_ANTHROPIC_API_KEY;
+  }
   const { config } = loadConfig({ env, workspace });
   say(`${label}: ${job.task}`);
   try {
@@ -112,11 +117,15 @@ const row = (name: string, r: SessionResult, calls: string[]): string =>
     `${r.usage.inputTokens}/${r.usage.outputTokens}`.padStart(13),
     ((r.timings.agent ?? 0) / 1000).toFixed(1).padStart(7),
     ((r.timings.totalMs - (r.timings.agent ?? 0)) / 1000).toFixed(1).padStart(9),
-    r.lessons ? `+${r.lessons.added.length} ~${r.lessons.changed.length} (${r.lessons.total})` : r.pipelineError ? 'pending' : '-',
+    r.pending ? 'pending (not extracted)' : r.lessons ? `+${r.lessons.added.length} ~${r.lessons.changed.length} (${r.lessons.total})` : '-',
   ].join('  ');
 say('run     outcome     turns   tools  calls to find tests  tokens in/out  agent s  mnemara s  lessons (+added ~changed, total)');
 say(row('run 1', one.result, t1.calls));
 say(row('run 2', two.result, t2.calls));
+for (const [name, r] of [['run 1', one.result], ['run 2', two.result]] as const) {
+  if (r.agentError) say(`${name}: the agent failed: ${r.agentError}`);
+  if (r.pipelineError) say(`${name}: the memory pipeline failed (the rollout stays pending): ${r.pipelineError}`);
+}
 say();
 say(`run 1 tool calls: ${t1.calls.join(' | ')}`);
 say(`run 2 tool calls: ${t2.calls.join(' | ')}`);
@@ -139,3 +148,6 @@ say(`  MNEMARA_HOME=${home} npm run mnemara -- snapshot list --lineage ${lineage
 say(`  MNEMARA_HOME=${home} npm run mnemara -- snapshot diff ${one.result.head} ${two.result.head}`);
 say(`  MNEMARA_HOME=${home} npm run mnemara -- memory show --lineage ${lineage}`);
 say(`  MNEMARA_HOME=${home} npm run mnemara -- snapshot restore ${two.result.head} /tmp/durations-after`);
+
+// Non-zero when the demo did not show what it is for (a run failed, or its memory was not written).
+if ([one.result, two.result].some((r) => r.outcome !== 'completed' || r.pending)) process.exitCode = 1;
