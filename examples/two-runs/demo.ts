@@ -9,7 +9,7 @@
  * deterministic pipeline writes the memory (`--offline` forces this mode). Docker, snapshots and the pipeline are
  * real either way.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,6 +136,7 @@ try {
 } catch {
   say('  (no MEMORY.md)');
 }
+rmSync(memDir, { recursive: true, force: true });
 say();
 say('Where things are:');
 say(`  store        ${join(home, 'store')}`);
