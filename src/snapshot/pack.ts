@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants, readSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OnProgress } from '../config/progress.js';
@@ -139,42 +139,63 @@ function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
 async function packFile(root: string, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<number | null> {
   const abs = join(root, ...path.split('/'));
   for (let attempt = 0; attempt < SMALL_FILE_ATTEMPTS; attempt++) {
-    const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // Small files take synchronous calls: a thread-pool round trip per open/stat/close cost more than the read.
+    const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+    let buf: Buffer | null;
+    let before: BigIntStats;
     try {
-      const before = await fh.stat({ bigint: true });
+      before = fstatSync(fd, { bigint: true });
       if (!before.isFile()) continue;
-      const size = Number(before.size);
-      const mode = Number(before.mode) & 0o1777;
-      const mtime = Number(before.mtimeNs / 1_000_000n);
-      const same = (hash: string): boolean => prev?.type === 'file' && prev.size === size && prev.mode === mode && prev.hash === hash;
-      if (size <= SMALL_FILE_BYTES) {
-        const buf = readWhole(fh.fd, size);
-        const after = await fh.stat({ bigint: true });
-        if (buf === null || !sameVersion(before, after)) continue;
-        if (prev?.type === 'file' && same(createHash('sha256').update(buf).digest('hex'))) return null;
-        await writer.file({ path, mode, mtime }, buf);
-        return size;
-      }
-      if (prev?.type === 'file' && prev.size === size) {
-        const h = createHash('sha256');
-        for await (const c of fh.createReadStream({ autoClose: false, start: 0, highWaterMark: 1024 * 1024 })) h.update(c as Buffer);
-        if (!sameVersion(before, await fh.stat({ bigint: true }))) throw new SourceChangedError(path);
-        if (same(h.digest('hex'))) return null;
-      }
-      await writer.header({ path, type: 'File', mode, mtime, size });
-      let read = 0;
-      if (size > 0) {
-        for await (const c of fh.createReadStream({ autoClose: false, start: 0, end: size - 1, highWaterMark: 1024 * 1024 })) {
-          read += (c as Buffer).length;
-          await writer.write(c as Buffer);
-        }
-      }
-      if (read !== size || !sameVersion(before, await fh.stat({ bigint: true }))) throw new SourceChangedError(path);
-      await writer.pad(size);
-      return size;
+      if (before.size > BigInt(SMALL_FILE_BYTES)) break;
+      buf = readWhole(fd, Number(before.size));
+      if (buf === null || !sameVersion(before, fstatSync(fd, { bigint: true }))) continue;
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
+    const mode = Number(before.mode) & 0o1777;
+    if (prev?.type === 'file' && prev.size === buf.length && prev.mode === mode && prev.hash === createHash('sha256').update(buf).digest('hex')) {
+      return null;
+    }
+    await writer.file({ path, mode, mtime: Number(before.mtimeNs / 1_000_000n) }, buf);
+    return buf.length;
   }
-  throw new SourceChangedError(path);
+  const probe = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const isLarge = await probe.stat().then((st) => st.isFile() && st.size > SMALL_FILE_BYTES, () => false);
+  await probe.close();
+  if (!isLarge) throw new SourceChangedError(path);
+  return packLargeFile(abs, path, prev, writer);
+}
+
+/**
+ * Streams a large file into the layer. Its header (with the size) is written before the content, so a change
+ * noticed while streaming cannot be undone in place: it throws `SourceChangedError` and the caller discards
+ * the whole layer.
+ */
+async function packLargeFile(abs: string, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<number | null> {
+  const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const before = await fh.stat({ bigint: true });
+    const size = Number(before.size);
+    const mode = Number(before.mode) & 0o1777;
+    const mtime = Number(before.mtimeNs / 1_000_000n);
+    if (prev?.type === 'file' && prev.size === size && prev.mode === mode) {
+      const h = createHash('sha256');
+      for await (const c of fh.createReadStream({ autoClose: false, start: 0, highWaterMark: 1024 * 1024 })) h.update(c as Buffer);
+      if (!sameVersion(before, await fh.stat({ bigint: true }))) throw new SourceChangedError(path);
+      if (prev.hash === h.digest('hex')) return null;
+    }
+    await writer.header({ path, type: 'File', mode, mtime, size });
+    let read = 0;
+    if (size > 0) {
+      for await (const c of fh.createReadStream({ autoClose: false, start: 0, end: size - 1, highWaterMark: 1024 * 1024 })) {
+        read += (c as Buffer).length;
+        await writer.write(c as Buffer);
+      }
+    }
+    if (read !== size || !sameVersion(before, await fh.stat({ bigint: true }))) throw new SourceChangedError(path);
+    await writer.pad(size);
+    return size;
+  } finally {
+    await fh.close();
+  }
 }

@@ -15,6 +15,7 @@ export interface TarEntryHeader {
 }
 
 const ZERO = Buffer.alloc(1024);
+const BATCH_BYTES = 256 * 1024;
 
 /**
  * Writes a POSIX (pax) tar stream entry by entry onto `out`, honouring back-pressure. Headers come from
@@ -23,12 +24,29 @@ const ZERO = Buffer.alloc(1024);
  */
 export class TarWriter {
   bytes = 0;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
 
   constructor(private readonly out: Writable) {}
 
+  /**
+   * Queues bytes; they reach `out` in batches of ~256 KiB, because every chunk a compressor receives costs a
+   * thread-pool round trip (per-entry writes made packing 2× slower on 10,000 small files).
+   */
   async write(chunk: Buffer): Promise<void> {
     this.bytes += chunk.length;
-    if (!this.out.write(chunk)) await once(this.out, 'drain');
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.pendingBytes >= BATCH_BYTES) await this.flush();
+  }
+
+  /** Hands everything queued to `out`, waiting for it to drain when it asks to. */
+  async flush(): Promise<void> {
+    if (this.pendingBytes === 0) return;
+    const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (!this.out.write(data)) await once(this.out, 'drain');
   }
 
   /** Writes a header; for files the caller then writes exactly `size` bytes and calls `pad(size)`. */
@@ -70,7 +88,9 @@ export class TarWriter {
     await this.pad(content.length);
   }
 
+  /** Writes the end-of-archive blocks and flushes (does not end `out`). */
   async end(): Promise<void> {
     await this.write(ZERO);
+    await this.flush();
   }
 }
