@@ -17,7 +17,6 @@ import type { Sandbox } from './sandbox/types.js';
 import { openStore, type SnapshotStore } from './snapshot/index.js';
 import { runAgentStep, sessionModelClient } from './session/agent-step.js';
 import { eventSink, progressOf, step } from './session/context.js';
-import { copyLayoutFromSandbox } from './session/layout-io.js';
 import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
 import { HeadPublisher } from './session/publish.js';
@@ -119,32 +118,17 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
         { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress },
       ), (m) => m.id,
     ).catch((err: unknown) => {
-      // The work exists only in the container now: keep it, and say how to get it out.
-      keepForRescue = sandbox.kind === 'docker';
-      throw new MnemaraError('SNAPSHOT_FAILED', `could not snapshot the workspace: ${(err as Error).message}`, {
-        hint: keepForRescue
-          ? `The sandbox ${sandbox.id.slice(0, 12)} is kept with the work in /workspace: \`docker cp ${sandbox.id.slice(0, 12)}:/workspace DIR\`, then \`mnemara sandbox prune\`. The transcript is at ${transcriptPath}.`
-          : `The transcript is at ${transcriptPath}.`,
-        cause: err,
-      });
+      keepForRescue = sandbox.kind === 'docker'; // the work exists only in the container now
+      throw snapshotFailed(err, sandbox, transcriptPath);
     });
     const layoutDir = join(workDir, 'memory');
     const publisher = new HeadPublisher(store, lineage, layout, workDir, rolloutId, layoutDir, {
       headAtStart: start.headAtStart,
       layoutFrom: start.snapshotId,
     }, onProgress);
-    const before = await step('publish', emit, timings, async () => {
-      await copyLayoutFromSandbox(sandbox, layoutDir, layout);
-      const entries = await readEntries(join(layoutDir, layout.memoriesDir, 'MEMORY.md'));
-      let candidate = workspaceSnapshot.id;
-      if (publisher.expected !== null && publisher.expected !== publisher.base) {
-        // Started off the head (--from, or memory from another lineage): keep the head's lessons too.
-        await publisher.mergeHead(publisher.expected);
-        candidate = (await publisher.snapshotLayout(workspaceSnapshot.id)).id;
-      }
-      await publisher.advance(candidate, async (current) => (await publisher.snapshotLayout(current)).id);
-      return entries;
-    }, () => `head of ${lineage} → ${publisher.expected}`);
+    const before = await step('publish', emit, timings, () => publisher.publishWorkspace(sandbox, workspaceSnapshot.id), () =>
+      `head of ${lineage} → ${publisher.expected}`,
+    );
 
     result = {
       rolloutId,
@@ -208,6 +192,18 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   }
   result.timings = { ...timings, totalMs: Date.now() - began };
   return result;
+}
+
+/** A workspace snapshot that failed: the container is kept with the work; say how to get it out. */
+function snapshotFailed(err: unknown, sandbox: Sandbox, transcriptPath: string): MnemaraError {
+  const id = sandbox.id.slice(0, 12);
+  return new MnemaraError('SNAPSHOT_FAILED', `could not snapshot the workspace: ${(err as Error).message}`, {
+    hint:
+      sandbox.kind === 'docker'
+        ? `The sandbox ${id} is kept with the work in /workspace: \`docker cp ${id}:/workspace DIR\`, then \`mnemara sandbox prune\`. The transcript is at ${transcriptPath}.`
+        : `The transcript is at ${transcriptPath}.`,
+    cause: err,
+  });
 }
 
 function pick(options: SessionOptions): { from?: string; memoryFrom?: string } {

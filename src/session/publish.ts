@@ -4,7 +4,11 @@ import type { MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
 import { HeadConflictError } from '../snapshot/errors.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
+import type { MemoryEntry } from '../memory/memory-md.js';
+import type { Sandbox } from '../sandbox/types.js';
+import { copyLayoutFromSandbox } from './layout-io.js';
 import { mergeLayouts } from './layout-merge.js';
+import { readEntries } from './lessons.js';
 
 /** Attempts at the compare-and-swap before the session gives up (each retry follows a fresh merge). */
 const MAX_HEAD_ATTEMPTS = 8;
@@ -74,6 +78,25 @@ export class HeadPublisher {
     });
     this.base = head;
     await Promise.all([rm(theirs, { recursive: true, force: true }), base ? rm(base, { recursive: true, force: true }) : null]);
+  }
+
+  /**
+   * Step 6, second half: copies the sandbox's memory layout into `layoutDir` and moves the head to the workspace
+   * snapshot (or, when the session started off the head, to a memory snapshot that merges the head's lessons in),
+   * so the rollout is on the lineage, pending, before the pipeline runs. Returns MEMORY.md's entries as the run
+   * left them (the "before" of the session's lesson diff).
+   */
+  async publishWorkspace(sandbox: Sandbox, workspaceSnapshot: string): Promise<MemoryEntry[]> {
+    await copyLayoutFromSandbox(sandbox, this.layoutDir, this.layout);
+    const entries = await readEntries(join(this.layoutDir, this.layout.memoriesDir, 'MEMORY.md'));
+    let candidate = workspaceSnapshot;
+    if (this.expected !== null && this.expected !== this.base) {
+      // Started off the head (--from, or memory from another lineage): keep the head's lessons too.
+      await this.mergeHead(this.expected);
+      candidate = (await this.snapshotLayout(workspaceSnapshot)).id;
+    }
+    await this.advance(candidate, async (current) => (await this.snapshotLayout(current)).id);
+    return entries;
   }
 
   /** Snapshots `layoutDir` as a memory snapshot on top of `parent`. */
