@@ -21,7 +21,7 @@ const log = logger('session');
 export function defaultLineage(workspace: string): string {
   const name = basename(resolve(workspace))
     .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^[.-]+/, '')
+    .replace(/^[.-]+|-+$/g, '')
     .slice(0, 200);
   return name || 'workspace';
 }
