@@ -91,3 +91,31 @@ describe('--from an older snapshot', () => {
     expect(sources.has(r.rolloutId)).toBe(true);
   }, 120_000);
 });
+
+describe('memory.generate and memory.read off', () => {
+  it('leaves the rollout pending at the workspace snapshot, and a later session extracts it; no memory in its prompt', async () => {
+    const quiet = await runSession({
+      workspace: dirs.workspace,
+      task: FIX_BUG.task,
+      config: testConfig(dirs.home, server.url, { MNEMARA_MEMORY_GENERATE: 'false' }),
+      lineage: 'quiet',
+    });
+    expect(quiet).toMatchObject({ outcome: 'completed', pending: true, memorySnapshot: null, head: quiet.workspaceSnapshot });
+    expect(quiet.timings['memory-pipeline']).toBeUndefined();
+
+    const before = server.messageRequests.length;
+    const next = await runSession({
+      workspace: dirs.workspace,
+      task: FIX_BUG.task,
+      config: testConfig(dirs.home, server.url, { MNEMARA_MEMORY_READ: 'false' }),
+      lineage: 'quiet',
+    });
+    expect(systemText(server.messageRequests[before]!)).not.toContain('Memory from earlier runs');
+    expect(next.pending).toBe(false);
+    const store = await openStore(join(dirs.home, 'store'));
+    const out = join(dirs.root, 'quiet-head');
+    await store.restoreToDirectory(next.head as string, out, { paths: ['memories'] });
+    const { entries } = parseMemoryMd(readFileSync(join(out, 'memories', 'MEMORY.md'), 'utf8'));
+    expect(new Set(entries.flatMap((e) => e.sources))).toEqual(new Set([quiet.rolloutId, next.rolloutId]));
+  }, 120_000);
+});
