@@ -1,5 +1,5 @@
 import { spawn, execFile } from 'node:child_process';
-import { openSync, readdirSync, readFileSync, writeFileSync, mkdirSync, closeSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -107,20 +107,15 @@ describe('damage and change', () => {
     const src = tempDir();
     writeFileSync(join(src, 'stable'), 'ok');
     const path = join(src, 'growing.log');
-    const fd = openSync(path, 'w');
+    writeFileSync(path, Buffer.alloc(9 * 1024 * 1024, 1)); // over the small-file limit: streamed, header first
+    // Another process appends to it the whole time (a build log being written).
+    const appender = spawn(process.execPath, ['-e', `const fs=require('fs');const fd=fs.openSync(${JSON.stringify(path)},'a');for(;;)fs.writeSync(fd,'x'.repeat(4096))`], {
+      stdio: 'ignore',
+    });
+    await new Promise((r) => setTimeout(r, 200));
     const store = await openStore(tempDir());
-    const stop = Date.now() + 20_000;
-    let done = false;
-    const writer = (async () => {
-      while (!done && Date.now() < stop) {
-        writeSync(fd, Buffer.alloc(64 * 1024, 1)); // grows the file by 64 KiB at a time
-        await new Promise((r) => setImmediate(r));
-      }
-    })();
-    const err = await store.create({ dir: src }, { lineage: 'l', kind: 'workspace' }).catch((e: unknown) => e);
-    done = true;
-    await writer;
-    closeSync(fd);
+    const err = await store.create({ dir: src }, { lineage: 'l', kind: 'workspace' }).then(() => null, (e: unknown) => e);
+    appender.kill('SIGKILL');
     expect(err).toBeInstanceOf(SourceChangedError);
     expect((err as SourceChangedError).message).toContain('growing.log');
     expect(await store.list()).toEqual([]);
