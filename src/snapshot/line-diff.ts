@@ -6,8 +6,9 @@ const MAX_LINES = 4000;
  * longest-common-subsequence table. Returns `null` when either side has more than 4,000 lines.
  */
 export function unifiedDiff(a: string, b: string, nameA: string, nameB: string): string | null {
-  const x = a.split('\n');
-  const y = b.split('\n');
+  const lines = (t: string): string[] => (t === '' ? [] : t.replace(/\n$/, '').split('\n'));
+  const x = lines(a);
+  const y = lines(b);
   if (x.length > MAX_LINES || y.length > MAX_LINES) return null;
   const n = x.length;
   const m = y.length;
@@ -43,7 +44,7 @@ export function unifiedDiff(a: string, b: string, nameA: string, nameB: string):
     const hunk = ops.slice(start, end);
     const aLen = hunk.filter((o) => o.t !== '+').length;
     const bLen = hunk.filter((o) => o.t !== '-').length;
-    out.push(`@@ -${hunk[0]!.ai + 1},${aLen} +${hunk[0]!.bi + 1},${bLen} @@`);
+    out.push(`@@ -${aLen ? hunk[0]!.ai + 1 : hunk[0]!.ai},${aLen} +${bLen ? hunk[0]!.bi + 1 : hunk[0]!.bi},${bLen} @@`);
     for (const o of hunk) out.push(`${o.t}${o.s}`);
     k = end;
   }

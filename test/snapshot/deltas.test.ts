@@ -112,7 +112,7 @@ describe('delta chains', () => {
     const d = await diffSnapshots(store, a, b);
     expect(d).toMatchObject({ added: ['new.ts'], removed: ['old.ts'], changed: ['code.ts', 'memories/MEMORY.md'] });
     expect(d.textDiffs['memories/MEMORY.md']).toBe(
-      '--- a/memories/MEMORY.md\n+++ b/memories/MEMORY.md\n@@ -1,4 +1,4 @@\n # Memory\n - one\n-- two\n+- three\n \n',
+      '--- a/memories/MEMORY.md\n+++ b/memories/MEMORY.md\n@@ -1,3 +1,3 @@\n # Memory\n - one\n-- two\n+- three\n',
     );
     expect(d.textDiffs['code.ts']).toBeUndefined();
   });
