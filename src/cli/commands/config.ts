@@ -58,11 +58,11 @@ export function registerConfigCommand(program: Command): void {
       .command('config')
       .description(
         'Print the effective configuration and where each value came from.\n\n' +
-          'Precedence: command-line flags > environment variables > config file > defaults.\n' +
-          `Config files: --config FILE, else $MNEMARA_HOME/config.json and then <workspace>/${WORKSPACE_CONFIG_FILE}.\n` +
-          'Every option has an environment variable: MNEMARA_ + its path in SCREAMING_SNAKE_CASE\n' +
-          '(agent.maxTurns → MNEMARA_AGENT_MAX_TURNS); ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are read too.\n' +
-          'Secrets (API keys) are printed masked.',
+          'Precedence: command-line flags > environment variables > config file > defaults. ' +
+          `Config files: --config FILE, else $MNEMARA_HOME/config.json and then <workspace>/${WORKSPACE_CONFIG_FILE}. ` +
+          'Every option has an environment variable: MNEMARA_ + its path in SCREAMING_SNAKE_CASE ' +
+          '(agent.maxTurns → MNEMARA_AGENT_MAX_TURNS); ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are read too. ' +
+          'Secrets (API keys) are printed masked. Every option is described in docs/configuration.md.',
       )
       .option('-w, --workspace <dir>', `workspace whose ${WORKSPACE_CONFIG_FILE} to read`, '.')
       .option('--json', 'print one JSON document: {files, options: [{option, value, source, env}]}'),

@@ -130,12 +130,23 @@ export function registerRunCommand(program: Command): void {
   const cmd = program
     .command('run')
     .description(
-      'Run one agent session: restore the workspace (lineage head, --from snapshot, or a fresh copy) into a\n' +
-        'hardened sandbox, run Claude on the task, snapshot the workspace, turn the transcript into lessons and\n' +
+      'Run one agent session: restore the workspace (lineage head, --from snapshot, or a fresh copy) into a ' +
+        'hardened sandbox, run Claude on the task, snapshot the workspace, turn the transcript into lessons and ' +
         'consolidate them into memories/MEMORY.md, snapshot the memory and move the lineage head.\n\n' +
-        'Exit codes: 0 the agent completed; 1 it did not (error, turn or token limit, interrupted; the work is\n' +
-        'still saved); 2 bad input; 3 mnemara failed. Ctrl-C ends the run after the current tool call and\n' +
-        'still saves it; a second Ctrl-C quits at once.',
+        'Exit codes: 0 the agent completed; 1 it did not (error, turn or token limit, interrupted; the work is ' +
+        'still saved); 2 bad input; 3 mnemara failed. Ctrl-C ends the run after the current tool call and still ' +
+        'saves it; a second Ctrl-C quits at once.',
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  mnemara run -w . --task "Make the failing test pass"',
+        '  mnemara run -w repo --task-file TASK.md --lineage ci/main --memory-from ci/main --json   # CI: fresh code, lineage memory',
+        '  mnemara run -w repo --from 20261129T175510824Z-000051de --task "Try again from there"',
+        '  ANTHROPIC_BASE_URL=http://127.0.0.1:8080 mnemara run -w . --task "..."                  # any Messages-API endpoint',
+      ].join('\n'),
     )
     .option('-w, --workspace <dir>', 'host directory of the workspace', '.')
     .option('-t, --task <text>', 'what the agent should do')
