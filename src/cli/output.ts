@@ -56,7 +56,7 @@ export function progressPrinter(enabled: boolean): (event: ProgressEvent) => voi
     }
     if (event.phase === 'end') {
       const ms = event.elapsedMs ?? now - (started.get(event.step) ?? now);
-      process.stderr.write(`✓ ${event.step}${event.message ? `: ${event.message}` : ''} (${(ms / 1000).toFixed(1)} s)\n`);
+      process.stderr.write(`${event.ok === false ? '✗' : '✓'} ${event.step}${event.message ? `: ${event.message}` : ''} (${(ms / 1000).toFixed(1)} s)\n`);
       return;
     }
     const since = now - (started.get(event.step) ?? now);

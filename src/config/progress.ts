@@ -11,6 +11,8 @@ export interface ProgressEvent {
   unit?: 'bytes' | 'files' | 'rollouts' | 'entries' | 'turns';
   /** Milliseconds since the step started (on `end`). */
   elapsedMs?: number;
+  /** `false` on an `end` that failed (the message says why); absent or `true` = succeeded. */
+  ok?: boolean;
 }
 
 /** A sink for progress events; callers pass one down, modules call it (it must not throw). */
