@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import type { OnProgress } from '../config/progress.js';
 import { VERSION } from '../config/version.js';
-import { SnapshotNotFoundError } from './errors.js';
+import { SnapshotCorruptError, SnapshotNotFoundError } from './errors.js';
 import { newSnapshotId, SNAPSHOT_ID_RE } from './id.js';
 import { scanChain } from './layers.js';
 import { resolveLimits } from './limits.js';
@@ -31,7 +31,9 @@ export async function verifySnapshots(store: DirectoryStore, id?: string, onProg
       const m = await store.get(sid);
       for (const layer of m.layers) {
         const st = await stat(store.blobs.pathOf(layer.digest)).catch(() => null);
-        if (st && st.size !== layer.compressedBytes) throw new Error(`layer blob ${layer.digest} is ${st.size} bytes, manifest says ${layer.compressedBytes}`);
+        if (st && st.size !== layer.compressedBytes) {
+          throw new SnapshotCorruptError(m.id, `layer blob ${layer.digest} is ${st.size} bytes, the manifest says ${layer.compressedBytes}`);
+        }
       }
       await scanChain(store.blobs, m, resolveLimits());
       results.push({ id: sid, ok: true });
