@@ -24,6 +24,11 @@ export type SecretKind =
   | 'slack_webhook'
   | 'google_api_key'
   | 'stripe_key'
+  | 'gitlab_token'
+  | 'npm_token'
+  | 'huggingface_token'
+  | 'pypi_token'
+  | 'sendgrid_key'
   | 'jwt'
   | 'bearer_token'
   | 'password'
@@ -72,6 +77,12 @@ const SHAPES: ShapeRule[] = [
   { kind: 'google_api_key', re: new RegExp(`${B}AIza[0-9A-Za-z_-]{30,}${E}`, 'g') },
   { kind: 'stripe_key', re: new RegExp(`${B}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}${E}`, 'g') },
   { kind: 'stripe_key', re: new RegExp(`${B}whsec_[A-Za-z0-9]{20,}${E}`, 'g') },
+  // GitLab's prefixed tokens (personal, deploy, runner, trigger, OAuth, CI job, feed …).
+  { kind: 'gitlab_token', re: new RegExp(`${B}gl(?:pat|dt|rt|ptt|soat|cbt|ft|imt|oas|agent|ffct)-[A-Za-z0-9_-]{20,}${E}`, 'g') },
+  { kind: 'npm_token', re: new RegExp(`${B}npm_[A-Za-z0-9]{30,}${E}`, 'g') },
+  { kind: 'huggingface_token', re: new RegExp(`${B}hf_[A-Za-z0-9]{30,}${E}`, 'g') },
+  { kind: 'pypi_token', re: new RegExp(`${B}pypi-AgE[A-Za-z0-9_-]{50,}${E}`, 'g') },
+  { kind: 'sendgrid_key', re: new RegExp(`${B}SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{30,}${E}`, 'g') },
   { kind: 'jwt', re: new RegExp(`${B}eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*${E}`, 'g') },
   {
     kind: 'bearer_token',
@@ -80,7 +91,34 @@ const SHAPES: ShapeRule[] = [
     replace: (m, scheme: string, sp: string, value: string) =>
       REDACTED_RE.test(value) || !/[0-9]/.test(value) ? m : `${scheme}${sp}${marker('bearer_token')}`,
   },
+  {
+    kind: 'password',
+    // `curl -u user:password`, `curl --user=user:password`, `http -a user:password`: keep the user. Only after
+    // curl/httpie on the same command line, since `-u 1000:1000` means a uid:gid to docker.
+    re: /(\b(?:curl|https?)\b[^\n;|&]*?\s(?:-u|--user|-a|--auth)(?:\s+|=)?)(["']?)([^\s:"'$]+):([^\s"'@]+)\2(?=\s|$)/g,
+    replace: (m, pre: string, q: string, user: string, pw: string) =>
+      REDACTED_RE.test(pw) || pw.startsWith('$') ? m : `${pre}${q}${user}:${marker('password')}${q}`,
+  },
+  {
+    kind: 'secret',
+    // A header given in quotes (`curl -H "X-Api-Key: v"`, `--header 'PRIVATE-TOKEN: v'`): the quote hides it
+    // from the `NAME: value` rule below, which does not start inside quoted strings.
+    re: /((?:-H|--header)(?:\s+|=)(["']))([A-Za-z][A-Za-z0-9_-]*)(:[ \t]*)([^"'\n]+)\2/g,
+    replace: (m, pre: string, q: string, name: string, sep: string, value: string) =>
+      isSecretName(name) && !value.includes('[REDACTED:') && isSecretValue(value, false) ? `${pre}${name}${sep}${marker(assignmentKind(name))}${q}` : m,
+  },
 ];
+
+/**
+ * A password or secret told in prose: "the password is hunter2x", "use password FAKE123 from now on". Only a
+ * value that mixes letters and digits counts, so "the password is required" and "token budget 4096" stay.
+ */
+const PROSE_SECRET = /\b(password|passphrase|passwd|secret|token|api[ _-]?key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([^\s"'`]{6,})\3/gi;
+
+function isProseSecret(value: string): boolean {
+  const v = value.replace(/[.,;:!?)]+$/, '');
+  return !REDACTED_RE.test(v) && !/^[$<{%]/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !/^[0-9a-f]{7,64}$/.test(v) && !v.includes('/');
+}
 
 const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'secrets', 'token', 'credential', 'credentials', 'apikey', 'pat', 'authorization']);
 const SECRET_PAIRS: Array<[string, string]> = [
@@ -95,6 +133,7 @@ const SECRET_PAIRS: Array<[string, string]> = [
   ['master', 'key'],
   ['client', 'secret'],
   ['auth', 'token'],
+  ['account', 'key'],
 ];
 /** Words that make a secret-looking name describe something else (a limit, a path, a variable's name). */
 const NOT_SECRET_WORDS = new Set([
@@ -162,8 +201,10 @@ function assignmentKind(name: string): SecretKind {
   return /pass/i.test(name) ? 'password' : 'secret';
 }
 
-// Value: quoted string, or a run without whitespace/quotes; a backslash escape (`\n` in serialized JSON) ends it.
-const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\]|\\\\(?![nrt"\\\\]))+))`;
+// Value: quoted string, or a run without whitespace/quotes; a backslash escape (`\n` in serialized JSON) ends it,
+// and so does a `;` or `&` that starts the next assignment (`AccountName=x;AccountKey=…`, `?user=a&password=…`),
+// which would otherwise be swallowed by a harmless first name.
+const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\;&]|[;&](?![A-Za-z_][A-Za-z0-9_.-]*=)|\\\\(?![nrt"\\\\]))+))`;
 const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
 
 /** `NAME=value`, `export NAME="value"`, `--password=value`. */
@@ -218,6 +259,11 @@ export function redact(text: string): string {
     if (!isSecretName(flag.replace(/^--/, ''))) return m;
     const bare = value.replace(/^["']|["']$/g, '');
     return isSecretValue(bare, false) ? `${flag}${sp}${marker(assignmentKind(flag))}` : m;
+  });
+  out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
+    if (!isProseSecret(value)) return m;
+    const trail = value.match(/[.,;:!?)]+$/)?.[0] ?? '';
+    return `${word}${sep}${q}${marker(assignmentKind(word))}${trail}${q}`;
   });
   return out;
 }

@@ -39,6 +39,16 @@ const HARMLESS: string[] = [
   '/workspace/src/render/passes/gbuffer_pass.cpp:212:31: warning: unused',
   '  516 | void TaaPass::visit(Node& node, float dt) {',
   'DB_PASS is set in the environment',
+  'docker run -u 1000:1000 img',
+  'git push -u origin main',
+  'curl -u "$USER:$PASS" https://x',
+  'curl -u alice https://x',
+  'curl -H "Content-Type: application/json" https://x',
+  'a=b&c=d;e=f',
+  'the password is required',
+  'token budget 4096, the token limit is 50000',
+  'password hashing with bcrypt',
+  'secret rotation happens in v2 of the policy',
 ];
 
 describe('redact', () => {
