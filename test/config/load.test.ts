@@ -148,4 +148,18 @@ describe('docs/configuration.md', () => {
     const missing = listOptions().filter((o) => !doc.includes(`| \`${o.path}\` |`) || !doc.includes(envNameOf(o.path)));
     expect(missing.map((o) => o.path)).toEqual([]);
   });
+
+  it('states each default as the schema has it', () => {
+    const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+    const { config } = loadConfig({ env: { MNEMARA_HOME: '/h' } });
+    const stale = listOptions()
+      .filter((o) => o.path !== 'home' && o.path !== 'snapshot.store') // defaults that depend on the machine
+      .filter((o) => {
+        const value = o.path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], config);
+        const row = doc.split('\n').find((l) => l.startsWith(`| \`${o.path}\` |`)) ?? '';
+        const cell = row.split(' | ')[2];
+        return cell !== (value === undefined ? '—' : `\`${JSON.stringify(value)}\``);
+      });
+    expect(stale.map((o) => o.path)).toEqual([]);
+  });
 });
