@@ -52,7 +52,6 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
   await mkdir(join(config.home, 'tmp'), { recursive: true });
   const workDir = await mkdtemp(join(config.home, 'tmp', `session-${rolloutId}-`));
-  emit({ type: 'started', rolloutId, lineage, transcriptPath });
   try {
     return await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, client, store, rolloutId, transcriptPath, workDir });
   } finally {
@@ -85,6 +84,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   const start = await step('resolve', emit, timings, () => resolveStart(store, { lineage, ...pick(options) }), (s) =>
     s.snapshotId ? `${s.kind} ${s.snapshotId} (lineage ${lineage})` : `fresh copy of ${workspace} (lineage ${lineage})`,
   );
+  emit({ type: 'started', rolloutId, lineage, transcriptPath });
 
   // 2. Start the hardened sandbox.
   const sandbox: Sandbox = await step('sandbox', emit, timings, () =>

@@ -45,7 +45,7 @@ export async function step<T>(
   } catch (err) {
     const elapsedMs = Date.now() - started;
     timings[name] = elapsedMs;
-    emit({ type: 'progress', progress: { step: name, phase: 'end', elapsedMs, message: `failed: ${(err as Error).message}` } });
+    emit({ type: 'progress', progress: { step: name, phase: 'end', ok: false, elapsedMs, message: `failed: ${(err as Error).message}` } });
     throw err;
   }
 }

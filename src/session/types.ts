@@ -57,6 +57,7 @@ export interface ToolCallEvent {
 
 /** Everything a session reports while it runs: step progress, and the agent's turns and tool calls. */
 export type SessionEvent =
+  /** After the start is resolved, before the sandbox: the rollout's id and where its transcript will be. */
   | { type: 'started'; rolloutId: string; lineage: string; transcriptPath: string }
   | { type: 'progress'; progress: ProgressEvent }
   | { type: 'turn'; turn: number; usage?: Partial<Usage>; text?: string }

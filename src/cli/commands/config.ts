@@ -56,6 +56,7 @@ export function registerConfigCommand(program: Command): void {
   addConfigOptions(
     program
       .command('config')
+      .summary('print the effective configuration, secrets masked, with the source of each value')
       .description(
         'Print the effective configuration and where each value came from.\n\n' +
           'Precedence: command-line flags > environment variables > config file > defaults. ' +

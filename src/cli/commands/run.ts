@@ -79,7 +79,8 @@ function stepPrinter(enabled: boolean): (event: ProgressEvent) => void {
     }
     const secs = e.elapsedMs !== undefined ? ` (${(e.elapsedMs / 1000).toFixed(1)} s)` : '';
     const line = `${e.step}${e.message ? `: ${e.message}` : ''}`;
-    process.stderr.write(steps.has(e.step) ? `✓ ${line}${secs}\n` : `    · ${line}\n`);
+    const mark = e.ok === false ? '✗' : '✓';
+    process.stderr.write(steps.has(e.step) ? `${mark} ${line}${secs}\n` : `    ${e.ok === false ? '✗' : '·'} ${line}\n`);
   };
 }
 
@@ -129,6 +130,7 @@ export function formatSummary(r: SessionResult): string {
 export function registerRunCommand(program: Command): void {
   const cmd = program
     .command('run')
+    .summary('run one agent session: restore, run, snapshot, learn, advance the lineage')
     .description(
       'Run one agent session: restore the workspace (lineage head, --from snapshot, or a fresh copy) into a ' +
         'hardened sandbox, run Claude on the task, snapshot the workspace, turn the transcript into lessons and ' +
