@@ -51,6 +51,13 @@ describe('mnemara run: bad input exits 2 with a message that says what to do', (
     expect(badTurns.stderr).toContain('agent.maxTurns = "many" (from flag --max-turns)');
     expect(noSnapshot.exitCode).toBe(2);
     expect(JSON.parse(noSnapshot.stdout)).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    // Human output marks the failed step, and announces no rollout (none started).
+    const human = await mnemara(['run', '--workspace', dirs.workspace, '--task', 'x', '--from', '20200101T000000000Z-00000000'], {
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    });
+    expect(human.exitCode).toBe(2);
+    expect(human.stderr).toMatch(/^✗ resolve: failed: snapshot 20200101T000000000Z-00000000 not found/m);
+    expect(human.stderr).not.toContain('transcript');
   }, 60_000);
 });
 
