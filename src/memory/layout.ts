@@ -69,6 +69,26 @@ export function memoryPaths(workspaceDir: string, layout: MemoryLayout = { memor
   };
 }
 
+/**
+ * Resolves a workspace directory named by a person (`--workspace`) and checks that it is an existing directory,
+ * so that a mistyped path is reported instead of silently getting (or showing) an empty memory.
+ * @returns the absolute path.
+ * @throws MnemaraError `NOT_FOUND` when nothing is at the path, `INVALID_INPUT` when it is not a directory.
+ */
+export async function existingWorkspaceDir(dir: string): Promise<string> {
+  const abs = resolve(dir);
+  const st = await stat(abs).catch(() => null);
+  if (!st) {
+    throw new MnemaraError('NOT_FOUND', `workspace ${abs} does not exist`, {
+      hint: 'Pass --workspace DIR with the directory whose memory you mean (create it first for a new memory).',
+    });
+  }
+  if (!st.isDirectory()) {
+    throw new MnemaraError('INVALID_INPUT', `workspace ${abs} is not a directory`, { hint: 'Pass --workspace DIR with a directory.' });
+  }
+  return abs;
+}
+
 /** The lines `.git/info/exclude` gets for a layout: anchored folder patterns such as `/memories/`. */
 export function gitExcludeEntries(layout: MemoryLayout): string[] {
   return [layout.memoriesDir, layout.sessionsDir].map((d) => `/${checkRelative('layout', d).split(sep).join('/')}/`);

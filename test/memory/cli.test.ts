@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -18,6 +18,7 @@ describe('mnemara learn / memory (command line)', () => {
     const tmp = await mkdtemp(join(tmpdir(), 'mnemara-cli-'));
     const home = join(tmp, 'home');
     const ws = join(tmp, 'ws');
+    await mkdir(ws);
     const learned = await cli(['learn', FIXTURE, '--workspace', ws, '--json'], home);
     expect(learned.exitCode).toBe(0);
     const result = JSON.parse(learned.stdout);
@@ -50,5 +51,31 @@ describe('mnemara learn / memory (command line)', () => {
     const search = await cli(['memory', 'search', 'imperative', '--workspace', ws, '--json'], home);
     expect(search.exitCode).toBe(1);
     expect(JSON.parse(search.stdout).hits).toEqual([]);
+  }, 60_000);
+
+  it('refuses a workspace or transcript path that is not what it should be: exit 2, a hint, nothing created', async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'mnemara-cli-'));
+    const home = join(tmp, 'home');
+    const missing = join(tmp, 'typo');
+    const file = join(tmp, 'file.txt');
+    await writeFile(file, 'not a directory\n');
+    const cases: Array<{ args: string[]; code: string }> = [
+      { args: ['learn', FIXTURE, '--workspace', missing], code: 'NOT_FOUND' },
+      { args: ['memory', 'show', '--workspace', missing], code: 'NOT_FOUND' },
+      { args: ['memory', 'search', 'tz', '--workspace', missing], code: 'NOT_FOUND' },
+      { args: ['memory', 'forget', 'm-00000000', '--workspace', missing], code: 'NOT_FOUND' },
+      { args: ['memory', 'consolidate', '--workspace', missing], code: 'NOT_FOUND' },
+      { args: ['memory', 'show', '--workspace', file], code: 'INVALID_INPUT' },
+      { args: ['learn', tmp, '--workspace', tmp], code: 'INVALID_INPUT' },
+    ];
+    const results = await Promise.all(cases.map((c) => cli([...c.args, '--json'], home)));
+    for (const [i, r] of results.entries()) {
+      const what = cases[i]!.args.slice(0, 2).join(' ');
+      expect(r.exitCode, what).toBe(2);
+      expect(JSON.parse(r.stdout).error, what).toMatchObject({ code: cases[i]!.code, hint: expect.any(String) });
+      expect(r.stderr, what).not.toMatch(/\n\s+at /);
+    }
+    expect((await readdir(tmp)).sort()).toEqual(['file.txt']);
+    await rm(tmp, { recursive: true, force: true });
   }, 60_000);
 });

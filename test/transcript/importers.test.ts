@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -179,6 +179,14 @@ describe('importTranscriptFile', () => {
     await writeFile(p, 'hello\n');
     await expect(importTranscriptFile(p)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(importTranscriptFile(join(dir, 'missing'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('refuses a directory, whatever its name, with an error that says so', async () => {
+    for (const name of ['sessions', 'run.json', 'run.jsonl']) {
+      const p = join(dir, 'dirs', name);
+      await mkdir(p, { recursive: true });
+      await expect(importTranscriptFile(p), name).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('is a directory') });
+    }
   });
 });
 

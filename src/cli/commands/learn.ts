@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { existingWorkspaceDir } from '../../memory/layout.js';
 import { learnTranscript } from '../../memory/learn.js';
 import { sessionModelClient } from '../../session/agent-step.js';
 import { extractorOf } from '../../session/memory-step.js';
@@ -24,7 +25,7 @@ export function registerLearnCommand(program: Command): void {
   ).action(async (file: string, opts: ConfigCliOptions & { workspace: string; json?: boolean; deterministic?: boolean }) => {
     const { config } = loadCliConfig(opts);
     const extractor = opts.deterministic ? 'deterministic' : extractorOf(config);
-    const result = await learnTranscript(resolve(file), resolve(opts.workspace), {
+    const result = await learnTranscript(resolve(file), await existingWorkspaceDir(opts.workspace), {
       layout: config.memory.layout,
       extractor,
       ...(extractor === 'model' ? { client: sessionModelClient(config), model: config.agent.model } : {}),

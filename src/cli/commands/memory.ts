@@ -1,12 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
 import type { MnemaraConfig } from '../../config/schema.js';
 import { describeMemory, forgetEntry, searchMemory, type MemoryOverview } from '../../memory/handbook.js';
 import { KIND_ORDER, SECTION_TITLES, type MemoryEntry } from '../../memory/memory-md.js';
+import { existingWorkspaceDir } from '../../memory/layout.js';
 import { runMemoryPipeline } from '../../memory/pipeline.js';
 import { sessionModelClient } from '../../session/agent-step.js';
 import { extractorOf } from '../../session/memory-step.js';
@@ -39,7 +40,10 @@ function describe(o: MemoryOverview, where: string): string {
 
 /** Runs `fn` on a directory holding the memory: the workspace, or the lineage head's memory restored to a temp dir. */
 async function onMemoryDir<T>(opts: Opts, config: MnemaraConfig, fn: (dir: string, where: string) => Promise<T>): Promise<T> {
-  if (!opts.lineage) return fn(resolve(opts.workspace), resolve(opts.workspace));
+  if (!opts.lineage) {
+    const ws = await existingWorkspaceDir(opts.workspace);
+    return fn(ws, ws);
+  }
   const store = await openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
   const head = await store.getHead(opts.lineage);
   if (!head) throw new MnemaraError('NOT_FOUND', `lineage ${opts.lineage} has no snapshot`, { hint: 'mnemara snapshot list shows the lineages and their heads.' });
@@ -95,7 +99,7 @@ export function registerMemoryCommand(program: Command): void {
 
   sub('forget <entry-id>', 'Remove an entry for good: it does not come back from old raw memories, even reworded.').action(async (id: string, opts: Opts) => {
     const { config } = loadCliConfig(opts);
-    const removed = await forgetEntry(resolve(opts.workspace), id, config.memory);
+    const removed = await forgetEntry(await existingWorkspaceDir(opts.workspace), id, config.memory);
     emit(Boolean(opts.json), { forgotten: removed }, () => `forgot ${removed.id}: ${removed.text}`);
   });
 
@@ -106,7 +110,7 @@ export function registerMemoryCommand(program: Command): void {
       const { config } = loadCliConfig(opts);
       const extractor = opts.deterministic ? 'deterministic' : extractorOf(config);
       const result = await runMemoryPipeline({
-        workspaceDir: resolve(opts.workspace),
+        workspaceDir: await existingWorkspaceDir(opts.workspace),
         layout: config.memory.layout,
         extractor,
         ...(extractor === 'model' ? { client: sessionModelClient(config), model: config.agent.model } : {}),

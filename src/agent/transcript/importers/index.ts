@@ -68,6 +68,12 @@ async function firstLine(path: string): Promise<string> {
     throw err;
   }
   try {
+    // Reading a directory fails with EISDIR deep in a reader; say what is wrong instead.
+    if ((await fh.stat()).isDirectory()) {
+      throw new MnemaraError('INVALID_INPUT', `${path} is a directory, not a transcript file`, {
+        hint: 'Pass one transcript file, e.g. sessions/<rollout-id>.jsonl or an Anthropic Messages .json file.',
+      });
+    }
     const buf = Buffer.alloc(1024 * 1024);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
     const text = buf.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
