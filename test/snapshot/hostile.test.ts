@@ -23,6 +23,13 @@ const hostile: Record<string, RawEntry[]> = {
     { path: 'sub/up', type: 'SymbolicLink', linkpath: '..' },
     { path: 'esc', type: 'SymbolicLink', linkpath: 'sub/up/..' },
   ],
+  'symlink turned outward by a later link': [
+    ...ok,
+    { path: 'a', type: 'SymbolicLink', linkpath: 'b/x' },
+    { path: 'b', type: 'SymbolicLink', linkpath: 'sub/..' },
+    { path: 'sub/deeper', type: 'SymbolicLink', linkpath: '..' },
+    { path: 'c', type: 'SymbolicLink', linkpath: 'sub/deeper/../etc' },
+  ],
   'file written through a symlink': [...ok, { path: 'link', type: 'SymbolicLink', linkpath: 'sub' }, { path: 'link/f', body: 'x' }],
   'hardlink to an absolute path': [{ path: 'pw', type: 'Link', linkpath: '/etc/passwd' }],
   'hardlink out by dot-dot': [{ path: 'pw', type: 'Link', linkpath: '../../etc/passwd' }],
