@@ -30,7 +30,15 @@ export async function swapInto(staging: string, target: string): Promise<void> {
     return;
   }
   const aside = join(dirname(target), `.${basename(target)}.mnemara-old-${randomBytes(6).toString('hex')}`);
-  await rename(target, aside);
+  try {
+    await rename(target, aside);
+  } catch (err) {
+    // A mount point (a Docker volume, a separate filesystem) cannot be renamed: say so instead of a bare EBUSY.
+    throw new MnemaraError('RESTORE_FAILED', `cannot swap the restored tree into ${target}: ${(err as Error).message}`, {
+      hint: 'Restore into a new directory (or one inside this mount point), or restore only some paths with --path.',
+      cause: err,
+    });
+  }
   try {
     await rename(staging, target);
   } catch (err) {
