@@ -177,6 +177,33 @@ describe('memory tool', () => {
     expect(await readdir(memories())).toEqual(['up']);
   });
 
+  it('deletes and renames a symlink itself, never what it points to (file and folder links, inside and out)', async () => {
+    const root = memories();
+    await mkdir(join(root, 'kept'), { recursive: true });
+    await writeFile(join(root, 'kept', 'note.md'), 'keep me');
+    await writeFile(join(root, 'target.md'), 'target');
+    await symlink('kept', join(root, 'dir-link'));
+    await symlink('target.md', join(root, 'file-link.md'));
+    await symlink('kept', join(root, 'dir-link-2'));
+    await symlink('../outside.txt', join(root, 'out-link'));
+    await writeFile(join(sandbox.workspaceDir, 'outside.txt'), 'outside');
+    for (const path of ['/memories/dir-link', '/memories/file-link.md', '/memories/out-link']) {
+      const r = await call('memory', { command: 'delete', path });
+      expect(r, path).toMatchObject({ isError: false });
+    }
+    const renamed = await call('memory', { command: 'rename', old_path: '/memories/dir-link-2', new_path: '/memories/moved-link' });
+    expect(renamed.isError).toBe(false);
+    expect((await readdir(root)).sort()).toEqual(['kept', 'moved-link', 'target.md', 'up']);
+    expect(await readFile(join(root, 'kept', 'note.md'), 'utf8')).toBe('keep me');
+    expect(await readFile(join(root, 'target.md'), 'utf8')).toBe('target');
+    expect(await readFile(join(sandbox.workspaceDir, 'outside.txt'), 'utf8')).toBe('outside');
+    expect(await readFile(join(root, 'moved-link', 'note.md'), 'utf8')).toBe('keep me');
+    // A link in a parent folder is still resolved and confined.
+    const through = await call('memory', { command: 'delete', path: '/memories/up/outside.txt' });
+    expect(through.isError).toBe(true);
+    expect(await readFile(join(sandbox.workspaceDir, 'outside.txt'), 'utf8')).toBe('outside');
+  });
+
   it('is not offered when live update is off', () => {
     const off = createToolbox({ sandbox, liveUpdate: false, memoryLayout: { memoriesDir: 'memories', sessionsDir: 'sessions' } });
     expect(off.tools.map((t) => (t as { name: string }).name)).toEqual(['bash', 'str_replace_based_edit_tool']);

@@ -90,3 +90,25 @@ export async function confine(sandbox: Sandbox, root: VirtualRoot, modelPath: un
 export function virtualName(root: VirtualRoot, c: Confined): string {
   return c.real === c.root ? root.virtual : posix.join(root.virtual, c.real.slice(c.root.length));
 }
+
+const ENTRY_PROBE = 'if [ -L "$1" ]; then echo other; elif [ -d "$1" ]; then echo dir; elif [ -f "$1" ]; then echo file; elif [ -e "$1" ]; then echo other; else echo none; fi';
+
+/**
+ * {@link confine} for an operation on the directory entry itself (delete, the source of a rename): symlinks are
+ * resolved in the parent folders only, so a path that names a link acts on the link, never on what it points to
+ * (deleting `memories/alias -> sub` removes the alias, not `sub`). A link is reported as kind `other`.
+ * @throws ToolError as {@link confine} does.
+ */
+export async function confineEntry(sandbox: Sandbox, root: VirtualRoot, modelPath: unknown): Promise<Confined> {
+  mapPath(root, modelPath);
+  const abs = posix.resolve(root.virtual, modelPath as string);
+  if (abs === root.virtual) return confine(sandbox, root, modelPath);
+  const parent = await confine(sandbox, root, posix.dirname(abs));
+  const real = posix.join(parent.real, posix.basename(abs));
+  const r = await sandbox.exec(['bash', '-c', ENTRY_PROBE, 'probe', real], { timeoutMs: 15_000 });
+  const kind = r.stdout.trim();
+  if (r.exitCode !== 0 || !['file', 'dir', 'other', 'none'].includes(kind)) {
+    throw new ToolError(`Could not inspect ${String(modelPath)} in the sandbox: ${r.stderr.trim() || `exit ${r.exitCode}`}`);
+  }
+  return { real, root: parent.root, kind: kind as Confined['kind'] };
+}

@@ -3,7 +3,7 @@ import { ToolError } from '@anthropic-ai/sdk/lib/tools/ToolError';
 import { betaMemoryTool, type MemoryToolHandlers } from '@anthropic-ai/sdk/helpers/beta/memory';
 import type { BetaRunnableTool } from '@anthropic-ai/sdk/lib/tools/BetaRunnableTool';
 import type { Sandbox } from '../../sandbox/types.js';
-import { confine, virtualName, type Confined, type VirtualRoot } from './confine.js';
+import { confine, confineEntry, virtualName, type Confined, type VirtualRoot } from './confine.js';
 import { listDir, numberLines, readText, writeTextAtomic } from './files.js';
 import { parseInput } from './input.js';
 import { z } from 'zod';
@@ -40,6 +40,15 @@ async function resolve(ctx: MemoryToolContext, p: unknown): Promise<Confined & {
     throw new ToolError(`Memory paths must start with ${VIRTUAL}/, got: ${String(p)}`);
   }
   const c = await confine(ctx.sandbox, ctx.root, p);
+  return { ...c, shown: virtualName(ctx.root, c) };
+}
+
+// For delete and the source of a rename: a symlink named by the path is acted on itself, not followed.
+async function resolveEntry(ctx: MemoryToolContext, p: unknown): Promise<Confined & { shown: string }> {
+  if (typeof p !== 'string' || (p !== VIRTUAL && !p.startsWith(`${VIRTUAL}/`))) {
+    throw new ToolError(`Memory paths must start with ${VIRTUAL}/, got: ${String(p)}`);
+  }
+  const c = await confineEntry(ctx.sandbox, ctx.root, p);
   return { ...c, shown: virtualName(ctx.root, c) };
 }
 
@@ -121,7 +130,7 @@ export function memoryHandlers(ctx: MemoryToolContext): MemoryToolHandlers {
     },
 
     async delete(cmd) {
-      const c = await resolve(ctx, cmd.path);
+      const c = await resolveEntry(ctx, cmd.path);
       if (c.real === c.root) throw new ToolError(`Cannot delete the ${VIRTUAL} directory itself`);
       if (c.kind === 'none') throw new ToolError(`The path ${c.shown} does not exist`);
       await mustRun(ctx, ['rm', '-rf', '--', c.real], `Deleting ${c.shown}`);
@@ -129,7 +138,7 @@ export function memoryHandlers(ctx: MemoryToolContext): MemoryToolHandlers {
     },
 
     async rename(cmd) {
-      const from = await resolve(ctx, cmd.old_path);
+      const from = await resolveEntry(ctx, cmd.old_path);
       const to = await resolve(ctx, cmd.new_path);
       if (from.real === from.root || to.real === to.root) throw new ToolError(`Cannot rename the ${VIRTUAL} directory itself`);
       if (from.kind === 'none') throw new ToolError(`The path ${from.shown} does not exist`);
