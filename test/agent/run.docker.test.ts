@@ -40,9 +40,11 @@ describe('a scripted run in a real Docker sandbox', () => {
     const seen: string[] = [];
     const server = await startMessagesServer([
       turn(text('Let me look at the project.'), toolUse('bash', { command: 'ls' })),
+      // `-B`: the fix keeps calc.py's size, and an edit in the same second as the first run would otherwise be
+      // hidden by the stale __pycache__ (Python checks size + whole-second mtime): the test failed 2 runs in 5.
       (req) => {
         seen.push(lastToolResults(req)[0]!.text);
-        return turn(toolUse('bash', { command: 'python3 -m unittest -q test_calc' }));
+        return turn(toolUse('bash', { command: 'python3 -B -m unittest -q test_calc' }));
       },
       (req) => {
         seen.push(lastToolResults(req)[0]!.text);
@@ -53,7 +55,7 @@ describe('a scripted run in a real Docker sandbox', () => {
       },
       (req) => {
         seen.push(lastToolResults(req)[0]!.text);
-        return turn(toolUse('bash', { command: 'python3 -m unittest -q test_calc' }));
+        return turn(toolUse('bash', { command: 'python3 -B -m unittest -q test_calc' }));
       },
       (req) => {
         seen.push(lastToolResults(req)[0]!.text);
@@ -92,9 +94,9 @@ describe('a scripted run in a real Docker sandbox', () => {
       const calls = records.filter((r) => r.type === 'tool_call');
       expect(calls.map((c) => c.type === 'tool_call' && [c.name, (c.input as { command: string }).command])).toEqual([
         ['bash', 'ls'],
-        ['bash', 'python3 -m unittest -q test_calc'],
+        ['bash', 'python3 -B -m unittest -q test_calc'],
         ['str_replace_based_edit_tool', 'str_replace'],
-        ['bash', 'python3 -m unittest -q test_calc'],
+        ['bash', 'python3 -B -m unittest -q test_calc'],
       ]);
       const results = records.filter((r) => r.type === 'tool_result');
       expect(results.map((r) => r.type === 'tool_result' && [r.exitCode ?? null, r.isError])).toEqual([
