@@ -50,8 +50,13 @@ export class GuardedExtractor {
     return async (entry) => {
       ordinal += 1;
       const segments = guardPath(entry.path, this.limits);
-      if (segments.length === 0 || (options.keep && !options.keep(segments))) return void entry.resume();
-      if (options.whiteouts && segments[segments.length - 1]!.startsWith('.wh.')) {
+      if (segments.length === 0) return void entry.resume();
+      const base = segments[segments.length - 1]!;
+      const whiteout = options.whiteouts && base.startsWith('.wh.');
+      // A whiteout is filtered by what it deletes (`dir/.wh.name` → dir/name; the opaque marker → dir).
+      const subject = !whiteout ? segments : base === '.wh..wh..opq' ? segments.slice(0, -1) : [...segments.slice(0, -1), base.slice(4)];
+      if (options.keep && !options.keep(subject)) return void entry.resume();
+      if (whiteout) {
         entry.resume();
         this.budget.onHeader(entry.path, 0);
         for (const gone of this.tree.whiteout(segments, options.layer, entry.path)) {

@@ -109,6 +109,10 @@ export function snapshotStoreContract(name: string, open: () => Promise<Snapshot
       expect(readFileSync(join(out, 'memories/MEMORY.md'), 'utf8')).toContain('new lesson');
       expect(readFileSync(join(out, 'memories/memory_summary.md'), 'utf8')).toBe('summary\n');
       expect(() => readFileSync(join(out, 'sessions/r1.jsonl'))).toThrow(); // sessions/ is in scope and absent: deleted
+      const laid = join(tempDir(), 'laid');
+      await store.restoreToDirectory(ws.id, laid);
+      await store.restoreToDirectory(m.id, laid, { paths: ['memories', 'sessions'] });
+      expect(describeTree(laid)).toEqual(describeTree(out)); // the deleted sessions/ is gone here too
       const names = await listTar(await store.exportTar(m.id, { paths: ['memories', 'sessions'] }));
       expect(names.sort()).toEqual(['Directory memories/', 'File memories/MEMORY.md', 'File memories/memory_summary.md']);
     });
