@@ -97,7 +97,10 @@ export interface SnapshotStore {
   advanceHead(lineage: string, expected: string | null, next: string): Promise<void>;
   /**
    * Restores a snapshot into a host directory: into a staging directory, then swapped into place, so the
-   * target is either the snapshot exactly or left as it was. `paths` restricts it to those relative paths.
+   * target is either the snapshot exactly or left as it was. With `paths`, only those relative paths of the
+   * target are replaced (each becomes exactly the snapshot's, or is removed when the snapshot lacks it) and the
+   * rest of the target is kept: how a memory layout is laid over a fresh checkout. Returns entries and content
+   * bytes written. Throws `SnapshotNotFoundError`, `SnapshotCorruptError`, `UnsafeArchiveError`.
    */
   restoreToDirectory(
     id: string,
