@@ -33,10 +33,12 @@ export class BlobStore {
     private readonly tmpDir: string,
   ) {}
 
+  /** Where the blob with `digest` (`sha256:<hex>` or bare hex) lives. */
   pathOf(digest: string): string {
     return join(this.root, 'sha256', digest.replace(/^sha256:/, ''));
   }
 
+  /** True when the blob file exists (its content is not checked). */
   async has(digest: string): Promise<boolean> {
     return stat(this.pathOf(digest)).then(
       () => true,
@@ -105,6 +107,7 @@ export class BlobStore {
     return out;
   }
 
+  /** Deletes a blob; a missing one is fine. */
   async remove(digest: string): Promise<void> {
     await rm(this.pathOf(digest), { force: true });
   }

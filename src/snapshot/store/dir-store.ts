@@ -65,6 +65,7 @@ export class DirectoryStore implements SnapshotStore {
     this.refs = new LineageRefs(join(root, 'refs', 'lineages'));
   }
 
+  /** Creates the store's directories if missing (idempotent). */
   async init(): Promise<void> {
     for (const d of ['snapshots', 'blobs/sha256', 'refs/lineages', 'tmp']) await mkdir(join(this.root, d), { recursive: true });
   }

@@ -22,6 +22,7 @@ export class ManifestStore {
     return join(this.dir, id, 'manifest.json');
   }
 
+  /** Validates and writes a manifest atomically (temp + fsync + rename); call only after its blobs are stored. */
   async write(manifest: Manifest): Promise<void> {
     const parsed = ManifestSchema.parse(manifest);
     await mkdir(join(this.dir, parsed.id), { recursive: true });
@@ -69,6 +70,7 @@ export class ManifestStore {
     return out;
   }
 
+  /** Deletes a snapshot's directory (its blobs stay until `gc`/`prune` find them unused). */
   async remove(id: string): Promise<void> {
     if (!SNAPSHOT_ID_RE.test(id)) return;
     await rm(join(this.dir, id), { recursive: true, force: true });

@@ -26,6 +26,7 @@ export class LineageRefs {
     return join(this.dir, ...lineage.split('/'));
   }
 
+  /** The head id, `null` when the lineage has none; throws `INVALID_INPUT` for a bad name, `STORE_CORRUPT` for a bad ref. */
   async get(lineage: string): Promise<string | null> {
     let text: string;
     try {
@@ -59,7 +60,7 @@ export class LineageRefs {
     );
   }
 
-  /** Every lineage with a head. */
+  /** Every lineage with a readable head: name → snapshot id. */
   async all(): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     const visit = async (rel: string[]): Promise<void> => {
