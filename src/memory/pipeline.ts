@@ -14,6 +14,7 @@ import { sha256 } from './normalize.js';
 import { extractRollout } from './phase1/index.js';
 import { consolidate } from './phase2/index.js';
 import { redact, redactDeep } from './redact.js';
+import { redactForeignMemoryFiles } from './redact-files.js';
 import { loadState, saveState, type MemoryState } from './state.js';
 import { countMemoryUse, memoryMdWrites, type MemoryUse } from './use.js';
 
@@ -136,6 +137,8 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
   await excludeFromGit(paths.workspaceDir, layout).catch((err: Error) => log.warn({ err: err.message }, 'could not update .git/info/exclude'));
   return withMemoryLock(join(paths.memoriesDir, '.lock'), async () => {
     const state = await loadState(paths.stateFile);
+    // The agent's own notes under memories/ are memory files too: no secret may stay in them.
+    await redactForeignMemoryFiles(paths);
     const result: MemoryPipelineResult = { extracted: [], pending: [], consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], modelCalls: 0, phase2Error: null };
     const todo: string[] = [];
     // The newest rollout that wrote MEMORY.md itself: its changes are the agent's, not a person's.

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createModelClient } from '../../src/agent/client.js';
@@ -218,3 +218,32 @@ describe('the secret corpus through learn', () => {
     }
   });
 });
+
+describe('files the agent kept under memories/', () => {
+  it('are redacted by the pipeline, at any depth; binary files, symlinks and mnemara\'s own files are left alone', async () => {
+    const { SECRET_CORPUS } = await import('./secret-corpus.js');
+    const paths = await tempWorkspace();
+    const corpus = SECRET_CORPUS.map((c) => c.text).join('\n');
+    await mkdir(join(paths.memoriesDir, 'deploy', 'steps'), { recursive: true });
+    await writeFile(join(paths.memoriesDir, 'notes.md'), `# Notes\n${corpus}\n`);
+    await writeFile(join(paths.memoriesDir, 'deploy', 'steps', 'prod.txt'), `login:\n${corpus}\n`);
+    const binary = Buffer.from(`\0PNG ${SECRET_CORPUS[0]!.secret}`);
+    await writeFile(join(paths.memoriesDir, 'image.bin'), binary);
+    await writeFile(join(paths.workspaceDir, 'outside.env'), `TOKEN=${SECRET_CORPUS[9]!.secret}\n`);
+    await symlink('../outside.env', join(paths.memoriesDir, 'link.env'));
+    const clean = '# Plain notes\n- run ./scripts/check.sh\n';
+    await writeFile(join(paths.memoriesDir, 'clean.md'), clean);
+
+    await runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det });
+
+    for (const f of ['notes.md', 'deploy/steps/prod.txt']) {
+      const text = await readFile(join(paths.memoriesDir, f), 'utf8');
+      for (const c of SECRET_CORPUS) expect(text, `${f} holds ${c.name}`).not.toContain(c.secret);
+      expect(text).toContain('[REDACTED:');
+    }
+    expect(await readFile(join(paths.memoriesDir, 'image.bin'))).toEqual(binary);
+    expect(await readFile(join(paths.workspaceDir, 'outside.env'), 'utf8')).toContain(SECRET_CORPUS[9]!.secret);
+    expect(await readFile(join(paths.memoriesDir, 'clean.md'), 'utf8')).toBe(clean);
+  });
+});
+
