@@ -18,7 +18,14 @@ export interface ApplyOptions {
   whiteouts: boolean;
   /** Keep only entries for which this is true (guarded segments); default everything. */
   keep?: (segments: string[]) => boolean;
+  /**
+   * FIFOs and device files are left out and reported here instead of refusing the archive: for a workspace
+   * read from a sandbox (a named pipe in it must not fail the snapshot), never for a restore.
+   */
+  onSpecial?: (path: string, type: string) => void;
 }
+
+const SPECIAL_TYPES = new Set(['FIFO', 'CharacterDevice', 'BlockDevice']);
 
 /**
  * Writes archives into `dest`, a new, empty directory nobody else writes to (a staging directory). Every
@@ -62,6 +69,11 @@ export class GuardedExtractor {
         for (const gone of this.tree.whiteout(segments, options.layer, entry.path)) {
           await rm(join(this.dest, ...gone), { recursive: true, force: true });
         }
+        return;
+      }
+      if (options.onSpecial && SPECIAL_TYPES.has(entry.type)) {
+        entry.resume();
+        options.onSpecial(segments.join('/'), entry.type);
         return;
       }
       await this.write(entry, segments, { layer: options.layer, ordinal });
@@ -143,7 +155,14 @@ export class GuardedExtractor {
 export async function extractTar(
   input: Readable,
   dest: string,
-  options: { limits: RestoreLimits; onProgress?: OnProgress; step?: string; totalBytes?: number },
+  options: {
+    limits: RestoreLimits;
+    onProgress?: OnProgress;
+    step?: string;
+    totalBytes?: number;
+    /** Skip FIFOs and devices, reporting them here, instead of refusing the archive. */
+    onSpecial?: (path: string, type: string) => void;
+  },
 ): Promise<{ files: number; bytes: number }> {
   const x = new GuardedExtractor(
     dest,
@@ -160,7 +179,7 @@ export async function extractTar(
       }
     },
   });
-  await Promise.all([pipeline(input, meter), readTar(meter, x.handler({ layer: 0, whiteouts: false }))]).catch((err: unknown) => {
+  await Promise.all([pipeline(input, meter), readTar(meter, x.handler({ layer: 0, whiteouts: false, ...(options.onSpecial ? { onSpecial: options.onSpecial } : {}) }))]).catch((err: unknown) => {
     input.destroy();
     throw err;
   });

@@ -113,7 +113,7 @@ describe('restore guard: hostile layers in the store are refused and the target 
 });
 
 describe('restore guard: a hostile tar stream as a snapshot source is refused', () => {
-  for (const name of ['dot-dot segment', 'symlink chain out through an earlier link', 'file written through a symlink', 'FIFO']) {
+  for (const name of ['dot-dot segment', 'symlink chain out through an earlier link', 'file written through a symlink', 'hardlink out by dot-dot']) {
     it(name, async () => {
       const store = await openStore(tempDir());
       const err = await store.create({ tar: Readable.from([buildTar(hostile[name]!)]) }, { lineage: 'x', kind: 'workspace' }).catch((e: unknown) => e);
@@ -122,4 +122,17 @@ describe('restore guard: a hostile tar stream as a snapshot source is refused', 
       expect(readdirSync(store.tmpDir)).toEqual([]);
     });
   }
+
+  it('leaves FIFOs and devices of a source stream out with a warning instead of failing the snapshot', async () => {
+    const store = await openStore(tempDir());
+    const tar = buildTar([...ok, { path: 'pipe', type: 'FIFO' }, { path: 'sub/null', type: 'CharacterDevice' }]);
+    const m = await store.create({ tar: Readable.from([tar]) }, { lineage: 'x', kind: 'workspace' });
+    expect(m.skipped).toEqual([
+      { path: 'pipe', reason: 'FIFO cannot be snapshotted' },
+      { path: 'sub/null', reason: 'CharacterDevice cannot be snapshotted' },
+    ]);
+    const out = join(tempDir(), 'out');
+    await store.restoreToDirectory(m.id, out);
+    expect(describeTree(out)).toEqual({ sub: 'dir 755', 'sub/ok.txt': expect.stringMatching(/^file 644 /) });
+  });
 });

@@ -130,21 +130,25 @@ export class DirectoryStore implements SnapshotStore {
         throw new MnemaraError('NOT_FOUND', `snapshot source ${dir} is not a directory`, { hint: 'Pass the directory to snapshot.' });
       }
     }
+    const skipped: WalkSkip[] = [];
+    const onSkip = (s: WalkSkip): void => {
+      skipped.push(s);
+      log.warn(s, 'left out of snapshot');
+      onProgress({ step: 'snapshot', phase: 'progress', message: `skipped ${s.path}: ${s.reason}` });
+    };
     try {
-      if ('tar' in source) await extractTar(source.tar, dir, { limits, onProgress, step: 'snapshot' });
+      if ('tar' in source) {
+        const onSpecial = (path: string, type: string): void => onSkip({ path, reason: `${type} cannot be snapshotted` });
+        await extractTar(source.tar, dir, { limits, onProgress, step: 'snapshot', onSpecial });
+      }
+      const fromSource = [...skipped];
       // Only paths the source covers are compared, so only those need content hashes.
       const hashContent = scoped ? pathFilter(scoped) : true;
       const parentTree = parent ? await scanChain(this.blobs, parent, limits, { hashContent }) : null;
       const ignore = compileIgnore([...this.config.ignore, ...(options.ignore ?? [])]);
-      const skipped: WalkSkip[] = [];
-      const onSkip = (s: WalkSkip): void => {
-        skipped.push(s);
-        log.warn(s, 'left out of snapshot');
-        onProgress({ step: 'snapshot', phase: 'progress', message: `skipped ${s.path}: ${s.reason}` });
-      };
       let written: Awaited<ReturnType<typeof writeLayerBlob<Awaited<ReturnType<typeof packLayer>>>>> | undefined;
       for (let attempt = 1; !written; attempt++) {
-        skipped.length = 0;
+        skipped.splice(0, skipped.length, ...fromSource);
         try {
           written = await writeLayerBlob(this.blobs, this.config.codec, this.config.level, (w) =>
             packLayer(dir, w, { parent: parentTree, scope: scoped, ignore, onSkip, onProgress }),
