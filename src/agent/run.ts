@@ -93,6 +93,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const model = options.model ?? DEFAULT_MODEL;
   const emit = safeEmitter(options.onEvent);
   const writer = await TranscriptWriter.open(options.transcriptPath, options.redact ? { redact: options.redact } : {});
+  const clean = options.redact ?? ((s: string): string => s);
 
   let turns = 0;
   let usage = ZERO_USAGE;
@@ -122,14 +123,15 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       memoryLayout: options.memoryLayout,
       ...(options.toolLimits ? { limits: options.toolLimits } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
-      onStart: (c) => emit({ type: 'tool_call_started', turn: turns, ...c }),
+      // The one-line summaries quote commands (`echo $TOKEN=ghp_…`) and end up on terminals and in CI logs.
+      onStart: (c) => emit({ type: 'tool_call_started', turn: turns, ...c, summary: clean(c.summary) }),
       onEnd: ({ id, detail, summary }) =>
         emit({
           type: 'tool_call_ended',
           turn: turns,
           id,
           name: detail.name,
-          summary,
+          summary: clean(summary),
           isError: detail.isError,
           ...(detail.exitCode !== undefined ? { exitCode: detail.exitCode } : {}),
           ms: detail.durationMs,

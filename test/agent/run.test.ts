@@ -185,13 +185,17 @@ describe('runAgent loop', () => {
 
   it('redacts every string before it is written', async () => {
     const secret = 'sk-ant-api03-SECRETSECRET';
-    const { records } = await run([turn(text(`key is ${secret}`), toolUse('bash', { command: `echo ${secret}` })), turn(text('ok'))], {
+    const { records, events } = await run([turn(text(`key is ${secret}`), toolUse('bash', { command: `echo ${secret}` })), turn(text('ok'))], {
       task: `use ${secret}`,
       redact: (s) => s.replaceAll(secret, '[REDACTED]'),
     });
     const all = JSON.stringify(records);
     expect(all).not.toContain(secret);
     expect(all.match(/\[REDACTED\]/g)?.length).toBeGreaterThanOrEqual(5);
+    // The tool events' one-line summaries (printed live by `mnemara run`) are redacted too.
+    const tools = events.filter((e) => e.type === 'tool_call_started' || e.type === 'tool_call_ended');
+    expect(tools).toHaveLength(2);
+    for (const e of tools) expect('summary' in e && e.summary).toContain('echo [REDACTED]');
   });
 
   it('maps other model failures to outcomes with codes that say what to do', async () => {
