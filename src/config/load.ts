@@ -179,10 +179,26 @@ function readConfigFile(file: string): [string, unknown][] {
 }
 
 /**
+ * A workspace's own config file travels with the repository, which may be someone else's: it must not choose
+ * where the API key is sent or weaken the sandbox. Throws `INVALID_CONFIG` naming the options it tried.
+ */
+function refuseTrusted(file: string, entries: [string, unknown][]): void {
+  const tried = entries.map(([path]) => path).filter((path) => BY_PATH.get(path)?.trusted);
+  if (tried.length === 0) return;
+  throw new MnemaraError('INVALID_CONFIG', `${file} sets ${tried.join(', ')}, which a workspace's own config file may not set`, {
+    hint:
+      'These decide where your API key goes and how isolated the agent is, and the repository may not be yours. ' +
+      'Set them with --set option=value, an environment variable, $MNEMARA_HOME/config.json or --config FILE.',
+  });
+}
+
+/**
  * Loads the effective configuration: defaults < config file(s) < environment < flags, validated by
  * `MnemaraConfigSchema`. Files: `--config FILE` alone when given; else `$MNEMARA_HOME/config.json` then the
  * workspace's `mnemara.config.json` (the workspace's wins). Relative paths in a file are resolved against the
- * file's directory; from env and flags against `cwd`. `snapshot.store` defaults to `<home>/store`.
+ * file's directory; from env and flags against `cwd`. `snapshot.store` defaults to `<home>/store`. The workspace's
+ * file may not set trusted options (`OptionInfo.trusted`: the API endpoint and key, the sandbox's backend, image,
+ * network and limits, the store).
  * Throws `MnemaraError` `INVALID_CONFIG` naming the option, the value, its source and what is allowed, or
  * `NOT_FOUND` for an unreadable `--config` file.
  */
@@ -210,7 +226,9 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
         (f) => existsSync(f),
       );
   for (const file of files) {
-    for (const [path, value] of readConfigFile(file)) put(path, value, { kind: 'file', name: file }, dirname(file));
+    const entries = readConfigFile(file);
+    if (!options.configFile && file !== join(home, 'config.json')) refuseTrusted(file, entries);
+    for (const [path, value] of entries) put(path, value, { kind: 'file', name: file }, dirname(file));
   }
 
   for (const option of OPTIONS) {

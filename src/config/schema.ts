@@ -46,10 +46,18 @@ export interface OptionInfo {
   isPath: boolean;
   /** Printed masked by `mnemara config`. */
   isSecret: boolean;
+  /**
+   * Decides where the user's key goes or how isolated the agent is: a workspace's own `mnemara.config.json`
+   * (the repository may be someone else's) may not set it; flags, env, `$MNEMARA_HOME/config.json` and
+   * `--config FILE` may.
+   */
+  trusted: boolean;
 }
 
 /** Options that name host paths (resolved to absolute when loaded). */
 const PATH_OPTIONS = new Set(['home', 'snapshot.store']);
+/** Options (and sections, with a trailing dot) that only the user may set; see `OptionInfo.trusted`. */
+const TRUSTED = ['home', 'anthropic.', 'sandbox.backend', 'sandbox.image', 'sandbox.network', 'sandbox.memoryBytes', 'sandbox.cpus', 'sandbox.pidsLimit', 'sandbox.tmpBytes', 'snapshot.store'];
 const SECRET_NAME = /(key|token|secret|password)$/i;
 
 type AnyDef = { type: string; innerType?: z.ZodType; element?: z.ZodType; entries?: Record<string, string> };
@@ -92,6 +100,7 @@ export function listOptions(schema: z.ZodType = MnemaraConfigSchema, prefix: str
       schema: s,
       isPath: PATH_OPTIONS.has(path),
       isSecret: SECRET_NAME.test(prefix.at(-1) ?? ''),
+      trusted: TRUSTED.some((t) => (t.endsWith('.') ? path.startsWith(t) : path === t)),
     },
   ];
 }
