@@ -19,10 +19,11 @@ export interface ApplyOptions {
   /** Keep only entries for which this is true (guarded segments); default everything. */
   keep?: (segments: string[]) => boolean;
   /**
-   * FIFOs and device files are left out and reported here instead of refusing the archive: for a workspace
-   * read from a sandbox (a named pipe in it must not fail the snapshot), never for a restore.
+   * Source mode, for a workspace read from a sandbox (never for a restore): FIFOs, device files and symlinks
+   * pointing outside the tree are left out and reported here instead of refusing the archive, as packing a
+   * host directory does. Everything else is still refused.
    */
-  onSpecial?: (path: string, type: string) => void;
+  onSkip?: (path: string, reason: string) => void;
 }
 
 const SPECIAL_TYPES = new Set(['FIFO', 'CharacterDevice', 'BlockDevice']);
@@ -71,10 +72,19 @@ export class GuardedExtractor {
         }
         return;
       }
-      if (options.onSpecial && SPECIAL_TYPES.has(entry.type)) {
+      if (options.onSkip && SPECIAL_TYPES.has(entry.type)) {
         entry.resume();
-        options.onSpecial(segments.join('/'), entry.type);
+        options.onSkip(segments.join('/'), `${entry.type} cannot be snapshotted`);
         return;
+      }
+      if (options.onSkip && entry.type === 'SymbolicLink') {
+        try {
+          guardSymlinkTarget(segments.slice(0, -1), entry.linkpath ?? '', entry.path);
+        } catch {
+          entry.resume();
+          options.onSkip(segments.join('/'), `symlink points outside the tree (${entry.linkpath ?? ''})`);
+          return;
+        }
       }
       await this.write(entry, segments, { layer: options.layer, ordinal });
     };
@@ -135,8 +145,18 @@ export class GuardedExtractor {
     this.made.add(path);
   }
 
-  /** Checks symlink chains on the final tree, then sets directory modes and times. Returns entries and bytes. */
-  async finish(): Promise<{ files: number; bytes: number }> {
+  /**
+   * Checks symlink chains on the final tree (with `onSkip`, outward ones are removed and reported instead),
+   * then sets directory modes and times. Returns entries and bytes.
+   */
+  async finish(onSkip?: (path: string, reason: string) => void): Promise<{ files: number; bytes: number }> {
+    if (onSkip) {
+      for (const segs of this.tree.outwardSymlinks()) {
+        await rm(join(this.dest, ...segs), { force: true });
+        onSkip(segs.join('/'), `symlink resolves outside the tree (${this.tree.get(segs)!.entry.linkpath ?? ''})`);
+        this.tree.remove(segs);
+      }
+    }
     this.tree.checkSymlinksInside();
     const dirs = [...this.tree.walk()].filter((w) => w.node.entry.type === 'dir').reverse();
     for (const { segments, node } of dirs) {
@@ -160,8 +180,8 @@ export async function extractTar(
     onProgress?: OnProgress;
     step?: string;
     totalBytes?: number;
-    /** Skip FIFOs and devices, reporting them here, instead of refusing the archive. */
-    onSpecial?: (path: string, type: string) => void;
+    /** Source mode (see `ApplyOptions.onSkip`): leave out FIFOs, devices and outward symlinks, reported here. */
+    onSkip?: (path: string, reason: string) => void;
   },
 ): Promise<{ files: number; bytes: number }> {
   const x = new GuardedExtractor(
@@ -179,9 +199,9 @@ export async function extractTar(
       }
     },
   });
-  await Promise.all([pipeline(input, meter), readTar(meter, x.handler({ layer: 0, whiteouts: false, ...(options.onSpecial ? { onSpecial: options.onSpecial } : {}) }))]).catch((err: unknown) => {
+  await Promise.all([pipeline(input, meter), readTar(meter, x.handler({ layer: 0, whiteouts: false, ...(options.onSkip ? { onSkip: options.onSkip } : {}) }))]).catch((err: unknown) => {
     input.destroy();
     throw err;
   });
-  return x.finish();
+  return x.finish(options.onSkip);
 }

@@ -119,12 +119,25 @@ export class MergedTree {
    * ends outside the root. Components missing from the tree are taken literally: they cannot lead out.
    */
   checkSymlinksInside(): void {
-    for (const { path, segments, node } of this.walk()) {
-      if (node.entry.type !== 'symlink') continue;
-      if (!this.resolvesInside(segments.slice(0, -1), node.entry.linkpath!, 0)) {
-        throw new UnsafeArchiveError(`symlink resolves outside the target through other links (${node.entry.linkpath})`, path);
-      }
+    const [first] = this.outwardSymlinks();
+    if (first) {
+      const link = this.get(first)!.entry.linkpath;
+      throw new UnsafeArchiveError(`symlink resolves outside the target through other links (${link})`, first.join('/'));
     }
+  }
+
+  /** Symlinks that resolve outside the root (see `checkSymlinksInside`), as segments. */
+  outwardSymlinks(): string[][] {
+    const out: string[][] = [];
+    for (const { segments, node } of this.walk()) {
+      if (node.entry.type === 'symlink' && !this.resolvesInside(segments.slice(0, -1), node.entry.linkpath!, 0)) out.push(segments);
+    }
+    return out;
+  }
+
+  /** Forgets the node at `segments` (and what is under it). */
+  remove(segments: string[]): void {
+    this.get(segments.slice(0, -1))?.children?.delete(segments[segments.length - 1]!);
   }
 
   private resolvesInside(base: string[], target: string, hops: number): boolean {

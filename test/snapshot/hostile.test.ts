@@ -113,7 +113,7 @@ describe('restore guard: hostile layers in the store are refused and the target 
 });
 
 describe('restore guard: a hostile tar stream as a snapshot source is refused', () => {
-  for (const name of ['dot-dot segment', 'symlink chain out through an earlier link', 'file written through a symlink', 'hardlink out by dot-dot']) {
+  for (const name of ['dot-dot segment', 'absolute path', 'file written through a symlink', 'hardlink out by dot-dot', '10,000-deep directory']) {
     it(name, async () => {
       const store = await openStore(tempDir());
       const err = await store.create({ tar: Readable.from([buildTar(hostile[name]!)]) }, { lineage: 'x', kind: 'workspace' }).catch((e: unknown) => e);
@@ -123,16 +123,25 @@ describe('restore guard: a hostile tar stream as a snapshot source is refused', 
     });
   }
 
-  it('leaves FIFOs and devices of a source stream out with a warning instead of failing the snapshot', async () => {
+  it('leaves FIFOs, devices and outward symlinks of a source stream out with a warning, like packing a directory', async () => {
     const store = await openStore(tempDir());
-    const tar = buildTar([...ok, { path: 'pipe', type: 'FIFO' }, { path: 'sub/null', type: 'CharacterDevice' }]);
+    const tar = buildTar([
+      ...ok,
+      { path: 'pipe', type: 'FIFO' },
+      { path: 'sub/null', type: 'CharacterDevice' },
+      { path: 'python', type: 'SymbolicLink', linkpath: '/usr/bin/python3' },
+      { path: 'sub/up', type: 'SymbolicLink', linkpath: '..' },
+      { path: 'chain', type: 'SymbolicLink', linkpath: 'sub/up/..' },
+    ]);
     const m = await store.create({ tar: Readable.from([tar]) }, { lineage: 'x', kind: 'workspace' });
     expect(m.skipped).toEqual([
       { path: 'pipe', reason: 'FIFO cannot be snapshotted' },
       { path: 'sub/null', reason: 'CharacterDevice cannot be snapshotted' },
+      { path: 'python', reason: 'symlink points outside the tree (/usr/bin/python3)' },
+      { path: 'chain', reason: 'symlink resolves outside the tree (sub/up/..)' },
     ]);
     const out = join(tempDir(), 'out');
     await store.restoreToDirectory(m.id, out);
-    expect(describeTree(out)).toEqual({ sub: 'dir 755', 'sub/ok.txt': expect.stringMatching(/^file 644 /) });
+    expect(describeTree(out)).toEqual({ sub: 'dir 755', 'sub/ok.txt': expect.stringMatching(/^file 644 /), 'sub/up': 'link -> ..' });
   });
 });

@@ -138,8 +138,7 @@ export class DirectoryStore implements SnapshotStore {
     };
     try {
       if ('tar' in source) {
-        const onSpecial = (path: string, type: string): void => onSkip({ path, reason: `${type} cannot be snapshotted` });
-        await extractTar(source.tar, dir, { limits, onProgress, step: 'snapshot', onSpecial });
+        await extractTar(source.tar, dir, { limits, onProgress, step: 'snapshot', onSkip: (path, reason) => onSkip({ path, reason }) });
       }
       const fromSource = [...skipped];
       // Only paths the source covers are compared, so only those need content hashes.
