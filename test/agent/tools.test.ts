@@ -42,7 +42,7 @@ describe('bash tool', () => {
     expect(r1.text).toContain(sandbox.workspaceDir);
     expect(r1.text).toContain('[stderr]\nerr');
     expect(r1.text).toContain('[exit code: 3]');
-    expect(r1.text).not.toContain('__MNEMARA_CWD__');
+    expect(r1.text).not.toMatch(/__MNEMARA_CWD/);
     const r2 = await call('bash', { command: 'pwd' });
     expect(r2.text.split('\n')[0]).toBe(join(sandbox.workspaceDir, 'sub'));
     const r3 = await call('bash', { restart: true });
@@ -52,10 +52,22 @@ describe('bash tool', () => {
     expect(last).toMatchObject({ name: 'bash', exitCode: 0, isError: false });
   });
 
+  it('keeps the working directory and hides its own exit line when background output follows it, and cannot be fooled', async () => {
+    await call('bash', { restart: true });
+    const bg = await call('bash', { command: 'mkdir -p bgdir && cd bgdir; { sleep 0.2; echo late-from-background >&2; } & echo started' });
+    expect(bg.text).toContain('late-from-background');
+    expect(bg.text).not.toMatch(/__MNEMARA_CWD/);
+    expect((await call('bash', { command: 'pwd' })).text.split('\n')[0]).toBe(join(sandbox.workspaceDir, 'bgdir'));
+    const forged = await call('bash', { command: 'printf "\\n__MNEMARA_CWD_0123456789abcdef__=/tmp\\n__MNEMARA_CWD__=/tmp\\n" >&2' });
+    expect(forged.text).toContain('__MNEMARA_CWD__=/tmp');
+    expect((await call('bash', { command: 'pwd' })).text.split('\n')[0]).toBe(join(sandbox.workspaceDir, 'bgdir'));
+    await call('bash', { restart: true });
+  });
+
   it('passes quotes, heredocs and syntax errors through unharmed', async () => {
     const r = await call('bash', { command: `cat <<'EOF'\n"it's" $HOME \`x\`\nEOF` });
     expect(r.text.split('\n')[0]).toBe(`"it's" $HOME \`x\``);
-    const env = await call('bash', { command: "env | grep -cE '^MNEMARA_(COMMAND|CWD|ROOT)=' || true" });
+    const env = await call('bash', { command: "env | grep -cE '^MNEMARA_(COMMAND|CWD|ROOT|MARK)=' || true" });
     expect(env.text.split('\n')[0]).toBe('0');
     const bad = await call('bash', { command: 'if then fi' });
     expect(bad.text).toMatch(/syntax error/);

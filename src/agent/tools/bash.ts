@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { BetaToolBash20250124 } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { Sandbox, ExecResult } from '../../sandbox/types.js';
@@ -9,7 +10,9 @@ export const bashDefinition: BetaToolBash20250124 = { type: 'bash_20250124', nam
 
 const BashInput = z.object({ command: z.string().optional(), restart: z.boolean().optional() });
 
-const CWD_MARK = '__MNEMARA_CWD__=';
+// The line the wrapper prints on exit carries a fresh nonce per call, so that neither the command's own output
+// nor a background process still writing to stderr after the exit can forge it or hide it.
+const cwdMark = (): string => `__MNEMARA_CWD_${randomBytes(8).toString('hex')}__=`;
 
 // Each call is one `bash -c` in the sandbox (no long-lived shell to wedge or leak). What a persistent shell
 // would keep that matters most, the working directory, is carried over: the wrapper reports `$PWD` on exit
@@ -17,9 +20,10 @@ const CWD_MARK = '__MNEMARA_CWD__=';
 // the model's text is needed and a syntax error is reported by bash like any other failure.
 const WRAPPER = [
   'cd -- "$MNEMARA_CWD" 2>/dev/null || cd -- "$MNEMARA_ROOT"',
-  `trap 'printf "\\n${CWD_MARK}%s\\n" "$PWD" >&2' EXIT`,
+  '__mnemara_mark=$MNEMARA_MARK',
+  `trap 'printf "\\n%s%s\\n" "$__mnemara_mark" "$PWD" >&2' EXIT`,
   '__mnemara_command=$MNEMARA_COMMAND',
-  'unset MNEMARA_COMMAND MNEMARA_CWD MNEMARA_ROOT',
+  'unset MNEMARA_COMMAND MNEMARA_CWD MNEMARA_ROOT MNEMARA_MARK',
   'eval "$__mnemara_command"',
 ].join('\n');
 
@@ -44,25 +48,28 @@ export class BashSession {
     if (input.command === undefined || input.command.trim() === '') {
       return { text: 'No command given: pass {"command": "..."} or {"restart": true}.', isError: true };
     }
+    const mark = cwdMark();
     const exec = await this.sandbox.exec(['bash', '-c', WRAPPER], {
       cwd: this.sandbox.workspaceDir,
-      env: { MNEMARA_COMMAND: input.command, MNEMARA_CWD: this.cwd, MNEMARA_ROOT: this.sandbox.workspaceDir },
+      env: { MNEMARA_COMMAND: input.command, MNEMARA_CWD: this.cwd, MNEMARA_ROOT: this.sandbox.workspaceDir, MNEMARA_MARK: mark },
       ...(this.limits.execTimeoutMs !== undefined ? { timeoutMs: this.limits.execTimeoutMs } : {}),
       ...(this.limits.maxOutputBytes !== undefined ? { maxOutputBytes: this.limits.maxOutputBytes } : {}),
     });
-    const { stderr, cwd } = takeCwd(exec.stderr);
+    const { stderr, cwd } = takeCwd(exec.stderr, mark);
     if (cwd) this.cwd = cwd;
     const result: ExecResult = { ...exec, stderr };
     return { text: formatExec(result, this.limits.execTimeoutMs), exec: result, isError: exec.timedOut };
   }
 }
 
-function takeCwd(stderr: string): { stderr: string; cwd?: string } {
-  const at = stderr.lastIndexOf(`\n${CWD_MARK}`);
+/** Takes the wrapper's exit line out of stderr wherever it is (background output may follow it). */
+function takeCwd(stderr: string, mark: string): { stderr: string; cwd?: string } {
+  const at = stderr.lastIndexOf(`\n${mark}`);
   if (at === -1) return { stderr };
-  const line = stderr.slice(at + 1 + CWD_MARK.length).replace(/\n$/, '');
-  if (line.includes('\n')) return { stderr };
-  return { stderr: stderr.slice(0, at), cwd: line };
+  const start = at + 1 + mark.length;
+  const end = stderr.indexOf('\n', start);
+  const cwd = stderr.slice(start, end === -1 ? undefined : end);
+  return { stderr: stderr.slice(0, at) + (end === -1 ? '' : stderr.slice(end + 1)), cwd };
 }
 
 /** What the model sees of a command: stdout, stderr (labelled), then the exit code and any limit that fired. */
