@@ -14,6 +14,12 @@ async function store(opts: Opts): Promise<DirectoryStore> {
   return openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
 }
 
+/** The memory layout's folders from the configuration (`memory.layout`), for `--kind memory` and `diff`. */
+function layoutDirs(opts: Opts): string[] {
+  const { layout } = loadCliConfig(opts).config.memory;
+  return [layout.memoriesDir, layout.sessionsDir];
+}
+
 function size(bytes: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB'];
   let v = bytes;
@@ -72,7 +78,7 @@ export function registerSnapshotCommand(program: Command): void {
 
   sub('create <dir>', 'Pack a directory into a snapshot: a delta on the lineage head when there is one, then advance the head.')
     .requiredOption('-l, --lineage <name>', 'lineage to add to, e.g. ci/main')
-    .option('-k, --kind <kind>', 'workspace (the whole tree) or memory (the memory layout only: memories/, sessions/)', 'workspace')
+    .option('-k, --kind <kind>', 'workspace (the whole tree) or memory (only the memory layout, memories/ and sessions/ by default; the rest is inherited)', 'workspace')
     .option('--rollout <id...>', 'rollout ids the snapshot contains')
     .option('--full', 'store a full layer even when the lineage has a head')
     .action(async (dir: string, opts: Opts & { lineage: string; kind: string; rollout?: string[]; full?: boolean }) => {
@@ -86,7 +92,7 @@ export function registerSnapshotCommand(program: Command): void {
         kind: opts.kind,
         parent: opts.full ? null : head,
         rolloutIds: opts.rollout ?? [],
-        ...(opts.kind === 'memory' ? { scope: ['memories', 'sessions'] } : {}),
+        ...(opts.kind === 'memory' ? { scope: layoutDirs(opts) } : {}),
         onProgress: progressPrinter(!opts.json),
       });
       await s.advanceHead(opts.lineage, head, m.id);
@@ -128,7 +134,7 @@ export function registerSnapshotCommand(program: Command): void {
 
   sub('diff <a> <b>', 'Files added, removed and changed from snapshot a to b, with text diffs of the memory layout.').action(
     async (a: string, b: string, opts: Opts) => {
-      const d = await diffSnapshots(await store(opts), a, b);
+      const d = await diffSnapshots(await store(opts), a, b, layoutDirs(opts));
       emit(Boolean(opts.json), d, () =>
         [
           ...d.added.map((p) => `A ${p}`),
