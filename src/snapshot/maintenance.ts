@@ -18,9 +18,9 @@ export interface VerifyResult {
 }
 
 /**
- * Checks `id` (or every snapshot, plus directories under `snapshots/` whose manifest is unreadable) by a
- * full pass 1: blobs exist, digests and sizes match, every entry passes the restore guard. Never throws for a
- * damaged snapshot; reports it.
+ * Checks `id` (or every snapshot, plus directories under `snapshots/` whose manifest is unreadable, plus every
+ * lineage head) by a full pass 1: blobs exist, digests and sizes match, every entry passes the restore guard,
+ * each head names a snapshot that exists. Never throws for a damaged snapshot; reports it.
  */
 export async function verifySnapshots(store: DirectoryStore, id?: string, onProgress?: OnProgress): Promise<VerifyResult[]> {
   const ids = id === undefined ? await store.manifests.ids() : [id];
@@ -42,6 +42,14 @@ export async function verifySnapshots(store: DirectoryStore, id?: string, onProg
       results.push({ id: sid, ok: false, error: (err as Error).message });
     }
     onProgress?.({ step: 'verify', phase: 'progress', done: i + 1, total: ids.length, unit: 'entries' });
+  }
+  if (id === undefined) {
+    // A head must name a complete snapshot, or the next run of that lineage cannot start from it.
+    const present = new Set(results.filter((r) => r.ok).map((r) => r.id));
+    for (const [lineage, head] of Object.entries(await store.listHeads())) {
+      if (present.has(head) || results.some((r) => r.id === head)) continue;
+      results.push({ id: head, ok: false, error: `head of lineage ${lineage} names snapshot ${head}, which is not in the store` });
+    }
   }
   onProgress?.({ step: 'verify', phase: 'end', message: `${results.filter((r) => r.ok).length}/${results.length} ok` });
   return results;

@@ -149,5 +149,9 @@ describe('prune and gc', () => {
     expect(r.removedSnapshots).toEqual(['20200101T000000000Z-00000000']);
     expect(r.removedBlobs).toEqual([`sha256:${'a'.repeat(64)}`]);
     expect((await verifySnapshots(store)).every((x) => x.ok)).toBe(true);
+
+    const { rmSync } = await import('node:fs');
+    rmSync(join(store.root, 'snapshots', ids[1]!), { recursive: true }); // the head's manifest is lost
+    expect(await verifySnapshots(store)).toContainEqual({ id: ids[1], ok: false, error: expect.stringContaining('head of lineage l') });
   });
 });
