@@ -21,7 +21,7 @@ async function mnemara(home: string, ...args: string[]): Promise<{ code: number;
 }
 
 describe('mnemara snapshot (CLI)', () => {
-  it('creates, restores and verifies with --json; exit 1 when verify finds damage, 2 for an unknown id', async () => {
+  it('creates, restores and verifies with --json; exit 1 when verify finds damage, 2 for a non-empty target or an unknown id', async () => {
     const home = tempDir();
     const src = tempDir();
     mkdirSync(join(src, 'memories'));
@@ -43,7 +43,10 @@ describe('mnemara snapshot (CLI)', () => {
     expect(verified.code).toBe(1);
     expect(verified.json.results).toEqual([{ id, ok: false, error: expect.stringContaining(id) }]);
 
-    const missing = await mnemara(home, 'restore', '20990101T000000000Z-00000000', out);
+    const notEmpty = await mnemara(home, 'restore', id, src);
+    expect(notEmpty).toMatchObject({ code: 2, json: { error: { code: 'USAGE', message: expect.stringContaining('not empty') } } });
+
+    const missing = await mnemara(home, 'restore', '20990101T000000000Z-00000000', join(tempDir(), 'new'));
     expect(missing).toMatchObject({ code: 2, json: { error: { code: 'NOT_FOUND' } } });
   }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
@@ -126,7 +127,14 @@ export function registerSnapshotCommand(program: Command): void {
 
   sub('restore <id> <dir>', 'Restore a snapshot into a directory (staged, then swapped in: all or nothing).')
     .option('-p, --path <path...>', 'restore only these paths, laid over what the directory already holds (e.g. memories sessions)')
-    .action(async (id: string, dir: string, opts: Opts & { path?: string[] }) => {
+    .option('--force', 'replace a directory that is not empty (everything not in the snapshot is removed)')
+    .action(async (id: string, dir: string, opts: Opts & { path?: string[]; force?: boolean }) => {
+      const existing = await readdir(dir).catch(() => [] as string[]);
+      if (existing.length > 0 && !opts.path && !opts.force) {
+        throw new MnemaraError('USAGE', `${dir} is not empty, and a restore replaces its whole content`, {
+          hint: 'Pass --force to replace it, --path to restore only some paths into it, or choose a new directory.',
+        });
+      }
       const s = await store(opts);
       const r = await s.restoreToDirectory(id, dir, { ...(opts.path ? { paths: opts.path } : {}), onProgress: progressPrinter(!opts.json) });
       emit(Boolean(opts.json), { snapshot: id, dir, ...r }, () => `restored ${id} into ${dir}: ${r.files} entries, ${size(r.bytes)}`);
