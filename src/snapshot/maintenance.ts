@@ -106,8 +106,10 @@ async function olderThan(path: string, graceMs: number): Promise<boolean> {
  * Anything younger than `graceMs` (default 10 min) is spared, because a concurrent `create` may be about to
  * reference it.
  */
-export async function collectGarbage(store: DirectoryStore, options: { graceMs?: number } = {}): Promise<CleanupReport> {
+export async function collectGarbage(store: DirectoryStore, options: { graceMs?: number; onProgress?: OnProgress } = {}): Promise<CleanupReport> {
   const graceMs = options.graceMs ?? 10 * 60_000;
+  const started = Date.now();
+  options.onProgress?.({ step: 'gc', phase: 'start' });
   const report: CleanupReport = { removedSnapshots: [], removedBlobs: [], removedTemp: [], freedBytes: 0 };
   for (const name of await readdir(store.tmpDir).catch(() => [] as string[])) {
     const p = join(store.tmpDir, name);
@@ -140,6 +142,7 @@ export async function collectGarbage(store: DirectoryStore, options: { graceMs?:
   }
   await removeTempRefs(join(store.root, 'refs', 'lineages'), graceMs, report, 'refs/lineages');
   report.freedBytes += await removeUnreferencedBlobs(store, await store.list(), graceMs, report);
+  options.onProgress?.({ step: 'gc', phase: 'end', message: `${report.freedBytes} bytes freed`, elapsedMs: Date.now() - started });
   return report;
 }
 
@@ -173,11 +176,13 @@ async function removeUnreferencedBlobs(store: DirectoryStore, keep: Manifest[], 
  */
 export async function pruneSnapshots(
   store: DirectoryStore,
-  options: { keep: number; lineage?: string; graceMs?: number },
+  options: { keep: number; lineage?: string; graceMs?: number; onProgress?: OnProgress },
 ): Promise<CleanupReport> {
+  const started = Date.now();
   if (!Number.isInteger(options.keep) || options.keep < 0) {
     throw new MnemaraError('INVALID_INPUT', `--keep must be a whole number ≥ 0, got ${String(options.keep)}`, { hint: 'For example: --keep 5' });
   }
+  options.onProgress?.({ step: 'prune', phase: 'start', message: `keep ${options.keep} per lineage` });
   const heads = new Set(Object.values(await store.listHeads()));
   const all = await store.list();
   const byLineage = new Map<string, Manifest[]>();
@@ -194,5 +199,6 @@ export async function pruneSnapshots(
   }
   const removed = new Set(report.removedSnapshots);
   report.freedBytes += await removeUnreferencedBlobs(store, all.filter((m) => !removed.has(m.id)), options.graceMs ?? 10 * 60_000, report);
+  options.onProgress?.({ step: 'prune', phase: 'end', message: `${report.removedSnapshots.length} removed`, elapsedMs: Date.now() - started });
   return report;
 }

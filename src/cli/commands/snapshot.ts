@@ -178,14 +178,18 @@ export function registerSnapshotCommand(program: Command): void {
     .requiredOption('--keep <n>', 'snapshots to keep per lineage')
     .option('-l, --lineage <name>', 'only this lineage')
     .action(async (opts: Opts & { keep: string; lineage?: string }) => {
-      const r = await pruneSnapshots(await store(opts), { keep: nonNegativeInt('--keep', opts.keep), ...(opts.lineage ? { lineage: opts.lineage } : {}) });
+      const r = await pruneSnapshots(await store(opts), {
+        keep: nonNegativeInt('--keep', opts.keep),
+        ...(opts.lineage ? { lineage: opts.lineage } : {}),
+        onProgress: progressPrinter(!opts.json),
+      });
       emit(Boolean(opts.json), r, () => describeCleanup(r));
     });
 
   sub('gc', 'Remove leftovers of interrupted writes and blobs no snapshot uses.')
     .option('--grace <seconds>', 'spare anything younger than this (a write may be in progress)', '600')
     .action(async (opts: Opts & { grace: string }) => {
-      const r = await collectGarbage(await store(opts), { graceMs: nonNegativeInt('--grace', opts.grace) * 1000 });
+      const r = await collectGarbage(await store(opts), { graceMs: nonNegativeInt('--grace', opts.grace) * 1000, onProgress: progressPrinter(!opts.json) });
       emit(Boolean(opts.json), r, () => describeCleanup(r));
     });
 }
