@@ -115,6 +115,9 @@ const SHAPES: ShapeRule[] = [
  */
 const PROSE_SECRET = /\b(password|passphrase|passwd|secret|token|api[ _-]?key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([^\s"'`]{6,})\3/gi;
 
+/** "the key AKx9…": after a bare "key", only a long value mixing upper case, lower case and digits counts. */
+const PROSE_KEY = /\b(key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([A-Za-z0-9+/=_-]{20,})\3(?![A-Za-z0-9+/=_-])/gi;
+
 function isProseSecret(value: string): boolean {
   const v = value.replace(/[.,;:!?)]+$/, '');
   return !REDACTED_RE.test(v) && !/^[$<{%]/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !/^[0-9a-f]{7,64}$/.test(v) && !v.includes('/');
@@ -265,6 +268,9 @@ export function redact(text: string): string {
     const trail = value.match(/[.,;:!?)]+$/)?.[0] ?? '';
     return `${word}${sep}${q}${marker(assignmentKind(word))}${trail}${q}`;
   });
+  out = out.replace(PROSE_KEY, (m, word: string, sep: string, q: string, value: string) =>
+    /[A-Z]/.test(value) && /[a-z]/.test(value) && /[0-9]/.test(value) && !REDACTED_RE.test(value) ? `${word}${sep}${q}${marker('secret')}${q}` : m,
+  );
   return out;
 }
 

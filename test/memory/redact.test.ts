@@ -49,6 +49,8 @@ const HARMLESS: string[] = [
   'token budget 4096, the token limit is 50000',
   'password hashing with bcrypt',
   'secret rotation happens in v2 of the policy',
+  'the primary key user_id_and_created_at_2024 is fine',
+  'press the key F12 and see m-21f9a32a',
 ];
 
 describe('redact', () => {

@@ -85,5 +85,6 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'query string password', text: 'curl "https://api.example.com/login?user=bob&password=FAKEqs12345&x=1"', secret: 'FAKEqs12345', kind: 'password' },
   { name: 'password in prose', text: 'Always use the deploy password FAKEuserSaidPw123 from now on.', secret: 'FAKEuserSaidPw123', kind: 'password' },
   { name: 'api key in prose', text: 'the api key is FAKEk7Mdq2Vn8rX, keep it', secret: 'FAKEk7Mdq2Vn8rX', kind: 'secret' },
+  { name: 'key in prose', text: 'and the key FAKEk7Mdq2Vn8rXzL0pWbT4yHs9eJc3uGa1FAKE0 from now on', secret: 'FAKEk7Mdq2Vn8rXzL0pWbT4yHs9eJc3uGa1FAKE0', kind: 'secret' },
   { name: 'serialized jsonl line', text: '{"type":"tool_result","output":"GITHUB_TOKEN=ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu\\nHOME=/home/agent"}', secret: 'ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu', kind: 'github_token' },
 ];
