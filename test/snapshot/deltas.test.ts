@@ -147,4 +147,27 @@ describe('pack details', () => {
     for (const k of ['fifo', 'sock', '.wh.reserved', 'outside-link', 'node_modules/.cache', 'node_modules/.cache/junk']) delete want[k];
     expect(describeTree(out)).toEqual(want);
   });
+
+  it('exports with the requested owner in every header, directories first', async () => {
+    const { Parser } = await import('tar');
+    const src = tempDir();
+    mkdirSync(join(src, 'a/b'), { recursive: true });
+    writeFileSync(join(src, 'a/b/f'), 'f');
+    writeFileSync(join(src, 'top'), 't');
+    const store = await openStore(tempDir());
+    const m = await store.create({ dir: src }, { lineage: 'l', kind: 'workspace' });
+    const tar = await store.exportTar(m.id, { owner: { uid: 1000, gid: 1001 } });
+    const seen: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const p = new Parser();
+      p.on('entry', (e) => {
+        seen.push(`${e.type} ${e.path} ${e.uid}:${e.gid}`);
+        e.resume();
+      });
+      p.on('end', () => resolve());
+      tar.on('error', reject);
+      tar.pipe(p as never);
+    });
+    expect(seen).toEqual(['Directory a/ 1000:1001', 'Directory a/b/ 1000:1001', 'File a/b/f 1000:1001', 'File top 1000:1001']);
+  });
 });
