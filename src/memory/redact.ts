@@ -93,11 +93,11 @@ const SHAPES: ShapeRule[] = [
   },
   {
     kind: 'password',
-    // `curl -u user:password`, `curl --user=user:password`, `http -a user:password`: keep the user. Only after
-    // curl/httpie on the same command line, since `-u 1000:1000` means a uid:gid to docker.
-    re: /(\b(?:curl|https?)\b[^\n;|&]*?\s(?:-u|--user|-a|--auth)(?:\s+|=)?)(["']?)([^\s:"'$]+):([^\s"'@]+)\2(?=\s|$)/g,
-    replace: (m, pre: string, q: string, user: string, pw: string) =>
-      REDACTED_RE.test(pw) || pw.startsWith('$') ? m : `${pre}${q}${user}:${marker('password')}${q}`,
+    // `curl -u user:password`, `curl --user=user:password`, `http -a user:password`: keep the user. Only in a
+    // curl/httpie command (see isCurlSegment), since `-u 1000:1000` means a uid:gid to docker.
+    re: /(\s(?:-u|--user|-a|--auth)(?:\s+|=)?)(["']?)([^\s:"'$-][^\s:"'$]*):([^\s"'@]+)\2(?=\s|$)/g,
+    replace: (m, pre: string, q: string, user: string, pw: string, offset: string, whole: string) =>
+      REDACTED_RE.test(pw) || pw.startsWith('$') || !isCurlSegment(whole, Number(offset)) ? m : `${pre}${q}${user}:${marker('password')}${q}`,
   },
   {
     kind: 'secret',
@@ -108,6 +108,19 @@ const SHAPES: ShapeRule[] = [
       isSecretName(name) && !value.includes('[REDACTED:') && isSecretValue(value, false) ? `${pre}${name}${sep}${marker(assignmentKind(name))}${q}` : m,
   },
 ];
+
+/**
+ * Whether the shell command around `offset` is curl or httpie: the text since the last line break, `;`, `|` or
+ * `&`, at most 2,000 characters back (a lookback, not a regex from the command word: that was quadratic on
+ * long lines full of URLs).
+ */
+function isCurlSegment(text: string, offset: number): boolean {
+  const from = Math.max(0, offset - 2000);
+  const before = text.slice(from, offset);
+  const cut = Math.max(before.lastIndexOf('\n'), before.lastIndexOf(';'), before.lastIndexOf('|'), before.lastIndexOf('&'));
+  const segment = before.slice(cut + 1);
+  return /\bcurl\b/.test(segment) || /(?:^|\s)https?\s/.test(segment);
+}
 
 /**
  * A password or secret told in prose: "the password is hunter2x", "use password FAKE123 from now on". Only a
@@ -249,7 +262,8 @@ export function redact(text: string): string {
     out = out.replace(rule.re, (m: string, ...rest: unknown[]) => {
       if (!rule.replace) return marker(rule.kind);
       const groups = rest.slice(0, -2).map((g) => (typeof g === 'string' ? g : ''));
-      return rule.replace(m, ...groups);
+      // The match's offset and the whole text come last, for rules that look around the match.
+      return rule.replace(m, ...groups, String(rest.at(-2)), String(rest.at(-1)));
     });
   }
   const jsonPair = (m: string, q: string, name: string, sep: string, vq: string, value: string): string =>
