@@ -119,7 +119,7 @@ function isCurlSegment(text: string, offset: number): boolean {
   const before = text.slice(from, offset);
   const cut = Math.max(before.lastIndexOf('\n'), before.lastIndexOf(';'), before.lastIndexOf('|'), before.lastIndexOf('&'));
   const segment = before.slice(cut + 1);
-  return /\bcurl\b/.test(segment) || /(?:^|\s)https?\s/.test(segment);
+  return /\bcurl\b/.test(segment) || /(?:^|\s)https?(?:\s|$)/.test(segment);
 }
 
 /**
