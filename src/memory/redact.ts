@@ -111,11 +111,11 @@ const SHAPES: ShapeRule[] = [
 
 /**
  * Whether the shell command around `offset` is curl or httpie: the text since the last line break, `;`, `|` or
- * `&`, at most 2,000 characters back (a lookback, not a regex from the command word: that was quadratic on
+ * `&`, at most 512 characters back (a lookback, not a regex from the command word: that was quadratic on
  * long lines full of URLs).
  */
 function isCurlSegment(text: string, offset: number): boolean {
-  const from = Math.max(0, offset - 2000);
+  const from = Math.max(0, offset - 512);
   const before = text.slice(from, offset);
   const cut = Math.max(before.lastIndexOf('\n'), before.lastIndexOf(';'), before.lastIndexOf('|'), before.lastIndexOf('&'));
   const segment = before.slice(cut + 1);
