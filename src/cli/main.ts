@@ -7,10 +7,14 @@ import { registerMemoryCommand } from './commands/memory.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerSnapshotCommand } from './commands/snapshot.js';
+import { MnemaraError } from '../config/errors.js';
 import { EXIT, reportError } from './output.js';
 
-/** Builds the `mnemara` command tree; each command lives in `commands/<name>.ts`. */
-export function buildProgram(): Command {
+/**
+ * Builds the `mnemara` command tree; each command lives in `commands/<name>.ts`. With `json`, commander's own
+ * usage messages are held back so that the error reaches stdout as the same `{error}` document as any other.
+ */
+export function buildProgram(json = false): Command {
   const program = new Command('mnemara')
     .description(
       'Memory that survives from one agent run to the next: Claude runs in a hardened Docker sandbox,\n' +
@@ -19,6 +23,8 @@ export function buildProgram(): Command {
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  // Set before the commands are added, so that every subcommand inherits it.
+  if (json) program.configureOutput({ writeErr: () => {} });
   registerRunCommand(program);
   registerSnapshotCommand(program);
   registerMemoryCommand(program);
@@ -30,16 +36,21 @@ export function buildProgram(): Command {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const json = argv.includes('--json');
+  const program = buildProgram(json);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {
-    const e = err as { code?: string; exitCode?: number };
+    const e = err as { code?: string; message?: string };
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
-      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? EXIT.ok : EXIT.usage;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
+      // Without --json commander has already printed its message and the usage hint.
+      if (!json) return EXIT.usage;
+      const message = (e.message ?? 'invalid usage').replace(/^error: /, '');
+      return reportError(new MnemaraError('USAGE', message, { hint: 'run with --help for usage' }), true);
     }
-    return reportError(err, argv.includes('--json'));
+    return reportError(err, json);
   }
 }
 
