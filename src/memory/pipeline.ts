@@ -35,6 +35,8 @@ export interface MemoryPipelineOptions {
   forceConsolidation?: boolean;
   onProgress?: OnProgress;
   now?: () => Date;
+  /** How long to wait (ms) for another pipeline holding `memories/.lock` before `BUSY`; default 30,000. */
+  lockWaitMs?: number;
 }
 
 /** What one pipeline run did. Entry ids in `added`/`changed`/`removed`. */
@@ -121,7 +123,7 @@ async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelin
  * written atomically; the layout's folders go into `.git/info/exclude` in a git workspace.
  * A rollout's failure does not stop the others; a phase 2 failure is returned in `phase2Error` and leaves
  * the previous MEMORY.md in place. Holds `memories/.lock` while it runs.
- * @throws MnemaraError `BUSY` (another pipeline holds the lock), `INVALID_INPUT` (damaged `.state.json`),
+ * @throws MnemaraError `BUSY` (another live pipeline still holds the lock after `lockWaitMs`), `INVALID_INPUT` (damaged `.state.json`),
  *   `INVALID_CONFIG` (layout outside the workspace), `USAGE` (model extractor without client/model).
  */
 export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise<MemoryPipelineResult> {
@@ -135,6 +137,7 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
   const onProgress = options.onProgress ?? noProgress;
   const now = options.now ?? (() => new Date());
   await excludeFromGit(paths.workspaceDir, layout).catch((err: Error) => log.warn({ err: err.message }, 'could not update .git/info/exclude'));
+  const lockOptions = options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {};
   return withMemoryLock(join(paths.memoriesDir, '.lock'), async () => {
     const state = await loadState(paths.stateFile);
     // The agent's own notes under memories/ are memory files too: no secret may stay in them.
@@ -198,5 +201,5 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
       log.error({ err: result.phase2Error }, 'phase 2 failed; the previous MEMORY.md is kept');
     }
     return result;
-  });
+  }, lockOptions);
 }

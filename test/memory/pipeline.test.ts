@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -164,11 +166,44 @@ describe('runMemoryPipeline', () => {
     expect((await loadState(paths.stateFile)).rollouts['r-theirs']?.status).toBe('extracted');
   });
 
-  it('refuses to run twice at once on one layout', async () => {
+  it('refuses to run while another live process holds the lock, once it has waited lockWaitMs', async () => {
     const paths = await tempWorkspace();
     await mkdir(paths.memoriesDir, { recursive: true });
-    await writeFile(join(paths.memoriesDir, '.lock'), '123\n');
-    await expect(runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det })).rejects.toMatchObject({ code: 'BUSY' });
+    const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await writeFile(join(paths.memoriesDir, '.lock'), `${holder.pid}\n`);
+      const started = Date.now();
+      await expect(runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det, lockWaitMs: 300 })).rejects.toMatchObject({
+        code: 'BUSY',
+        message: expect.stringContaining(`pid ${holder.pid}`),
+      });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it('takes over at once a lock whose process is gone (killed mid-pipeline)', async () => {
+    const paths = await tempWorkspace();
+    await mkdir(paths.memoriesDir, { recursive: true });
+    const gone = spawn('true', [], { stdio: 'ignore' });
+    await once(gone, 'exit');
+    await writeFile(join(paths.memoriesDir, '.lock'), `${gone.pid}\n`);
+    await mkdir(paths.sessionsDir, { recursive: true });
+    await writeFile(paths.transcript('r-after-crash'), transcript('r-after-crash', FAILING_THEN_FIXED));
+    const res = await runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det, lockWaitMs: 0 });
+    expect(res.extracted).toEqual(['r-after-crash']);
+  });
+
+  it('lets pipelines started together on one layout wait for each other: all succeed, none interleave', async () => {
+    const paths = await tempWorkspace();
+    const ids = ['r-a', 'r-b', 'r-c', 'r-d'];
+    await mkdir(paths.sessionsDir, { recursive: true });
+    for (const id of ids) await writeFile(paths.transcript(id), transcript(id, FAILING_THEN_FIXED));
+    const results = await Promise.all(ids.map(() => runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det })));
+    expect(results.flatMap((r) => r.extracted).sort()).toEqual(ids);
+    const state = await loadState(paths.stateFile);
+    expect(ids.every((id) => state.rollouts[id]?.status === 'extracted')).toBe(true);
   });
 });
 
