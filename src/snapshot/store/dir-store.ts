@@ -65,9 +65,23 @@ export class DirectoryStore implements SnapshotStore {
     this.refs = new LineageRefs(join(root, 'refs', 'lineages'));
   }
 
-  /** Creates the store's directories if missing (idempotent). */
+  /**
+   * Creates the store's directories if missing (idempotent). Throws `MnemaraError('INVALID_INPUT')` when the
+   * store path cannot hold a store (a file on the way, no permission, a read-only filesystem).
+   */
   async init(): Promise<void> {
-    for (const d of ['snapshots', 'blobs/sha256', 'refs/lineages', 'tmp']) await mkdir(join(this.root, d), { recursive: true });
+    try {
+      for (const d of ['snapshots', 'blobs/sha256', 'refs/lineages', 'tmp']) await mkdir(join(this.root, d), { recursive: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR' || code === 'EEXIST' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+        throw new MnemaraError('INVALID_INPUT', `snapshot store ${this.root} cannot be used: ${code} (${(err as Error).message})`, {
+          hint: 'point --store (or MNEMARA_HOME) at a writable directory',
+          cause: err,
+        });
+      }
+      throw err;
+    }
   }
 
   get(id: string): Promise<Manifest> {
