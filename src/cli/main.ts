@@ -54,4 +54,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that stops early (`mnemara --help | head`) closes the pipe: that is not an error of ours.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok);
+    throw err;
+  });
+}
+
 process.exitCode = await main(process.argv);

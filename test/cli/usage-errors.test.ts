@@ -29,3 +29,12 @@ describe('usage errors', () => {
     expect(r.stderr).toMatch(/unknown command 'bogus'/);
   });
 });
+
+describe('a reader that stops early', () => {
+  it('`mnemara run --help` into a closed pipe exits cleanly, without an EPIPE crash', async () => {
+    // The reader closes its end at once, long before node has started: every write of the help meets EPIPE.
+    const r = await execa('bash', ['-c', `"${process.execPath}" --import tsx "${MAIN}" run --help | (exec <&-; sleep 3); echo "rc=\${PIPESTATUS[0]}"`], { reject: false });
+    expect(r.stderr).not.toMatch(/EPIPE|Error/);
+    expect(r.stdout.trim()).toBe('rc=0');
+  });
+});
