@@ -13,8 +13,8 @@ import { withMemoryLock } from './lock.js';
 import { sha256 } from './normalize.js';
 import { extractRollout } from './phase1/index.js';
 import { consolidate } from './phase2/index.js';
-import { redact, redactDeep } from './redact.js';
-import { redactForeignMemoryFiles } from './redact-files.js';
+import { REDACTION_VERSION, redact, redactDeep } from './redact.js';
+import { reRedactLayout, redactForeignMemoryFiles } from './redact-files.js';
 import { loadState, saveState, type MemoryState } from './state.js';
 import { countMemoryUse, memoryMdWrites, type MemoryUse } from './use.js';
 
@@ -140,8 +140,16 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
   const lockOptions = options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {};
   return withMemoryLock(join(paths.memoriesDir, '.lock'), async () => {
     const state = await loadState(paths.stateFile);
-    // The agent's own notes under memories/ are memory files too: no secret may stay in them.
-    await redactForeignMemoryFiles(paths);
+    // The agent's own notes under memories/ are memory files too: no secret may stay in them. Files an older
+    // mnemara wrote with older rules are redacted again, once per rules version.
+    let rescrubbed = false;
+    if (state.redactedWith !== REDACTION_VERSION) {
+      rescrubbed = (await reRedactLayout(paths)).handbookDirty;
+      state.redactedWith = REDACTION_VERSION;
+      await saveState(paths.stateFile, state);
+    } else {
+      await redactForeignMemoryFiles(paths);
+    }
     const result: MemoryPipelineResult = { extracted: [], pending: [], consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], modelCalls: 0, phase2Error: null };
     const todo: string[] = [];
     // The newest rollout that wrote MEMORY.md itself: its changes are the agent's, not a person's.
@@ -188,7 +196,7 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
         mode: options.extractor,
         ...(options.client ? { client: options.client } : {}),
         ...(options.model ? { model: options.model } : {}),
-        force: options.forceConsolidation ?? false,
+        force: (options.forceConsolidation ?? false) || rescrubbed,
         ...(agentEdits ? { agentEdits } : {}),
         now,
         onProgress,

@@ -3,7 +3,7 @@ import { join, relative, sep } from 'node:path';
 import { logger } from '../config/logger.js';
 import { writeFileAtomic } from './atomic.js';
 import type { MemoryPaths } from './layout.js';
-import { redact } from './redact.js';
+import { redact, redactDeep } from './redact.js';
 
 const log = logger('memory.redact');
 
@@ -46,4 +46,76 @@ export async function redactForeignMemoryFiles(paths: MemoryPaths): Promise<stri
   await walk(paths.memoriesDir);
   if (changed.length) log.info({ files: changed }, 'redacted secrets in memory files the agent wrote');
   return changed;
+}
+
+/** Transcripts above this size (bytes) are not rewritten by a re-redaction: read whole, they would cost too much memory. */
+const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Re-redacts, in place, what an older mnemara (older redaction rules) wrote into a memory layout: the rollout
+ * summaries, the raw memories and the transcripts (`sessions/*.jsonl`, line by line as `learn` stores them:
+ * parsed and `redactDeep`ed; a line that does not parse is redacted as text), plus the agent's own files
+ * (see {@link redactForeignMemoryFiles}). MEMORY.md and memory_summary.md are left to consolidation, which
+ * redacts every entry (rewriting them here would look like a person's edit).
+ * @returns the files changed (relative to the workspace, `/`-separated) and whether MEMORY.md or the summary
+ *   still hold something to redact (then the caller consolidates even without new raw memories).
+ */
+export async function reRedactLayout(paths: MemoryPaths): Promise<{ changed: string[]; handbookDirty: boolean }> {
+  const changed: string[] = [];
+  const rel = (p: string): string => relative(paths.workspaceDir, p).split(sep).join('/');
+  for (const dir of [paths.rolloutSummariesDir, paths.rawMemoriesDir]) {
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const path = join(dir, name);
+      if (!name.endsWith('.md') || !(await lstat(path).then((st) => st.isFile() && st.size <= MAX_FILE_BYTES, () => false))) continue;
+      const text = await readFile(path, 'utf8');
+      const clean = redact(text);
+      if (clean !== text) {
+        await writeFileAtomic(path, clean);
+        changed.push(rel(path));
+      }
+    }
+  }
+  for (const name of await readdir(paths.sessionsDir).catch(() => [] as string[])) {
+    const path = join(paths.sessionsDir, name);
+    if (!name.endsWith('.jsonl') || !(await lstat(path).then((st) => st.isFile() && st.size <= MAX_TRANSCRIPT_BYTES, () => false))) continue;
+    const text = await readFile(path, 'utf8');
+    const clean = text
+      .split('\n')
+      .map((line) => {
+        if (line.trim() === '') return line;
+        try {
+          return JSON.stringify(redactDeep(JSON.parse(line) as unknown));
+        } catch {
+          return redact(line);
+        }
+      })
+      .join('\n');
+    // Only a line whose content changed rewrites the file: JSON.stringify of an untouched record is left as it was.
+    if (clean !== text && redactedDiffers(text, clean)) {
+      await writeFileAtomic(path, clean);
+      changed.push(rel(path));
+    }
+  }
+  changed.push(...(await redactForeignMemoryFiles(paths)).map((f) => rel(join(paths.memoriesDir, f))));
+  let handbookDirty = false;
+  for (const file of [paths.memoryMd, paths.summaryMd]) {
+    const text = await readFile(file, 'utf8').catch(() => null);
+    if (text !== null && redact(text) !== text) handbookDirty = true;
+  }
+  if (changed.length) log.info({ files: changed }, 're-redacted memory files written with older redaction rules');
+  return { changed, handbookDirty };
+}
+
+// Whether re-serializing changed more than formatting: compares the lines' parsed values.
+function redactedDiffers(before: string, after: string): boolean {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  return a.some((line, i) => {
+    if (line === b[i]) return false;
+    try {
+      return JSON.stringify(JSON.parse(line)) !== b[i];
+    } catch {
+      return true;
+    }
+  });
 }

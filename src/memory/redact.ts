@@ -12,6 +12,12 @@
  * git hashes, UUIDs, sha256 digests and paths have none of the shapes below.
  */
 
+/**
+ * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
+ * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
+ */
+export const REDACTION_VERSION = 2;
+
 /** Kinds that appear in `[REDACTED:<kind>]`. */
 export type SecretKind =
   | 'private_key'

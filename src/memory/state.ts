@@ -63,6 +63,8 @@ export const MemoryStateSchema = z.object({
   uses: z.record(z.string(), z.number().int().nonnegative()).default({}),
   fileUses: z.record(z.string(), z.number().int().nonnegative()).default({}),
   usesCounted: z.array(z.string()).default([]),
+  /** `REDACTION_VERSION` the layout's files were last redacted with (0: never, or by a mnemara before it existed). */
+  redactedWith: z.number().int().nonnegative().default(0),
 });
 export type MemoryState = z.infer<typeof MemoryStateSchema>;
 

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createModelClient } from '../../src/agent/client.js';
 import { learnTranscript } from '../../src/memory/learn.js';
 import { parseMemoryMd } from '../../src/memory/memory-md.js';
 import { runMemoryPipeline } from '../../src/memory/pipeline.js';
+import { REDACTION_VERSION } from '../../src/memory/redact.js';
 import { loadState } from '../../src/memory/state.js';
 import { startMessagesServer, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
 import { defaultFixtures } from '../../scripts/eval-memory/labels.js';
@@ -279,6 +280,35 @@ describe('files the agent kept under memories/', () => {
     expect(await readFile(join(paths.memoriesDir, 'image.bin'))).toEqual(binary);
     expect(await readFile(join(paths.workspaceDir, 'outside.env'), 'utf8')).toContain(SECRET_CORPUS[9]!.secret);
     expect(await readFile(join(paths.memoriesDir, 'clean.md'), 'utf8')).toBe(clean);
+  });
+});
+
+describe('a memory layout written with older redaction rules', () => {
+  it('is redacted again once (summaries, raw memories, transcripts, MEMORY.md), then left alone', async () => {
+    const paths = await tempWorkspace();
+    await learnTranscript(join(FIXTURES, 'sundial-tz-offset-without-colon.json'), paths.workspaceDir, det);
+    // What an older mnemara, whose rules missed GitLab tokens, would have left: the token in every kind of file.
+    const token = 'glpat-FAKEgitlab0123456789ab';
+    const id = 'sundial-tz-offset-without-colon';
+    const plant = async (file: string, edit: (t: string) => string): Promise<void> => writeFile(file, edit(await readFile(file, 'utf8')));
+    await plant(paths.rawMemories(id), (t) => t.replace('# Raw memories', `# Raw memories (token ${token})`));
+    await plant(paths.rolloutSummary(id), (t) => t.replace('## Task', `## Task\nused ${token}`));
+    await plant(paths.transcript(id), (t) => t.replace('"task":"', `"task":"${token} `));
+    await plant(paths.memoryMd, (t) => t.replace(/^- (.*)(<!-- id:)/m, `- $1 (login with ${token}) $2`));
+    await plant(paths.stateFile, (t) => JSON.stringify({ ...JSON.parse(t), redactedWith: undefined }));
+    for (const f of [paths.rawMemories(id), paths.rolloutSummary(id), paths.transcript(id), paths.memoryMd]) expect(await readFile(f, 'utf8')).toContain(token);
+
+    await runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det });
+
+    const files = [...(await allFiles(paths.memoriesDir)), ...(await allFiles(paths.sessionsDir))];
+    for (const f of files) expect(await readFile(f, 'utf8'), f).not.toContain(token);
+    expect(await readFile(paths.transcript(id), 'utf8')).toContain('[REDACTED:gitlab_token]');
+    expect((await loadState(paths.stateFile)).redactedWith).toBe(REDACTION_VERSION);
+    // Once done, the next run neither rewrites the transcript nor consolidates for nothing.
+    const before = (await stat(paths.transcript(id))).mtimeMs;
+    const again = await runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det });
+    expect(again.consolidated).toBe(false);
+    expect((await stat(paths.transcript(id))).mtimeMs).toBe(before);
   });
 });
 
