@@ -137,6 +137,7 @@ function render(checks: DoctorCheck[]): string {
 export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
+    .summary('check Node, the Docker engine, the sandbox image, free disk and model access')
     .description(
       'Check this machine: Node version, a Docker engine that answers, the sandbox image built and current, ' +
         'free disk for images and snapshots, and model access (ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL; a warning only).\n\n' +

@@ -12,6 +12,7 @@ export function registerLearnCommand(program: Command): void {
   addConfigOptions(
     program
       .command('learn <transcript-file>')
+      .summary('import a transcript from elsewhere and learn from it (memory pipeline)')
       .description(
         'Learn from a run that happened elsewhere: import the transcript (Anthropic Messages JSON, Claude Code ' +
           "session JSONL, or mnemara's own JSONL), store it redacted as sessions/<rollout-id>.jsonl in the workspace, " +

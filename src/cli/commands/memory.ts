@@ -61,6 +61,7 @@ async function onMemoryDir<T>(opts: Opts, config: MnemaraConfig, fn: (dir: strin
 export function registerMemoryCommand(program: Command): void {
   const mem = program
     .command('memory')
+    .summary('show, search, forget and consolidate what runs learned (MEMORY.md)')
     .description(
       'Look at and curate what runs learned: memories/MEMORY.md (the handbook: entries with stable ids, citing ' +
         'the rollouts they came from) and memories/memory_summary.md (what every run starts with). ' +

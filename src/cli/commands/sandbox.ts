@@ -16,6 +16,7 @@ function describePrune(r: PruneResult, dryRun: boolean): string {
 export function registerSandboxCommand(program: Command): void {
   const sandbox = program
     .command('sandbox')
+    .summary('list and prune mnemara sandbox containers')
     .description(
       'Manage mnemara sandbox containers. Every container mnemara starts carries the label mnemara=1 (plus ' +
         'mnemara.session=<id>); sessions remove their own, and `prune` removes what a crash left behind. See docs/sandbox.md.',
