@@ -7,6 +7,7 @@ import { SnapshotCorruptError, SnapshotNotFoundError } from './errors.js';
 import { newSnapshotId, SNAPSHOT_ID_RE } from './id.js';
 import { scanChain } from './layers.js';
 import { resolveLimits } from './limits.js';
+import { compareTrees, readTreeIndex } from './tree-index.js';
 import type { DirectoryStore } from './store/dir-store.js';
 import { MANIFEST_FORMAT_VERSION, type Manifest } from './types.js';
 
@@ -35,7 +36,18 @@ export async function verifySnapshots(store: DirectoryStore, id?: string, onProg
           throw new SnapshotCorruptError(m.id, `layer blob ${layer.digest} is ${st.size} bytes, the manifest says ${layer.compressedBytes}`);
         }
       }
-      await scanChain(store.blobs, m, resolveLimits());
+      const limits = resolveLimits();
+      const scanned = await scanChain(store.blobs, m, limits, { hashContent: m.treeIndex !== undefined });
+      if (m.treeIndex) {
+        let index;
+        try {
+          index = await readTreeIndex(store.blobs, m.treeIndex, limits);
+        } catch (err) {
+          throw new SnapshotCorruptError(m.id, `tree index ${m.treeIndex.digest} is unusable: ${(err as Error).message}`, err);
+        }
+        const diff = compareTrees(index, scanned);
+        if (diff) throw new SnapshotCorruptError(m.id, `tree index ${m.treeIndex.digest} disagrees with the layers: ${diff}`);
+      }
       results.push({ id: sid, ok: true });
     } catch (err) {
       if (id === undefined && err instanceof SnapshotNotFoundError) continue; // a directory left by a crashed write: gc's job
@@ -80,6 +92,7 @@ export async function squashLineage(store: DirectoryStore, lineage: string, onPr
     layers: [layer],
     rolloutIds: m.rolloutIds,
     toolVersion: VERSION,
+    ...(m.treeIndex ? { treeIndex: m.treeIndex } : {}), // same merged tree, so the same index
   };
   await store.manifests.write(manifest);
   await store.advanceHead(lineage, head, id);
@@ -158,7 +171,7 @@ async function removeTempRefs(dir: string, graceMs: number, report: CleanupRepor
 }
 
 async function removeUnreferencedBlobs(store: DirectoryStore, keep: Manifest[], graceMs: number, report: CleanupReport): Promise<number> {
-  const referenced = new Set(keep.flatMap((m) => m.layers.map((l) => l.digest)));
+  const referenced = new Set(keep.flatMap((m) => [...m.layers.map((l) => l.digest), ...(m.treeIndex ? [m.treeIndex.digest] : [])]));
   let freed = 0;
   for (const blob of await store.blobs.all()) {
     if (referenced.has(blob.digest) || Date.now() - blob.mtimeMs < graceMs) continue;

@@ -1,20 +1,32 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type BigIntStats, type Stats } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OnProgress } from '../config/progress.js';
 import { SourceChangedError } from './errors.js';
 import type { TarWriter } from './tar-write.js';
-import type { MergedTree, TreeEntry } from './tree.js';
+import { MergedTree, type TreeEntry } from './tree.js';
 import { walkTree, type WalkEntry, type WalkSkip } from './walk.js';
 
 /** Files up to this size are read whole into memory, checked, and retried if they changed meanwhile. */
 const SMALL_FILE_BYTES = 8 * 1024 * 1024;
 const SMALL_FILE_ATTEMPTS = 3;
+/** A file whose ctime is this close to the pack's start gets no fingerprint: a write in the same tick could keep it. */
+const RACY_MS = 2000;
 
 export interface PackOptions {
-  /** Merged tree of the parent snapshot (with content hashes): write only what differs. `null` = full layer. */
+  /**
+   * Merged tree of the parent snapshot (every file with its content hash): write only what differs.
+   * `null` = full layer. It is updated in place into the new snapshot's tree (returned as `tree`).
+   */
   parent: MergedTree | null;
+  /** Layer number the new entries get in the tree (the parent chain's length; 0 for a full layer). */
+  layer?: number;
+  /**
+   * Host directories only: record stat fingerprints in the tree, and take a file whose fingerprint equals
+   * the parent's as unchanged without reading it. Off for a tar source extracted to a temporary directory.
+   */
+  fingerprints?: boolean;
   /** Guarded path segments the source covers; paths outside are inherited from the parent. Default: all. */
   scope?: string[][];
   ignore: (path: string) => boolean;
@@ -27,6 +39,16 @@ export interface PackResult {
   entries: number;
   contentBytes: number;
   files: number;
+  /** Files taken as unchanged by their stat fingerprint, without reading them. */
+  unread: number;
+  /** The new snapshot's merged tree (the parent's, updated), for its tree index. */
+  tree: MergedTree;
+}
+
+/** `dev:ino:size:mtimeMs:ctimeMs:mode`, or undefined when the file changed too recently to trust it. */
+function fingerprintOf(stats: Stats, packStarted: number): string | undefined {
+  if (!(stats.ctimeMs < packStarted - RACY_MS) || !(stats.mtimeMs < packStarted - RACY_MS)) return undefined;
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.mode}`;
 }
 
 /**
@@ -37,11 +59,13 @@ export interface PackResult {
  * throws `SourceChangedError`, and the caller discards the layer — nothing half-written is stored.
  */
 export async function packLayer(root: string, writer: TarWriter, options: PackOptions): Promise<PackResult> {
-  const result: PackResult = { entries: 0, contentBytes: 0, files: 0 };
+  const tree = options.parent ?? new MergedTree();
+  const result: PackResult = { entries: 0, contentBytes: 0, files: 0, unread: 0, tree };
   const scopes = options.scope ?? [[]];
   const visited = new Map<string, WalkEntry['type']>();
   const started = Date.now();
   let lastReport = started;
+  const source = { layer: options.layer ?? 0, ordinal: 0 };
 
   const emit = async (entry: WalkEntry): Promise<void> => {
     visited.set(entry.path, entry.type);
@@ -50,27 +74,45 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
       const mode = Number(entry.stats.mode) & 0o1777;
       if (prev?.type === 'dir' && prev.mode === mode) return;
       await writer.header({ path: entry.path, type: 'Directory', mode, mtime: entry.stats.mtimeMs });
+      tree.put(entry.segments, { type: 'dir', mode, size: 0, mtime: Math.floor(entry.stats.mtimeMs), source }, entry.path);
       result.entries += 1;
       return;
     }
     if (entry.type === 'symlink') {
       if (prev?.type === 'symlink' && prev.linkpath === entry.linkpath) return;
       await writer.header({ path: entry.path, type: 'SymbolicLink', mode: 0o777, mtime: entry.stats.mtimeMs, linkpath: entry.linkpath });
+      tree.put(entry.segments, { type: 'symlink', mode: 0o777, size: 0, mtime: Math.floor(entry.stats.mtimeMs), linkpath: entry.linkpath!, source }, entry.path);
       result.entries += 1;
       return;
     }
-    let written: number | null;
+    const fingerprint = options.fingerprints ? fingerprintOf(entry.stats, started) : undefined;
+    if (fingerprint !== undefined && prev?.type === 'file' && prev.hash && prev.fingerprint === fingerprint) {
+      // Same inode, size, mtime, ctime and mode as when the parent hashed it, and ctime was already old
+      // then: no write can have happened since without moving ctime.
+      result.files += 1;
+      result.unread += 1;
+      return;
+    }
+    let packed: PackedFile;
     try {
-      written = await packFile(root, entry.path, prev, writer);
+      packed = await packFile(root, entry.path, prev, writer);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       visited.delete(entry.path); // deleted between the walk and the read: it is simply not in the snapshot
       return;
     }
     result.files += 1;
-    if (written !== null) {
+    if (packed.written) {
       result.entries += 1;
-      result.contentBytes += written;
+      result.contentBytes += packed.size;
+      tree.put(
+        entry.segments,
+        { type: 'file', mode: packed.mode, size: packed.size, mtime: packed.mtime, hash: packed.hash, ...(fingerprint ? { fingerprint } : {}), source },
+        entry.path,
+      );
+    } else if (prev) {
+      if (fingerprint) prev.fingerprint = fingerprint;
+      else delete prev.fingerprint;
     }
     const now = Date.now();
     if (options.onProgress && now - lastReport > 250) {
@@ -93,6 +135,7 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
     const whiteout = async (segments: string[]): Promise<void> => {
       const path = [...segments.slice(0, -1), `.wh.${segments[segments.length - 1]!}`].join('/');
       await writer.file({ path, mode: 0o644, mtime: 0 }, Buffer.alloc(0));
+      tree.whiteout(path.split('/'), source.layer, path);
       result.entries += 1;
     };
     const sweep = async (segments: string[], entry: TreeEntry, children: MergedTree['root']['children']): Promise<void> => {
@@ -105,7 +148,8 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
         }
         if (now !== 'dir' || entry.type !== 'dir') return;
       }
-      for (const [name, child] of children ?? []) await sweep([...segments, name], child.entry, child.children);
+      // Copied first: a whiteout removes the child from this very map.
+      for (const [name, child] of [...(children ?? [])]) await sweep([...segments, name], child.entry, child.children);
     };
     for (const scope of scopes) {
       const node = options.parent.get(scope);
@@ -135,8 +179,17 @@ function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
   return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.ino === b.ino;
 }
 
-/** Packs one regular file; returns content bytes written, or `null` when it equals the parent's copy. */
-async function packFile(root: string, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<number | null> {
+/** What `packFile` did: `written` false when the content equals the parent's copy; `size` in bytes, `mtime` in ms. */
+interface PackedFile {
+  written: boolean;
+  size: number;
+  mode: number;
+  mtime: number;
+  hash: string;
+}
+
+/** Packs one regular file, unless it equals the parent's copy (same size, mode and sha256). */
+async function packFile(root: string, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<PackedFile> {
   const abs = join(root, ...path.split('/'));
   for (let attempt = 0; attempt < SMALL_FILE_ATTEMPTS; attempt++) {
     // Small files take synchronous calls: a thread-pool round trip per open/stat/close cost more than the read.
@@ -153,11 +206,11 @@ async function packFile(root: string, path: string, prev: TreeEntry | undefined,
       closeSync(fd);
     }
     const mode = Number(before.mode) & 0o1777;
-    if (prev?.type === 'file' && prev.size === buf.length && prev.mode === mode && prev.hash === createHash('sha256').update(buf).digest('hex')) {
-      return null;
-    }
-    await writer.file({ path, mode, mtime: Number(before.mtimeNs / 1_000_000n) }, buf);
-    return buf.length;
+    const hash = createHash('sha256').update(buf).digest('hex');
+    const mtime = Number(before.mtimeNs / 1_000_000n);
+    const same = prev?.type === 'file' && prev.size === buf.length && prev.mode === mode && prev.hash === hash;
+    if (!same) await writer.file({ path, mode, mtime }, buf);
+    return { written: !same, size: buf.length, mode, mtime, hash };
   }
   const probe = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
   const isLarge = await probe.stat().then((st) => st.isFile() && st.size > SMALL_FILE_BYTES, () => false);
@@ -171,7 +224,7 @@ async function packFile(root: string, path: string, prev: TreeEntry | undefined,
  * noticed while streaming cannot be undone in place: it throws `SourceChangedError` and the caller discards
  * the whole layer.
  */
-async function packLargeFile(abs: string, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<number | null> {
+async function packLargeFile(abs: string, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<PackedFile> {
   const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const before = await fh.stat({ bigint: true });
@@ -182,19 +235,22 @@ async function packLargeFile(abs: string, path: string, prev: TreeEntry | undefi
       const h = createHash('sha256');
       for await (const c of fh.createReadStream({ autoClose: false, start: 0, highWaterMark: 1024 * 1024 })) h.update(c as Buffer);
       if (!sameVersion(before, await fh.stat({ bigint: true }))) throw new SourceChangedError(path);
-      if (prev.hash === h.digest('hex')) return null;
+      const hash = h.digest('hex');
+      if (prev.hash === hash) return { written: false, size, mode, mtime, hash };
     }
     await writer.header({ path, type: 'File', mode, mtime, size });
     let read = 0;
+    const h = createHash('sha256');
     if (size > 0) {
       for await (const c of fh.createReadStream({ autoClose: false, start: 0, end: size - 1, highWaterMark: 1024 * 1024 })) {
         read += (c as Buffer).length;
+        h.update(c as Buffer);
         await writer.write(c as Buffer);
       }
     }
     if (read !== size || !sameVersion(before, await fh.stat({ bigint: true }))) throw new SourceChangedError(path);
     await writer.pad(size);
-    return size;
+    return { written: true, size, mode, mtime, hash: h.digest('hex') };
   } finally {
     await fh.close();
   }

@@ -15,6 +15,11 @@ export interface TreeEntry {
   mtime: number;
   linkpath?: string;
   hash?: string;
+  /**
+   * Host-dir packs only: `dev:ino:size:mtimeMs:ctimeMs` of the source file when its content was hashed,
+   * recorded only when its ctime was well before the pack began (so a later write must change it).
+   */
+  fingerprint?: string;
   /** `null` for directories implied by a deeper path but never listed themselves. */
   source: EntrySource | null;
 }

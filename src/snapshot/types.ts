@@ -20,6 +20,18 @@ export const LayerSchema = z.object({
 export type Layer = z.infer<typeof LayerSchema>;
 
 /**
+ * Reference to a snapshot's tree index (`tree-index.ts`): a gzip'd JSON blob in the blob store listing the
+ * merged tree of the whole chain with content hashes. Optional: snapshots written before it existed (or whose
+ * index cannot be read) are handled by scanning their layers.
+ */
+export const TreeIndexRefSchema = z.object({
+  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+  compressedBytes: z.number().int().nonnegative(),
+  entries: z.number().int().nonnegative(),
+});
+export type TreeIndexRef = z.infer<typeof TreeIndexRefSchema>;
+
+/**
  * `<store>/snapshots/<id>/manifest.json` (DESIGN.md, "Snapshot store"). `layers` are in apply order:
  * the first is full, later ones are deltas; restoring applies them all in order.
  */
@@ -37,6 +49,8 @@ export const ManifestSchema = z.object({
   toolVersion: z.string(),
   /** Paths left out of the newest layer on purpose (sockets, FIFOs, links pointing outside …), with why. */
   skipped: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
+  /** Index of the merged tree (written before the manifest); lets the next delta skip reading this chain. */
+  treeIndex: TreeIndexRefSchema.optional(),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type SnapshotKind = Manifest['kind'];

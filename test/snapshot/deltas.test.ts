@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore, type DirectoryStore } from '../../src/snapshot/index.js';
+import { verifySnapshots } from '../../src/snapshot/maintenance.js';
 import { describeTree, tempDir } from './helpers.js';
 
 /** Snapshots `src` into `lineage` (delta on the head), advances the head, and checks a restore equals `src`. */
@@ -11,6 +12,8 @@ async function step(store: DirectoryStore, src: string, lineage = 'l'): Promise<
   const head = await store.getHead(lineage);
   const m = await store.create({ dir: src }, { lineage, kind: 'workspace' });
   await store.advanceHead(lineage, head, m.id);
+  // verify also checks the tree index the next delta will start from against the layers
+  expect(await verifySnapshots(store, m.id)).toEqual([{ id: m.id, ok: true }]);
   const out = join(tempDir(), 'out');
   await store.restoreToDirectory(m.id, out);
   expect(describeTree(out)).toEqual(describeTree(src));
@@ -68,7 +71,10 @@ describe('delta chains', () => {
     expect(third.layers[1]!.fileCount).toBe(0);
     expect(third.layers[1]!.compressedBytes).toBeLessThan(100);
     expect(third.layers[1]!.digest).toBe(third.layers[2]!.digest);
-    expect((await store.blobs.all()).length).toBe(2);
+    // two layer blobs, plus one tree index: the tree did not change, so every snapshot's index is the same blob
+    expect(third.treeIndex).toBeDefined();
+    expect((await store.blobs.all()).map((b) => b.digest).sort()).toEqual([...new Set([...third.layers.map((l) => l.digest), third.treeIndex!.digest])].sort());
+    expect((await store.blobs.all()).length).toBe(3);
   });
 
   it('squashes automatically past maxChainLength and on command', async () => {

@@ -13,12 +13,13 @@ import { exportChain, writeMerged, type ExportOwner } from '../export.js';
 import { extractTar } from '../extract.js';
 import { newSnapshotId, isValidLineage } from '../id.js';
 import { compileIgnore } from '../ignore.js';
-import { extractChain, pathFilter, scanChain, type Chain } from '../layers.js';
+import { extractChain, scanChain, type Chain } from '../layers.js';
 import { resolveLimits } from '../limits.js';
 import { packLayer } from '../pack.js';
 import { guardPath } from '../restore-guard.js';
 import { makeStaging, swapInto, swapPaths } from '../swap.js';
 import type { MergedTree } from '../tree.js';
+import { readTreeIndex, writeTreeIndex } from '../tree-index.js';
 import {
   MANIFEST_FORMAT_VERSION,
   type CreateSnapshotOptions,
@@ -155,21 +156,31 @@ export class DirectoryStore implements SnapshotStore {
         await extractTar(source.tar, dir, { limits, onProgress, step: 'snapshot', onSkip: (path, reason) => onSkip({ path, reason }) });
       }
       const fromSource = [...skipped];
-      // Only paths the source covers are compared, so only those need content hashes.
-      const hashContent = scoped ? pathFilter(scoped) : true;
-      const parentTree = parent ? await scanChain(this.blobs, parent, limits, { hashContent }) : null;
       const ignore = compileIgnore([...this.config.ignore, ...(options.ignore ?? [])]);
       let written: Awaited<ReturnType<typeof writeLayerBlob<Awaited<ReturnType<typeof packLayer>>>>> | undefined;
       for (let attempt = 1; !written; attempt++) {
         skipped.splice(0, skipped.length, ...fromSource);
+        // Loaded per attempt: packing updates it in place into the new snapshot's tree.
+        const parentTree = parent ? await this.parentTree(parent, limits) : null;
         try {
           written = await writeLayerBlob(this.blobs, this.config.codec, this.config.level, (w) =>
-            packLayer(dir, w, { parent: parentTree, scope: scoped, ignore, onSkip, onProgress }),
+            packLayer(dir, w, {
+              parent: parentTree,
+              layer: parent?.layers.length ?? 0,
+              fingerprints: !('tar' in source),
+              scope: scoped,
+              ignore,
+              onSkip,
+              onProgress,
+            }),
           );
         } catch (err) {
           if (!(err instanceof SourceChangedError) || attempt >= 2) throw err;
           log.warn({ path: err.path }, 'source changed while packing; packing again');
         }
+      }
+      if (written.result.unread > 0) {
+        onProgress({ step: 'snapshot', phase: 'progress', message: `${written.result.unread} unchanged file(s) not re-read (same stat as in the parent)` });
       }
       const layer: Layer = { ...written.layer, fileCount: written.result.entries, delta: parent !== null };
       const id = newSnapshotId();
@@ -178,6 +189,8 @@ export class DirectoryStore implements SnapshotStore {
         onProgress({ step: 'snapshot', phase: 'progress', message: `chain of ${layers.length} layers is over ${this.config.maxChainLength}: squashing` });
         layers = [await this.squashLayers({ id, layers }, limits)];
       }
+      // Written before the manifest, like the layers, so a visible manifest never names a missing index.
+      const treeIndex = await writeTreeIndex(this.blobs, written.result.tree);
       const manifest: Manifest = {
         formatVersion: MANIFEST_FORMAT_VERSION,
         id,
@@ -189,6 +202,7 @@ export class DirectoryStore implements SnapshotStore {
         rolloutIds: [...new Set([...(parent?.rolloutIds ?? []), ...(options.rolloutIds ?? [])])],
         toolVersion: VERSION,
         ...(skipped.length ? { skipped: [...skipped] } : {}),
+        treeIndex,
       };
       await this.manifests.write(manifest);
       onProgress({ step: 'snapshot', phase: 'end', message: `${id} (+${layer.compressedBytes} bytes)`, elapsedMs: Date.now() - started });
@@ -196,6 +210,21 @@ export class DirectoryStore implements SnapshotStore {
     } finally {
       if (tmpSource) await rm(tmpSource, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * The parent's merged tree with every file's content hash: from its tree index when it has a readable one,
+   * otherwise (older snapshots, a damaged index) by scanning its whole chain.
+   */
+  async parentTree(parent: Manifest, limits: RestoreLimits): Promise<MergedTree> {
+    if (parent.treeIndex) {
+      try {
+        return await readTreeIndex(this.blobs, parent.treeIndex, limits);
+      } catch (err) {
+        log.warn({ id: parent.id, err: (err as Error).message }, 'tree index unreadable; scanning the chain instead');
+      }
+    }
+    return scanChain(this.blobs, parent, limits, { hashContent: true });
   }
 
   /** Folds a chain into one full layer holding its merged tree (the blob is written; no manifest). */
