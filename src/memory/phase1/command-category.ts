@@ -1,18 +1,83 @@
-/** What a command segment does. `env` = changes the shell's environment (export, source, corepack…). */
-export type CommandCategory = 'test' | 'build' | 'install' | 'system' | 'generate' | 'env' | 'inspect' | 'vcs' | 'other';
+/** What a command segment does. `env` = changes the shell's environment (export, source, corepack, `cd app`…); `shell` = plumbing (`set`, `true`, `cd` to the root). */
+export type CommandCategory = 'test' | 'build' | 'install' | 'system' | 'generate' | 'env' | 'inspect' | 'vcs' | 'shell' | 'other';
 
-const TEST_SCRIPT = /^test(?::|$)|^(?:unit|e2e|check)(?::|$)/;
+const TEST_SCRIPT = /^test(?::|$)|^(?:unit|e2e|check|spec)(?::|$)|^test[-_:]/;
+const TEST_TOOLS = /^(vitest|jest|mocha|ava|tap|playwright|cypress|karma|jasmine|uvu|c8|nyc)$/;
+
+/** Options that take a value, per program: their value is not a subcommand (`make -C build test`, `npm --prefix app test`). */
+const VALUED: Record<string, RegExp> = {
+  make: /^-[CfIjloW]$/,
+  gmake: /^-[CfIjloW]$/,
+  ninja: /^-[Cfjkl]$/,
+  npm: /^--(prefix|workspace|loglevel)$|^-w$/,
+  pnpm: /^--(dir|filter|workspace-root|reporter|loglevel)$|^-[CF]$/,
+  yarn: /^--(cwd)$/,
+  bun: /^--(cwd|filter)$/,
+  go: /^-C$/,
+  git: /^-C$|^-c$/,
+  mvn: /^-[fpPlTDs]$|^--(file|projects|settings)$/,
+  gradle: /^-[pc]$|^--(project-dir|settings-file)$/,
+  gradlew: /^-[pc]$|^--(project-dir|settings-file)$/,
+  cmake: /^-[SBGDj]$/,
+  ctest: /^--test-dir$|^-[jCLEIR]$|^--(label-regex|parallel|build-config|tests-regex|exclude-regex)$/,
+  tox: /^-[ec]$/,
+  dotnet: /^--(project|configuration)$|^-[pc]$/,
+  cargo: /^-[pj]$|^--(package|manifest-path|jobs|features)$/,
+};
+
+/** The non-option words of a segment's arguments, option values and `VAR=val` (make) left out; `yarn workspace x test` → `test`. */
+export function positionalArgs(program: string, args: string[]): string[] {
+  const valued = VALUED[program === 'mvnw' ? 'mvn' : program];
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const a = args[i]!;
+    if (a === '--build' && program === 'cmake') {
+      out.push(a);
+      continue;
+    }
+    if (a.startsWith('-') || (a.startsWith('+') && program === 'cargo')) {
+      if (valued && !a.includes('=') && valued.test(a)) i += 1;
+      continue;
+    }
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a) && /make$/.test(program)) continue;
+    out.push(a);
+  }
+  if (program === 'yarn' && out[0] === 'workspace') return out.slice(2);
+  return out;
+}
+
+/** A script's category from its file name's words: `scripts/check.sh`, `run_tests.sh`, `script/cibuild`, `bin/setup`. */
+function scriptCategory(path: string, first: string): CommandCategory {
+  const name = (path.split('/').pop() ?? path).replace(/\.[a-z]+$/i, '').toLowerCase();
+  const words = name.split(/[-_.]+/);
+  const has = (re: RegExp) => words.some((w) => re.test(w)) || re.test(name);
+  if (name === 'manage' && first === 'test') return 'test';
+  if (has(/^(test|tests|testing|check|checks|ci|cibuild|verify|spec|specs|runtests|unittests?|pytest|e2e|integration|precommit)$/)) return 'test';
+  if (has(/^(build|compile|dist|bundle|make)$/)) return 'build';
+  if (has(/^(bootstrap|setup|install|deps|dependencies|vendor)$/)) return 'install';
+  if (has(/^(gen|generate|codegen|proto|protos)$/)) return 'generate';
+  if (/^(test|tests|check)$/.test(first)) return 'test';
+  if (/^(build|dist)$/.test(first)) return 'build';
+  return 'other';
+}
 
 /**
- * The category of one command segment from its program, its arguments (`args`: non-flag words) and the
- * whole segment (`core`): package-manager scripts named test*, `make test`, `pytest` … are tests; `npm ci`,
- * `pip install -r` … install dependencies; `apt-get install` … install system packages.
+ * The category of one command segment from its program, its positional arguments (`args`) and the
+ * segment from the program on (`core`): package-manager scripts named test*, `make test`, `pytest`,
+ * scripts named like `check.sh` … are tests; `npm ci`, `pip install -r` … install dependencies;
+ * `apt-get install` … install system packages. `script`: the program is a file run by path or interpreter.
  */
-export function categoryOf(program: string, args: string[], core: string): CommandCategory {
+export function categoryOf(program: string, args: string[], core: string, script = false): CommandCategory {
+  if (script) return scriptCategory(program, args[0] ?? '');
   const first = args[0] ?? '';
-  const script = first === 'run' ? (args[1] ?? '') : first;
-  switch (program) {
+  const script2 = /^run(-script)?$/.test(first) ? (args[1] ?? '') : first;
+  switch (program.replace(/^(python|pip)[\d.]+$/, '$1')) {
     case 'pytest':
+    case 'py.test':
+    case 'ava':
+    case 'tap':
+    case 'karma':
+    case 'pest':
     case 'tox':
     case 'nox':
     case 'ctest':
@@ -26,17 +91,26 @@ export function categoryOf(program: string, args: string[], core: string): Comma
     case 'pnpm':
     case 'yarn':
     case 'bun':
-      if (TEST_SCRIPT.test(script) || script === 't') return 'test';
+      if (TEST_SCRIPT.test(script2) || script2 === 't' || script2 === 'tst' || TEST_TOOLS.test(script2)) return 'test';
       if (/^(ci|install|i|add|clean-install|install-clean)$/.test(first) || (program === 'yarn' && args.length === 0)) return 'install';
-      if (/^(build|compile)(:|$)/.test(script)) return 'build';
-      if (/^(gen|generate|codegen)(:|$)/.test(script)) return 'generate';
+      if (/^(build|compile)(:|$)/.test(script2)) return 'build';
+      if (/^(gen|generate|codegen)(:|$)/.test(script2)) return 'generate';
       return 'other';
     case 'npx':
     case 'pnpx':
-      return /^(vitest|jest|mocha|playwright)$/.test(first) ? 'test' : /^(tsc|vite|webpack|esbuild)$/.test(first) ? 'build' : 'other';
+      return TEST_TOOLS.test(first) ? 'test' : /^(tsc|vite|webpack|esbuild)$/.test(first) ? 'build' : 'other';
+    case 'playwright':
+    case 'cypress':
+      return first === 'test' || first === 'run' ? 'test' : first === 'install' ? 'install' : 'other';
+    case 'vite':
+    case 'webpack':
+    case 'esbuild':
+    case 'rollup':
+      return 'build';
     case 'python':
     case 'python3':
-      if (/-m\s+(pytest|unittest|tox|nox)\b/.test(core)) return 'test';
+      if (/-m\s+(pytest|unittest|tox|nox|nose2?)\b/.test(core)) return 'test';
+      if (/-m\s+build\b/.test(core)) return 'build';
       if (/-m\s+pip\s+install\b/.test(core)) return 'install';
       if (/-m\s+venv\b/.test(core)) return 'env';
       return 'other';
@@ -56,17 +130,40 @@ export function categoryOf(program: string, args: string[], core: string): Comma
     case 'make':
     case 'ninja':
     case 'gmake':
-      if (/^(test|tests|check|unit|integration)$/.test(first)) return 'test';
+      if (/^(test|tests|check|unit|integration|e2e)$|^test[-_]/.test(first)) return 'test';
       if (/^(gen|generate|codegen|proto|protos)$/.test(first)) return 'generate';
       if (/^(deps|install|setup|bootstrap)$/.test(first)) return 'install';
-      if (/^(lint|fmt|format|vet)$/.test(first)) return 'other';
+      if (/^(lint|fmt|format|vet|clean|distclean|run|serve|dev|start|docker|help|release|publish|deploy)$/.test(first)) return 'other';
       return 'build';
     case 'cmake':
       return args.includes('--build') || core.includes('--build') ? 'build' : 'other';
     case 'mvn':
+    case 'mvnw':
+      return args.some((a) => /^(test|verify|integration-test|surefire:test)$/.test(a)) ? 'test' : args.some((a) => /^dependency:/.test(a)) ? 'install' : 'build';
     case 'gradle':
     case 'gradlew':
-      return /\btest\b/.test(core) ? 'test' : 'build';
+      return args.some((a) => /(^|:)(test|check|\w+Test)$/.test(a)) ? 'test' : 'build';
+    case 'dotnet':
+    case 'swift':
+    case 'mix':
+    case 'deno':
+    case 'sbt':
+    case 'lein':
+    case 'bazel':
+    case 'bazelisk':
+    case 'meson':
+    case 'zig':
+    case 'flutter':
+    case 'dart':
+      if (/^(test|tests)$/.test(first)) return 'test';
+      if (/^(build|compile|publish)$/.test(first)) return 'build';
+      if (/^(restore|deps\.get|pub|install|get|fetch)$/.test(first)) return 'install';
+      return 'other';
+    case 'rake':
+      return /^(test|spec)(:|$)/.test(first) || first === '' ? 'test' : 'other';
+    case 'rails':
+    case 'artisan':
+      return first === 'test' || first === 'spec' ? 'test' : 'other';
     case 'tsc':
     case 'gcc':
     case 'g++':
@@ -136,9 +233,7 @@ export function categoryOf(program: string, args: string[], core: string): Comma
     case '[[':
       return 'inspect';
     default:
-      if (/^(test|check|run-tests?)(\.sh)?$/.test(program) || /(^|\/)(test|check)[\w-]*\.sh$/.test(core.split(/\s/)[0] ?? '')) return 'test';
-      if (/^(build|compile)(\.sh)?$/.test(program)) return 'build';
-      return 'other';
+      return /^(set|true|false|:|exit|return|sleep|wait|trap|shopt|popd|unset|local|read)$/.test(program) ? 'shell' : 'other';
   }
 }
 

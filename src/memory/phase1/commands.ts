@@ -1,23 +1,37 @@
 /**
  * Reads shell commands the agent ran (the `command` of a `bash` tool call) into segments and classifies
  * them, so that the deterministic extractor can anchor on structure rather than on wording: which
- * commands test, build or install, which install system packages, which only look around.
+ * commands test, build or install, which install system packages, which only look around. Built on a
+ * shell tokenizer (`shell-words.ts`), so the forms an agent really types — `bash scripts/check.sh`,
+ * `cd /workspace && CI=1 timeout 60 npx vitest run 2>&1 | tail -20`, `sh -c '…'`, `bundle exec rspec` —
+ * classify like their plain forms.
  */
 
-import { categoryOf, type CommandCategory } from './command-category.js';
+import { categoryOf, positionalArgs, type CommandCategory } from './command-category.js';
+import { tokenize, type ShellToken } from './shell-words.js';
+import { unwrap } from './unwrap.js';
 
 export type { CommandCategory };
 
 export interface Segment {
-  /** The segment as written, trimmed. */
+  /** The segment as written, without `2>&1` and `>/dev/null` plumbing. */
   text: string;
-  /** Without `sudo`, `time`, `env`, leading `VAR=value` and output plumbing (`2>&1`). */
+  /** From the program on: without `sudo`, `time`, `timeout 60`, `env`, leading `VAR=value`, runners (`npx`, `bundle exec`) kept. */
   core: string;
-  /** Program name (`npm`, `make`, `apt-get` …). */
+  /** Program name (`npm`, `make`, `apt-get`; a script's file name: `check.sh`; `vitest` for `npx vitest`). */
   program: string;
-  /** Program and its subcommand (`npm test`, `npm run test:unit`, `make gen`, `cmake --build`). */
+  /** Words after the program, quotes removed. */
+  args: string[];
+  /** Program and its subcommand (`npm test`, `npm run test:unit`, `make gen`, `cmake --build`; a script's path: `scripts/check.sh`). */
   key: string;
+  /**
+   * The command in one form for comparing two ways of typing it: `bash scripts/check.sh -q`,
+   * `./scripts/check.sh -q` and `/workspace/scripts/check.sh -q` are all `scripts/check.sh -q`.
+   */
+  canonical: string;
   category: CommandCategory;
+  /** The program is a file run by its path or an interpreter (`./scripts/check.sh`, `bash scripts/check.sh`). */
+  script: boolean;
   sudo: boolean;
   /** `|` into this segment (it filters the previous one's output). */
   piped: boolean;
@@ -25,100 +39,104 @@ export interface Segment {
   joiner: string;
 }
 
-/** Splits on `&&`, `||`, `;`, `|` and newlines outside quotes, `$( )` and `( )`; drops `cd`, `set`, `true`. */
-export function splitCommand(command: string): Segment[] {
-  const raw: Array<{ text: string; joiner: string }> = [];
-  let cur = '';
-  let quote: string | null = null;
-  let depth = 0;
+const SEPARATORS = new Set(['&&', '||', ';', ';;', '|', '|&', '&', '\n']);
+
+/**
+ * Splits on `&&`, `||`, `;`, `|`, `&` and newlines (outside quotes, `$( )` and here-documents), looks
+ * inside `( … )` groups and `bash -c '…'`, and classifies each segment. Shell plumbing (`cd` to the
+ * workspace root, `set`, `true`, `exit` …) is kept with category `shell`, so that `|| true` and
+ * `set -o pipefail` can be seen; `workSegments` leaves it out.
+ */
+export function splitCommand(command: string, depth = 0): Segment[] {
+  const tokens = tokenize(command);
+  const groups: Array<{ tokens: ShellToken[]; joiner: string }> = [];
+  let cur: ShellToken[] = [];
   let joiner = '';
   const push = (next: string): void => {
-    if (cur.trim()) raw.push({ text: cur.trim(), joiner });
-    cur = '';
+    if (cur.length === 0) return; // `a &&\n b`, `( a ) && b`: the joiner before stays
+    groups.push({ tokens: cur, joiner });
     joiner = next;
+    cur = [];
   };
-  for (let i = 0; i < command.length; i += 1) {
-    const c = command[i]!;
-    const two = command.slice(i, i + 2);
-    if (quote) {
-      if (c === '\\' && quote === '"') {
-        cur += two;
-        i += 1;
-        continue;
-      }
-      if (c === quote) quote = null;
-      cur += c;
+  for (const t of tokens) {
+    if (t.kind === 'op' && SEPARATORS.has(t.value)) {
+      const sep = t.value === '\n' || t.value === ';;' || t.value === '&' ? ';' : t.value === '|&' ? '|' : t.value;
+      if (cur.length === 0 && sep === ';') continue; // blank lines, `; ;`
+      push(sep);
       continue;
     }
-    if (c === '"' || c === "'") {
-      quote = c;
-      cur += c;
-      continue;
-    }
-    if (c === '(') depth += 1;
-    if (c === ')') depth = Math.max(0, depth - 1);
-    if (depth === 0 && (two === '&&' || two === '||')) {
-      push(two);
-      i += 1;
-      continue;
-    }
-    if (depth === 0 && (c === ';' || c === '\n' || (c === '|' && command[i + 1] !== '|'))) {
-      push(c === '\n' ? ';' : c);
-      continue;
-    }
-    cur += c;
+    if (t.kind === 'op') continue; // `(` `)`: a subshell runs the same commands
+    cur.push(t);
   }
   push('');
   const segments: Segment[] = [];
-  for (const { text, joiner: j } of raw) {
-    // `time (a | b)` and `( a && b )`: look inside the group.
-    const group = /^(?:time\s+)?\((.*)\)$/s.exec(text);
-    if (group) {
-      const inner = splitCommand(group[1]!);
-      if (inner[0]) inner[0] = { ...inner[0], joiner: j };
-      segments.push(...inner);
-      continue;
-    }
-    const seg = classify(text, j);
-    if (seg) segments.push(seg);
-  }
+  for (const g of groups) segments.push(...classify(command, g.tokens, g.joiner, depth));
   return segments;
 }
 
-
-function classify(text: string, joiner: string): Segment | undefined {
-  let core = text
-    .replace(/\s+\d?>&\d\b/g, '')
-    .replace(/\s+\d?>\s*\/dev\/null\b/g, '')
-    .trim();
-  let sudo = false;
-  for (;;) {
-    const m = /^(sudo(?:\s+-\S+)*|time|env|nice|nohup|command|exec|stdbuf(?:\s+-\S+)*|timeout\s+\S+|[A-Za-z_][A-Za-z0-9_]*=(?:"[^"]*"|'[^']*'|\S*))\s+/.exec(core);
-    if (!m) break;
-    if (m[1]!.startsWith('sudo')) sudo = true;
-    core = core.slice(m[0].length);
-  }
-  const words = core.split(/\s+/);
-  const program = (words[0] ?? '').replace(/^.*\//, '');
-  if (!program || program === 'cd' || program === 'set' || program === 'true' || program === ':' || program === 'pushd' || program === 'popd') {
-    return undefined;
-  }
-  const args = words.slice(1).filter((w) => !w.startsWith('-') || w === '--build');
-  const first = args[0] ?? '';
-  let key = first ? `${program} ${first}` : program;
-  if ((program === 'npm' || program === 'pnpm' || program === 'yarn' || program === 'bun') && first === 'run' && args[1]) {
-    key = `${program} run ${args[1]}`;
-  }
-  if (program === 'python' || program === 'python3') {
-    const mod = /-m\s+(\S+)/.exec(core);
-    if (mod) key = `${program} -m ${mod[1]}`;
-  }
-  return { text, core, program, key, category: categoryOf(program, args, core), sudo, piped: joiner === '|', joiner };
+/** Redirections that only move output around (`2>&1`, `>/dev/null`): left out of `text`. */
+function isPlumbing(t: ShellToken): boolean {
+  return t.kind === 'redirect' && (/^\d*>&\d*-?$|^>&\d$/.test(t.op ?? '') || t.value === '/dev/null');
 }
 
-/** Segments that do the work (not inspection, not output filters, not version checks). */
+function classify(source: string, tokens: ShellToken[], joiner: string, depth: number): Segment[] {
+  const text = tokens.filter((t) => !isPlumbing(t)).map((t) => t.raw).join(' ').trim();
+  const words = tokens.filter((t) => t.kind === 'word');
+  const u = unwrap(words.map((w) => w.value));
+  if (u.inner !== undefined && depth < 3) {
+    // `bash -c 'npm test'`, `sh -lc "…"`: the string is the command.
+    const inner = splitCommand(u.inner, depth + 1).map((s) => ({ ...s, sudo: s.sudo || u.sudo }));
+    if (inner[0]) inner[0] = { ...inner[0], joiner };
+    return inner;
+  }
+  const rest = words.slice(u.start);
+  const coreText = rest.map((w) => w.raw).join(' ');
+  const programWord = u.words[0] ?? '';
+  const program = programWord.replace(/^.*\//, '');
+  const args = u.words.slice(1);
+  const script = u.script;
+  const category: CommandCategory = !programWord
+    ? 'shell'
+    : script !== undefined
+      ? categoryOf(program, positionalArgs(program, args), coreText, true)
+      : categoryOf(program, positionalArgs(program, args), coreText, false);
+  const pos = positionalArgs(program, args);
+  let key = script ?? (pos[0] ? `${program} ${pos[0]}` : program);
+  if (!script && ['npm', 'pnpm', 'yarn', 'bun'].includes(program) && /^run(-script)?$/.test(pos[0] ?? '') && pos[1]) key = `${program} run ${pos[1]}`;
+  if (!script && /^python[\d.]*$/.test(program)) {
+    const m = args.indexOf('-m');
+    if (m >= 0 && args[m + 1]) key = `${program} -m ${args[m + 1]}`;
+  }
+  const canonicalProgram = script ?? program.replace(/^python[\d.]*$/, 'python');
+  return [
+    {
+      text: text || source.trim(),
+      core: coreText || text,
+      program: program || (words[0]?.value ?? ''),
+      args,
+      key,
+      canonical: [canonicalProgram, ...args].join(' '),
+      category: programWord ? (cdOrShell(program, args) ?? category) : 'shell',
+      script: script !== undefined,
+      sudo: u.sudo,
+      piped: joiner === '|',
+      joiner,
+    },
+  ];
+}
+
+/** `cd` to the workspace root (or nowhere) is plumbing; `cd app` is part of how a command is run. */
+function cdOrShell(program: string, args: string[]): CommandCategory | undefined {
+  if (program === 'cd' || program === 'pushd') {
+    const dir = (args[0] ?? '').replace(/\/+$/, '');
+    return dir === '' || dir === '/workspace' || dir === '~' || dir === '.' || dir === '-' || dir === '$HOME' ? 'shell' : 'env';
+  }
+  return undefined;
+}
+
+/** Segments that do the work (not inspection, not shell plumbing, not output filters, not version checks). */
 export function workSegments(segments: Segment[]): Segment[] {
-  return segments.filter((s) => !s.piped && s.category !== 'inspect' && !/^\S+\s+(--version|-v|-V|version)$/.test(s.core));
+  return segments.filter((s) => !s.piped && s.category !== 'inspect' && s.category !== 'shell' && !(s.args.length === 1 && /^(--version|-v|-V|version)$/.test(s.args[0]!)));
 }
 
 /** The segment a command is "about": the first of test/build/install/system/generate, else the first working one. */
@@ -126,7 +144,7 @@ export function mainSegment(segments: Segment[]): Segment | undefined {
   const work = workSegments(segments);
   return (
     work.find((s) => ['test', 'build', 'install', 'system', 'generate'].includes(s.category)) ??
-    work.find((s) => s.category === 'env' || s.category === 'other') ??
+    work.find((s) => (s.category === 'env' && s.program !== 'cd' && s.program !== 'pushd') || s.category === 'other') ??
     undefined
   );
 }
@@ -134,26 +152,31 @@ export function mainSegment(segments: Segment[]): Segment | undefined {
 /** System packages a segment installs (`apt-get install -y a b` → [a, b]); empty for anything else. */
 export function systemPackages(seg: Segment): string[] {
   if (seg.category !== 'system') return [];
-  const words = seg.core.split(/\s+/).slice(1);
+  const words = seg.args;
   if (!words.some((w) => /^(install|add|-S\w*)$/.test(w))) return [];
   return words.filter((w) => !w.startsWith('-') && !/^(install|add)$/.test(w) && /^[a-z0-9][a-z0-9.+:=_-]*$/i.test(w));
 }
 
-/** Files a command writes with shell redirection, `tee` or `sed -i` (not /dev/null). */
+/** Files a command writes with shell redirection, `tee` or `sed -i` (not /dev/null, not /tmp). */
 export function filesWrittenBy(command: string): string[] {
   const out = new Set<string>();
-  for (const m of command.matchAll(/(?:^|[^\d&>])>>?\s*(?!&)([^\s;&|<>()]+)/g)) {
-    const target = m[1]!.replace(/^["']|["']$/g, '');
-    if (target !== '/dev/null' && !target.startsWith('/dev/fd') && !target.startsWith('/tmp/')) out.add(target);
+  const keep = (p: string) => p && p !== '/dev/null' && !p.startsWith('/dev/') && !p.startsWith('/tmp/');
+  const tokens = tokenize(command);
+  for (const t of tokens) if (t.kind === 'redirect' && /^\d*(>|>>|>\|)$|^&>>?$/.test(t.op ?? '') && keep(t.value)) out.add(t.value);
+  for (const seg of splitCommand(command)) {
+    if (seg.program === 'sed' && seg.args.some((a) => a.startsWith('-i'))) {
+      const files = seg.args.filter((a) => !a.startsWith('-'));
+      for (const f of files.slice(1)) if (keep(f)) out.add(f);
+    }
+    if (seg.program === 'tee') for (const f of seg.args.filter((a) => !a.startsWith('-'))) if (keep(f)) out.add(f);
   }
-  for (const m of command.matchAll(/\bsed\s+-i\S*\s+(?:'[^']*'|"[^"]*"|\S+)\s+([^\s;&|]+)/g)) out.add(m[1]!);
-  for (const m of command.matchAll(/\btee\s+(?:-a\s+)?([^\s;&|]+)/g)) if (m[1] !== '/dev/null') out.add(m[1]!);
   return [...out];
 }
 
 /**
  * The command as a person would retype it: the main segment with the environment setup it depends on
- * (export, source, corepack, package lists), without `cd`, timing, output filters and trailing checks.
+ * (`cd app`, export, source, corepack, package lists), without `cd` to the root, timing, output filters
+ * and trailing checks, in the form the agent typed it (so the form that worked is the one shown).
  */
 export function essentialCommand(segments: Segment[], main: Segment | undefined = mainSegment(segments)): string {
   if (!main) return segments.map((s) => s.text).join(' && ');
@@ -166,5 +189,10 @@ export function essentialCommand(segments: Segment[], main: Segment | undefined 
     else if (i === idx) keep.push(s);
     else if (i > idx && s.category === main.category && main.category === 'system') keep.push(s);
   }
-  return keep.map((s) => s.text.replace(/\s+\d?>&\d\b/g, '')).join(' && ');
+  return keep.map((s) => s.text).join(' && ');
+}
+
+/** True when two segments run the same command, however typed (`bash x.sh` / `./x.sh`, `npx vitest` / `vitest`). */
+export function sameCommand(a: Segment, b: Segment): boolean {
+  return a.canonical === b.canonical;
 }

@@ -8,6 +8,7 @@ describe('splitCommand', () => {
   it('splits on && || ; | outside quotes and $( ), and looks inside time ( … )', () => {
     const segs = splitCommand('set -o pipefail; time (cmake --build build -j4 2>&1 | tail -n 19)');
     expect(segs.map((s) => [s.program, s.category, s.piped])).toEqual([
+      ['set', 'shell', false],
       ['cmake', 'build', false],
       ['tail', 'inspect', true],
     ]);

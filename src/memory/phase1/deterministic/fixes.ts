@@ -1,7 +1,8 @@
 import type { RawMemory } from '../../types.js';
-import { essentialCommand, filesWrittenBy, splitCommand, workSegments, type Segment } from '../commands.js';
+import { essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { errorLines } from '../error-lines.js';
-import { commandOf, failed, isEdit, succeeded, type RolloutView, type Step } from '../rollout.js';
+import { segmentOutcome } from '../outcome.js';
+import { commandOf, failed, isEdit, type RolloutView, type Step } from '../rollout.js';
 import { clip, keywordsOf, quote } from './text.js';
 
 /**
@@ -18,9 +19,7 @@ export function failureFixes(view: RolloutView): RawMemory[] {
   const consumed = new Set<number>();
   for (const step of view.steps) {
     if (consumed.has(step.index)) continue;
-    const cmd = commandOf(step);
-    if (!cmd || !failed(step)) continue;
-    const target = failingSegment(splitCommand(cmd));
+    const target = failedSegment(step);
     if (!target) continue;
     const found = findFix(view.steps, step, target);
     if (!found) continue;
@@ -38,12 +37,13 @@ export function failureFixes(view: RolloutView): RawMemory[] {
 export function unresolvedFailures(view: RolloutView): Array<{ step: Step; command: string; error: string | undefined }> {
   const out: Array<{ step: Step; command: string; error: string | undefined }> = [];
   for (const step of view.steps) {
-    const cmd = commandOf(step);
-    if (!cmd || !failed(step)) continue;
-    const target = failingSegment(splitCommand(cmd));
+    const target = failedSegment(step);
     if (!target || target.category === 'other') continue;
     const later = view.steps.slice(step.index + 1);
-    const resolved = later.some((s) => succeeded(s) && workSegments(splitCommand(commandOf(s) ?? '')).some((seg) => related(seg, target)));
+    const resolved = later.some((s) => {
+      const segs = splitCommand(commandOf(s) ?? '');
+      return workSegments(segs).some((seg) => related(seg, target) && segmentOutcome(s, segs, seg) === 'passed');
+    });
     if (!resolved) out.push({ step, command: target.text, error: errorLines(step.output ?? '', 1)[0] });
   }
   return out;
@@ -69,8 +69,22 @@ function failingSegment(segments: Segment[]): Segment | undefined {
   return work.at(-1);
 }
 
+/**
+ * The segment of a command step that failed, or undefined: its own outcome when that can be told
+ * (`npm test | tail` exiting 0 with "2 failed" in the output failed), else the step's exit code.
+ */
+function failedSegment(step: Step): Segment | undefined {
+  const cmd = commandOf(step);
+  if (!cmd) return undefined;
+  const segs = splitCommand(cmd);
+  const target = failingSegment(segs);
+  if (!target) return undefined;
+  const outcome = segmentOutcome(step, segs, target);
+  return outcome === 'failed' || (outcome === 'unknown' && failed(step)) ? target : undefined;
+}
+
 function related(a: Segment, b: Segment): boolean {
-  if (a.key === b.key) return true;
+  if (a.key === b.key || sameCommand(a, b)) return true;
   if (a.category !== b.category) return false;
   if (a.program === b.program) return a.category !== 'other' && a.category !== 'env';
   return a.category === 'install';
@@ -92,13 +106,16 @@ function findFix(steps: Step[], failure: Step, target: Segment): Fix | undefined
     if (written.some((p) => !isConfigPath(p))) return undefined;
     const segs = splitCommand(cmd);
     const match = workSegments(segs).find((s) => related(s, target));
-    if (succeeded(next)) {
-      if (match) return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes };
-      const setup = workSegments(segs).filter((s) => s.category === 'env' || s.category === 'system' || s.category === 'install');
-      if (setup.length > 0) changes.push({ step: next, text: essentialCommand(segs, setup.at(-1)) });
-    } else if (failed(next) && match) {
+    const outcome = match ? segmentOutcome(next, segs, match) : undefined;
+    if (match && outcome === 'passed') return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes };
+    if (match && (outcome === 'failed' || (outcome === 'unknown' && failed(next)))) {
       chain.push({ step: next, seg: match });
+      continue;
     }
+    const setup = workSegments(segs).filter(
+      (s) => (s.category === 'env' || s.category === 'system' || s.category === 'install') && s.program !== 'cd' && segmentOutcome(next, segs, s) === 'passed',
+    );
+    if (setup.length > 0) changes.push({ step: next, text: essentialCommand(segs, setup.at(-1)) });
   }
   return undefined;
 }
@@ -106,9 +123,13 @@ function findFix(steps: Step[], failure: Step, target: Segment): Fix | undefined
 function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
   const first = failures[0]!;
   const fixCmd = essentialCommand(fix.resolverSegs, fix.resolverSeg);
-  const unchanged = failures.every((f) => f.seg.text === fixCmd);
+  // Another spelling of the same command (`./x.sh` → `bash x.sh`) is a lesson only when the spelling was the
+  // problem (not executable, not found); otherwise it is a plain retry.
+  const unchanged = failures.every(
+    (f) => f.seg.text === fixCmd || (sameCommand(f.seg, fix.resolverSeg) && !invocationError(f.step) && essentialCommand(fix.resolverSegs, fix.resolverSeg) === fix.resolverSeg.text),
+  );
   if (unchanged && fix.changes.length === 0) return undefined; // the same command just passed on a retry: flaky, no lesson
-  const sameCommand = unchanged && fix.changes.length > 0;
+  const needsSetup = unchanged && fix.changes.length > 0;
   const parts = failures.map((f, i) => {
     const why = errorLines(f.step.output ?? '');
     const said = why.length ? `: ${why.map((w) => quote(w)).join(' / ')}` : ` (exit ${f.step.exitCode ?? '?'})`;
@@ -116,7 +137,7 @@ function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
   });
   const changes = [...new Set(fix.changes.map((c) => c.text))];
   let text: string;
-  if (sameCommand) {
+  if (needsSetup) {
     text = `\`${clip(first.seg.core, 160)}\` needs ${changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ')} first. Without it ${parts.join('; ')}.`;
   } else {
     const after = changes.length ? ` (after ${changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', ')})` : '';
@@ -132,12 +153,17 @@ function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
   if (fix.resolver.resultLine) lines.add(fix.resolver.resultLine);
   const firstWhy = errorLines(first.step.output ?? '', 1)[0];
   return {
-    kind: sameCommand ? 'procedure' : 'pitfall',
+    kind: needsSetup ? 'procedure' : 'pitfall',
     text,
     evidence: { lines: [...lines].sort((a, b) => a - b), ...(firstWhy ? { quote: clip(firstWhy, 200) } : {}) },
     importance: first.seg.category === 'system' || first.seg.category === 'install' || first.seg.category === 'build' ? 4 : 3,
     keywords: keywordsOf([first.seg.key, fix.resolverSeg.key, ...failures.flatMap((f) => errorLines(f.step.output ?? '', 1))]),
   };
+}
+
+/** The command could not be started as typed (exit 126/127: not executable, not found, bad interpreter). */
+function invocationError(step: Step): boolean {
+  return step.exitCode === 126 || step.exitCode === 127 || /Permission denied|command not found|bad interpreter|not executable|No such file or directory/i.test(step.output ?? '');
 }
 
 const CONFIG_BASENAME =

@@ -1,6 +1,7 @@
 import type { RawMemory } from '../../types.js';
-import { essentialCommand, splitCommand, systemPackages, workSegments, type Segment } from '../commands.js';
-import { commandOf, failed, succeeded, type RolloutView, type Step } from '../rollout.js';
+import { essentialCommand, sameCommand, splitCommand, systemPackages, workSegments, type Segment } from '../commands.js';
+import { segmentOutcome } from '../outcome.js';
+import { commandOf, type RolloutView, type Step } from '../rollout.js';
 import { keywordsOf } from './text.js';
 
 /**
@@ -15,9 +16,10 @@ export function systemPackagesInstalled(view: RolloutView): RawMemory[] {
   let updated = false;
   for (const step of view.steps) {
     const cmd = commandOf(step);
-    if (!cmd || !succeeded(step)) continue;
-    for (const seg of workSegments(splitCommand(cmd))) {
-      if (seg.category !== 'system') continue;
+    if (!cmd) continue;
+    const segs = splitCommand(cmd);
+    for (const seg of workSegments(segs)) {
+      if (seg.category !== 'system' || segmentOutcome(step, segs, seg) !== 'passed') continue;
       if (/\b(update|-Sy)\b/.test(seg.core)) updated = true;
       const pkgs = systemPackages(seg);
       if (pkgs.length === 0) continue;
@@ -32,7 +34,7 @@ export function systemPackagesInstalled(view: RolloutView): RawMemory[] {
   const install =
     program === 'apt-get' || program === 'apt'
       ? `${updated ? `${sudo}${program} update && ` : ''}${sudo}${program} install -y ${packages.join(' ')}`
-      : `${sudo}${manager.core.split(/\s+/).slice(0, 2).join(' ')} ${packages.join(' ')}`;
+      : `${sudo}${program} ${manager.args.find((a) => !a.startsWith('-')) ?? 'install'} ${packages.join(' ')}`;
   return [
     {
       kind: 'fact',
@@ -53,22 +55,27 @@ export function systemPackagesInstalled(view: RolloutView): RawMemory[] {
  */
 export function commandsThatWorked(view: RolloutView, known: string[]): RawMemory[] {
   const out: RawMemory[] = [];
-  const said = (cmd: string) => known.some((k) => k.includes(`\`${cmd}\``) || k.includes(`${cmd}\``));
+  // Another lesson already names it, in any spelling (`bash scripts/check.sh` / `./scripts/check.sh`).
+  const said = (seg: Segment) => known.some((k) => [...k.matchAll(/`([^`]+)`/g)].some((m) => splitCommand(m[1]!).some((s) => sameCommand(s, seg))));
   let install: { cmd: string; step: Step; seg: Segment } | undefined;
   let test: { cmd: string; step: Step; seg: Segment } | undefined;
   for (const step of view.steps) {
     const cmdText = commandOf(step);
-    if (!cmdText || !succeeded(step)) continue;
+    if (!cmdText) continue;
     const segs = splitCommand(cmdText);
     for (const seg of workSegments(segs)) {
+      if (segmentOutcome(step, segs, seg) !== 'passed') continue;
       if (seg.category === 'install' && isDependencyInstall(seg)) install ??= { cmd: essentialCommand(segs, seg), step, seg };
       if (seg.category === 'test' && isProjectSpecificTest(seg)) test = { cmd: essentialCommand(segs, seg), step, seg };
     }
   }
   // A later failure of the same command means it did not keep working.
   const brokeLater = (c: { step: Step; seg: Segment }) =>
-    view.steps.slice(c.step.index + 1).some((s) => failed(s) && (commandOf(s) ?? '').includes(c.seg.core));
-  if (install && !said(install.seg.core) && !brokeLater(install)) {
+    view.steps.slice(c.step.index + 1).some((s) => {
+      const segs = splitCommand(commandOf(s) ?? '');
+      return segs.some((seg) => sameCommand(seg, c.seg) && segmentOutcome(s, segs, seg) === 'failed');
+    });
+  if (install && !said(install.seg) && !brokeLater(install)) {
     out.push({
       kind: 'procedure',
       text: `Install the dependencies with \`${install.cmd}\` (worked in this workspace).`,
@@ -77,7 +84,7 @@ export function commandsThatWorked(view: RolloutView, known: string[]): RawMemor
       keywords: keywordsOf([install.seg.key, 'install', 'dependencies']),
     });
   }
-  if (test && !said(test.seg.core) && !brokeLater(test)) {
+  if (test && !said(test.seg) && !brokeLater(test)) {
     out.push({
       kind: 'procedure',
       text: `Run the tests with \`${test.cmd}\` (passed in this workspace).`,
@@ -96,18 +103,20 @@ function isDependencyInstall(seg: Segment): boolean {
   return true;
 }
 
-const DEFAULT_TEST = /^(pytest|tox|npm test|pnpm test|yarn test|bun test|npm t|make test|make check|go test|cargo test|ctest|python3? -m pytest|python3? -m unittest|npx vitest|npx jest|vitest|jest|mvn test|gradle test|rspec)$/;
+/** The ecosystem's default way to run a suite: it teaches nothing (any agent tries it first). */
+const DEFAULT_PROGRAMS = /^(pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|ctest|phpunit|pest|ava|tap|karma)$/;
+const DEFAULT_KEYS =
+  /^(npm|pnpm|yarn|bun) (test|t|tst|run test)$|^(make|gmake|ninja) (test|tests|check)$|^(go|cargo|dotnet|mix|deno|swift|sbt|lein|meson|bazel|zig|flutter|dart) test$|^cargo nextest$|^(mvn|mvnw|gradle|gradlew)\b|^python[\d.]* -m (pytest|unittest)$|^rake( test| spec)?$|^rails test$/;
 
 function isProjectSpecificTest(seg: Segment): boolean {
-  let args = seg.core.split(/\s+/).slice(1);
-  if (/^python3?$/.test(seg.program) && args[0] === '-m') args = args.slice(2);
-  // A path argument narrows the run to part of the suite.
-  if (args.some((a) => !a.startsWith('-') && /[/.]/.test(a) && !/^(run|test|build)$/.test(a) && a !== 'build')) {
-    const isTargetDir = seg.program === 'ctest' && args.includes('--test-dir');
-    if (!isTargetDir) return false;
-  }
+  let args = seg.args;
+  if (/^python[\d.]*$/.test(seg.program) && args[0] === '-m') args = args.slice(2);
+  // A path argument narrows the run to part of the suite (`go test ./...` is all of it).
+  const narrowing = args.filter((a) => !a.startsWith('-') && /[/.]/.test(a) && !/^\.\/\.\.\.$|^\.\.\.$/.test(a));
+  if (narrowing.length > 0 && !(seg.program === 'ctest' && args.includes('--test-dir'))) return false;
+  if (seg.script) return true;
   const pytest = seg.key.includes('pytest');
   const filters = args.filter((a) => /^-(L|E|R)$|^--(label|label-regex|filter|project|selectProjects)\b/.test(a) || (pytest && /^-(k|m)$/.test(a)));
   if (filters.length > 0) return true;
-  return !DEFAULT_TEST.test(seg.key) && !(seg.program === 'go' && seg.key.startsWith('go test'));
+  return !DEFAULT_PROGRAMS.test(seg.program) && !DEFAULT_KEYS.test(seg.key);
 }

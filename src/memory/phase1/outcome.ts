@@ -1,0 +1,57 @@
+/**
+ * Whether one segment of a command passed, when the step's exit code may belong to something else:
+ * `npm test 2>&1 | tail -20` reports tail's status, `pytest || true` always 0, `make test; echo $?` echo's.
+ * Agents type these forms all the time, so a rule that trusted the step's exit code would learn a failing
+ * suite as "passed" (or miss a passing one).
+ */
+
+import type { Segment } from './commands.js';
+import type { Step } from './rollout.js';
+
+export type SegmentOutcome = 'passed' | 'failed' | 'unknown';
+
+/** Output that says a command failed, whatever the exit code said (test runners, package managers, compilers, shells). */
+const FAILURE =
+  /\b[1-9]\d* (failed|failing|failures?|errors?)\b|^\s*(FAIL|FAILED|ERROR)\b|npm ERR!|ERR_PNPM_|^error(\[E\d+\])?:|Traceback \(most recent call last\)|^panic:|BUILD FAILED|BUILD FAILURE|command not found|No such file or directory|Permission denied|^g?make(\[\d+\])?: \*\*\*|Tests failed|test result: FAILED|exit (code|status):? [1-9]/im;
+
+/** True when `output` shows a failure (see FAILURE). */
+export function outputShowsFailure(output: string): boolean {
+  // Only the end matters for a filtered tail, and long logs must not cost much.
+  return FAILURE.test(output.length > 20_000 ? output.slice(-20_000) : output);
+}
+
+/**
+ * The outcome of `seg` (one of `segments`, from `splitCommand(commandOf(step))`) in `step`: the exit code
+ * when it is the segment's (nothing but `&&` and inspection after it, no pipe without `pipefail`); the code
+ * printed by a `; echo $?` right after it; else the output read for failure markers (`| tail`, `|| true`).
+ */
+export function segmentOutcome(step: Step, segments: Segment[], seg: Segment): SegmentOutcome {
+  if (step.resultLine === undefined) return 'unknown';
+  const exit = step.exitCode ?? (step.isError === undefined ? undefined : step.isError ? 1 : 0);
+  const i = segments.indexOf(seg);
+  if (i < 0 || exit === undefined) return 'unknown';
+  const pipefail = segments.slice(0, i).some((s) => s.program === 'set' && s.args.some((a) => a === 'pipefail' || /^-\w*o$/.test(a)) && s.core.includes('pipefail'));
+  let j = i;
+  while (segments[j + 1]?.joiner === '|') j += 1;
+  const after = segments.slice(j + 1);
+  const output = step.output ?? '';
+  const trusted = (j === i || pipefail) && after.every((s) => s.joiner === '&&');
+  if (trusted) {
+    if (exit === 0) return 'passed';
+    // `make test && echo ok`: a nonzero status is the test's; after further work it may be any one's.
+    return after.every((s) => s.category === 'inspect' || s.category === 'shell') ? 'failed' : 'unknown';
+  }
+  const next = after[0];
+  if (next && next.joiner === ';' && next.program === 'echo' && /\$\?|\$\{\?\}/.test(next.text)) {
+    const printed = /(?:^|\D)(\d{1,3})\s*$/.exec(output.trimEnd());
+    if (printed) return printed[1] === '0' ? 'passed' : 'failed';
+  }
+  if (outputShowsFailure(output)) return 'failed';
+  // Unreliable status and no failure in sight: the status of a filter or `|| true` said 0.
+  return exit === 0 && (j > i || next?.joiner === '||') ? 'passed' : 'unknown';
+}
+
+/** Convenience: the outcome is `passed`. */
+export function segmentPassed(step: Step, segments: Segment[], seg: Segment): boolean {
+  return segmentOutcome(step, segments, seg) === 'passed';
+}

@@ -1,0 +1,131 @@
+/**
+ * Finds the program a segment really runs, through the wrappers an agent puts in front of it:
+ * `VAR=1`, `sudo -E`, `env -u X`, `time -p`, `timeout -s KILL 60`, `nice -n 5`, `nohup`, `xvfb-run -a`,
+ * `cross-env`; interpreters running a file (`bash -e scripts/check.sh`, `python3 tools/run_tests.py`);
+ * runners (`npx -y vitest`, `pnpm exec jest`, `bundle exec rspec`, `uv run pytest`, `coverage run -m pytest`);
+ * and `bash -c '…'`, whose string is handed back to be split as a command of its own.
+ */
+
+/** Known programs that are not scripts even when called by a path (`node_modules/.bin/vitest`, `./gradlew`). */
+const TOOLS = /^(vitest|jest|mocha|tsc|eslint|prettier|playwright|phpunit|pest|rspec|rake|rails|pytest|py\.test|gradlew|mvnw|python[\d.]*|node|npm|npx|pnpm|yarn|bun|go|cargo|make|cmake|ctest|pip3?|uv|poetry)$/;
+const SHELLS = /^(bash|sh|zsh|dash|ksh)$/;
+const INTERPRETERS = /^(python[\d.]*|node|ruby|perl|php|deno|tsx|ts-node)$/;
+const SCRIPT_FILE = /\.(sh|bash|py|js|mjs|cjs|ts|rb|pl|php)$/;
+
+/** Wrapper → its options that take a value (`-u user`). Words up to the wrapped command are skipped. */
+const WRAPPERS: Record<string, RegExp> = {
+  sudo: /^-[ugCDhpUrtT]$|^--(user|group|chdir|host|prompt)$/,
+  doas: /^-u$/,
+  env: /^-[uCS]$|^--(unset|chdir)$/,
+  time: /^-[fo]$|^--(format|output)$/,
+  nice: /^-n$|^--adjustment$/,
+  ionice: /^-[cnp]$/,
+  nohup: /^$/,
+  command: /^$/,
+  exec: /^-a$/,
+  builtin: /^$/,
+  stdbuf: /^-[ioe]$/,
+  unbuffer: /^$/,
+  chronic: /^$/,
+  'xvfb-run': /^-[sfnwe]$|^--(server-args|auth-file|server-num)$/,
+  'cross-env': /^$/,
+  caffeinate: /^$/,
+};
+const KEYWORDS = new Set(['!', '{', '}', 'if', 'then', 'else', 'elif', 'do', 'while', 'until', 'fi', 'done']);
+
+/** Runner → how many words name it (`bundle exec` = 2) and its options that take a value. */
+const RUNNERS: Array<{ match: (w: string[]) => number; valued: RegExp }> = [
+  { match: (w) => (/^(npx|pnpx|bunx)$/.test(w[0] ?? '') ? 1 : 0), valued: /^-p$|^--package$/ },
+  { match: (w) => (/^(pnpm|yarn|npm|bun)$/.test(w[0] ?? '') && /^(exec|dlx|x)$/.test(w[1] ?? '') ? 2 : 0), valued: /^-[cC]$|^--(package|filter|dir)$/ },
+  { match: (w) => (w[0] === 'bundle' && w[1] === 'exec' ? 2 : 0), valued: /^$/ },
+  { match: (w) => (/^(uv|poetry|pipenv|pdm|rye|hatch)$/.test(w[0] ?? '') && w[1] === 'run' ? 2 : 0), valued: /^--(with|python|extra|group|project|directory|env-file|package|env)$|^-[pe]$/ },
+  { match: (w) => (w[0] === 'conda' && w[1] === 'run' ? 2 : 0), valued: /^-[np]$|^--(name|prefix)$/ },
+];
+
+export interface Unwrapped {
+  /** Index in the segment's words where the command starts (after wrappers; runners included). */
+  start: number;
+  /** Program and arguments: runner and interpreter removed, a script's path normalised (`./a/b.sh` → `a/b.sh`). */
+  words: string[];
+  /** The normalised path when the command is a script run by path or by an interpreter. */
+  script?: string;
+  sudo: boolean;
+  /** `bash -c '<inner>'`: the command string to split instead. */
+  inner?: string;
+}
+
+/** See the module comment. `words` are shell words with quotes removed. */
+export function unwrap(words: string[]): Unwrapped {
+  let k = 0;
+  let sudo = false;
+  for (;;) {
+    const w = words[k];
+    if (w === undefined) break;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || KEYWORDS.has(w)) {
+      k += 1;
+      continue;
+    }
+    if (w === 'timeout') {
+      k = skipOptions(words, k + 1, /^-[sk]$|^--(signal|kill-after)$/);
+      if (/^\d+(\.\d+)?[smhd]?$/.test(words[k] ?? '')) k += 1;
+      continue;
+    }
+    const valued = WRAPPERS[w];
+    if (!valued) break;
+    if (w === 'sudo' || w === 'doas') sudo = true;
+    k = skipOptions(words, k + 1, valued);
+    if (w === 'stdbuf' || w === 'nice') while (/^-/.test(words[k] ?? '')) k += 1;
+  }
+  const start = k;
+  let rest = words.slice(k);
+  for (let guard = 0; guard < 3; guard += 1) {
+    const runner = RUNNERS.find((r) => r.match(rest) > 0);
+    if (!runner) break;
+    const after = skipOptions(rest, runner.match(rest), runner.valued);
+    if (after >= rest.length) break;
+    rest = rest.slice(after);
+  }
+  if (rest[0] === 'coverage' && rest[1] === 'run') {
+    const m = rest.indexOf('-m');
+    rest = m > 0 ? ['python', '-m', ...rest.slice(m + 1)] : ['python', ...rest.slice(skipOptions(rest, 2, /^--(rcfile|source|include|omit|data-file)$/))];
+  }
+  const program = (rest[0] ?? '').replace(/^.*\//, '');
+  if (SHELLS.test(program)) {
+    const c = rest.findIndex((a, i) => i > 0 && /^-[a-z]*c[a-z]*$/.test(a));
+    if (c > 0 && rest[c + 1] !== undefined) return { start, words: rest, sudo, inner: rest[c + 1] };
+    const i = skipOptions(rest, 1, /^[-+][a-z]*o$|^--rcfile$|^--init-file$/);
+    if (rest[i] !== undefined) return script(start, rest.slice(i), sudo);
+    return { start, words: rest, sudo };
+  }
+  if (INTERPRETERS.test(program)) {
+    const i = skipOptions(rest, 1, /^-[WXQ]$|^--(require|import|loader)$|^-r$/);
+    const file = rest[i];
+    const byFlag = rest.slice(1, i).some((a) => /^-[mce]$|^--(eval|print)$|^-p$/.test(a));
+    if (file && !byFlag && (SCRIPT_FILE.test(file) || file.includes('/'))) return script(start, rest.slice(i), sudo);
+    return { start, words: rest, sudo };
+  }
+  const first = rest[0] ?? '';
+  if ((first.includes('/') && !TOOLS.test(program)) || (SCRIPT_FILE.test(first) && !first.includes('='))) return script(start, rest, sudo);
+  if (first.includes('/')) return { start, words: [program, ...rest.slice(1)], sudo };
+  return { start, words: rest, sudo };
+}
+
+function script(start: number, words: string[], sudo: boolean): Unwrapped {
+  const path = words[0]!
+    .replace(/^(\.\/)+/, '')
+    .replace(/^\/workspace\//, '')
+    .replace(/\/\.\//g, '/');
+  return { start, words: [path, ...words.slice(1)], script: path, sudo };
+}
+
+/** Index of the first word from `k` that is not an option (or the value of one matching `valued`). */
+function skipOptions(words: string[], k: number, valued: RegExp): number {
+  let i = k;
+  while (i < words.length && words[i]!.startsWith('-') && words[i] !== '-') {
+    const w = words[i]!;
+    i += 1;
+    if (w === '--') break;
+    if (!w.includes('=') && valued.test(w)) i += 1;
+  }
+  return i;
+}

@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { essentialCommand, filesWrittenBy, mainSegment, splitCommand, workSegments } from '../../../src/memory/phase1/commands.js';
+import { extractDeterministic } from '../../../src/memory/phase1/deterministic/index.js';
+import { segmentOutcome } from '../../../src/memory/phase1/outcome.js';
+import { viewRollout } from '../../../src/memory/phase1/rollout.js';
+import { tokenize } from '../../../src/memory/phase1/shell-words.js';
+import { TranscriptBuilder } from './build.js';
+
+const main = (cmd: string) => mainSegment(splitCommand(cmd));
+
+describe('the forms an agent types classify like the plain command', () => {
+  // [as typed, category, canonical form of the main segment]
+  const forms: Array<[string, string, string]> = [
+    ['./scripts/check.sh', 'test', 'scripts/check.sh'],
+    ['bash scripts/check.sh', 'test', 'scripts/check.sh'],
+    ['sh ./scripts/check.sh', 'test', 'scripts/check.sh'],
+    ['bash -euo pipefail scripts/check.sh', 'test', 'scripts/check.sh'],
+    ['scripts/check.sh', 'test', 'scripts/check.sh'],
+    ['/workspace/scripts/check.sh', 'test', 'scripts/check.sh'],
+    ['cd /workspace && bash scripts/check.sh 2>&1 | tail -20', 'test', 'scripts/check.sh'],
+    ['cd /workspace; ./scripts/check.sh || true', 'test', 'scripts/check.sh'],
+    ['( cd /workspace && ./scripts/check.sh ) ; echo $?', 'test', 'scripts/check.sh'],
+    ["bash -c 'cd /workspace && ./scripts/check.sh'", 'test', 'scripts/check.sh'],
+    ['sudo -E -u agent ./scripts/check.sh', 'test', 'scripts/check.sh'],
+    ['FOO=1 CI=true npm test', 'test', 'npm test'],
+    ['timeout 60 npm test', 'test', 'npm test'],
+    ['timeout -s KILL 5m npm test && echo ok', 'test', 'npm test'],
+    ['time -p npm t', 'test', 'npm t'],
+    ['env -u HTTP_PROXY CI=1 npm run test:unit', 'test', 'npm run test:unit'],
+    ['npm --prefix web test', 'test', 'npm --prefix web test'],
+    ['yarn test', 'test', 'yarn test'],
+    ['yarn workspace api test', 'test', 'yarn workspace api test'],
+    ['pnpm test', 'test', 'pnpm test'],
+    ['pnpm -C packages/core run test:unit', 'test', 'pnpm -C packages/core run test:unit'],
+    ['npx vitest run', 'test', 'vitest run'],
+    ['npx -y jest --ci', 'test', 'jest --ci'],
+    ['pnpm exec vitest run', 'test', 'vitest run'],
+    ['node_modules/.bin/vitest run', 'test', 'vitest run'],
+    ['python -m pytest -q', 'test', 'python -m pytest -q'],
+    ['python3 -m pytest -q', 'test', 'python -m pytest -q'],
+    ['python3.11 -m pytest', 'test', 'python -m pytest'],
+    ['pytest -x', 'test', 'pytest -x'],
+    ['uv run pytest', 'test', 'pytest'],
+    ['poetry run pytest -q', 'test', 'pytest -q'],
+    ['coverage run -m pytest', 'test', 'python -m pytest'],
+    ['python manage.py test', 'test', 'manage.py test'],
+    ['python3 tools/run_tests.py', 'test', 'tools/run_tests.py'],
+    ['make test', 'test', 'make test'],
+    ['make -C build -j 4 test', 'test', 'make -C build -j 4 test'],
+    ['go test ./...', 'test', 'go test ./...'],
+    ['cargo test', 'test', 'cargo test'],
+    ['cargo +nightly test --workspace', 'test', 'cargo +nightly test --workspace'],
+    ['bundle exec rspec', 'test', 'rspec'],
+    ['bundle exec rake test', 'test', 'rake test'],
+    ['mvn -q test', 'test', 'mvn -q test'],
+    ['./mvnw -B verify', 'test', 'mvnw -B verify'],
+    ['gradle test', 'test', 'gradle test'],
+    ['./gradlew :core:test', 'test', 'gradlew :core:test'],
+    ['ctest --test-dir build -L unit', 'test', 'ctest --test-dir build -L unit'],
+    ['dotnet test', 'test', 'dotnet test'],
+    ['script/cibuild', 'test', 'script/cibuild'],
+    ['./run_tests.sh', 'test', 'run_tests.sh'],
+    ['bash hack/verify-all.sh', 'test', 'hack/verify-all.sh'],
+    ['npm ci', 'install', 'npm ci'],
+    ['sudo DEBIAN_FRONTEND=noninteractive apt-get install -y libpq-dev', 'system', 'apt-get install -y libpq-dev'],
+    ['./scripts/bootstrap', 'install', 'scripts/bootstrap'],
+    ['bash scripts/build.sh', 'build', 'scripts/build.sh'],
+    ['make -j4', 'build', 'make -j4'],
+  ];
+  it.each(forms)('%s → %s', (cmd, category, canonical) => {
+    const m = main(cmd);
+    expect(m?.category).toBe(category);
+    expect(m?.canonical).toBe(canonical);
+  });
+
+  it('is not fooled into a test by words that only look like one', () => {
+    expect(main('make clean')?.category).toBe('other');
+    expect(main('make lint')?.category).toBe('other');
+    expect(main('bash scripts/deploy.sh')?.category).toBe('other');
+    expect(main('python -c "import pytest"')?.category).toBe('other');
+    expect(main('echo "npm test && make test"')).toBeUndefined();
+    expect(main('grep -r test src')).toBeUndefined();
+    expect(workSegments(splitCommand('cd /workspace && set -o pipefail; true'))).toEqual([]);
+  });
+
+  it('skips here-document bodies and comments', () => {
+    const cmd = "cat > notes.md <<'EOF'\nnpm test\nmake test\nEOF\n# npm ci\nls";
+    expect(splitCommand(cmd).map((s) => s.program)).toEqual(['cat', 'ls']);
+    expect(filesWrittenBy(cmd)).toEqual(['notes.md']);
+  });
+
+  it('tokenizes quotes, escapes, $( ) and redirections', () => {
+    const t = tokenize(`FOO="a b" echo 'x;y' "$(date +%s)" a\\ b 2>&1 >out.txt`);
+    expect(t.map((x) => [x.kind, x.value])).toEqual([
+      ['word', 'FOO=a b'],
+      ['word', 'echo'],
+      ['word', 'x;y'],
+      ['word', '$(date +%s)'],
+      ['word', 'a b'],
+      ['redirect', '1'],
+      ['redirect', 'out.txt'],
+    ]);
+  });
+
+  it('keeps a `cd` into a subfolder as part of how the command is run, and drops `cd` to the root', () => {
+    expect(essentialCommand(splitCommand('cd /workspace && npm test 2>&1 | tail -5'))).toBe('npm test');
+    expect(essentialCommand(splitCommand('cd web && npm test'))).toBe('cd web && npm test');
+  });
+});
+
+describe('segmentOutcome: the exit code is not always the command’s', () => {
+  const step = (command: string, exitCode: number, output: string) => viewRollout(new TranscriptBuilder('x').bash(command, exitCode, output).end(), 'r').steps[0]!;
+  const outcome = (command: string, exitCode: number, output: string) => {
+    const segs = splitCommand(command);
+    return segmentOutcome(step(command, exitCode, output), segs, mainSegment(segs)!);
+  };
+  it('reads a filtered or ignored status from the output', () => {
+    expect(outcome('npm test 2>&1 | tail -20', 0, 'Tests: 2 failed, 10 passed')).toBe('failed');
+    expect(outcome('npm test 2>&1 | tail -20', 0, 'Tests: 12 passed')).toBe('passed');
+    expect(outcome('pytest -q || true', 0, '3 failed, 9 passed in 0.4s')).toBe('failed');
+    expect(outcome('set -o pipefail; npm test | tail -3', 1, 'x')).toBe('failed');
+  });
+  it('takes the code printed by `; echo $?`', () => {
+    expect(outcome('make test; echo "exit=$?"', 0, 'ok\nexit=2')).toBe('failed');
+    expect(outcome('make test; echo $?', 0, 'all good\n0')).toBe('passed');
+  });
+  it('trusts the status through `&& echo ok`', () => {
+    expect(outcome('cargo test && echo ok', 101, 'test result: FAILED')).toBe('failed');
+    expect(outcome('cargo test && echo ok', 0, 'ok')).toBe('passed');
+  });
+});
+
+describe('lessons from the forms an agent types', () => {
+  const extract = (b: TranscriptBuilder) => extractDeterministic(viewRollout(b.end(), 'r'));
+
+  it('learns the project test script whether run as `bash X`, `sh X` or `./X`', () => {
+    for (const cmd of ['bash scripts/check.sh', 'sh scripts/check.sh', './scripts/check.sh', 'cd /workspace && bash scripts/check.sh 2>&1 | tail -20']) {
+      const m = extract(new TranscriptBuilder('fix it').edit('/workspace/src/a.ts').bash(cmd, 0, 'all 42 tests passed'));
+      const lesson = m.filter((x) => /Run the tests with/.test(x.text));
+      expect(lesson, cmd).toHaveLength(1);
+      expect(lesson[0]!.text).toContain('scripts/check.sh');
+    }
+  });
+
+  it('two spellings of one command that both pass are one lesson, in the last form that worked', () => {
+    const m = extract(new TranscriptBuilder('x').bash('./scripts/check.sh', 0, 'ok').edit('/workspace/src/a.ts').bash('bash scripts/check.sh', 0, 'ok'));
+    const lessons = m.filter((x) => /scripts\/check\.sh/.test(x.text));
+    expect(lessons).toHaveLength(1);
+    expect(lessons[0]!.text).toContain('`bash scripts/check.sh`');
+  });
+
+  it('a script that is not executable, then run with bash: one pitfall naming the form that worked', () => {
+    const m = extract(
+      new TranscriptBuilder('x')
+        .bash('./scripts/check.sh', 126, 'bash: ./scripts/check.sh: Permission denied')
+        .bash('bash scripts/check.sh', 0, 'all checks passed'),
+    );
+    const lessons = m.filter((x) => /scripts\/check\.sh/.test(x.text));
+    expect(lessons).toHaveLength(1);
+    expect(lessons[0]!.text).toMatch(/What worked: `bash scripts\/check\.sh`/);
+    expect(lessons[0]!.text).toMatch(/Permission denied/);
+  });
+
+  it('the same script retried in another spelling without a cause is a plain retry: no pitfall', () => {
+    const m = extract(new TranscriptBuilder('x').bash('bash scripts/check.sh', 1, 'FAIL flaky_test').bash('./scripts/check.sh', 0, 'ok'));
+    expect(m.filter((x) => x.kind === 'pitfall')).toEqual([]);
+  });
+
+  it('a suite piped into tail that printed failures is not learned as passing', () => {
+    const m = extract(new TranscriptBuilder('x').bash('bash scripts/check.sh 2>&1 | tail -20', 0, 'FAILED tests/test_a.py::test_x\n1 failed, 3 passed'));
+    expect(m.filter((x) => /Run the tests with/.test(x.text))).toEqual([]);
+  });
+});
