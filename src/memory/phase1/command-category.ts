@@ -68,7 +68,8 @@ function scriptCategory(path: string, first: string): CommandCategory {
  * `apt-get install` … install system packages. `script`: the program is a file run by path or interpreter.
  */
 export function categoryOf(program: string, args: string[], core: string, script = false): CommandCategory {
-  if (script) return scriptCategory(program, args[0] ?? '');
+  // A script from outside the workspace (`/tmp/ruby-build/install.sh`) installs a tool, not the project's dependencies.
+  if (script) return /^[/~$]/.test(program) ? 'other' : scriptCategory(program, args[0] ?? '');
   const first = args[0] ?? '';
   const script2 = /^run(-script)?$/.test(first) ? (args[1] ?? '') : first;
   switch (program.replace(/^(python|pip)[\d.]+$/, '$1')) {

@@ -98,7 +98,7 @@ function classify(source: string, tokens: ShellToken[], joiner: string, depth: n
   const category: CommandCategory = !programWord
     ? 'shell'
     : script !== undefined
-      ? categoryOf(program, positionalArgs(program, args), coreText, true)
+      ? categoryOf(script, positionalArgs(program, args), coreText, true)
       : categoryOf(program, positionalArgs(program, args), coreText, false);
   const pos = positionalArgs(program, args);
   let key = script ?? (pos[0] ? `${program} ${pos[0]}` : program);

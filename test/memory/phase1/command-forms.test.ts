@@ -77,6 +77,8 @@ describe('the forms an agent types classify like the plain command', () => {
     expect(main('make clean')?.category).toBe('other');
     expect(main('make lint')?.category).toBe('other');
     expect(main('bash scripts/deploy.sh')?.category).toBe('other');
+    // A tool's installer from outside the workspace is not the project's dependency install.
+    expect(main('sudo /tmp/ruby-build/install.sh')?.category).toBe('other');
     expect(main('python -c "import pytest"')?.category).toBe('other');
     expect(main('echo "npm test && make test"')).toBeUndefined();
     expect(main('grep -r test src')).toBeUndefined();
