@@ -58,6 +58,7 @@ export interface Unwrapped {
 export function unwrap(words: string[]): Unwrapped {
   let k = 0;
   let sudo = false;
+  let wrapperAt: number | undefined;
   for (;;) {
     const w = words[k];
     if (w === undefined) break;
@@ -73,9 +74,12 @@ export function unwrap(words: string[]): Unwrapped {
     const valued = WRAPPERS[w];
     if (!valued) break;
     if (w === 'sudo' || w === 'doas') sudo = true;
+    wrapperAt = k;
     k = skipOptions(words, k + 1, valued);
     if (w === 'stdbuf' || w === 'nice') while (/^-/.test(words[k] ?? '')) k += 1;
   }
+  // `env`, `time` alone wrap nothing: they are the command (`env | sort` prints the environment).
+  if (k >= words.length && wrapperAt !== undefined) k = wrapperAt;
   const start = k;
   let rest = words.slice(k);
   for (let guard = 0; guard < 3; guard += 1) {

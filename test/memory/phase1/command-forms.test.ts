@@ -82,6 +82,8 @@ describe('the forms an agent types classify like the plain command', () => {
     expect(main('python -c "import pytest"')?.category).toBe('other');
     expect(main('echo "npm test && make test"')).toBeUndefined();
     expect(main('grep -r test src')).toBeUndefined();
+    // A wrapper with nothing to wrap is the command itself.
+    expect(splitCommand('env | sort')[0]).toMatchObject({ program: 'env', category: 'inspect' });
     expect(workSegments(splitCommand('cd /workspace && set -o pipefail; true'))).toEqual([]);
   });
 
