@@ -90,4 +90,20 @@ describe('tree index', () => {
     expect(third.layers[2]!.fileCount).toBe(1);
     expect(await restored(store, third.id)).toEqual(describeTree(src));
   });
+
+  it('restores runs of zeros in a large file as holes, with the same bytes', async () => {
+    const src = tempDir();
+    const store = await openStore(tempDir());
+    const img = Buffer.alloc(12 * 1024 * 1024);
+    img.write('header', 0);
+    img.write('trailer', img.length - 7);
+    writeFileSync(join(src, 'disk.img'), img);
+    const m = await store.create({ dir: src }, { lineage: 'l', kind: 'workspace' });
+    const out = join(tempDir(), 'out');
+    await store.restoreToDirectory(m.id, out);
+    const st = statSync(join(out, 'disk.img'));
+    expect(st.size).toBe(img.length);
+    expect(st.blocks * 512).toBeLessThan(2 * 1024 * 1024); // dense would be 12 MiB
+    expect(readFileSync(join(out, 'disk.img')).equals(img)).toBe(true);
+  });
 });
