@@ -11,7 +11,8 @@ export function dockerClient(): Docker {
 
 /** Hint printed when no Docker engine answers. */
 export const ENGINE_HINT =
-  'start a Docker engine (run `npm run setup`, which installs and starts one on Debian), or use --sandbox local';
+  'start a Docker engine (run `npm run setup`, which installs and starts one on Debian), or run without isolation on the ' +
+  'local backend: --set sandbox.backend=local (or MNEMARA_SANDBOX_BACKEND=local)';
 
 /**
  * Pings the engine; resolves with its version, or throws `SandboxError('DOCKER_UNAVAILABLE')` saying why.

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type Docker from 'dockerode';
-import { dockerClient, statusOf } from './client.js';
+import { assertEngine, dockerClient, statusOf } from './client.js';
 import { LABEL } from './container-spec.js';
 
 /** One sandbox container `pruneSandboxes` found. */
@@ -49,6 +49,8 @@ export async function pruneSandboxes(
   options: { docker?: Docker; sessionId?: string; dryRun?: boolean; force?: boolean } = {},
 ): Promise<PruneResult> {
   const docker = options.docker ?? dockerClient();
+  // Without an engine, say so with the hint instead of dockerode's bare `connect ENOENT`.
+  await assertEngine(docker);
   const label = [`${LABEL.owner}=1`, ...(options.sessionId ? [`${LABEL.session}=${options.sessionId}`] : [])];
   const result: PruneResult = { containers: [], volumes: [], inUse: [], failed: [] };
   const containers = await docker.listContainers({ all: true, filters: { label } });
