@@ -80,9 +80,10 @@ function isPlumbing(t: ShellToken): boolean {
 }
 
 function classify(source: string, tokens: ShellToken[], joiner: string, depth: number): Segment[] {
-  const text = tokens.filter((t) => !isPlumbing(t)).map((t) => t.raw).join(' ').trim();
   const words = tokens.filter((t) => t.kind === 'word');
   const u = unwrap(words.map((w) => w.value));
+  const hidden = new Set(u.noise.map((i) => words[i]));
+  const text = tokens.filter((t) => !isPlumbing(t) && !hidden.has(t)).map((t) => t.raw).join(' ').trim();
   if (u.inner !== undefined && depth < 3) {
     // `bash -c 'npm test'`, `sh -lc "…"`: the string is the command.
     const inner = splitCommand(u.inner, depth + 1).map((s) => ({ ...s, sudo: s.sudo || u.sudo }));

@@ -31,6 +31,7 @@ const WRAPPERS: Record<string, RegExp> = {
   'cross-env': /^$/,
   caffeinate: /^$/,
 };
+const NOISE = new Set(['time', 'nice', 'ionice', 'nohup', 'command', 'exec', 'builtin', 'stdbuf', 'unbuffer', 'chronic', 'caffeinate']);
 const KEYWORDS = new Set(['!', '{', '}', 'if', 'then', 'else', 'elif', 'do', 'while', 'until', 'fi', 'done']);
 
 /** Runner → how many words name it (`bundle exec` = 2) and its options that take a value. */
@@ -50,6 +51,8 @@ export interface Unwrapped {
   /** The normalised path when the command is a script run by path or by an interpreter. */
   script?: string;
   sudo: boolean;
+  /** Indices of words that only time or detach the command (`time -p`, `timeout 60`, `nohup`): left out when it is shown. */
+  noise: number[];
   /** `bash -c '<inner>'`: the command string to split instead. */
   inner?: string;
 }
@@ -59,27 +62,43 @@ export function unwrap(words: string[]): Unwrapped {
   let k = 0;
   let sudo = false;
   let wrapperAt: number | undefined;
+  const noise: number[] = [];
+  const mark = (from: number, to: number) => {
+    for (let i = from; i < to; i += 1) noise.push(i);
+  };
   for (;;) {
     const w = words[k];
     if (w === undefined) break;
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || KEYWORDS.has(w)) {
+    if (KEYWORDS.has(w)) {
+      mark(k, k + 1);
+      k += 1;
+      continue;
+    }
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) {
       k += 1;
       continue;
     }
     if (w === 'timeout') {
+      const from = k;
       k = skipOptions(words, k + 1, /^-[sk]$|^--(signal|kill-after)$/);
       if (/^\d+(\.\d+)?[smhd]?$/.test(words[k] ?? '')) k += 1;
+      mark(from, k);
       continue;
     }
     const valued = WRAPPERS[w];
     if (!valued) break;
     if (w === 'sudo' || w === 'doas') sudo = true;
     wrapperAt = k;
+    const from = k;
     k = skipOptions(words, k + 1, valued);
     if (w === 'stdbuf' || w === 'nice') while (/^-/.test(words[k] ?? '')) k += 1;
+    if (NOISE.has(w)) mark(from, k);
   }
   // `env`, `time` alone wrap nothing: they are the command (`env | sort` prints the environment).
-  if (k >= words.length && wrapperAt !== undefined) k = wrapperAt;
+  if (k >= words.length && wrapperAt !== undefined) {
+    k = wrapperAt;
+    noise.length = 0;
+  }
   const start = k;
   let rest = words.slice(k);
   for (let guard = 0; guard < 3; guard += 1) {
@@ -96,30 +115,30 @@ export function unwrap(words: string[]): Unwrapped {
   const program = (rest[0] ?? '').replace(/^.*\//, '');
   if (SHELLS.test(program)) {
     const c = rest.findIndex((a, i) => i > 0 && /^-[a-z]*c[a-z]*$/.test(a));
-    if (c > 0 && rest[c + 1] !== undefined) return { start, words: rest, sudo, inner: rest[c + 1] };
+    if (c > 0 && rest[c + 1] !== undefined) return { start, words: rest, sudo, noise, inner: rest[c + 1] };
     const i = skipOptions(rest, 1, /^[-+][a-z]*o$|^--rcfile$|^--init-file$/);
-    if (rest[i] !== undefined) return script(start, rest.slice(i), sudo);
-    return { start, words: rest, sudo };
+    if (rest[i] !== undefined) return script(start, rest.slice(i), sudo, noise);
+    return { start, words: rest, sudo, noise };
   }
   if (INTERPRETERS.test(program)) {
     const i = skipOptions(rest, 1, /^-[WXQ]$|^--(require|import|loader)$|^-r$/);
     const file = rest[i];
     const byFlag = rest.slice(1, i).some((a) => /^-[mce]$|^--(eval|print)$|^-p$/.test(a));
-    if (file && !byFlag && (SCRIPT_FILE.test(file) || file.includes('/'))) return script(start, rest.slice(i), sudo);
-    return { start, words: rest, sudo };
+    if (file && !byFlag && (SCRIPT_FILE.test(file) || file.includes('/'))) return script(start, rest.slice(i), sudo, noise);
+    return { start, words: rest, sudo, noise };
   }
   const first = rest[0] ?? '';
-  if ((first.includes('/') && !TOOLS.test(program)) || (SCRIPT_FILE.test(first) && !first.includes('='))) return script(start, rest, sudo);
-  if (first.includes('/')) return { start, words: [program, ...rest.slice(1)], sudo };
-  return { start, words: rest, sudo };
+  if ((first.includes('/') && !TOOLS.test(program)) || (SCRIPT_FILE.test(first) && !first.includes('='))) return script(start, rest, sudo, noise);
+  if (first.includes('/')) return { start, words: [program, ...rest.slice(1)], sudo, noise };
+  return { start, words: rest, sudo, noise };
 }
 
-function script(start: number, words: string[], sudo: boolean): Unwrapped {
+function script(start: number, words: string[], sudo: boolean, noise: number[]): Unwrapped {
   const path = words[0]!
     .replace(/^(\.\/)+/, '')
     .replace(/^\/workspace\//, '')
     .replace(/\/\.\//g, '/');
-  return { start, words: [path, ...words.slice(1)], script: path, sudo };
+  return { start, words: [path, ...words.slice(1)], script: path, sudo, noise };
 }
 
 /** Index of the first word from `k` that is not an option (or the value of one matching `valued`). */

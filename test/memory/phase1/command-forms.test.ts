@@ -109,6 +109,10 @@ describe('the forms an agent types classify like the plain command', () => {
   it('keeps a `cd` into a subfolder as part of how the command is run, and drops `cd` to the root', () => {
     expect(essentialCommand(splitCommand('cd /workspace && npm test 2>&1 | tail -5'))).toBe('npm test');
     expect(essentialCommand(splitCommand('cd web && npm test'))).toBe('cd web && npm test');
+    // Timing and detaching wrappers are not part of the lesson; sudo and variables are.
+    expect(essentialCommand(splitCommand('time (cmake --build build -j4 2>&1 | tail -n 19)'))).toBe('cmake --build build -j4');
+    expect(essentialCommand(splitCommand('timeout 120 nice -n 5 CI=1 npm test'))).toBe('CI=1 npm test');
+    expect(essentialCommand(splitCommand('sudo -E apt-get install -y jq >/dev/null'))).toBe('sudo -E apt-get install -y jq');
   });
 });
 
