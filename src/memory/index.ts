@@ -8,7 +8,7 @@ export { buildMemoryBlock, taskKeywords, type BuildMemoryBlockOptions, type Memo
 export { consolidate, DETERMINISTIC_PHASE2_VERSION, type ConsolidateOptions, type ConsolidationResult } from './phase2/index.js';
 export { describeMemory, forgetEntry, searchMemory, type MemoryOverview, type SearchHit } from './handbook.js';
 export { redact, redactDeep, isSecretName, findSecretKinds, type SecretKind } from './redact.js';
-export { memoryPaths, excludeFromGit, gitExcludeEntries, assertRolloutId, type MemoryPaths } from './layout.js';
+export { memoryPaths, excludeFromGit, gitExcludeEntries, assertRolloutId, existingWorkspaceDir, mnemaraOwnedPaths, type MemoryPaths } from './layout.js';
 export { parseMemoryMd, renderMemoryMd, parseSummary, renderSummary, type MemoryEntry, type HandbookInfo, type SummaryEntry } from './memory-md.js';
 export { parseRawMemories, renderRawMemories, parseRolloutSummary, renderRolloutSummary } from './artifacts.js';
 export { countMemoryUse, memoryMdWrites, type MemoryUse } from './use.js';

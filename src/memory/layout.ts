@@ -89,6 +89,18 @@ export async function existingWorkspaceDir(dir: string): Promise<string> {
   return abs;
 }
 
+/**
+ * The paths of a memory layout that mnemara alone writes (relative to the workspace, `/`-separated):
+ * `MEMORY.md`, `memory_summary.md`, `.state.json`, `rollout_summaries/`, `raw_memories/` and the transcripts
+ * folder. Everything else under the memories folder is the agent's own (memory-tool notes). A session should
+ * take these from the snapshot it started from, not from the sandbox the agent could write to.
+ */
+export function mnemaraOwnedPaths(layout: MemoryLayout = { memoriesDir: 'memories', sessionsDir: 'sessions' }): string[] {
+  const mem = checkRelative('memoriesDir', layout.memoriesDir).split(sep).join('/');
+  const ses = checkRelative('sessionsDir', layout.sessionsDir).split(sep).join('/');
+  return [`${mem}/MEMORY.md`, `${mem}/memory_summary.md`, `${mem}/.state.json`, `${mem}/rollout_summaries`, `${mem}/raw_memories`, ses];
+}
+
 /** The lines `.git/info/exclude` gets for a layout: anchored folder patterns such as `/memories/`. */
 export function gitExcludeEntries(layout: MemoryLayout): string[] {
   return [layout.memoriesDir, layout.sessionsDir].map((d) => `/${checkRelative('layout', d).split(sep).join('/')}/`);

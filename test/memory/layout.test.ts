@@ -1,8 +1,11 @@
-import { mkdtemp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { excludeFromGit, memoryPaths } from '../../src/memory/layout.js';
+import { defaultFixtures } from '../../scripts/eval-memory/labels.js';
+import { excludeFromGit, memoryPaths, mnemaraOwnedPaths } from '../../src/memory/layout.js';
+import { learnTranscript } from '../../src/memory/learn.js';
+import { CONFIG } from './helpers.js';
 
 describe('memoryPaths', () => {
   it('resolves the default layout', () => {
@@ -39,3 +42,18 @@ describe('excludeFromGit', () => {
     expect(text).toBe('# git ls-files --others --exclude-from=.git/info/exclude\n*.log\n# mnemara memory layout\n/memories/\n/sessions/\n');
   });
 });
+
+describe('mnemaraOwnedPaths', () => {
+  it('covers every file the pipeline writes, for the default and a custom layout', async () => {
+    for (const layout of [{ memoriesDir: 'memories', sessionsDir: 'sessions' }, { memoriesDir: 'agents/rev/mem', sessionsDir: 'agents/rev/runs' }]) {
+      const ws = await mkdtemp(join(tmpdir(), 'mnemara-owned-'));
+      const owned = mnemaraOwnedPaths(layout);
+      expect(owned).toContain(`${layout.memoriesDir}/MEMORY.md`);
+      await learnTranscript(join(defaultFixtures(), 'harbor-ledger-s3-export-region.json'), ws, { extractor: 'deterministic', config: { ...CONFIG, layout }, layout });
+      const written = (await readdir(ws, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => relative(ws, join(e.parentPath, e.name)).split(sep).join('/'));
+      expect(written.length).toBeGreaterThanOrEqual(5);
+      for (const f of written) expect(owned.some((o) => f === o || f.startsWith(`${o}/`)), f).toBe(true);
+    }
+  });
+});
+
