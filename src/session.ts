@@ -125,7 +125,10 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     const publisher = new HeadPublisher(store, lineage, layout, workDir, rolloutId, layoutDir, {
       headAtStart: start.headAtStart,
       layoutFrom: start.snapshotId,
-    }, onProgress);
+    }, onProgress, {
+      source: start.snapshotId ? { snapshotId: start.snapshotId } : { hostDir: workspace },
+      transcriptPath,
+    });
     const before = await step('publish', emit, timings, () => publisher.publishWorkspace(sandbox, workspaceSnapshot.id), () =>
       `head of ${lineage} → ${publisher.expected}`,
     );

@@ -9,6 +9,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { copyLayoutFromSandbox } from './layout-io.js';
 import { mergeLayouts } from './layout-merge.js';
 import { readEntries } from './lessons.js';
+import { trustOwnedPaths, type TrustedSource } from './trusted-layout.js';
 
 /** Attempts at the compare-and-swap before the session gives up (each retry follows a fresh merge). */
 const MAX_HEAD_ATTEMPTS = 8;
@@ -41,6 +42,8 @@ export class HeadPublisher {
     readonly layoutDir: string,
     start: { headAtStart: string | null; layoutFrom: string | null },
     private readonly onProgress?: OnProgress,
+    /** Where mnemara's own memory files are taken from (not the sandbox), and this run's host transcript. */
+    private readonly trust?: { source: TrustedSource; transcriptPath: string },
   ) {
     this.expected = start.headAtStart;
     this.base = start.layoutFrom;
@@ -88,11 +91,20 @@ export class HeadPublisher {
    */
   async publishWorkspace(sandbox: Sandbox, workspaceSnapshot: string): Promise<MemoryEntry[]> {
     await copyLayoutFromSandbox(sandbox, this.layoutDir, this.layout);
+    const agentWroteOwned = this.trust
+      ? await trustOwnedPaths(this.layoutDir, this.layout, this.trust.source, this.store, {
+          rolloutId: this.rolloutId,
+          transcriptPath: this.trust.transcriptPath,
+        })
+      : false;
     const entries = await readEntries(join(this.layoutDir, this.layout.memoriesDir, 'MEMORY.md'));
     let candidate = workspaceSnapshot;
     if (this.expected !== null && this.expected !== this.base) {
       // Started off the head (--from, or memory from another lineage): keep the head's lessons too.
       await this.mergeHead(this.expected);
+      candidate = (await this.snapshotLayout(workspaceSnapshot)).id;
+    } else if (agentWroteOwned) {
+      // The workspace snapshot holds what the agent wrote over mnemara's files: the head gets the trusted layout.
       candidate = (await this.snapshotLayout(workspaceSnapshot)).id;
     }
     await this.advance(candidate, async (current) => (await this.snapshotLayout(current)).id);
