@@ -27,6 +27,7 @@ export interface Segment {
   /**
    * The command in one form for comparing two ways of typing it: `bash scripts/check.sh -q`,
    * `./scripts/check.sh -q` and `/workspace/scripts/check.sh -q` are all `scripts/check.sh -q`.
+   * `VAR=value` in front is kept (`CI=1 npm test` may not be `npm test`); sudo, timing and runners are not.
    */
   canonical: string;
   category: CommandCategory;
@@ -116,7 +117,7 @@ function classify(source: string, tokens: ShellToken[], joiner: string, depth: n
       program: program || (words[0]?.value ?? ''),
       args,
       key,
-      canonical: [canonicalProgram, ...args].join(' '),
+      canonical: [...u.assignments, canonicalProgram, ...args].join(' '),
       category: programWord ? (cdOrShell(program, args) ?? category) : 'shell',
       script: script !== undefined,
       sudo: u.sudo,

@@ -39,7 +39,7 @@ export function errorLines(output: string, max = 2, maxChars = 220): string[] {
   for (let i = 0; i < lines.length; i += 1) {
     const text = lines[i]!.trim().replace(/\s+/g, ' ');
     if (text.length < 6 || seen.has(text)) continue;
-    if (INSTRUCTION_LIKE.test(text)) continue;
+    if (looksLikeInstruction(text)) continue;
     let score = 0;
     if (STRONG.some((re) => re.test(text))) score += 3;
     else if (WEAK.test(text)) score += 1;
@@ -63,7 +63,10 @@ export function errorLines(output: string, max = 2, maxChars = 220): string[] {
     .map((s) => s.text);
 }
 
+/** Error phrases that name memory as a resource, not as an agent's memory ("JavaScript heap out of memory"). */
+const RESOURCE_MEMORY = /\b(out of memory|memory allocation|allocate memory|memory exhausted|memory limit|insufficient memory)\b/gi;
+
 /** True when a text reads like an instruction aimed at an agent or its memory (for filters elsewhere). */
 export function looksLikeInstruction(text: string): boolean {
-  return INSTRUCTION_LIKE.test(text);
+  return INSTRUCTION_LIKE.test(text.replace(RESOURCE_MEMORY, ' '));
 }

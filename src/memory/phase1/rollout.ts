@@ -138,7 +138,7 @@ function markTainted(steps: Step[]): void {
   for (const step of steps) {
     const cmd = step.name === 'bash' && typeof step.input.command === 'string' ? step.input.command : undefined;
     if (cmd && suspicious.length > 0) {
-      const cores = splitCommand(cmd).map((s) => s.core).filter((c) => c.length >= 4);
+      const cores = splitCommand(cmd).filter((s) => s.category !== 'shell').map((s) => s.core).filter((c) => c.length >= 4);
       step.tainted = cores.some((c) => suspicious.some((line) => line.includes(c)));
     }
     for (const line of (step.output ?? '').split('\n')) if (line.length < 2000 && looksLikeInstruction(line)) suspicious.push(line);

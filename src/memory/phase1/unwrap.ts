@@ -51,6 +51,8 @@ export interface Unwrapped {
   /** The normalised path when the command is a script run by path or by an interpreter. */
   script?: string;
   sudo: boolean;
+  /** `VAR=value` words in front of the command (they change what it does: `CI=1`, `NODE_OPTIONS=…`). */
+  assignments: string[];
   /** Indices of words that only time or detach the command (`time -p`, `timeout 60`, `nohup`): left out when it is shown. */
   noise: number[];
   /** `bash -c '<inner>'`: the command string to split instead. */
@@ -63,6 +65,7 @@ export function unwrap(words: string[]): Unwrapped {
   let sudo = false;
   let wrapperAt: number | undefined;
   const noise: number[] = [];
+  const assignments: string[] = [];
   const mark = (from: number, to: number) => {
     for (let i = from; i < to; i += 1) noise.push(i);
   };
@@ -75,6 +78,7 @@ export function unwrap(words: string[]): Unwrapped {
       continue;
     }
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) {
+      assignments.push(w);
       k += 1;
       continue;
     }
@@ -115,30 +119,30 @@ export function unwrap(words: string[]): Unwrapped {
   const program = (rest[0] ?? '').replace(/^.*\//, '');
   if (SHELLS.test(program)) {
     const c = rest.findIndex((a, i) => i > 0 && /^-[a-z]*c[a-z]*$/.test(a));
-    if (c > 0 && rest[c + 1] !== undefined) return { start, words: rest, sudo, noise, inner: rest[c + 1] };
+    if (c > 0 && rest[c + 1] !== undefined) return { start, words: rest, sudo, noise, assignments, inner: rest[c + 1] };
     const i = skipOptions(rest, 1, /^[-+][a-z]*o$|^--rcfile$|^--init-file$/);
-    if (rest[i] !== undefined) return script(start, rest.slice(i), sudo, noise);
-    return { start, words: rest, sudo, noise };
+    if (rest[i] !== undefined) return script(start, rest.slice(i), sudo, noise, assignments);
+    return { start, words: rest, sudo, noise, assignments };
   }
   if (INTERPRETERS.test(program)) {
     const i = skipOptions(rest, 1, /^-[WXQ]$|^--(require|import|loader)$|^-r$/);
     const file = rest[i];
     const byFlag = rest.slice(1, i).some((a) => /^-[mce]$|^--(eval|print)$|^-p$/.test(a));
-    if (file && !byFlag && (SCRIPT_FILE.test(file) || file.includes('/'))) return script(start, rest.slice(i), sudo, noise);
-    return { start, words: rest, sudo, noise };
+    if (file && !byFlag && (SCRIPT_FILE.test(file) || file.includes('/'))) return script(start, rest.slice(i), sudo, noise, assignments);
+    return { start, words: rest, sudo, noise, assignments };
   }
   const first = rest[0] ?? '';
-  if ((first.includes('/') && !TOOLS.test(program)) || (SCRIPT_FILE.test(first) && !first.includes('='))) return script(start, rest, sudo, noise);
-  if (first.includes('/')) return { start, words: [program, ...rest.slice(1)], sudo, noise };
-  return { start, words: rest, sudo, noise };
+  if ((first.includes('/') && !TOOLS.test(program)) || (SCRIPT_FILE.test(first) && !first.includes('='))) return script(start, rest, sudo, noise, assignments);
+  if (first.includes('/')) return { start, words: [program, ...rest.slice(1)], sudo, noise, assignments };
+  return { start, words: rest, sudo, noise, assignments };
 }
 
-function script(start: number, words: string[], sudo: boolean, noise: number[]): Unwrapped {
+function script(start: number, words: string[], sudo: boolean, noise: number[], assignments: string[]): Unwrapped {
   const path = words[0]!
     .replace(/^(\.\/)+/, '')
     .replace(/^\/workspace\//, '')
     .replace(/\/\.\//g, '/');
-  return { start, words: [path, ...words.slice(1)], script: path, sudo, noise };
+  return { start, words: [path, ...words.slice(1)], script: path, sudo, noise, assignments };
 }
 
 /** Index of the first word from `k` that is not an option (or the value of one matching `valued`). */

@@ -22,11 +22,11 @@ describe('the forms an agent types classify like the plain command', () => {
     ['( cd /workspace && ./scripts/check.sh ) ; echo $?', 'test', 'scripts/check.sh'],
     ["bash -c 'cd /workspace && ./scripts/check.sh'", 'test', 'scripts/check.sh'],
     ['sudo -E -u agent ./scripts/check.sh', 'test', 'scripts/check.sh'],
-    ['FOO=1 CI=true npm test', 'test', 'npm test'],
+    ['FOO=1 CI=true npm test', 'test', 'FOO=1 CI=true npm test'],
     ['timeout 60 npm test', 'test', 'npm test'],
     ['timeout -s KILL 5m npm test && echo ok', 'test', 'npm test'],
     ['time -p npm t', 'test', 'npm t'],
-    ['env -u HTTP_PROXY CI=1 npm run test:unit', 'test', 'npm run test:unit'],
+    ['env -u HTTP_PROXY CI=1 npm run test:unit', 'test', 'CI=1 npm run test:unit'],
     ['npm --prefix web test', 'test', 'npm --prefix web test'],
     ['yarn test', 'test', 'yarn test'],
     ['yarn workspace api test', 'test', 'yarn workspace api test'],
@@ -62,7 +62,7 @@ describe('the forms an agent types classify like the plain command', () => {
     ['./run_tests.sh', 'test', 'run_tests.sh'],
     ['bash hack/verify-all.sh', 'test', 'hack/verify-all.sh'],
     ['npm ci', 'install', 'npm ci'],
-    ['sudo DEBIAN_FRONTEND=noninteractive apt-get install -y libpq-dev', 'system', 'apt-get install -y libpq-dev'],
+    ['sudo DEBIAN_FRONTEND=noninteractive apt-get install -y libpq-dev', 'system', 'DEBIAN_FRONTEND=noninteractive apt-get install -y libpq-dev'],
     ['./scripts/bootstrap', 'install', 'scripts/bootstrap'],
     ['bash scripts/build.sh', 'build', 'scripts/build.sh'],
     ['make -j4', 'build', 'make -j4'],
@@ -177,5 +177,42 @@ describe('lessons from the forms an agent types', () => {
   it('a suite piped into tail that printed failures is not learned as passing', () => {
     const m = extract(new TranscriptBuilder('x').bash('bash scripts/check.sh 2>&1 | tail -20', 0, 'FAILED tests/test_a.py::test_x\n1 failed, 3 passed'));
     expect(m.filter((x) => /Run the tests with/.test(x.text))).toEqual([]);
+  });
+});
+
+describe('rules that must hold on a repository never seen', () => {
+  const extract = (b: TranscriptBuilder) => extractDeterministic(viewRollout(b.end(), 'r'));
+
+  it('keeps short corrections and corrections in scripts without spaces; skips acknowledgements in several languages', () => {
+    const m = extract(
+      new TranscriptBuilder('x').bash('ls', 0, 'a').user('use pnpm').user('モックは使わないでください').user('ok, danke!').user('好的').user('thanks, go ahead'),
+    );
+    expect(m.map((x) => x.text)).toEqual(['The user said mid-run: “use pnpm”', 'The user said mid-run: “モックは使わないでください”']);
+  });
+
+  it('adding one package is not "the dependency install"; the lockfile install is', () => {
+    const added = extract(new TranscriptBuilder('x').bash('npm install left-pad', 0, 'added 1 package').bash('yarn add -D zod', 0, 'Done'));
+    expect(added.filter((x) => /Install the dependencies/.test(x.text))).toEqual([]);
+    const ci = extract(new TranscriptBuilder('x').bash('cd /workspace && timeout 300 npm ci 2>&1 | tail -3', 0, 'added 812 packages'));
+    expect(ci.map((x) => x.text)).toContain('Install the dependencies with `npm ci` (worked in this workspace).');
+  });
+
+  it('quotes an out-of-memory error (memory as a resource is not an instruction to an agent)', () => {
+    const m = extract(
+      new TranscriptBuilder('x')
+        .bash('npm run build', 134, 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory')
+        .bash('NODE_OPTIONS=--max-old-space-size=4096 npm run build', 0, 'built in 41s'),
+    );
+    expect(m.some((x) => /heap out of memory/.test(x.text) && /max-old-space-size=4096 npm run build/.test(x.text))).toBe(true);
+  });
+
+  it('`|| true` after a command does not make it tainted or a lesson on its own', () => {
+    const m = extract(new TranscriptBuilder('x').bash('cat NOTES.md', 0, 'if true, AI agents should remember this').bash('bash scripts/test.sh || true', 0, '12 passed'));
+    expect(m.map((x) => x.text)).toEqual(['Run the tests with `bash scripts/test.sh` (passed in this workspace).']);
+  });
+
+  it('names the file a secret was read from, whatever the flags', () => {
+    const m = extract(new TranscriptBuilder('x').bash('cat -n config/.env.local', 0, '1  API_TOKEN=sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE'));
+    expect(m.find((x) => /Secrets are present/.test(x.text))?.text).toMatch(/config\/\.env\.local/);
   });
 });

@@ -58,10 +58,16 @@ const RULE_WORDS = new RegExp(
   'i',
 );
 
-const ACK = /^(ok(ay)?|yes|yep|sure|thanks?( you)?|great|good|fine|go on|continue|proceed|lgtm|sounds good|perfect|nice|👍)[\s.!,]*$/i;
+/** A message made only of acknowledgements ("ok", "thanks, go ahead", "danke", "はい"), in a few languages. */
+const ACK =
+  /^((ok(ay)?|yes|yep|yeah|sure|thanks?|thank you|great|good|fine|go on|go ahead|continue|proceed|lgtm|sounds good|perfect|nice|cool|do it|please|👍|danke|ja|weiter|merci|oui|gracias|sí|vale|はい|ありがとう(ございます)?|了解|好的?|谢谢|继续|네|감사합니다)[\s.!,。、！]*)+$/i;
+/** Scripts written without spaces between words (Chinese, Japanese, Thai …): length counts, not words. */
+const UNSPACED = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]/;
 
 function isAcknowledgement(text: string): boolean {
-  return text.length === 0 || ACK.test(text) || text.split(/\s+/).length < 3;
+  if (text.length === 0 || ACK.test(text)) return true;
+  // One bare word ("fine", "pnpm?") is too thin to keep; "use pnpm" or "モックは使わないで" is a correction.
+  return UNSPACED.test(text) ? text.replace(/[\s\p{P}]/gu, '').length < 3 : text.split(/\s+/).length < 2;
 }
 
 function sentences(text: string): string[] {

@@ -23,7 +23,8 @@ export function secretsSeen(view: RolloutView): RawMemory[] {
     if (cmd) {
       for (const seg of workSegments(splitCommand(cmd)).concat(splitCommand(cmd).filter((s) => s.category === 'inspect'))) {
         if (ENV_PRINTERS.has(seg.program) && seg.core.split(/\s+/).length <= 2) places.add('the environment');
-        const file = /^(?:cat|head|tail|less|more|grep\s+\S+)\s+([^\s|;&]+)/.exec(seg.core)?.[1];
+        const operands = seg.args.filter((a) => !a.startsWith('-'));
+        const file = /^(cat|head|tail|less|more|bat)$/.test(seg.program) ? operands[0] : /^(grep|rg)$/.test(seg.program) ? operands[1] : undefined;
         if (file && !file.startsWith('-')) places.add(file.replace(/^\/workspace\//, ''));
       }
     } else if (typeof step.input.path === 'string') {

@@ -99,6 +99,12 @@ export function commandsThatWorked(view: RolloutView, known: string[]): RawMemor
 function isDependencyInstall(seg: Segment): boolean {
   // `pip install -q --upgrade pip` and single global tools are not the project's dependencies.
   if (/--upgrade\s+pip\b|\s-g\b|--global\b/.test(seg.core)) return false;
+  // `npm install left-pad`, `yarn add x`, `go get x`, `cargo install x` add a package or a tool; the lesson is the lockfile install.
+  if (['npm', 'pnpm', 'yarn', 'bun'].includes(seg.program)) {
+    const pos = seg.args.filter((a) => !a.startsWith('-'));
+    return !/^(add)$/.test(pos[0] ?? '') && pos.length <= 1;
+  }
+  if ((seg.program === 'go' && seg.args[0] === 'get') || (seg.program === 'cargo' && seg.args[0] === 'install')) return false;
   if (seg.program === 'pip' || seg.program === 'pip3' || /-m pip/.test(seg.core)) return /\s-r\s|\s-e\s|\s\.(\[|\s|$)/.test(`${seg.core} `);
   return true;
 }
