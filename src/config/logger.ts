@@ -35,8 +35,13 @@ export function formatLogLine(line: string): string {
   const module = typeof rec.module === 'string' ? ` [${rec.module}]` : '';
   const extras = Object.entries(rec)
     .filter(([k]) => !HIDDEN.has(k))
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : isSerializedError(v) ? v.message : JSON.stringify(v)}`);
   return `mnemara: ${level}${module}: ${String(rec.msg ?? '')}${extras.length ? ` (${extras.join(', ')})` : ''}`;
+}
+
+/** pino's error serializer gives `{type, message, stack}`; a person reads the message (the JSON format keeps all). */
+function isSerializedError(v: unknown): v is { message: string } {
+  return typeof v === 'object' && v !== null && typeof (v as { message?: unknown }).message === 'string' && 'stack' in v;
 }
 
 function textDestination(): DestinationStream {

@@ -7,6 +7,11 @@ describe('text log format', () => {
     expect(formatLogLine(line)).toBe('mnemara: warning [snapshot]: skipping unreadable snapshot (id=S1)');
   });
 
+  it('shows an error by its message, without the stack', () => {
+    const line = JSON.stringify({ level: 50, module: 'session', err: { type: 'MnemaraError', message: 'state is not valid JSON', stack: 'MnemaraError: x\n    at badState' }, msg: 'memory pipeline failed' });
+    expect(formatLogLine(line)).toBe('mnemara: error [session]: memory pipeline failed (err=state is not valid JSON)');
+  });
+
   it('keeps a line that is not JSON as it is', () => {
     expect(formatLogLine('not json')).toBe('not json');
   });
