@@ -2,7 +2,8 @@ import type { RawMemory, RolloutSummary } from '../types.js';
 import { essentialCommand, mainSegment, splitCommand } from './commands.js';
 import { clip } from './deterministic/text.js';
 import { looksLikeInstruction } from './error-lines.js';
-import { commandOf, failed, type RolloutView } from './rollout.js';
+import { segmentOutcome } from './outcome.js';
+import { commandOf, type RolloutView } from './rollout.js';
 
 const MAX_TRIED = 25;
 
@@ -22,9 +23,12 @@ export function summarizeRollout(view: RolloutView, memories: RawMemory[]): Roll
     if (!main || main.category === 'inspect' || main.category === 'vcs') continue;
     const shown = clip(essentialCommand(segs, main), 160);
     const code = step.exitCode === undefined || step.exitCode === null ? (step.resultLine ? '?' : 'no result') : String(step.exitCode);
-    const entry = `\`${shown}\` → exit ${code}`;
+    // `npm test | tail` exits 0 even when tests failed: the segment's own outcome decides what "worked".
+    const outcome = segmentOutcome(step, segs, main);
+    const hidden = code === '0' && outcome === 'failed' ? ' (but its output shows a failure)' : '';
+    const entry = `\`${shown}\` → exit ${code}${hidden}`;
     if (tried.at(-1) !== entry && tried.length < MAX_TRIED) tried.push(entry);
-    if (!failed(step) && step.resultLine && ['test', 'build', 'install', 'system', 'generate'].includes(main.category)) {
+    if (outcome === 'passed' && ['test', 'build', 'install', 'system', 'generate'].includes(main.category)) {
       if (!passed.includes(`\`${shown}\``)) passed.push(`\`${shown}\``);
     }
   }

@@ -216,3 +216,13 @@ describe('rules that must hold on a repository never seen', () => {
     expect(m.find((x) => /Secrets are present/.test(x.text))?.text).toMatch(/config\/\.env\.local/);
   });
 });
+
+describe('rollout summary', () => {
+  it('does not list a suite piped into tail as what worked when its output shows failures', async () => {
+    const { summarizeRollout } = await import('../../../src/memory/phase1/summary.js');
+    const view = viewRollout(new TranscriptBuilder('x').bash('npm test 2>&1 | tail -5', 0, 'Tests: 3 failed, 40 passed').bash('npm run build', 0, 'built').end(), 'r');
+    const s = summarizeRollout(view, []);
+    expect(s.worked).toEqual(['`npm run build`']);
+    expect(s.tried).toEqual(['`npm test` → exit 0 (but its output shows a failure)', '`npm run build` → exit 0']);
+  });
+});
