@@ -11,6 +11,7 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { PACKAGE_ROOT } from '../src/config/version.js';
@@ -141,8 +142,9 @@ export default async function snapshotBench(opts: { quick: boolean }): Promise<v
           // The same from a tar stream (how a session snapshots a sandbox): every byte is read and hashed,
           // but the parent's tree still comes from its index, not from its layers.
           const [tarBytes, tarTime] = await added(async () => {
-            const child = spawn('tar', ['-cf', '-', '-C', tree.dir, '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
-            return store.create({ tar: child.stdout }, { lineage: 'm', kind: 'workspace', parent: first.id });
+            // Piped at once: Node discards a child's stdout that nobody has started reading when the child exits.
+            const tar = spawn('tar', ['-cf', '-', '-C', tree.dir, '.'], { stdio: ['ignore', 'pipe', 'inherit'] }).stdout.pipe(new PassThrough());
+            return store.create({ tar }, { lineage: 'm', kind: 'workspace', parent: first.id });
           });
           memRows.push([tree.name, 'workspace from a tar stream', `${tarBytes} B`, `${((tarBytes / bytes) * 100).toFixed(4)} %`, s(tarTime)]);
         } finally {

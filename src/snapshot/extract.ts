@@ -10,7 +10,7 @@ import { ArchiveBudget, guardMode, guardPath, guardSymlinkTarget, guardType } fr
 import { readTar } from './tar-read.js';
 import { MergedTree } from './tree.js';
 import type { RestoreLimits } from './types.js';
-import { writeFileEntry } from './write-entry.js';
+import { writeFileEntry, type ExtractedContent } from './write-entry.js';
 
 /** How one archive is applied: its index in a layer chain, whether `.wh.` entries are whiteouts, a path filter. */
 export interface ApplyOptions {
@@ -47,6 +47,8 @@ export class GuardedExtractor {
     private readonly dest: string,
     private readonly limits: RestoreLimits,
     private readonly progress?: { onProgress: OnProgress; step: string; totalBytes?: number },
+    /** When given, each file's sha256 and stat key after writing are recorded here. */
+    private readonly extracted?: ExtractedContent,
   ) {
     this.budget = new ArchiveBudget(limits);
     this.made = new Set([dest]);
@@ -113,6 +115,9 @@ export class GuardedExtractor {
     if (existing && !(existing.entry.type === 'dir' && type === 'dir')) {
       await rm(target, { recursive: true, force: true });
       for (const m of this.made) if (m === target || m.startsWith(`${target}/`)) this.made.delete(m);
+      // What was recorded at or under a replaced path no longer describes the disk.
+      const rel = segments.join('/');
+      if (this.extracted) for (const k of this.extracted.keys()) if (k === rel || k.startsWith(`${rel}/`)) this.extracted.delete(k);
     }
     if (segments.length > 1) this.mkdir(join(this.dest, ...segments.slice(0, -1)), 0o755);
     if (type === 'dir') {
@@ -130,7 +135,8 @@ export class GuardedExtractor {
       linkSync(join(this.dest, ...linkpath!.split('/')), target);
       return;
     }
-    await writeFileEntry(entry, target, mode, mtime);
+    const written = await writeFileEntry(entry, target, mode, mtime, this.extracted !== undefined);
+    if (written) this.extracted!.set(segments.join('/'), written);
     const now = Date.now();
     if (this.progress && now - this.lastReport > 250) {
       this.lastReport = now;
@@ -182,12 +188,15 @@ export async function extractTar(
     totalBytes?: number;
     /** Source mode (see `ApplyOptions.onSkip`): leave out FIFOs, devices and outward symlinks, reported here. */
     onSkip?: (path: string, reason: string) => void;
+    /** Filled with each file's sha256 and stat key as written (for packing the result without re-reading). */
+    extracted?: ExtractedContent;
   },
 ): Promise<{ files: number; bytes: number }> {
   const x = new GuardedExtractor(
     dest,
     options.limits,
     options.onProgress ? { onProgress: options.onProgress, step: options.step ?? 'restore', totalBytes: options.totalBytes } : undefined,
+    options.extracted,
   );
   const meter = new Transform({
     transform(chunk: Buffer, _enc, cb) {

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import type { OnProgress } from '../config/progress.js';
 import { SourceChangedError } from './errors.js';
 import type { TarWriter } from './tar-write.js';
+import type { ExtractedContent } from './write-entry.js';
 import { MergedTree, type TreeEntry } from './tree.js';
-import { walkTree, type WalkEntry, type WalkSkip } from './walk.js';
+import { statKey, walkTree, type WalkEntry, type WalkSkip } from './walk.js';
 
 /** Files up to this size are read whole into memory, checked, and retried if they changed meanwhile. */
 const SMALL_FILE_BYTES = 8 * 1024 * 1024;
@@ -27,6 +28,11 @@ export interface PackOptions {
    * the parent's as unchanged without reading it. Off for a tar source extracted to a temporary directory.
    */
   fingerprints?: boolean;
+  /**
+   * Tar sources: sha256 and stat key of each file as the extraction wrote it (`ExtractedContent`). A file
+   * whose stat key is unchanged and whose hash equals the parent's is taken as unchanged without reading it.
+   */
+  extracted?: ExtractedContent;
   /** Guarded path segments the source covers; paths outside are inherited from the parent. Default: all. */
   scope?: string[][];
   ignore: (path: string) => boolean;
@@ -48,7 +54,7 @@ export interface PackResult {
 /** `dev:ino:size:mtimeMs:ctimeMs:mode`, or undefined when the file changed too recently to trust it. */
 function fingerprintOf(stats: Stats, packStarted: number): string | undefined {
   if (!(stats.ctimeMs < packStarted - RACY_MS) || !(stats.mtimeMs < packStarted - RACY_MS)) return undefined;
-  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.mode}`;
+  return statKey(stats);
 }
 
 /**
@@ -83,6 +89,13 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
       await writer.header({ path: entry.path, type: 'SymbolicLink', mode: 0o777, mtime: entry.stats.mtimeMs, linkpath: entry.linkpath });
       tree.put(entry.segments, { type: 'symlink', mode: 0o777, size: 0, mtime: Math.floor(entry.stats.mtimeMs), linkpath: entry.linkpath!, source }, entry.path);
       result.entries += 1;
+      return;
+    }
+    const known = options.extracted?.get(entry.path);
+    if (known && prev?.type === 'file' && prev.hash === known.hash && prev.mode === (entry.stats.mode & 0o1777) && known.key === statKey(entry.stats)) {
+      result.files += 1;
+      result.unread += 1;
+      delete prev.fingerprint;
       return;
     }
     const fingerprint = options.fingerprints ? fingerprintOf(entry.stats, started) : undefined;

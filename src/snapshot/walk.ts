@@ -13,6 +13,14 @@ export interface WalkEntry {
   linkpath?: string;
 }
 
+/**
+ * `dev:ino:size:mtimeMs:ctimeMs:mode` of a file: equal keys from two stat calls mean the same inode, not
+ * written or chmod'ed in between (any write or chmod moves ctime).
+ */
+export function statKey(stats: Stats): string {
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.mode}`;
+}
+
 /** A path the walk left out on purpose, and why (reported as a warning, never silently). */
 export interface WalkSkip {
   path: string;

@@ -1,7 +1,9 @@
-import { closeSync, constants, fchmodSync, futimesSync, openSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fchmodSync, fstatSync, futimesSync, openSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { ReadEntry } from 'tar';
 import type { FileHandle } from 'node:fs/promises';
+import { statKey } from './walk.js';
 
 /** O_EXCL|O_NOFOLLOW: never reuse or follow anything already at the path. */
 const WRITE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -29,10 +31,18 @@ async function writeAllAt(fh: FileHandle, data: Buffer, position: number): Promi
 }
 
 /**
- * Creates `target`, which must not exist, with the entry's content, then sets `mode` (permission bits)
- * and `mtime` (ms since the epoch). Consumes the entry.
+ * What an extraction wrote, by `/`-joined path: the content's sha256 (hex) and the file's `statKey` right after
+ * it was written (mode and mtime set). Lets a pack of the extracted tree skip re-reading what it just wrote.
  */
-export async function writeFileEntry(entry: ReadEntry, target: string, mode: number, mtime: number): Promise<void> {
+export type ExtractedContent = Map<string, { hash: string; key: string }>;
+
+/**
+ * Creates `target`, which must not exist, with the entry's content, then sets `mode` (permission bits)
+ * and `mtime` (ms since the epoch). Consumes the entry. With `record`, returns the content's sha256 and the
+ * file's stat key after writing.
+ */
+export async function writeFileEntry(entry: ReadEntry, target: string, mode: number, mtime: number, record = false): Promise<{ hash: string; key: string } | undefined> {
+  const h = record ? createHash('sha256') : undefined;
   if (entry.size <= SYNC_WRITE_BYTES) {
     const chunks: Buffer[] = [];
     for await (const c of entry as AsyncIterable<Buffer>) chunks.push(c);
@@ -42,10 +52,10 @@ export async function writeFileEntry(entry: ReadEntry, target: string, mode: num
       for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off);
       fchmodSync(fd, mode);
       futimesSync(fd, mtime / 1000, mtime / 1000);
+      return h ? { hash: h.update(data).digest('hex'), key: statKey(fstatSync(fd)) } : undefined;
     } finally {
       closeSync(fd);
     }
-    return;
   }
   const fh = await open(target, WRITE_NEW, 0o600);
   try {
@@ -53,12 +63,14 @@ export async function writeFileEntry(entry: ReadEntry, target: string, mode: num
     // final truncate sets the size, so the content read back is the same bytes.
     let pos = 0;
     for await (const c of entry as AsyncIterable<Buffer>) {
+      h?.update(c);
       if (!(c.length >= HOLE_MIN_BYTES && isZeros(c))) await writeAllAt(fh, c, pos);
       pos += c.length;
     }
     await fh.truncate(pos);
     await fh.chmod(mode);
     await fh.utimes(mtime / 1000, mtime / 1000);
+    return h ? { hash: h.digest('hex'), key: statKey(await fh.stat()) } : undefined;
   } finally {
     await fh.close();
   }

@@ -30,6 +30,7 @@ import {
   type SnapshotStore,
 } from '../types.js';
 import type { WalkSkip } from '../walk.js';
+import type { ExtractedContent } from '../write-entry.js';
 import { writeLayerBlob } from './layer-writer.js';
 import { ManifestStore } from './manifests.js';
 import { LineageRefs } from './refs.js';
@@ -146,6 +147,7 @@ export class DirectoryStore implements SnapshotStore {
       }
     }
     const skipped: WalkSkip[] = [];
+    const extracted: ExtractedContent = new Map();
     const onSkip = (s: WalkSkip): void => {
       skipped.push(s);
       log.warn(s, 'left out of snapshot');
@@ -153,7 +155,7 @@ export class DirectoryStore implements SnapshotStore {
     };
     try {
       if ('tar' in source) {
-        await extractTar(source.tar, dir, { limits, onProgress, step: 'snapshot', onSkip: (path, reason) => onSkip({ path, reason }) });
+        await extractTar(source.tar, dir, { limits, onProgress, step: 'snapshot', onSkip: (path, reason) => onSkip({ path, reason }), extracted });
       }
       const fromSource = [...skipped];
       const ignore = compileIgnore([...this.config.ignore, ...(options.ignore ?? [])]);
@@ -168,6 +170,7 @@ export class DirectoryStore implements SnapshotStore {
               parent: parentTree,
               layer: parent?.layers.length ?? 0,
               fingerprints: !('tar' in source),
+              ...('tar' in source ? { extracted } : {}),
               scope: scoped,
               ignore,
               onSkip,
@@ -180,7 +183,7 @@ export class DirectoryStore implements SnapshotStore {
         }
       }
       if (written.result.unread > 0) {
-        onProgress({ step: 'snapshot', phase: 'progress', message: `${written.result.unread} unchanged file(s) not re-read (same stat as in the parent)` });
+        onProgress({ step: 'snapshot', phase: 'progress', message: `${written.result.unread} unchanged file(s) not re-read` });
       }
       const layer: Layer = { ...written.layer, fileCount: written.result.entries, delta: parent !== null };
       const id = newSnapshotId();
