@@ -1,11 +1,13 @@
 /**
  * Before/after comparison of snapshot create times: a baseline checkout of mnemara (e.g. `git archive HEAD~3 | tar -x -C /tmp/base`,
  * with `node_modules` linked in) against this tree, alternated in one process, medians. Steps: full pack of the generated tree,
- * a memory snapshot on it, a workspace snapshot of the unchanged tree. Usage: `npx tsx bench/support/compare-snapshot.ts /tmp/base [runs]`.
+ * a memory snapshot on it, a workspace snapshot of the unchanged tree, from the host dir and from a tar stream. Usage: `npx tsx bench/support/compare-snapshot.ts /tmp/base [runs]`.
  * Not part of `npm run bench` (it needs a second checkout).
  */
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { openStore as openNew } from '../../src/snapshot/index.js';
 import { generateTree } from './gen-tree.js';
@@ -39,6 +41,11 @@ try {
       let third = '';
       rec('workspace snapshot, tree unchanged', who, await timeMs(async () => { third = (await store.create({ dir: gen }, { lineage: 'l', kind: 'workspace' })).id; }));
       await store.advanceHead('l', second, third);
+      // The session's path: the same unchanged tree as a tar stream (piped at once: Node drops an unread child stdout on exit).
+      rec('workspace from a tar stream, tree unchanged', who, await timeMs(async () => {
+        const tar = spawn('tar', ['-cf', '-', '-C', gen, '.'], { stdio: ['ignore', 'pipe', 'inherit'] }).stdout.pipe(new PassThrough());
+        await store.create({ tar }, { lineage: 'l', kind: 'workspace', parent: third });
+      }));
       writeFileSync(mem, orig);
     }
   }
