@@ -17,7 +17,7 @@ import { EXIT, reportError } from './output.js';
 export function buildProgram(json = false): Command {
   const program = new Command('mnemara')
     .description(
-      'Memory that survives from one agent run to the next: Claude runs in a hardened Docker sandbox,\n' +
+      'Memory that survives from one agent run to the next: Claude runs in a hardened Docker sandbox, ' +
         'the workspace is kept as tarball snapshots, and lessons are consolidated into memories/MEMORY.md.',
     )
     .version(VERSION)

@@ -70,8 +70,9 @@ function nonNegativeInt(flag: string, value: string): number {
 export function registerSnapshotCommand(program: Command): void {
   const snap = program
     .command('snapshot')
+    .summary('create, list, restore, diff, verify, squash and prune workspace snapshots')
     .description(
-      'Save and restore workspaces as snapshots: tar layers in a content-addressed store, chained into lineages.\n' +
+      'Save and restore workspaces as snapshots: tar layers in a content-addressed store, chained into lineages. ' +
         'The store is <home>/store ($MNEMARA_HOME/store) unless --store says otherwise. See docs/snapshots.md.',
     );
   const sub = (name: string, description: string): Command =>
