@@ -15,12 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { DockerSandbox } from '../src/sandbox/index.js';
 import { createModelClient, createToolbox, runAgent, TranscriptWriter, type AgentEvent } from '../src/agent/index.js';
 import { startMessagesServer, toolUse, turn, text } from '../test/support/messages-server.js';
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+import { median } from './support/stats.js';
 
 const fmt = (ms: number): string => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
 

@@ -16,18 +16,7 @@ import { pathToFileURL } from 'node:url';
 import * as tar from 'tar';
 import { execa } from 'execa';
 import { DockerSandbox, LocalSandbox, sandboxImageTag } from '../src/sandbox/index.js';
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
+import { median, timeMs as time } from './support/stats.js';
 
 const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
 

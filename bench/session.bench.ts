@@ -23,15 +23,10 @@ import { loadConfig } from '../src/config/load.js';
 import { sandboxImageTag } from '../src/sandbox/index.js';
 import { runSession, type SessionResult, type SessionStep } from '../src/session.js';
 import { startMessagesServer, text, turn } from '../test/support/messages-server.js';
+import { median } from './support/stats.js';
 
 const REPO = fileURLToPath(new URL('../examples/two-runs/repo', import.meta.url));
 const STEPS: SessionStep[] = ['sandbox', 'restore', 'memory-read', 'snapshot-workspace', 'publish', 'memory-pipeline', 'snapshot-memory', 'advance-head', 'cleanup'];
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length === 0 ? Number.NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /** ~`mb` MB in `files` files: half incompressible bytes, half source-like text (a repository is both). */
 function generateWorkspace(dir: string, mb: number, files: number): void {

@@ -14,18 +14,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { loadTranscript } from '../src/agent/transcript/reader.js';
 import { extractRollout } from '../src/memory/phase1/index.js';
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
+import { median, timeMs as time } from './support/stats.js';
 
 const ts = '2026-11-29T17:00:00.000Z';
 const meta = { type: 'session_meta', v: 1, ts, rolloutId: 'bench', conversationId: 'bench', task: 'build and test', model: 'm', source: 'mnemara', versions: {} };
