@@ -46,12 +46,15 @@ export class SnapshotCorruptError extends MnemaraError {
 /** An archive entry broke a restore rule (escape, forbidden type, cap exceeded). */
 export class UnsafeArchiveError extends MnemaraError {
   readonly entry: string | undefined;
+  /** What rule was broken, without the entry path (e.g. `path contains a ".." segment`). */
+  readonly reason: string;
 
   constructor(message: string, entry?: string) {
     super('UNSAFE_ARCHIVE', entry === undefined ? message : `${message}: ${JSON.stringify(entry)}`, {
       hint: 'The archive was refused and nothing was written; check where it came from, or raise the restore limits if it is legitimately large.',
     });
     this.entry = entry;
+    this.reason = message;
   }
 }
 

@@ -50,3 +50,19 @@ describe('mnemara snapshot (CLI)', () => {
     expect(missing).toMatchObject({ code: 2, json: { error: { code: 'NOT_FOUND' } } });
   }, 60_000);
 });
+
+describe('mnemara snapshot restore --path (B13b)', () => {
+  it('a --path outside the snapshot is bad input (exit 2, INVALID_INPUT) with a hint about --path, not an archive error', async () => {
+    const home = tempDir();
+    const src = tempDir();
+    mkdirSync(join(src, 'memories'));
+    writeFileSync(join(src, 'memories/MEMORY.md'), '# Memory\n');
+    const id: string = (await mnemara(home, 'create', src, '--lineage', 'ci/main')).json.snapshot.id;
+    for (const bad of ['../../etc', '/etc', '.']) {
+      const r = await mnemara(home, 'restore', id, join(tempDir(), 'out'), '--path', bad);
+      expect(r.code, bad).toBe(2);
+      expect(r.json.error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining(bad), hint: expect.stringContaining('--path') });
+      expect(r.json.error.hint).toContain('relative paths inside the snapshot');
+    }
+  }, 60_000);
+});

@@ -8,12 +8,12 @@ import { noProgress, type OnProgress } from '../../config/progress.js';
 import { SnapshotConfigSchema, type SnapshotConfig } from '../../config/snapshot.js';
 import { VERSION } from '../../config/version.js';
 import { BlobStore } from '../blobs.js';
-import { SourceChangedError } from '../errors.js';
+import { SourceChangedError, UnsafeArchiveError } from '../errors.js';
 import { exportChain, writeMerged, type ExportOwner } from '../export.js';
 import { extractTar } from '../extract.js';
 import { newSnapshotId, isValidLineage } from '../id.js';
 import { compileIgnore } from '../ignore.js';
-import { extractChain, scanChain, type Chain } from '../layers.js';
+import { extractChain, interrupted, scanChain, type Chain } from '../layers.js';
 import { resolveLimits } from '../limits.js';
 import { packLayer } from '../pack.js';
 import { guardPath } from '../restore-guard.js';
@@ -42,6 +42,8 @@ export interface ReadOptions {
   paths?: string[];
   limits?: Partial<RestoreLimits>;
   onProgress?: OnProgress;
+  /** Restore only: aborting stops the restore before anything is swapped in (`MnemaraError('INTERRUPTED')`). */
+  signal?: AbortSignal;
   /** uid/gid written into exported headers; default 0/0. */
   owner?: ExportOwner;
 }
@@ -251,10 +253,16 @@ export class DirectoryStore implements SnapshotStore {
     const target = resolve(dir);
     const m = await this.get(id);
     onProgress({ step: 'restore', phase: 'start', message: `${id} → ${target}` });
-    const filters = options.paths?.map((p) => guardPath(p, limits));
+    const filters = options.paths?.map((p) => restorePath(p, limits));
+    if (options.signal?.aborted) throw interrupted(id);
     const staging = await makeStaging(target);
     try {
-      const result = await extractChain(this.blobs, m, staging, { limits, onProgress, ...(filters ? { filters } : {}) });
+      const result = await extractChain(this.blobs, m, staging, {
+        limits,
+        onProgress,
+        ...(filters ? { filters } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
       if (filters) await swapPaths(staging, target, filters);
       else await swapInto(staging, target);
       onProgress({ step: 'restore', phase: 'end', message: `${result.files} entries, ${result.bytes} bytes`, elapsedMs: Date.now() - started });
@@ -262,6 +270,26 @@ export class DirectoryStore implements SnapshotStore {
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
+  }
+}
+
+/**
+ * A caller's `paths` entry as guarded segments. A path the guard refuses is the caller's mistake, not a damaged
+ * archive: throws `MnemaraError('INVALID_INPUT')` (exit 2) saying what `paths` accepts.
+ */
+function restorePath(path: string, limits: RestoreLimits): string[] {
+  try {
+    const segments = guardPath(path, limits);
+    if (segments.length > 0) return segments;
+    throw new MnemaraError('INVALID_INPUT', `invalid restore path "${path}": it names the whole snapshot`, {
+      hint: 'Leave out --path (paths) to restore everything; otherwise name relative paths inside the snapshot, such as memories.',
+    });
+  } catch (err) {
+    if (!(err instanceof UnsafeArchiveError)) throw err;
+    throw new MnemaraError('INVALID_INPUT', `invalid restore path "${path}": ${err.reason}`, {
+      hint: '--path (paths) takes relative paths inside the snapshot, such as memories or sessions/r1.jsonl: no leading /, no "..", no backslashes.',
+      cause: err,
+    });
   }
 }
 
