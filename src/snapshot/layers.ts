@@ -44,15 +44,17 @@ export async function readLayer(
   layer: Layer,
   budget: ArchiveBudget,
   onEntry: (entry: ReadEntry) => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<void> {
   const counter = new HashingCounter();
   const tar = new PassThrough({ highWaterMark: 256 * 1024 });
   const raw = blobs.read(layer.digest);
-  const piping = pipeline(raw, counter, decompressor(layer.codec), inflateMeter(budget), tar);
+  const piping = pipeline(raw, counter, decompressor(layer.codec), inflateMeter(budget), tar, ...(signal ? [{ signal }] : []));
   try {
     await Promise.all([piping, readTar(tar, onEntry)]);
   } catch (err) {
     raw.destroy();
+    if (signal?.aborted) throw interrupted(chainId, err);
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} is missing`, err);
     }
@@ -67,6 +69,14 @@ export async function readLayer(
   if (digest !== layer.digest) {
     throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} does not match its digest (got ${digest})`);
   }
+}
+
+/** What an aborted read throws: `MnemaraError('INTERRUPTED')` naming the snapshot. */
+export function interrupted(id: string, cause?: unknown): MnemaraError {
+  return new MnemaraError('INTERRUPTED', `restore of snapshot ${id} was interrupted; the target was left as it was`, {
+    hint: 'Run the restore again to complete it.',
+    cause,
+  });
 }
 
 /**
@@ -151,19 +161,22 @@ export function pathFilter(filters: string[][] | undefined): (segments: string[]
  * Host restore of a chain in one pass: applies each layer in order into `staging` through one
  * `GuardedExtractor` (whiteouts delete what lower layers wrote), checking each blob's digest as it streams.
  * A layer whose digest is wrong fails the restore before the staging directory is ever swapped in.
- * `filters` (guarded segments) restricts it to those paths. Returns entries and content bytes.
+ * `filters` (guarded segments) restricts it to those paths. Returns entries and content bytes. When `signal`
+ * aborts, reading stops and `MnemaraError('INTERRUPTED')` is thrown (the caller removes `staging`).
  */
 export async function extractChain(
   blobs: BlobStore,
   chain: Chain,
   staging: string,
-  options: { limits: RestoreLimits; filters?: string[][]; onProgress?: OnProgress },
+  options: { limits: RestoreLimits; filters?: string[][]; onProgress?: OnProgress; signal?: AbortSignal },
 ): Promise<{ files: number; bytes: number }> {
   const totalBytes = chain.layers.reduce((n, l) => n + l.uncompressedBytes, 0);
   const x = new GuardedExtractor(staging, options.limits, options.onProgress ? { onProgress: options.onProgress, step: 'restore', totalBytes } : undefined);
   const keep = options.filters ? pathFilter(options.filters) : undefined;
   for (const [li, layer] of chain.layers.entries()) {
-    await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }));
+    await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }), options.signal);
   }
-  return x.finish();
+  const result = await x.finish();
+  if (options.signal?.aborted) throw interrupted(chain.id);
+  return result;
 }

@@ -1,13 +1,64 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, rename, rm, stat, chmod } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, stat, chmod } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
+import { logger } from '../config/logger.js';
 
-/** A fresh staging directory beside `target` (same filesystem, so the final rename is atomic). */
+const log = logger('snapshot');
+
+/** A staging directory older than this is stale even if a process with its pid runs (the pid was reused). */
+export const STALE_STAGING_MS = 24 * 60 * 60 * 1000;
+/** Staging directories named before the pid was part of the name are stale after this long. */
+const STALE_UNOWNED_MS = 60 * 60 * 1000;
+
+/** True when a process with this pid exists (EPERM: it exists, under another user). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes staging directories of earlier restores into `target` that nobody will finish: named
+ * `.<name>.mnemara-restore-<pid>-<hex>` with no process `<pid>` alive, or older than `STALE_STAGING_MS`
+ * (`.<name>.mnemara-restore-<hex>`, without a pid, after an hour). Such a directory is left by a restore that
+ * was killed (SIGKILL, a crash, a second Ctrl-C) and can hold hundreds of MB. Returns the paths removed.
+ */
+export async function removeStaleStaging(target: string, now = Date.now()): Promise<string[]> {
+  const parent = dirname(target);
+  const prefix = `.${basename(target)}.mnemara-restore-`;
+  const names = await readdir(parent).catch(() => [] as string[]);
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(?:(\d+)-)?[0-9a-f]{12}$/.exec(name.slice(prefix.length));
+    if (!m) continue;
+    const path = join(parent, name);
+    const st = await lstat(path).catch(() => null);
+    if (!st?.isDirectory()) continue;
+    const age = now - st.mtimeMs;
+    const pid = m[1] === undefined ? undefined : Number(m[1]);
+    const stale = pid === undefined ? age > STALE_UNOWNED_MS : pid !== process.pid && (!processAlive(pid) || age > STALE_STAGING_MS);
+    if (!stale) continue;
+    await rm(path, { recursive: true, force: true });
+    log.info({ path, pid }, 'removed the staging directory of an interrupted restore');
+    removed.push(path);
+  }
+  return removed;
+}
+
+/**
+ * A fresh staging directory beside `target` (same filesystem, so the final rename is atomic), named with this
+ * process's pid so that a later restore can tell whether it is abandoned; stale ones are removed first.
+ */
 export async function makeStaging(target: string): Promise<string> {
   const parent = dirname(target);
   await mkdir(parent, { recursive: true });
-  const staging = join(parent, `.${basename(target)}.mnemara-restore-${randomBytes(6).toString('hex')}`);
+  await removeStaleStaging(target);
+  const staging = join(parent, `.${basename(target)}.mnemara-restore-${process.pid}-${randomBytes(6).toString('hex')}`);
   await mkdir(staging, { mode: 0o700 });
   return staging;
 }

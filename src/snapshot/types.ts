@@ -114,12 +114,15 @@ export interface SnapshotStore {
    * target is either the snapshot exactly or left as it was. With `paths`, only those relative paths of the
    * target are replaced (each becomes exactly the snapshot's, or is removed when the snapshot lacks it) and the
    * rest of the target is kept: how a memory layout is laid over a fresh checkout. Returns entries and content
-   * bytes written. Throws `SnapshotNotFoundError`, `SnapshotCorruptError`, `UnsafeArchiveError`.
+   * bytes written. Throws `SnapshotNotFoundError`, `SnapshotCorruptError`, `UnsafeArchiveError`,
+   * `MnemaraError('INVALID_INPUT')` for a `paths` entry that is not a relative path inside the snapshot, and
+   * `MnemaraError('INTERRUPTED')` when `signal` aborts it before the swap (the staging directory is removed,
+   * the target left as it was).
    */
   restoreToDirectory(
     id: string,
     dir: string,
-    options?: { paths?: string[]; limits?: Partial<RestoreLimits>; onProgress?: OnProgress },
+    options?: { paths?: string[]; limits?: Partial<RestoreLimits>; onProgress?: OnProgress; signal?: AbortSignal },
   ): Promise<{ files: number; bytes: number }>;
   /**
    * The snapshot's merged tree as one uncompressed, guarded tar stream (for `Sandbox.putArchive`).

@@ -5,8 +5,11 @@ import { defaultStoreDir } from '../../config/paths.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
 import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
 import { openStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
-import { EXIT, emit, progressPrinter } from '../output.js';
+import { EXIT, emit, progressPrinter, reportError } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+
+/** Exit code of a restore stopped by SIGINT/SIGTERM (128 + 2, as a shell reports Ctrl-C; `run` uses the same). */
+const EXIT_INTERRUPTED = 130;
 
 type Opts = ConfigCliOptions & { json?: boolean };
 
@@ -127,7 +130,7 @@ export function registerSnapshotCommand(program: Command): void {
   });
 
   sub('restore <id> <dir>', 'Restore a snapshot into a directory (staged, then swapped in: all or nothing).')
-    .option('-p, --path <path...>', 'restore only these paths, laid over what the directory already holds (e.g. memories sessions)')
+    .option('-p, --path <path...>', 'restore only these relative paths inside the snapshot, laid over what the directory already holds (e.g. memories sessions)')
     .option('--force', 'replace a directory that is not empty (everything not in the snapshot is removed)')
     .action(async (id: string, dir: string, opts: Opts & { path?: string[]; force?: boolean }) => {
       const existing = await readdir(dir).catch(() => [] as string[]);
@@ -137,8 +140,33 @@ export function registerSnapshotCommand(program: Command): void {
         });
       }
       const s = await store(opts);
-      const r = await s.restoreToDirectory(id, dir, { ...(opts.path ? { paths: opts.path } : {}), onProgress: progressPrinter(!opts.json) });
-      emit(Boolean(opts.json), { snapshot: id, dir, ...r }, () => `restored ${id} into ${dir}: ${r.files} entries, ${size(r.bytes)}`);
+      // Ctrl-C (or SIGTERM) stops the restore and removes its staging directory; the target stays as it was.
+      // A second one quits at once: the staging directory left then is removed by the next restore into `dir`.
+      const controller = new AbortController();
+      let interrupts = 0;
+      const onSignal = (): void => {
+        interrupts += 1;
+        if (interrupts > 1) process.exit(EXIT_INTERRUPTED);
+        if (!opts.json) process.stderr.write('\ninterrupting: removing the partial restore (Ctrl-C again to quit now)\n');
+        controller.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        const r = await s.restoreToDirectory(id, dir, {
+          ...(opts.path ? { paths: opts.path } : {}),
+          onProgress: progressPrinter(!opts.json),
+          signal: controller.signal,
+        });
+        emit(Boolean(opts.json), { snapshot: id, dir, ...r }, () => `restored ${id} into ${dir}: ${r.files} entries, ${size(r.bytes)}`);
+      } catch (err) {
+        if (!controller.signal.aborted) throw err;
+        reportError(err, Boolean(opts.json));
+        process.exitCode = EXIT_INTERRUPTED;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
     });
 
   sub('diff <a> <b>', 'Files added, removed and changed from snapshot a to b, with text diffs of the memory layout.').action(
