@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PassThrough, Transform } from 'node:stream';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadEntry } from 'tar';
 import { decompressor } from './codec.js';
@@ -10,6 +10,7 @@ import { ArchiveBudget, guardMode, guardPath, guardSymlinkTarget, guardType } fr
 import { readTar } from './tar-read.js';
 import { MergedTree } from './tree.js';
 import { GuardedExtractor } from './extract.js';
+import { inflateInWorker, WORKER_MIN_BYTES } from './inflate-worker.js';
 import type { OnProgress } from '../config/progress.js';
 import type { Layer, RestoreLimits } from './types.js';
 
@@ -46,12 +47,17 @@ export async function readLayer(
   onEntry: (entry: ReadEntry) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<void> {
-  const counter = new HashingCounter();
   const tar = new PassThrough({ highWaterMark: 256 * 1024 });
-  const raw = blobs.read(layer.digest);
-  const piping = pipeline(raw, counter, decompressor(layer.codec), inflateMeter(budget), tar, ...(signal ? [{ signal }] : []));
+  // A large layer is decompressed (and hashed) on a worker thread, overlapping with the file writes here.
+  const counter = layer.compressedBytes >= WORKER_MIN_BYTES && (layer.codec === 'gzip' || layer.codec === 'none') ? undefined : new HashingCounter();
+  const inflated = counter ? undefined : inflateInWorker(blobs.pathOf(layer.digest), layer.codec);
+  const raw = inflated ? inflated.stream : blobs.read(layer.digest);
+  const stages = counter ? [raw, counter, decompressor(layer.codec)] : [raw];
+  const piping = pipeline([...stages, inflateMeter(budget), tar] as unknown as [Readable, ...Transform[]], ...(signal ? [{ signal }] : []));
+  let digest: string;
   try {
     await Promise.all([piping, readTar(tar, onEntry)]);
+    digest = counter ? `sha256:${counter.hash.digest('hex')}` : await inflated!.digest;
   } catch (err) {
     raw.destroy();
     if (signal?.aborted) throw interrupted(chainId, err);
@@ -65,7 +71,6 @@ export async function readLayer(
     if (err instanceof MnemaraError) throw err;
     throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} cannot be read: ${(err as Error).message}`, err);
   }
-  const digest = `sha256:${counter.hash.digest('hex')}`;
   if (digest !== layer.digest) {
     throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} does not match its digest (got ${digest})`);
   }
