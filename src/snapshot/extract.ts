@@ -42,6 +42,8 @@ export class GuardedExtractor {
   readonly budget: ArchiveBudget;
   private readonly made: Set<string>;
   private lastReport = 0;
+  /** Read once: decides whether a new file needs an fchmod after open (mnemara never changes it). */
+  private readonly umask = process.umask();
 
   constructor(
     private readonly dest: string,
@@ -135,7 +137,7 @@ export class GuardedExtractor {
       linkSync(join(this.dest, ...linkpath!.split('/')), target);
       return;
     }
-    const written = await writeFileEntry(entry, target, mode, mtime, this.extracted !== undefined);
+    const written = await writeFileEntry(entry, target, mode, mtime, this.extracted !== undefined, this.umask);
     if (written) this.extracted!.set(segments.join('/'), written);
     const now = Date.now();
     if (this.progress && now - this.lastReport > 250) {
