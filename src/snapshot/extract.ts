@@ -72,7 +72,9 @@ export class GuardedExtractor {
         entry.resume();
         this.budget.onHeader(entry.path, 0);
         for (const gone of this.tree.whiteout(segments, options.layer, entry.path)) {
-          await rm(join(this.dest, ...gone), { recursive: true, force: true });
+          const target = join(this.dest, ...gone);
+          await rm(target, { recursive: true, force: true });
+          this.forgetMade(target); // a later layer may create the directory again
         }
         return;
       }
@@ -116,7 +118,7 @@ export class GuardedExtractor {
     this.tree.put(segments, { type, mode, size: type === 'file' ? entry.size : 0, mtime, linkpath, source }, entry.path);
     if (existing && !(existing.entry.type === 'dir' && type === 'dir')) {
       await rm(target, { recursive: true, force: true });
-      for (const m of this.made) if (m === target || m.startsWith(`${target}/`)) this.made.delete(m);
+      this.forgetMade(target);
       // What was recorded at or under a replaced path no longer describes the disk.
       const rel = segments.join('/');
       if (this.extracted) for (const k of this.extracted.keys()) if (k === rel || k.startsWith(`${rel}/`)) this.extracted.delete(k);
@@ -145,6 +147,11 @@ export class GuardedExtractor {
       const { onProgress, step, totalBytes } = this.progress;
       onProgress({ step, phase: 'progress', done: this.budget.bytes, total: totalBytes, unit: 'bytes' });
     }
+  }
+
+  /** Forgets the directories made at or under `target` (removed from the disk). */
+  private forgetMade(target: string): void {
+    for (const m of this.made) if (m === target || m.startsWith(`${target}/`)) this.made.delete(m);
   }
 
   private mkdir(path: string, mode: number): void {

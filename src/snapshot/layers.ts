@@ -61,7 +61,8 @@ export async function readLayer(
   } catch (err) {
     raw.destroy();
     if (signal?.aborted) throw interrupted(chainId, err);
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+    // Only the blob's own absence is a missing blob (an ENOENT from the extraction is not).
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await blobs.has(layer.digest))) {
       throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} is missing`, err);
     }
     const actual = await blobs.digestOf(layer.digest).catch(() => null);

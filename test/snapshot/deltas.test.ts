@@ -61,6 +61,23 @@ describe('delta chains', () => {
     }
   });
 
+  it('restores a directory deleted in one delta and created again in a later one', async () => {
+    const src = tempDir();
+    const store = await openStore(join(tempDir(), 'store'));
+    mkdirSync(join(src, 'a'));
+    writeFileSync(join(src, 'a/x'), 'x');
+    let parent = (await store.create({ dir: src }, { lineage: 'l', kind: 'workspace' })).id;
+    rmSync(join(src, 'a'), { recursive: true });
+    parent = (await store.create({ dir: src }, { lineage: 'l', kind: 'workspace', parent })).id;
+    mkdirSync(join(src, 'a'));
+    writeFileSync(join(src, 'a/y'), 'y');
+    const m = await store.create({ dir: src }, { lineage: 'l', kind: 'workspace', parent });
+    expect(m.layers).toHaveLength(3);
+    const out = join(tempDir(), 'out');
+    await store.restoreToDirectory(m.id, out);
+    expect(describeTree(out)).toEqual(describeTree(src));
+  });
+
   it('stores an unchanged tree as a tiny delta and identical layers once', async () => {
     const src = tempDir();
     writeFileSync(join(src, 'big.bin'), Buffer.alloc(2 * 1024 * 1024, 7));
