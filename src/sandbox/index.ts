@@ -4,7 +4,7 @@
  */
 import type { OnProgress } from '../config/progress.js';
 import type { Sandbox } from './types.js';
-import { DockerSandbox } from './docker/docker-sandbox.js';
+import { DockerSandbox, type DockerSandboxOptions } from './docker/docker-sandbox.js';
 import { LocalSandbox } from './local/local-sandbox.js';
 
 export type { Sandbox, ExecOptions, ExecResult } from './types.js';
@@ -18,26 +18,15 @@ export { assertEngine, dockerClient, ENGINE_HINT } from './docker/client.js';
 export { sandboxImageStatus, type SandboxImageStatus } from './docker/image-status.js';
 export { LABEL, WORKSPACE_DIR, containerCreateOptions } from './docker/container-spec.js';
 
-/** Options of `createSandbox`. Limits default to `SandboxConfigSchema` (src/config/sandbox.ts); sizes in bytes. */
-export interface CreateSandboxOptions {
+/**
+ * Options of `createSandbox`: the Docker sandbox's options (limits default to `SandboxConfigSchema` in
+ * src/config/sandbox.ts; sizes in bytes, times in ms; `image`, `network` and the limits apply to Docker only),
+ * the backend, and a sink for `sandbox-start` progress.
+ */
+export type CreateSandboxOptions = Omit<DockerSandboxOptions, 'docker'> & {
   backend: 'docker' | 'local';
-  /** The session (rollout) id; labels the container and names the temp dir. */
-  sessionId: string;
-  /** Docker only: image reference; default `await sandboxImageTag()`. */
-  image?: string;
-  /** Docker only: network mode; default `none`. */
-  network?: string;
-  memoryBytes?: number;
-  cpus?: number;
-  pidsLimit?: number;
-  tmpBytes?: number;
-  /** Default exec timeout, ms. */
-  execTimeoutMs?: number;
-  /** Default exec output cap, bytes per stream. */
-  maxOutputBytes?: number;
-  /** Reports `sandbox-start` start/end. */
   onProgress?: OnProgress;
-}
+};
 
 /**
  * Starts a sandbox of the chosen backend and registers it for removal at exit. Call `close()` when done.
