@@ -1,4 +1,3 @@
-import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { MnemaraError } from '../../config/errors.js';
 import { logger } from '../../config/logger.js';
@@ -9,6 +8,7 @@ import { redact, redactDeep } from '../redact.js';
 import type { Tombstone } from '../state.js';
 import { MemoryKindSchema } from '../types.js';
 import type { RolloutInput } from './inputs.js';
+import { structuredCall } from '../structured-call.js';
 
 /** One entry as the model returns it (tool `write_memory`), validated with zod. */
 export const ModelEntrySchema = z.object({
@@ -37,10 +37,6 @@ export function phase2Data(current: MemoryEntry[], rollouts: RolloutInput[], for
   return `<memory_data>\n${JSON.stringify(doc, null, 1).replace(/</g, '\\u003c')}\n</memory_data>`;
 }
 
-function describeIssues(err: z.ZodError): string {
-  return err.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-}
-
 /**
  * One structured phase 2 call: the model must call `write_memory` with `{entries}`. An answer that fails
  * validation (or calls no tool) is sent back once with the validation error; a second failure throws.
@@ -56,42 +52,23 @@ export async function consolidateWithModel(options: {
   maxTokens?: number;
 }): Promise<{ entries: ModelEntry[]; calls: number }> {
   const { client, model, prompt, data } = options;
-  const tool: Anthropic.Tool = {
-    name: TOOL_NAME,
-    description: 'Write the complete new memory handbook as a list of entries.',
-    input_schema: z.toJSONSchema(ModelOutputSchema, { target: 'draft-7' }) as Anthropic.Tool.InputSchema,
-  };
-  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: data }];
-  let calls = 0;
-  for (let attempt = 1; attempt <= 2; attempt++) {
-    calls++;
-    const reply = await client.sdk.messages.create({
-      model,
-      max_tokens: options.maxTokens ?? 16_000,
-      system: prompt.text,
-      messages,
-      tools: [tool],
-      tool_choice: { type: 'tool', name: TOOL_NAME },
+  const result = await structuredCall({
+    client,
+    model,
+    system: prompt.text,
+    maxTokens: options.maxTokens ?? 16_000,
+    toolName: TOOL_NAME,
+    toolDescription: 'Write the complete new memory handbook as a list of entries.',
+    schema: ModelOutputSchema,
+    content: data,
+    shorter: 'merge more and keep entries shorter.',
+    callWith: 'with the complete handbook.',
+    onRejected: (attempt, problem) => log.warn({ attempt, problem }, 'phase 2 model output rejected'),
+  });
+  if (!result.ok) {
+    throw new MnemaraError('MODEL_OUTPUT_INVALID', `phase 2: the model's answer was invalid twice (${result.problem})`, {
+      hint: 'The previous MEMORY.md is kept. Run `mnemara memory consolidate` again, or use the deterministic consolidation (memory.extractor: deterministic).',
     });
-    const use = reply.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use' && b.name === TOOL_NAME);
-    const parsed = use ? ModelOutputSchema.safeParse(use.input) : undefined;
-    if (parsed?.success) {
-      return { entries: parsed.data.entries.map((e) => ({ ...e, text: redact(e.text) })), calls };
-    }
-    const cutShort = reply.stop_reason === 'max_tokens' ? ' Your answer was cut at max_tokens: merge more and keep entries shorter.' : '';
-    const problem = (parsed ? `The input of ${TOOL_NAME} is invalid: ${describeIssues(parsed.error)}` : `You did not call ${TOOL_NAME}.`) + cutShort;
-    log.warn({ attempt, problem }, 'phase 2 model output rejected');
-    if (attempt === 2) {
-      throw new MnemaraError('MODEL_OUTPUT_INVALID', `phase 2: the model's answer was invalid twice (${problem})`, {
-        hint: 'The previous MEMORY.md is kept. Run `mnemara memory consolidate` again, or use the deterministic consolidation (memory.extractor: deterministic).',
-      });
-    }
-    messages.push({ role: 'assistant', content: reply.content as Anthropic.ContentBlockParam[] });
-    messages.push(
-      use
-        ? { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, is_error: true, content: `${problem}. Call ${TOOL_NAME} again with valid input.` }] }
-        : { role: 'user', content: `${problem} Call ${TOOL_NAME} with the complete handbook.` },
-    );
   }
-  throw new Error('unreachable');
+  return { entries: result.value.entries.map((e) => ({ ...e, text: redact(e.text) })), calls: result.calls };
 }
