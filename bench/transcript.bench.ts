@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { loadTranscript } from '../src/agent/transcript/reader.js';
+import { loadTranscript } from '../src/transcript/reader.js';
 import { extractRollout } from '../src/memory/phase1/index.js';
 import { median, timeMs as time } from './support/stats.js';
 

@@ -3,7 +3,7 @@
  *
  * Runs the memory pipeline (deterministic path; the model path with `--model`, using ANTHROPIC_API_KEY and
  * ANTHROPIC_BASE_URL as `mnemara run` does) over labelled transcripts in the fixtures format
- * (`../shared/fixtures/transcripts/README.md`): per repo, in `sequence` order, into a fresh workspace; then
+ * (`test/fixtures/transcripts/README.md`): per repo, in `sequence` order, into a fresh workspace; then
  * judges MEMORY.md against the labels and prints recall, junk, duplicates, stale leftovers, forbidden
  * strings found under memories/ (and, apart, in the stored transcripts under sessions/), and MEMORY.md size. `--json` prints the figures instead of the table;
  * `--verbose` lists missed lessons and junk entries; `--keep` leaves the workspaces for inspection.
@@ -16,7 +16,7 @@ import { runEval } from './eval-memory/run.js';
 import { table } from './eval-memory/table.js';
 
 const HELP = `usage: npm run eval:memory -- [folder] [--json] [--verbose] [--keep] [--model <name>]
-  folder     labelled transcripts (<id>.json + <id>.labels.json); default: ${defaultFixtures()}
+  folder     labelled transcripts (<id>.json + <id>.labels.json); default: test/fixtures/transcripts (or $MNEMARA_EVAL_FIXTURES)
   --model    run both phases with this model (ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL) instead of deterministically
   --json     print the figures as JSON
   --verbose  list missed lessons, junk and stale entries per repo

@@ -87,7 +87,7 @@ export {
   type AgentEvent,
   type OnAgentEvent,
 } from './agent/index.js';
-export { readTranscript, loadTranscript } from './agent/transcript/reader.js';
+export { readTranscript, loadTranscript } from './transcript/reader.js';
 export {
   TranscriptRecordSchema,
   SessionMetaSchema,
@@ -98,7 +98,7 @@ export {
   type TranscriptRecord,
   type Outcome,
   type Usage,
-} from './agent/transcript/schema.js';
+} from './transcript/schema.js';
 
 // Memory.
 export { runMemoryPipeline, type MemoryPipelineOptions, type MemoryPipelineResult } from './memory/pipeline.js';

@@ -13,7 +13,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadTranscript } from '../../src/agent/transcript/reader.js';
+import { loadTranscript } from '../../src/transcript/reader.js';
 import { loadConfig } from '../../src/config/load.js';
 import { runSession, type SessionEvent, type SessionResult } from '../../src/session.js';
 import { openStore } from '../../src/snapshot/index.js';

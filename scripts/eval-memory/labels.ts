@@ -49,16 +49,13 @@ export async function loadCases(folder: string): Promise<Map<string, Case[]>> {
 }
 
 /**
- * The default fixtures: `$MNEMARA_EVAL_FIXTURES`, else `../shared/fixtures/transcripts` beside the repository
- * (where the project's shared files live, for developers and CI alike; they are not copied in).
- * Throws when neither exists, naming the variable to set.
+ * The default fixtures: `$MNEMARA_EVAL_FIXTURES`, else the repository's own labelled transcripts in
+ * `test/fixtures/transcripts` (the project's test data; nothing here reads outside the repository).
  */
 export function defaultFixtures(): string {
   if (process.env.MNEMARA_EVAL_FIXTURES) return resolve(process.env.MNEMARA_EVAL_FIXTURES);
-  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-  const shared = resolve(root, '..', 'shared', 'fixtures', 'transcripts');
-  if (!existsSync(shared)) {
-    throw new Error(`no labelled transcripts at ${shared}; set MNEMARA_EVAL_FIXTURES to a folder in that format`);
-  }
-  return shared;
+  return REPO_FIXTURES;
 }
+
+/** The labelled transcripts that ship with the repository (`test/fixtures/transcripts`). */
+export const REPO_FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test', 'fixtures', 'transcripts');

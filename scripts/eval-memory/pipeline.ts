@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ModelClient } from '../../src/agent/client.js';
-import { importTranscriptFile } from '../../src/agent/transcript/importers/index.js';
+import { importTranscriptFile } from '../../src/transcript/importers/index.js';
 import type { MemoryPaths } from '../../src/memory/layout.js';
 import { runMemoryPipeline, type MemoryPipelineResult } from '../../src/memory/pipeline.js';
 import { redactDeep } from '../../src/memory/redact.js';

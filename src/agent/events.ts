@@ -1,4 +1,4 @@
-import type { Outcome, Usage } from './transcript/schema.js';
+import type { Outcome, Usage } from '../transcript/schema.js';
 
 /**
  * What a run reports while it goes, for the CLI's progress display (nothing in `agent` prints).

@@ -1,7 +1,7 @@
 import type { BetaMessage } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import { MnemaraError } from '../config/errors.js';
 import { isSafeId } from './ids.js';
-import type { Outcome, Usage } from './transcript/schema.js';
+import type { Outcome, Usage } from '../transcript/schema.js';
 
 export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 };
 

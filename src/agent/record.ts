@@ -1,6 +1,6 @@
 import type { BetaContentBlock, BetaToolResultBlockParam } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { ToolCallDetail } from './tools/index.js';
-import type { TranscriptWriter } from './transcript/writer.js';
+import type { TranscriptWriter } from '../transcript/writer.js';
 
 /** Appends a reply's text (one `message` record, text blocks joined) and one `tool_call` record per `tool_use`. */
 export async function recordReply(writer: TranscriptWriter, turn: number, content: BetaContentBlock[]): Promise<void> {

@@ -12,10 +12,10 @@ import { newRolloutId } from './ids.js';
 import { describeModelError } from './model-errors.js';
 import { buildSystemPrompt } from './prompt.js';
 import { createToolbox, type ToolLimits } from './tools/index.js';
-import type { Outcome, Usage } from './transcript/schema.js';
+import type { Outcome, Usage } from '../transcript/schema.js';
 import { addUsage, outcomeOfStop, totalTokens, validateRun, ZERO_USAGE } from './limits.js';
 import { recordReply, recordResults } from './record.js';
-import { placeTranscript, TranscriptWriter, type Redact } from './transcript/writer.js';
+import { placeTranscript, TranscriptWriter, type Redact } from '../transcript/writer.js';
 
 const log = logger('agent');
 

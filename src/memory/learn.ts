@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { importTranscriptFile, type TranscriptFormat } from '../agent/transcript/importers/index.js';
+import { importTranscriptFile, type TranscriptFormat } from '../transcript/importers/index.js';
 import { MnemaraError } from '../config/errors.js';
 import { MemoryConfigSchema } from '../config/memory.js';
 import { writeFileAtomic } from './atomic.js';

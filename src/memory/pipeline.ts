@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { ModelClient } from '../agent/client.js';
-import { loadTranscript } from '../agent/transcript/reader.js';
+import { loadTranscript } from '../transcript/reader.js';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
 import type { MemoryConfig, MemoryLayout } from '../config/memory.js';

@@ -1,4 +1,4 @@
-import type { NumberedRecord } from '../agent/transcript/schema.js';
+import type { NumberedRecord } from '../transcript/schema.js';
 import type { MemoryLayout } from '../config/memory.js';
 
 /** How often one rollout looked at memory: per entry id, and per memory file (relative to the memories folder). */

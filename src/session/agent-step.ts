@@ -1,5 +1,5 @@
 import { createModelClient, runAgent, type AgentEvent, type ModelClient } from '../agent/index.js';
-import type { Outcome, Usage } from '../agent/transcript/schema.js';
+import type { Outcome, Usage } from '../transcript/schema.js';
 import type { MnemaraConfig } from '../config/schema.js';
 import { redact } from '../memory/redact.js';
 import type { Sandbox } from '../sandbox/types.js';

@@ -1,6 +1,6 @@
 import type { MnemaraConfig } from '../config/schema.js';
 import type { ProgressEvent } from '../config/progress.js';
-import type { Outcome, Usage } from '../agent/transcript/schema.js';
+import type { Outcome, Usage } from '../transcript/schema.js';
 
 /** What one session is asked to do (DESIGN.md, "Data flow of one session"). */
 export interface SessionOptions {

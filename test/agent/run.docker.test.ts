@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BetaRunnableTool } from '@anthropic-ai/sdk/lib/tools/BetaRunnableTool';
 import { DockerSandbox } from '../../src/sandbox/index.js';
 import { createModelClient, createToolbox, runAgent } from '../../src/agent/index.js';
-import { TranscriptRecordSchema, type TranscriptRecord } from '../../src/agent/transcript/schema.js';
+import { TranscriptRecordSchema, type TranscriptRecord } from '../../src/transcript/schema.js';
 import { lastToolResults, startMessagesServer, text, toolUse, turn } from '../support/messages-server.js';
 
 // One real, hardened container for the whole file (the sandbox image from `npm run setup`).

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LocalSandbox } from '../../src/sandbox/index.js';
 import { createModelClient, runAgent, type AgentEvent, type RunAgentOptions } from '../../src/agent/index.js';
-import { TranscriptRecordSchema, type TranscriptRecord } from '../../src/agent/transcript/schema.js';
+import { TranscriptRecordSchema, type TranscriptRecord } from '../../src/transcript/schema.js';
 import {
   error,
   lastToolResults,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TranscriptWriter, redactDeep } from '../../src/agent/index.js';
-import { TranscriptRecordSchema } from '../../src/agent/transcript/schema.js';
+import { TranscriptRecordSchema } from '../../src/transcript/schema.js';
 
 let dir: string;
 beforeAll(async () => {

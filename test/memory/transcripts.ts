@@ -1,4 +1,4 @@
-import type { TranscriptRecord } from '../../src/agent/transcript/schema.js';
+import type { TranscriptRecord } from '../../src/transcript/schema.js';
 
 /** A small mnemara transcript built from steps, for pipeline tests. */
 export function transcript(rolloutId: string, steps: Array<{ cmd: string; output: string; exit: number } | { user: string } | { say: string }>, task = 'Fix the bug'): string {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import type { NumberedRecord, TranscriptRecord } from '../../src/agent/transcript/schema.js';
+import type { NumberedRecord, TranscriptRecord } from '../../src/transcript/schema.js';
 import { parseMemoryMd } from '../../src/memory/memory-md.js';
 import { consolidate } from '../../src/memory/phase2/index.js';
 import { loadState, saveState } from '../../src/memory/state.js';

@@ -9,9 +9,9 @@ import {
   importClaudeCode,
   importTranscriptFile,
   splitMemoryBlock,
-} from '../../src/agent/transcript/importers/index.js';
+} from '../../src/transcript/importers/index.js';
 import { defaultFixtures } from '../../scripts/eval-memory/labels.js';
-import { TranscriptRecordSchema, type TranscriptRecord } from '../../src/agent/transcript/schema.js';
+import { TranscriptRecordSchema, type TranscriptRecord } from '../../src/transcript/schema.js';
 
 const FIXTURES = defaultFixtures();
 const fixtureIds = readdirSync(FIXTURES)

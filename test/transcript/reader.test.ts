@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTranscript, readTranscript } from '../../src/agent/transcript/reader.js';
+import { loadTranscript, readTranscript } from '../../src/transcript/reader.js';
 import { MnemaraError } from '../../src/config/errors.js';
 
 const ts = '2026-11-29T17:00:00.000Z';

@@ -1,5 +1,5 @@
 import type { ModelClient } from '../../agent/client.js';
-import type { NumberedRecord } from '../../agent/transcript/schema.js';
+import type { NumberedRecord } from '../../transcript/schema.js';
 import { MnemaraError } from '../../config/errors.js';
 import { noProgress, type OnProgress } from '../../config/progress.js';
 import { loadPrompt, type Prompt } from '../prompts.js';

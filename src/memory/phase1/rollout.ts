@@ -1,4 +1,4 @@
-import type { NumberedRecord, Outcome, SessionMeta } from '../../agent/transcript/schema.js';
+import type { NumberedRecord, Outcome, SessionMeta } from '../../transcript/schema.js';
 import { redactDeep } from '../redact.js';
 import { splitCommand } from './commands.js';
 import { looksLikeInstruction } from './error-lines.js';

@@ -1,4 +1,4 @@
-import type { NumberedRecord, TranscriptRecord } from '../../../src/agent/transcript/schema.js';
+import type { NumberedRecord, TranscriptRecord } from '../../../src/transcript/schema.js';
 
 /**
  * Builds a transcript in mnemara's own record format, step by step, numbered like the lines of

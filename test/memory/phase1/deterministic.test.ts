@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importTranscriptFile } from '../../../src/agent/transcript/importers/index.js';
+import { importTranscriptFile } from '../../../src/transcript/importers/index.js';
 import { extractRollout, DETERMINISTIC_VERSION } from '../../../src/memory/phase1/index.js';
 import { RawMemorySchema, type Extraction } from '../../../src/memory/types.js';
 import { defaultFixtures } from '../../../scripts/eval-memory/labels.js';

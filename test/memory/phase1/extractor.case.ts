@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { NumberedRecord } from '../../../src/agent/transcript/schema.js';
+import type { NumberedRecord } from '../../../src/transcript/schema.js';
 import { RawMemorySchema, type Extraction } from '../../../src/memory/types.js';
 import { TranscriptBuilder } from './build.js';
 

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createModelClient } from '../../../src/agent/client.js';
-import { importTranscriptFile } from '../../../src/agent/transcript/importers/index.js';
-import type { NumberedRecord } from '../../../src/agent/transcript/schema.js';
+import { importTranscriptFile } from '../../../src/transcript/importers/index.js';
+import type { NumberedRecord } from '../../../src/transcript/schema.js';
 import { extractRollout } from '../../../src/memory/phase1/index.js';
 import { RawMemorySchema } from '../../../src/memory/types.js';
 import { defaultFixtures } from '../../../scripts/eval-memory/labels.js';

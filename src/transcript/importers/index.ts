@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { MnemaraError } from '../../../config/errors.js';
+import { MnemaraError } from '../../config/errors.js';
 import { loadTranscript, type RepairedLine } from '../reader.js';
 import type { NumberedRecord, SkippedLine, TranscriptRecord } from '../schema.js';
 import { importAnthropicMessagesFile, type ImportOptions } from './anthropic-messages.js';

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { MnemaraError } from '../../../config/errors.js';
+import { MnemaraError } from '../../config/errors.js';
 import { TRANSCRIPT_FORMAT_VERSION, type Outcome, type TranscriptRecord } from '../schema.js';
 import { splitMemoryBlock } from './memory-block.js';
 

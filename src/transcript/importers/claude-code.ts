@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { MnemaraError } from '../../../config/errors.js';
+import { MnemaraError } from '../../config/errors.js';
 import { readRawLines } from '../lines.js';
 import { TRANSCRIPT_FORMAT_VERSION, type SkippedLine, type TranscriptRecord } from '../schema.js';
 import type { ImportOptions } from './anthropic-messages.js';

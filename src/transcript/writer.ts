@@ -1,7 +1,7 @@
 import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname, posix } from 'node:path';
-import { MnemaraError } from '../../config/errors.js';
-import type { Sandbox } from '../../sandbox/types.js';
+import { MnemaraError } from '../config/errors.js';
+import type { Sandbox } from '../sandbox/types.js';
 import { TRANSCRIPT_FORMAT_VERSION, TranscriptRecordSchema, type TranscriptRecord } from './schema.js';
 
 /** A record as the loop hands it over: `v` and `ts` are filled in by the writer. */

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { MnemaraError } from '../../config/errors.js';
+import { MnemaraError } from '../config/errors.js';
 import { DEFAULT_MAX_LINE_BYTES, readRawLines } from './lines.js';
 import { TranscriptRecordSchema, type NumberedRecord, type SkippedLine } from './schema.js';
 
