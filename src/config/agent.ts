@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** Options of the agent run (issue 4). */
 export const AgentConfigSchema = z.object({
   /** Default: the newest Sonnet in the SDK's model list (`claude-sonnet-4-5` reaches end-of-life 2026-11-30). */
-  model: z.string().default('claude-sonnet-5-5'),
+  model: z.string().trim().min(1).default('claude-sonnet-5-5'),
   maxTurns: z.number().int().positive().default(50),
   /** Stop when the run's tokens (input + output + cache read + cache creation, summed over calls) exceed this. */
   maxTokens: z.number().int().positive().default(2_000_000),

@@ -36,7 +36,9 @@ export class SnapshotCorruptError extends MnemaraError {
 
   constructor(id: string, detail: string, cause?: unknown) {
     super('SNAPSHOT_CORRUPT', `snapshot ${id} is corrupt: ${detail}`, {
-      hint: 'Run `mnemara snapshot verify` to find damaged snapshots; restore from an older snapshot of the lineage.',
+      hint:
+        'Run `mnemara snapshot verify` to find damaged snapshots; `mnemara snapshot list --lineage NAME` shows older ones, ' +
+        'and `mnemara lineage reset NAME SNAPSHOT` moves the head back to a good one.',
       cause,
     });
     this.id = id;

@@ -39,7 +39,7 @@ export class LineageRefs {
     const id = text.trim();
     if (!SNAPSHOT_ID_RE.test(id)) {
       throw new MnemaraError('STORE_CORRUPT', `lineage ${lineage} ref holds ${JSON.stringify(id.slice(0, 80))}, not a snapshot id`, {
-        hint: `Fix or delete ${this.pathOf(lineage)}, or advance the lineage to a known snapshot.`,
+        hint: `Move the head to a good snapshot with \`mnemara lineage reset ${lineage} SNAPSHOT\` (\`mnemara snapshot list --lineage ${lineage}\` lists them), or delete ${this.pathOf(lineage)}.`,
       });
     }
     return id;
