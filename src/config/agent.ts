@@ -11,5 +11,11 @@ export const AgentConfigSchema = z.object({
   maxOutputTokens: z.number().int().positive().default(8192),
   /** Memory tool on (`memory_20250818`) so the agent can update memory during the run. */
   liveUpdate: z.boolean().default(true),
+  /**
+   * Tool definitions sent to the model: `anthropic` (typed tools: bash_20250124, text_editor_20250728,
+   * memory_20250818), `portable` (the same tools as JSON-schema tools, for endpoints that do not know the typed
+   * ones), or `auto`: anthropic for the Anthropic API (*.anthropic.com or no base URL), portable for any other.
+   */
+  tools: z.enum(['auto', 'anthropic', 'portable']).default('auto'),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;

@@ -20,6 +20,7 @@ interface RunCliOptions extends ConfigCliOptions {
   model?: string;
   maxTurns?: string;
   network?: string;
+  tools?: string;
   memoryRead: boolean;
   memoryGenerate: boolean;
   liveUpdate: boolean;
@@ -67,6 +68,7 @@ function configFlags(cmd: Command, opts: RunCliOptions): FlagValue[] {
   if (opts.model !== undefined) flags.push({ path: 'agent.model', value: opts.model, flag: '--model' });
   if (opts.maxTurns !== undefined) flags.push({ path: 'agent.maxTurns', value: opts.maxTurns, flag: '--max-turns' });
   if (opts.network !== undefined) flags.push({ path: 'sandbox.network', value: opts.network, flag: '--network' });
+  if (opts.tools !== undefined) flags.push({ path: 'agent.tools', value: opts.tools, flag: '--tools' });
   if (given('memoryRead')) flags.push({ path: 'memory.read', value: opts.memoryRead, flag: '--no-memory-read' });
   if (given('memoryGenerate')) flags.push({ path: 'memory.generate', value: opts.memoryGenerate, flag: '--no-memory-generate' });
   if (given('liveUpdate')) flags.push({ path: 'agent.liveUpdate', value: opts.liveUpdate, flag: '--no-live-update' });
@@ -188,6 +190,7 @@ export function registerRunCommand(program: Command): void {
     .option('-m, --model <model>', 'model of the run (agent.model)')
     .option('--max-turns <n>', 'model turns before the run stops (agent.maxTurns)')
     .option('--network <mode>', 'sandbox network mode, e.g. bridge (default none)')
+    .option('--tools <style>', 'tool definitions: anthropic (typed tools), portable (JSON-schema tools for other endpoints), auto (default: by endpoint)')
     .option('--no-memory-read', 'do not put memory into the prompt')
     .option('--no-memory-generate', 'do not extract or consolidate memory after the run (the rollout stays pending)')
     .option('--no-live-update', "do not give the agent the memory tool")
