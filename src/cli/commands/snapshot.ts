@@ -115,11 +115,16 @@ export function registerSnapshotCommand(program: Command): void {
   sub('list', 'List complete snapshots, oldest first; heads are marked. -w DIR lists the lineage a run on DIR uses.')
     .option('-l, --lineage <name>', 'only this lineage')
     .option('-w, --workspace <dir>', "only the lineage of this directory (the one `mnemara run -w DIR` uses)")
-    .action(async (opts: Opts & { lineage?: string; workspace?: string }) => {
+    .option('-q, --quiet', 'print only the ids, oldest first (the head of a lineage is its last): $(mnemara snapshot list -w DIR -q | tail -1)')
+    .action(async (opts: Opts & { lineage?: string; workspace?: string; quiet?: boolean }) => {
       const s = await store(opts);
       const lineage = opts.lineage ?? (opts.workspace !== undefined ? await defaultLineage(await existingWorkspaceDir(opts.workspace)) : undefined);
       const [ms, heads] = await Promise.all([s.list(lineage === undefined ? {} : { lineage }), s.listHeads()]);
       const isHead = new Set(Object.values(heads));
+      if (opts.quiet && !opts.json) {
+        if (ms.length) process.stdout.write(`${ms.map((m) => m.id).join('\n')}\n`);
+        return;
+      }
       const header = opts.lineage === undefined && lineage !== undefined ? [`lineage ${lineage} (of ${resolve(opts.workspace as string)})`] : [];
       emit(Boolean(opts.json), { ...(lineage !== undefined ? { lineage } : {}), snapshots: ms, heads }, () =>
         ms.length === 0
