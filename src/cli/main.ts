@@ -3,7 +3,9 @@ import { VERSION } from '../config/version.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerLearnCommand } from './commands/learn.js';
+import { registerLineageCommand } from './commands/lineage.js';
 import { registerMemoryCommand } from './commands/memory.js';
+import { registerRecoverCommand } from './commands/recover.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerSnapshotCommand } from './commands/snapshot.js';
@@ -27,6 +29,8 @@ export function buildProgram(json = false): Command {
   if (json) program.configureOutput({ writeErr: () => {} });
   registerRunCommand(program);
   registerSnapshotCommand(program);
+  registerLineageCommand(program);
+  registerRecoverCommand(program);
   registerMemoryCommand(program);
   registerLearnCommand(program);
   registerSandboxCommand(program);
