@@ -10,11 +10,12 @@
  * rollout is simply not published yet) from a dead one.
  */
 import { readFileSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
+import { writeFileAtomic } from '../snapshot/fs-atomic.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
 import { sessionBranch } from './publish.js';
 
@@ -49,7 +50,7 @@ export async function writeSessionRecord(home: string, rolloutId: string, lineag
   const record: SessionRecord = { rolloutId, lineage, pid: process.pid, host: HOST, startedAt: new Date().toISOString() };
   try {
     await mkdir(join(home, 'transcripts'), { recursive: true });
-    await writeFile(recordPath(home, rolloutId), `${JSON.stringify(record)}\n`);
+    await writeFileAtomic(recordPath(home, rolloutId), `${JSON.stringify(record)}\n`);
   } catch (err) {
     log.warn({ err: (err as Error).message, rolloutId }, 'could not write the session record');
   }
@@ -239,7 +240,8 @@ export async function endSessionRecord(home: string, rolloutId: string, landed: 
   }
   try {
     const r = JSON.parse(await readFile(path, 'utf8')) as SessionRecord;
-    await writeFile(path, `${JSON.stringify({ ...r, endedAt: new Date().toISOString() })}\n`);
+    // Atomic: on a full disk the write fails and the old record stays whole (a dead pid marks it orphaned too).
+    await writeFileAtomic(path, `${JSON.stringify({ ...r, endedAt: new Date().toISOString() })}\n`);
   } catch {
     // No record (it could not be written): nothing to mark.
   }
