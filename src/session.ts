@@ -251,10 +251,11 @@ async function pendingOnBranch(
   at: { store: SnapshotStore; lineage: string; rolloutId: string; workspaceSnapshot: string; saved: SavedWork },
 ): Promise<MnemaraError> {
   const branch = sessionBranch(at.lineage, at.rolloutId);
+  // On a full disk even the tiny ref may not fit: the snapshot is then named by id (and adopted later by id).
   const named = await at.store.moveBranch(branch, null, at.workspaceSnapshot).then(
     () => true,
     (e: unknown) => {
-      log.error({ err: e, branch }, 'could not record the pending rollout on its branch');
+      log.info({ err: e, branch }, 'could not record the pending rollout on its branch');
       return false;
     },
   );

@@ -31,7 +31,7 @@ beforeAll(async () => {
   const config = testConfig(dirs.home, server.url);
   await runSession({ workspace: dirs.workspace, task: FIX_BUG.task, config, lineage: L });
   await runSession({ workspace: dirs.workspace, task: ADD_DAYS.task, config, lineage: L });
-}, 300_000);
+}, 900_000);
 
 afterAll(async () => {
   await server?.close();
