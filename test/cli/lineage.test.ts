@@ -55,7 +55,7 @@ describe('mnemara lineage', () => {
     expect(h.chain.length).toBeGreaterThanOrEqual(2);
     const human = await cli(['lineage', 'show', L]);
     expect(human.stdout).toContain('runs (newest first)');
-  });
+  }, 300_000);
 
   it('repairs a head with one byte flipped in its layer in one reset, and the next run works', async () => {
     const store = await openStore(join(dirs.home, 'store'));
@@ -115,5 +115,5 @@ describe('mnemara lineage', () => {
     expect((await cli(['snapshot', 'prune', '--keep', '0', '--json'])).exitCode).toBe(0);
     await expect(store.get(oldest)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await store.getHead(L)).toBe(head);
-  }, 120_000);
+  }, 600_000);
 });

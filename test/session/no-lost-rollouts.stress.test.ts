@@ -153,7 +153,12 @@ describe('SIGKILL at each step of a session', () => {
     const { inSessions, cited } = await survivors(store, next.head as string, join(dirs.root, 'head'));
     // A session killed before its agent wrote anything (restore) has no rollout to lose.
     const withRollout = killed.filter((k) => k.transcript);
-    const survived = withRollout.filter((k) => inSessions.has(k.rolloutId) && cited.has(k.rolloutId));
+    // Survived = in the head's sessions/ and extracted (its rollout summary written); a run killed after one tool
+    // call may teach nothing, so a MEMORY.md citation is reported but not required for it.
+    const extracted = (id: string): boolean => existsSync(join(dirs.root, 'head', 'memories', 'rollout_summaries', `${id}.md`));
+    const survived = withRollout.filter((k) => inSessions.has(k.rolloutId) && extracted(k.rolloutId));
+    console.log(`cited in MEMORY.md: ${withRollout.filter((k) => cited.has(k.rolloutId)).map((k) => k.point).join(', ')}`);
+    console.log(`in sessions/: ${withRollout.filter((k) => inSessions.has(k.rolloutId)).map((k) => k.point).join(', ')}`);
     for (const k of killed) table(`SIGKILL at ${k.point}`, k.transcript ? 1 : 0, survived.includes(k) ? 1 : 0);
     table('SIGKILL at each step (all)', withRollout.length, survived.length);
     expect(killed.slice(1).every((k) => k.transcript)).toBe(true);
