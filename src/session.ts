@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { newRolloutId } from './agent/ids.js';
 import type { ModelClient } from './agent/client.js';
 import { MnemaraError } from './config/errors.js';
+import { ioFailureCode, ioFailureError, type SavedWork } from './config/io-errors.js';
 import { logger } from './config/logger.js';
 import type { OnProgress } from './config/progress.js';
 import { createSandbox, keepSandbox } from './sandbox/index.js';
@@ -19,7 +20,8 @@ import { runAgentStep, sessionModelClient } from './session/agent-step.js';
 import { eventSink, progressOf, step } from './session/context.js';
 import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
-import { HeadPublisher } from './session/publish.js';
+import { adoptOrphans, endSessionRecord, removeDeadScratch, writeSessionRecord } from './session/orphans.js';
+import { HeadPublisher, sessionBranch } from './session/publish.js';
 import { assertWorkspace, defaultLineage, resolveStart, restoreWorkspace } from './session/start.js';
 import type { SessionEvent, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 
@@ -50,11 +52,22 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const store = await openStore(config.snapshot.store as string, config.snapshot);
   const rolloutId = newRolloutId();
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
+  await removeDeadScratch(config.home);
   await mkdir(join(config.home, 'tmp'), { recursive: true });
-  const workDir = await mkdtemp(join(config.home, 'tmp', `session-${rolloutId}-`));
+  // The pid in the name lets a later session remove this directory if this process dies (orphans.ts).
+  const workDir = await mkdtemp(join(config.home, 'tmp', `session-${rolloutId}-p${process.pid}-`));
+  await writeSessionRecord(config.home, rolloutId, lineage);
+  const saved: SavedWork = { home: config.home };
+  let landed = false;
   try {
-    return await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, client, store, rolloutId, transcriptPath, workDir });
+    const result = await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, client, store, rolloutId, transcriptPath, workDir, saved });
+    landed = result.head !== null;
+    return result;
+  } catch (err) {
+    if (!(err instanceof MnemaraError) && ioFailureCode(err)) throw ioFailureError(err, 'running the session', saved);
+    throw err;
   } finally {
+    await endSessionRecord(config.home, rolloutId, landed);
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -72,11 +85,13 @@ interface SessionContext {
   rolloutId: string;
   transcriptPath: string;
   workDir: string;
+  /** What is saved so far (named by the error when a later step fails). */
+  saved: SavedWork;
 }
 
 /** Steps 1–10 (see the module comment); `runSession` sets up their context and removes the scratch space. */
 async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
-  const { options, emit, onProgress, timings, began, workspace, lineage, client, store, rolloutId, transcriptPath, workDir } = ctx;
+  const { options, emit, onProgress, timings, began, workspace, lineage, client, store, rolloutId, transcriptPath, workDir, saved } = ctx;
   const { config } = options;
   const layout = config.memory.layout;
 
@@ -119,8 +134,10 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       ), (m) => m.id,
     ).catch((err: unknown) => {
       keepForRescue = sandbox.kind === 'docker'; // the work exists only in the container now
-      throw snapshotFailed(err, sandbox, transcriptPath);
+      throw snapshotFailed(err, sandbox, transcriptPath, config.home);
     });
+    saved.transcriptPath = transcriptPath;
+    saved.workspaceSnapshot = workspaceSnapshot.id;
     const layoutDir = join(workDir, 'memory');
     const publisher = new HeadPublisher(store, lineage, layout, workDir, rolloutId, layoutDir, {
       headAtStart: start.headAtStart,
@@ -128,10 +145,18 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     }, onProgress, {
       source: start.snapshotId ? { snapshotId: start.snapshotId } : { hostDir: workspace },
       transcriptPath,
+    }, config.snapshot.headWaitMinutes * 60_000, async (dir) => {
+      const a = await adoptOrphans(store, config.home, lineage, dir, layout, rolloutId);
+      adopted = a.rolloutIds;
+      return a.rolloutIds;
     });
-    const before = await step('publish', emit, timings, () => publisher.publishWorkspace(sandbox, workspaceSnapshot.id), () =>
+    let adopted: string[] = [];
+    const published = await step('publish', emit, timings, () => publisher.publishWorkspace(sandbox, workspaceSnapshot.id), () =>
       `head of ${lineage} → ${publisher.expected}`,
-    );
+    ).catch(async (err: unknown) => {
+      throw await pendingOnBranch(err, { store, lineage, rolloutId, workspaceSnapshot: workspaceSnapshot.id, saved });
+    });
+    const before = published.entries;
 
     result = {
       rolloutId,
@@ -147,6 +172,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       pending: true,
       headConflicts: 0,
       lessons: null,
+      ...(published.branch ? { branch: { name: published.branch, snapshot: workspaceSnapshot.id, reason: 'head-moved' as const } } : {}),
+      ...(adopted.length ? { adopted } : {}),
       transcriptPath,
       timings: { totalMs: 0 },
     };
@@ -198,15 +225,51 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
 }
 
 /** A workspace snapshot that failed: the container is kept with the work; say how to get it out. */
-function snapshotFailed(err: unknown, sandbox: Sandbox, transcriptPath: string): MnemaraError {
+function snapshotFailed(err: unknown, sandbox: Sandbox, transcriptPath: string, home: string): MnemaraError {
   const id = sandbox.id.slice(0, 12);
+  const rescue =
+    sandbox.kind === 'docker'
+      ? `The sandbox ${id} is kept with the work in /workspace: \`docker cp ${id}:/workspace DIR\`, then \`mnemara sandbox prune\`. `
+      : '';
+  if (ioFailureCode(err)) {
+    const e = ioFailureError(err, 'snapshotting the workspace', { home, transcriptPath });
+    return new MnemaraError(e.code, e.message, { hint: `${rescue}${e.hint}`, cause: err });
+  }
   return new MnemaraError('SNAPSHOT_FAILED', `could not snapshot the workspace: ${(err as Error).message}`, {
-    hint:
-      sandbox.kind === 'docker'
-        ? `The sandbox ${id} is kept with the work in /workspace: \`docker cp ${id}:/workspace DIR\`, then \`mnemara sandbox prune\`. The transcript is at ${transcriptPath}.`
-        : `The transcript is at ${transcriptPath}.`,
+    hint: `${rescue}The transcript is at ${transcriptPath}; \`mnemara recover\` brings it into the lineage's memory.`,
     cause: err,
   });
+}
+
+/**
+ * The head could not be moved to the workspace snapshot (the bound passed, the disk filled, the store failed):
+ * the rollout is recorded as pending on the branch `LINEAGE@<rollout-id>` naming that snapshot, and the error
+ * says where it is. The next session on the lineage (or `mnemara recover`) adopts it.
+ */
+async function pendingOnBranch(
+  err: unknown,
+  at: { store: SnapshotStore; lineage: string; rolloutId: string; workspaceSnapshot: string; saved: SavedWork },
+): Promise<MnemaraError> {
+  const branch = sessionBranch(at.lineage, at.rolloutId);
+  // On a full disk even the tiny ref may not fit: the snapshot is then named by id (and adopted later by id).
+  const named = await at.store.moveBranch(branch, null, at.workspaceSnapshot).then(
+    () => true,
+    (e: unknown) => {
+      log.info({ err: e, branch }, 'could not record the pending rollout on its branch');
+      return false;
+    },
+  );
+  if (named) at.saved.branch = branch;
+  if (ioFailureCode(err)) return ioFailureError(err, `moving the head of ${at.lineage}`, at.saved);
+  const where = named ? `branch ${branch} (snapshot ${at.workspaceSnapshot})` : `snapshot ${at.workspaceSnapshot}`;
+  return new MnemaraError(
+    (err as MnemaraError).code === 'HEAD_WAIT_EXPIRED' ? 'HEAD_WAIT_EXPIRED' : 'PUBLISH_FAILED',
+    `could not move the head of ${at.lineage}: ${(err as Error).message}. The rollout ${at.rolloutId} is saved, pending, on ${where}; its transcript is at ${at.saved.transcriptPath}.`,
+    {
+      hint: `\`mnemara recover --lineage ${at.lineage}\` (or the next run) brings it into the lineage's memory; \`mnemara snapshot restore ${at.workspaceSnapshot} DIR\` gets its code.`,
+      cause: err,
+    },
+  );
 }
 
 function pick(options: SessionOptions): { from?: string; memoryFrom?: string } {

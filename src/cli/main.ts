@@ -4,7 +4,9 @@ import { registerApplyCommand } from './commands/apply.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerLearnCommand } from './commands/learn.js';
+import { registerLineageCommand } from './commands/lineage.js';
 import { registerMemoryCommand } from './commands/memory.js';
+import { registerRecoverCommand } from './commands/recover.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerSnapshotCommand } from './commands/snapshot.js';
@@ -29,6 +31,8 @@ export function buildProgram(json = false): Command {
   registerRunCommand(program);
   registerSnapshotCommand(program);
   registerApplyCommand(program);
+  registerLineageCommand(program);
+  registerRecoverCommand(program);
   registerMemoryCommand(program);
   registerLearnCommand(program);
   registerSandboxCommand(program);

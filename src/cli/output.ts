@@ -1,4 +1,6 @@
 import { MnemaraError } from '../config/errors.js';
+import { ioFailureCode, ioFailureError } from '../config/io-errors.js';
+import { mnemaraHome } from '../config/paths.js';
 import type { ProgressEvent } from '../config/progress.js';
 
 /**
@@ -24,7 +26,9 @@ export function emit(json: boolean, value: unknown, human: () => string): void {
  * Reports a failure and returns the exit code to use: a `MnemaraError` prints its message and hint; anything
  * else is a bug and prints its stack. With `--json` the error goes to stdout as `{error: {code, message, hint}}`.
  */
-export function reportError(err: unknown, json: boolean): number {
+export function reportError(thrown: unknown, json: boolean): number {
+  // A full disk or failing device is not a bug: one clear message, no stack trace.
+  const err = !(thrown instanceof MnemaraError) && ioFailureCode(thrown) ? ioFailureError(thrown, 'writing', { home: loadHome() }) : thrown;
   const known = err instanceof MnemaraError;
   const code = known ? err.code : 'INTERNAL';
   const message = err instanceof Error ? err.message : String(err);
@@ -66,4 +70,12 @@ export function progressPrinter(enabled: boolean): (event: ProgressEvent) => voi
     const count = event.done !== undefined ? ` ${event.done}${event.total ? `/${event.total}` : ''} ${event.unit ?? ''}` : '';
     process.stderr.write(`  ${event.step}${pct}${count}${event.message ? ` ${event.message}` : ''}\n`);
   };
+}
+
+function loadHome(): string {
+  try {
+    return mnemaraHome();
+  } catch {
+    return '$MNEMARA_HOME';
+  }
 }

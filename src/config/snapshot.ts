@@ -10,5 +10,10 @@ export const SnapshotConfigSchema = z.object({
   ignore: z.array(z.string()).default(['node_modules/.cache', '.git/objects/pack/tmp_*']),
   /** A chain longer than this is squashed into one full layer. */
   maxChainLength: z.number().int().positive().default(16),
+  /**
+   * How long a head move keeps retrying while other writers move the head (minutes). Past it the work is kept
+   * on a branch `LINEAGE@<rollout-id>` (sessions) or `LINEAGE@<snapshot-id>` (`snapshot create`), never dropped.
+   */
+  headWaitMinutes: z.number().positive().default(10),
 });
 export type SnapshotConfig = z.infer<typeof SnapshotConfigSchema>;

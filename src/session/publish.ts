@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
 import { HeadConflictError } from '../snapshot/errors.js';
+import { retryHeadMove } from '../snapshot/head-retry.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
 import type { MemoryEntry } from '../memory/memory-md.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -11,8 +12,18 @@ import { mergeLayouts } from './layout-merge.js';
 import { readEntries } from './lessons.js';
 import { trustOwnedPaths, type TrustedSource } from './trusted-layout.js';
 
-/** Attempts at the compare-and-swap before the session gives up (each retry follows a fresh merge). */
-const MAX_HEAD_ATTEMPTS = 8;
+/** What `publishWorkspace` did with the session's code. */
+export interface PublishOutcome {
+  /** MEMORY.md's entries as the run left them (the "before" of the session's lesson diff). */
+  entries: MemoryEntry[];
+  /** The code did not land on the head (the head moved meanwhile): the workspace snapshot is kept on this branch. */
+  branch?: string;
+}
+
+/** The branch that keeps a session's code or pending rollout when it cannot land on the head (DESIGN.md "branch"). */
+export function sessionBranch(lineage: string, rolloutId: string): string {
+  return `${lineage}@${rolloutId}`;
+}
 
 /**
  * Moves a lineage head forward without losing anyone's rollouts (DESIGN.md step 9). It holds the session's
@@ -44,6 +55,10 @@ export class HeadPublisher {
     private readonly onProgress?: OnProgress,
     /** Where mnemara's own memory files are taken from (not the sandbox), and this run's host transcript. */
     private readonly trust?: { source: TrustedSource; transcriptPath: string },
+    /** How long a head move keeps retrying, in ms (`snapshot.headWaitMinutes`). */
+    private readonly boundMs = 10 * 60_000,
+    /** Brings orphaned rollouts of the lineage into `layoutDir` (their transcripts into `sessions/`); returns their ids. */
+    private readonly adopt?: (layoutDir: string) => Promise<string[]>,
   ) {
     this.expected = start.headAtStart;
     this.base = start.layoutFrom;
@@ -86,10 +101,12 @@ export class HeadPublisher {
   /**
    * Step 6, second half: copies the sandbox's memory layout into `layoutDir` and moves the head to the workspace
    * snapshot (or, when the session started off the head, to a memory snapshot that merges the head's lessons in),
-   * so the rollout is on the lineage, pending, before the pipeline runs. Returns MEMORY.md's entries as the run
-   * left them (the "before" of the session's lesson diff).
+   * so the rollout is on the lineage, pending, before the pipeline runs. Orphaned rollouts of the lineage (see
+   * `orphans.ts`) are adopted into the layout on the way. When the head moved since the session started, the
+   * head gets a memory snapshot on top of the new head and the code is kept on the branch `LINEAGE@<rollout-id>`.
+   * Throws `HeadWaitExpiredError` when the head kept moving past the bound; the caller records the branch then.
    */
-  async publishWorkspace(sandbox: Sandbox, workspaceSnapshot: string): Promise<MemoryEntry[]> {
+  async publishWorkspace(sandbox: Sandbox, workspaceSnapshot: string): Promise<PublishOutcome> {
     await copyLayoutFromSandbox(sandbox, this.layoutDir, this.layout);
     const agentWroteOwned = this.trust
       ? await trustOwnedPaths(this.layoutDir, this.layout, this.trust.source, this.store, {
@@ -98,17 +115,25 @@ export class HeadPublisher {
         })
       : false;
     const entries = await readEntries(join(this.layoutDir, this.layout.memoriesDir, 'MEMORY.md'));
+    const adopted = this.adopt ? await this.adopt(this.layoutDir) : [];
     let candidate = workspaceSnapshot;
     if (this.expected !== null && this.expected !== this.base) {
       // Started off the head (--from, or memory from another lineage): keep the head's lessons too.
       await this.mergeHead(this.expected);
       candidate = (await this.snapshotLayout(workspaceSnapshot)).id;
-    } else if (agentWroteOwned) {
-      // The workspace snapshot holds what the agent wrote over mnemara's files: the head gets the trusted layout.
+    } else if (agentWroteOwned || adopted.length > 0) {
+      // The workspace snapshot holds what the agent wrote over mnemara's files, or lacks the adopted transcripts:
+      // the head gets the trusted layout.
       candidate = (await this.snapshotLayout(workspaceSnapshot)).id;
     }
+    const conflictsBefore = this.conflicts;
     await this.advance(candidate, async (current) => (await this.snapshotLayout(current)).id);
-    return entries;
+    if (this.conflicts === conflictsBefore) return { entries };
+    // The head now holds our memory on top of someone else's code: ours is kept, named, on a branch.
+    const branch = sessionBranch(this.lineage, this.rolloutId);
+    await this.store.moveBranch(branch, null, workspaceSnapshot);
+    this.onProgress?.({ step: 'publish', phase: 'progress', message: `code kept on branch ${branch} (the head moved meanwhile)` });
+    return { entries, branch };
   }
 
   /** Snapshots `layoutDir` as a memory snapshot on top of `parent`. */
@@ -130,26 +155,31 @@ export class HeadPublisher {
 
   /**
    * Compare-and-swap `expected` → `candidate`; on a conflict `rebase(current)` must return a new candidate
-   * built on top of `current` (after `mergeHead(current)`), and the swap is tried again.
-   * Returns the new head. Throws the last `HeadConflictError` after {@link MAX_HEAD_ATTEMPTS} attempts.
+   * built on top of `current` (after `mergeHead(current)`), and the swap is tried again, with backoff and
+   * jitter (`retryHeadMove`), until it lands. Returns the new head.
+   * @throws HeadWaitExpiredError past the time bound; `HeadConflictError` when the head was deleted meanwhile.
    */
   async advance(candidate: string, rebase: (current: string) => Promise<string>): Promise<string> {
     let next = candidate;
-    for (let attempt = 1; ; attempt++) {
-      try {
+    return retryHeadMove(
+      this.lineage,
+      async () => {
         await this.store.advanceHead(this.lineage, this.expected, next);
         this.expected = next;
         this.base = next;
         this.parent = next;
         return next;
-      } catch (err) {
-        if (!(err instanceof HeadConflictError) || attempt >= MAX_HEAD_ATTEMPTS || err.current === null) throw err;
+      },
+      async (err) => {
+        if (!(err instanceof HeadConflictError)) return; // the ref's lock stayed held: try the same swap again
+        if (err.current === null) throw err; // the head was deleted: nothing to merge with
         this.conflicts += 1;
         this.expected = err.current;
         this.onProgress?.({ step: 'advance-head', phase: 'progress', message: `head moved to ${err.current}; merging and retrying` });
         await this.mergeHead(err.current);
         next = await rebase(err.current);
-      }
-    }
+      },
+      { boundMs: this.boundMs },
+    );
   }
 }

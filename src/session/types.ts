@@ -111,6 +111,13 @@ export interface SessionResult {
   /** How often the head had moved under the session and it consolidated again on top of the new head. */
   headConflicts: number;
   lessons: LessonChanges | null;
+  /**
+   * The session's code did not land on the head (another session moved it first): the workspace snapshot is kept
+   * on this branch of the lineage (`LINEAGE@<rollout-id>`), listed by `mnemara lineage list`, never pruned.
+   */
+  branch?: { name: string; snapshot: string; reason: 'head-moved' };
+  /** Orphaned rollouts of the lineage (crashed or failed sessions) this session brought into the memory pipeline. */
+  adopted?: string[];
   /** Host copy of the transcript (redacted as written). */
   transcriptPath: string;
   /** Sandbox left running (`--keep-sandbox`). */

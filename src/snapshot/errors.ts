@@ -10,7 +10,7 @@ export class HeadConflictError extends MnemaraError {
     super(
       'HEAD_CONFLICT',
       `lineage "${lineage}" head is ${current ?? '(none)'}, not the expected ${expected ?? '(none)'}`,
-      { hint: 'Another session advanced this lineage; rebase your work on the new head and try again.' },
+      { hint: `Another writer moved this head meanwhile; run again (mnemara retries for snapshot.headWaitMinutes), or move it yourself with \`mnemara lineage reset ${lineage} SNAPSHOT\` (\`mnemara lineage list\` shows heads and branches).` },
     );
     this.lineage = lineage;
     this.expected = expected;
@@ -36,9 +36,7 @@ export class SnapshotCorruptError extends MnemaraError {
 
   constructor(id: string, detail: string, cause?: unknown) {
     super('SNAPSHOT_CORRUPT', `snapshot ${id} is corrupt: ${detail}`, {
-      hint:
-        'Run `mnemara snapshot verify` to find damaged snapshots; `mnemara snapshot list --lineage NAME` shows older ones, ' +
-        'and `mnemara lineage reset NAME SNAPSHOT` moves the head back to a good one.',
+      hint: `Run \`mnemara snapshot verify\` to find damaged snapshots; if it is a lineage head, move the head to an older good snapshot with \`mnemara lineage reset LINEAGE SNAPSHOT\` (\`mnemara lineage show LINEAGE\` lists its snapshots; the damaged head is kept as a branch).`,
       cause,
     });
     this.id = id;

@@ -25,3 +25,24 @@ export function isValidLineage(name: string): boolean {
     .split('/')
     .every((seg) => /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(seg) && !seg.endsWith('.lock') && !seg.endsWith('.tmp'));
 }
+
+/**
+ * Branch names (DESIGN.md, "branch"): `LINEAGE@NAME`, a valid lineage, `@`, then one segment of `[A-Za-z0-9._-]`
+ * (1–128 chars, no leading `.`, not ending in `.lock`/`.tmp`), e.g. `ci/main@20261201T120000000Z-4f9c2a7e1b`.
+ */
+export function isValidBranch(name: string): boolean {
+  const at = name.lastIndexOf('@');
+  if (at <= 0) return false;
+  const suffix = name.slice(at + 1);
+  return (
+    isValidLineage(name.slice(0, at)) &&
+    /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/.test(suffix) &&
+    !suffix.endsWith('.lock') &&
+    !suffix.endsWith('.tmp')
+  );
+}
+
+/** The lineage a branch belongs to (`ci/main@x` → `ci/main`). */
+export function lineageOfBranch(branch: string): string {
+  return branch.slice(0, branch.lastIndexOf('@'));
+}

@@ -60,9 +60,13 @@ export async function verifySnapshots(store: DirectoryStore, id?: string, onProg
   if (id === undefined) {
     // A head must name a complete snapshot, or the next run of that lineage cannot start from it.
     const present = new Set(results.filter((r) => r.ok).map((r) => r.id));
-    for (const [lineage, head] of Object.entries(await store.listHeads())) {
-      if (present.has(head) || results.some((r) => r.id === head)) continue;
-      results.push({ id: head, ok: false, error: `head of lineage ${lineage} names snapshot ${head}, which is not in the store` });
+    const refs = [
+      ...Object.entries(await store.listHeads()).map(([name, id]) => ['head of lineage', name, id] as const),
+      ...Object.entries(await store.listBranches()).map(([name, id]) => ['branch', name, id] as const),
+    ];
+    for (const [what, name, ref] of refs) {
+      if (present.has(ref) || results.some((r) => r.id === ref)) continue;
+      results.push({ id: ref, ok: false, error: `${what} ${name} names snapshot ${ref}, which is not in the store` });
     }
   }
   onProgress?.({ step: 'verify', phase: 'end', message: `${results.filter((r) => r.ok).length}/${results.length} ok` });
@@ -162,6 +166,7 @@ export async function collectGarbage(store: DirectoryStore, options: { graceMs?:
     }
   }
   await removeTempRefs(join(store.root, 'refs', 'lineages'), graceMs, report, 'refs/lineages');
+  await removeTempRefs(join(store.root, 'refs', 'branches'), graceMs, report, 'refs/branches');
   report.freedBytes += await removeUnreferencedBlobs(store, await store.list(), graceMs, report);
   options.onProgress?.({ step: 'gc', phase: 'end', message: `${report.freedBytes} bytes freed`, elapsedMs: Date.now() - started });
   return report;
@@ -191,8 +196,9 @@ async function removeUnreferencedBlobs(store: DirectoryStore, keep: Manifest[], 
 }
 
 /**
- * Keeps the `keep` newest snapshots of each lineage (or of `lineage` only) and every lineage head, and
- * removes the other manifests, then the blobs no remaining manifest uses. A manifest lists its whole layer
+ * Keeps the `keep` newest snapshots of each lineage (or of `lineage` only), every lineage head and every branch
+ * (DESIGN.md: a branch is never pruned unless named: `mnemara lineage delete` removes it first), and removes the
+ * other manifests, then the blobs no remaining manifest uses. A manifest lists its whole layer
  * chain, so a head needs only its own manifest and blobs: older snapshots of its chain can go.
  */
 export async function pruneSnapshots(
@@ -204,7 +210,7 @@ export async function pruneSnapshots(
     throw new MnemaraError('INVALID_INPUT', `--keep must be a whole number ≥ 0, got ${String(options.keep)}`, { hint: 'For example: --keep 5' });
   }
   options.onProgress?.({ step: 'prune', phase: 'start', message: `keep ${options.keep} per lineage` });
-  const heads = new Set(Object.values(await store.listHeads()));
+  const heads = new Set([...Object.values(await store.listHeads()), ...Object.values(await store.listBranches())]);
   const all = await store.list();
   const byLineage = new Map<string, Manifest[]>();
   for (const m of all) byLineage.set(m.lineage, [...(byLineage.get(m.lineage) ?? []), m]);

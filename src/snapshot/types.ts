@@ -109,6 +109,16 @@ export interface SnapshotStore {
    * Throws `HeadConflictError` carrying `current` when the head is no longer `expected`. Safe across processes.
    */
   advanceHead(lineage: string, expected: string | null, next: string): Promise<void>;
+  /** A branch's snapshot id (`LINEAGE@NAME`, DESIGN.md "branch"), or `null` when there is no such branch. */
+  getBranch(name: string): Promise<string | null>;
+  /** All branches (of `lineage` only, when given): name → snapshot id. */
+  listBranches(lineage?: string): Promise<Record<string, string>>;
+  /**
+   * Compare-and-swap on a branch: from `expected` (`null` = no such branch yet) to `next` (`null` = delete it).
+   * Same rules as `advanceHead`: throws `HeadConflictError` with `current`, `SnapshotNotFoundError` when `next`
+   * is not a complete snapshot, `MnemaraError('INVALID_INPUT')` for a name that is not `LINEAGE@NAME`.
+   */
+  moveBranch(name: string, expected: string | null, next: string | null): Promise<void>;
   /**
    * Restores a snapshot into a host directory: into a staging directory, then swapped into place, so the
    * target is either the snapshot exactly or left as it was. With `paths`, only those relative paths of the

@@ -93,6 +93,43 @@ export function snapshotStoreContract(name: string, open: () => Promise<Snapshot
       await expect(store.advanceHead('ci/main', m2.id, '20990101T000000000Z-00000000')).rejects.toBeInstanceOf(SnapshotNotFoundError);
     });
 
+    it('keeps branches beside the heads, moved and deleted only by compare-and-swap', async () => {
+      const store = await open();
+      const src = workspace();
+      const m1 = await store.create({ dir: src }, { lineage: 'ci/main', kind: 'workspace' });
+      const m2 = await store.create({ dir: src }, { lineage: 'ci/main', kind: 'workspace', parent: m1.id });
+      const other = await store.create({ dir: src }, { lineage: 'other', kind: 'workspace' });
+      const name = 'ci/main@20261201T120000000Z-4f9c2a7e1b';
+      expect(await store.getBranch(name)).toBeNull();
+      await store.moveBranch(name, null, m1.id);
+      await store.moveBranch('other@kept', null, other.id);
+      expect(await store.getBranch(name)).toBe(m1.id);
+      const err = await store.moveBranch(name, null, m2.id).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(HeadConflictError);
+      expect((err as HeadConflictError).current).toBe(m1.id);
+      await store.moveBranch(name, m1.id, m2.id);
+      expect(await store.listBranches()).toEqual({ [name]: m2.id, 'other@kept': other.id });
+      expect(await store.listBranches('ci/main')).toEqual({ [name]: m2.id });
+      expect(await store.listHeads()).toEqual({}); // branches are not heads
+      await expect(store.moveBranch(name, m2.id, '20990101T000000000Z-00000000')).rejects.toBeInstanceOf(SnapshotNotFoundError);
+      await expect(store.moveBranch(name, m1.id, null)).rejects.toBeInstanceOf(HeadConflictError);
+      await store.moveBranch(name, m2.id, null);
+      expect(await store.getBranch(name)).toBeNull();
+      for (const bad of ['ci/main', '@x', 'ci/main@', 'ci/main@../x', 'ci/main@a/b']) {
+        await expect(store.moveBranch(bad, null, m1.id)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      }
+    });
+
+    it('lets exactly one of many concurrent branch writers win', async () => {
+      const store = await open();
+      const src = workspace();
+      const ms = await Promise.all(Array.from({ length: 6 }, () => store.create({ dir: src }, { lineage: 'race', kind: 'workspace', parent: null })));
+      const results = await Promise.allSettled(ms.map((m) => store.moveBranch('race@one', null, m.id)));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const winner = ms[results.findIndex((r) => r.status === 'fulfilled')]!.id;
+      expect(await store.getBranch('race@one')).toBe(winner);
+    });
+
     it('makes a memory snapshot from a memory-only dir that inherits the rest of the workspace', async () => {
       const src = workspace();
       const store = await open();

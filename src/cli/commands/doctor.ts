@@ -1,7 +1,9 @@
 import { statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
-import { mnemaraHome } from '../../config/paths.js';
+import { defaultStoreDir, mnemaraHome } from '../../config/paths.js';
+import { findOrphans } from '../../session/orphans.js';
+import { openStore } from '../../snapshot/index.js';
 import { ENGINE_HINT, assertEngine, dockerClient, sandboxImageStatus } from '../../sandbox/index.js';
 import { EXIT, emit } from '../output.js';
 
@@ -118,7 +120,25 @@ export async function runDoctorChecks(): Promise<DoctorCheck[]> {
   );
   const disks = [await checkDisk(mnemaraHome(), 'mnemara home')];
   if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
-  return [node, engine, image, ...disks, checkModelAccess()];
+  return [node, engine, image, ...disks, checkModelAccess(), await checkOrphans()];
+}
+
+/** Rollouts of crashed or failed sessions that reached no lineage head (a warning: `mnemara recover` adopts them). */
+async function checkOrphans(): Promise<DoctorCheck> {
+  try {
+    const orphans = await findOrphans(await openStore(defaultStoreDir()), mnemaraHome());
+    const n = orphans.reduce((k, o) => k + new Set([...o.transcripts.map((t) => t.rolloutId), ...o.snapshots.flatMap((s) => s.rolloutIds)]).size, 0);
+    if (n === 0) return { name: 'orphans', ok: true, required: false, detail: 'every rollout is on a lineage head' };
+    return {
+      name: 'orphans',
+      ok: false,
+      required: false,
+      detail: `${n} rollout(s) on no head, on lineage(s) ${orphans.map((o) => o.lineage).join(', ')}`,
+      fix: '`mnemara recover` brings them into their lineage memory (the next run on each lineage does too)',
+    };
+  } catch (err) {
+    return { name: 'orphans', ok: false, required: false, detail: `not checked: ${(err as Error).message}` };
+  }
 }
 
 function render(checks: DoctorCheck[]): string {

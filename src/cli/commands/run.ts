@@ -132,6 +132,14 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
     for (const id of r.lessons.added) lines.push(`  + ${oneLine(r.lessons.text[id] ?? id, 110)}`);
     for (const id of r.lessons.changed) lines.push(`  ~ ${oneLine(r.lessons.text[id] ?? id, 110)}`);
   }
+  if (r.branch) {
+    lines.push(
+      `code        NOT on the head: another session moved it first; kept on branch ${r.branch.name} (snapshot ${r.branch.snapshot})`,
+      `            get it: mnemara snapshot restore ${r.branch.snapshot} DIR   compare: mnemara snapshot diff ${r.head ?? r.branch.snapshot} ${r.branch.snapshot}`,
+      `            make it the head: mnemara lineage reset ${r.lineage} ${r.branch.snapshot}`,
+    );
+  }
+  if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
   lines.push(`transcript  ${r.transcriptPath}`);
   lines.push(...whereTheResultIs(r, host));
   if (r.keptSandbox) lines.push(`sandbox     kept: ${r.keptSandbox} (remove with mnemara sandbox prune)`);

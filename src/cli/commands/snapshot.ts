@@ -5,6 +5,7 @@ import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
 import { defaultLineage } from '../../session/start.js';
+import { createOnHead } from '../../snapshot/create-on-head.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
 import { makePatch, type PatchSide } from '../../snapshot/patch.js';
 import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
@@ -95,16 +96,15 @@ export function registerSnapshotCommand(program: Command): void {
         throw new MnemaraError('USAGE', `--kind must be workspace or memory, got ${JSON.stringify(opts.kind)}`, { hint: 'Use --kind workspace or --kind memory.' });
       }
       const s = await store(opts);
-      const head = await s.getHead(opts.lineage);
-      const m = await s.create({ dir }, {
+      const { manifest: m } = await createOnHead(s, dir, {
         lineage: opts.lineage,
         kind: opts.kind,
-        parent: opts.full ? null : head,
+        full: Boolean(opts.full),
         rolloutIds: opts.rollout ?? [],
         ...(opts.kind === 'memory' ? { scope: layoutDirs(opts) } : {}),
         onProgress: progressPrinter(!opts.json),
+        boundMs: loadCliConfig(opts).config.snapshot.headWaitMinutes * 60_000,
       });
-      await s.advanceHead(opts.lineage, head, m.id);
       const last = m.layers[m.layers.length - 1]!;
       emit(Boolean(opts.json), { snapshot: m, head: m.id }, () =>
         `${m.id}  ${m.lineage} → head\n  ${last.delta ? 'delta' : 'full layer'}: ${last.fileCount} entries, ${size(last.compressedBytes)} stored (${m.layers.length} layer${m.layers.length > 1 ? 's' : ''})` +
@@ -119,19 +119,26 @@ export function registerSnapshotCommand(program: Command): void {
     .action(async (opts: Opts & { lineage?: string; workspace?: string; quiet?: boolean }) => {
       const s = await store(opts);
       const lineage = opts.lineage ?? (opts.workspace !== undefined ? await defaultLineage(await existingWorkspaceDir(opts.workspace)) : undefined);
-      const [ms, heads] = await Promise.all([s.list(lineage === undefined ? {} : { lineage }), s.listHeads()]);
+      const [ms, heads, branches] = await Promise.all([s.list(lineage === undefined ? {} : { lineage }), s.listHeads(), s.listBranches(lineage)]);
       const isHead = new Set(Object.values(heads));
       if (opts.quiet && !opts.json) {
         if (ms.length) process.stdout.write(`${ms.map((m) => m.id).join('\n')}\n`);
         return;
       }
+      const branchOf = new Map<string, string[]>();
+      for (const [name, id] of Object.entries(branches)) branchOf.set(id, [...(branchOf.get(id) ?? []), name]);
       const header = opts.lineage === undefined && lineage !== undefined ? [`lineage ${lineage} (of ${resolve(opts.workspace as string)})`] : [];
-      emit(Boolean(opts.json), { ...(lineage !== undefined ? { lineage } : {}), snapshots: ms, heads }, () =>
+      emit(Boolean(opts.json), { ...(lineage !== undefined ? { lineage } : {}), snapshots: ms, heads, branches }, () =>
         ms.length === 0
           ? `no snapshots${lineage !== undefined ? ` of lineage ${lineage}` : ''} in ${s.root}`
           : [
               ...header,
-              ...ms.map((m) => `${isHead.has(m.id) ? '*' : ' '} ${m.id}  ${m.lineage}  ${m.kind.padEnd(9)}  ${String(m.layers.length).padStart(2)} layer(s)  ${size(stored(m)).padStart(9)}  ${m.createdAt}`),
+              ...ms.map(
+                (m) =>
+                  `${isHead.has(m.id) ? '*' : branchOf.has(m.id) ? 'b' : ' '} ${m.id}  ${m.lineage}  ${m.kind.padEnd(9)}  ${String(m.layers.length).padStart(2)} layer(s)  ${size(stored(m)).padStart(9)}  ${m.createdAt}` +
+                  (branchOf.has(m.id) ? `  branch ${branchOf.get(m.id)!.join(', ')}` : ''),
+              ),
+              ...(Object.keys(branches).length ? ['', '* head   b branch (kept off the head; see `mnemara lineage list`)'] : []),
             ].join('\n'),
       );
     });
@@ -231,7 +238,7 @@ export function registerSnapshotCommand(program: Command): void {
     },
   );
 
-  sub('prune', 'Remove all but the newest N snapshots of each lineage (heads are always kept), and blobs no longer used.')
+  sub('prune', 'Remove all but the newest N snapshots of each lineage (heads and branches are always kept; `mnemara lineage delete` removes a branch), and blobs no longer used.')
     .requiredOption('--keep <n>', 'snapshots to keep per lineage')
     .option('-l, --lineage <name>', 'only this lineage')
     .action(async (opts: Opts & { keep: string; lineage?: string }) => {

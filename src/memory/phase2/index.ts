@@ -19,6 +19,7 @@ import { assignEntries, isForgotten, readHandbook } from './reconcile.js';
 import { dropSuperseded } from './supersede.js';
 import { closeFinishedTasks, loadOutcomes } from './task-state.js';
 import { readMemoryMd, renderHandbook, writeHandbook } from './write.js';
+import { applyConcurrentEdits, concurrentEdits } from './concurrent-edits.js';
 
 /** Version of the deterministic consolidation rules, recorded like a prompt version. */
 export const DETERMINISTIC_PHASE2_VERSION = 'consolidate-v1';
@@ -121,6 +122,14 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   entries = entries.filter((e) => !forgotten[e.id] && (e.edited || e.sources.length > 0));
   if (mode === 'model') entries = entries.filter((e) => e.edited || !Object.values(forgotten).some((t) => nearDuplicate(t.text, e.text)));
 
+  // A person may have edited MEMORY.md while this ran (the model call takes seconds): re-read it, under the lock
+  // the pipeline holds, right before writing, and keep what they changed meanwhile.
+  const edits = concurrentEdits(memoryText, await readMemoryMd(paths), now);
+  if (edits) {
+    entries = applyConcurrentEdits(entries, edits);
+    Object.assign(forgotten, edits.deleted);
+    log.info({ kept: edits.kept.map((e) => e.id), deleted: Object.keys(edits.deleted) }, 'MEMORY.md changed during consolidation; the edits are merged');
+  }
   const info: HandbookInfo = { consolidatedAt: now, producer, promptVersion };
   const rendered = renderHandbook(entries, info, { uses: entryUses(entries, state.uses, state.fileUses), repeats }, config);
   const before = new Map(book.entries.map((e) => [e.id, e]));

@@ -11,6 +11,7 @@ import { resolveSandboxConfig } from '../options.js';
 import { track, untrack } from '../registry.js';
 import { sandboxImageTag, sandboxUserIds } from '../image-tag.js';
 import { assertEngine, dockerClient, statusOf } from './client.js';
+import { removeContainer } from './remove.js';
 import { WORKSPACE_DIR, containerCreateOptions } from './container-spec.js';
 import { rawExec } from './exec.js';
 import { oomKillCount } from './oom.js';
@@ -182,16 +183,14 @@ export class DockerSandbox implements Sandbox {
     if (this.closed) return;
     this.closed = true;
     try {
-      await this.container.remove({ force: true, v: true });
-      log.info({ container: this.name }, 'sandbox removed');
+      // Idempotent: gone already (404) or being removed by someone else (409 "already in progress") is success.
+      if (await removeContainer(this.container)) log.info({ container: this.name }, 'sandbox removed');
     } catch (err) {
-      if (statusOf(err) !== 404) {
-        this.closed = false;
-        throw new SandboxError('SANDBOX_FAILED', `could not remove sandbox ${this.name}: ${(err as Error).message}`, {
-          hint: 'run `mnemara sandbox prune` to remove leftovers',
-          cause: err,
-        });
-      }
+      this.closed = false;
+      throw new SandboxError('SANDBOX_FAILED', `could not remove sandbox ${this.name}: ${(err as Error).message}`, {
+        hint: 'run `mnemara sandbox prune` to remove leftovers',
+        cause: err,
+      });
     } finally {
       if (this.closed) untrack(this);
     }

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import { assertEngine, dockerClient, statusOf } from './client.js';
+import { removeContainer } from './remove.js';
 import { LABEL } from './container-spec.js';
 
 /** One sandbox container `pruneSandboxes` found. */
@@ -68,12 +69,11 @@ export async function pruneSandboxes(
     }
     if (!options.dryRun) {
       try {
-        await docker.getContainer(c.Id).remove({ force: true, v: true });
+        // A container another prune (or its own session's close) is removing counts as removed.
+        await removeContainer(docker.getContainer(c.Id));
       } catch (err) {
-        if (statusOf(err) !== 404) {
-          result.failed.push({ id: c.Id, error: (err as Error).message });
-          continue;
-        }
+        result.failed.push({ id: c.Id, error: (err as Error).message });
+        continue;
       }
     }
     result.containers.push(entry);

@@ -11,7 +11,7 @@ import { BlobStore } from '../blobs.js';
 import { SourceChangedError, UnsafeArchiveError } from '../errors.js';
 import { exportChain, writeMerged, type ExportOwner } from '../export.js';
 import { extractTar } from '../extract.js';
-import { newSnapshotId, isValidLineage } from '../id.js';
+import { newSnapshotId, isValidLineage, lineageOfBranch } from '../id.js';
 import { compileIgnore } from '../ignore.js';
 import { extractChain, interrupted, scanChain, type Chain } from '../layers.js';
 import { resolveLimits } from '../limits.js';
@@ -57,6 +57,7 @@ export class DirectoryStore implements SnapshotStore {
   readonly blobs: BlobStore;
   readonly manifests: ManifestStore;
   readonly refs: LineageRefs;
+  readonly branches: LineageRefs;
   readonly tmpDir: string;
 
   constructor(
@@ -67,6 +68,7 @@ export class DirectoryStore implements SnapshotStore {
     this.blobs = new BlobStore(join(root, 'blobs'), this.tmpDir);
     this.manifests = new ManifestStore(join(root, 'snapshots'), root);
     this.refs = new LineageRefs(join(root, 'refs', 'lineages'));
+    this.branches = new LineageRefs(join(root, 'refs', 'branches'), {}, 'branch');
   }
 
   /**
@@ -75,7 +77,7 @@ export class DirectoryStore implements SnapshotStore {
    */
   async init(): Promise<void> {
     try {
-      for (const d of ['snapshots', 'blobs/sha256', 'refs/lineages', 'tmp']) await mkdir(join(this.root, d), { recursive: true });
+      for (const d of ['snapshots', 'blobs/sha256', 'refs/lineages', 'refs/branches', 'tmp']) await mkdir(join(this.root, d), { recursive: true });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOTDIR' || code === 'EEXIST' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
@@ -108,6 +110,26 @@ export class DirectoryStore implements SnapshotStore {
   async advanceHead(lineage: string, expected: string | null, next: string): Promise<void> {
     await this.get(next); // a head may only name a complete snapshot
     await this.refs.advance(lineage, expected, next);
+  }
+
+  getBranch(name: string): Promise<string | null> {
+    return this.branches.get(name);
+  }
+
+  async listBranches(lineage?: string): Promise<Record<string, string>> {
+    const all = await this.branches.all();
+    if (lineage === undefined) return all;
+    return Object.fromEntries(Object.entries(all).filter(([name]) => lineageOfBranch(name) === lineage));
+  }
+
+  async moveBranch(name: string, expected: string | null, next: string | null): Promise<void> {
+    if (next === null) {
+      if (expected === null) return;
+      await this.branches.remove(name, expected);
+      return;
+    }
+    await this.get(next); // a branch, like a head, may only name a complete snapshot
+    await this.branches.advance(name, expected, next);
   }
 
   /** Pass 1 over a snapshot: its verified, guarded merged tree (with content hashes when asked). */

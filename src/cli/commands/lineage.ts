@@ -1,0 +1,112 @@
+import type { Command } from 'commander';
+import { defaultStoreDir } from '../../config/paths.js';
+import { createBranch, deleteBranch, lineageHistory, listLineages, resetLineage, type LineageInfo } from '../../session/lineage.js';
+import { openStore, type DirectoryStore } from '../../snapshot/index.js';
+import { emit } from '../output.js';
+import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+
+type Opts = ConfigCliOptions & { json?: boolean };
+
+async function store(opts: Opts): Promise<DirectoryStore> {
+  const { config } = loadCliConfig(opts);
+  return openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
+}
+
+function size(bytes: number | undefined): string {
+  if (bytes === undefined) return '?';
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+}
+
+function renderList(ls: LineageInfo[], root: string): string {
+  if (ls.length === 0) return `no lineages in ${root}`;
+  return ls
+    .flatMap((l) => [
+      `${l.name}`,
+      l.error
+        ? `  head      DAMAGED: ${l.error}\n            repair: mnemara lineage reset ${l.name} SNAPSHOT   (see mnemara snapshot list -l ${l.name})`
+        : `  head      ${l.head ?? '(none)'}${l.headKind ? ` (${l.headKind}, ${size(l.headBytes)})` : ''}`,
+      `  stored    ${l.snapshots} snapshot(s), ${size(l.storedBytes)}`,
+      `  last run  ${l.lastRun ? `${l.lastRun.rolloutId} (head written ${l.lastRun.at})` : '(none)'}`,
+      ...l.branches.map((b) => `  branch    ${b.name} → ${b.snapshot}`),
+      '',
+    ])
+    .join('\n')
+    .trimEnd();
+}
+
+/** Registers `mnemara lineage` (list, show, reset, branch, delete): heads and branches of the snapshot store. */
+export function registerLineageCommand(program: Command): void {
+  const cmd = program
+    .command('lineage')
+    .summary('list lineages and branches, show a history, move a head (reset), create and delete branches')
+    .description(
+      'A lineage is a named chain of snapshots whose head is where the next run starts; a branch (LINEAGE@NAME) ' +
+        'keeps a snapshot off the head: the code of a session that could not land, a rollout left pending, the old ' +
+        'head of a reset. Branches are never pruned until deleted here. See docs/session.md.',
+    );
+  const sub = (name: string, description: string): Command =>
+    addConfigOptions(cmd.command(name).description(description).option('--json', 'print the result as one JSON document'));
+
+  sub('list', 'Every lineage: head, size, last run, branches.').action(async (opts: Opts) => {
+    const s = await store(opts);
+    const ls = await listLineages(s);
+    emit(Boolean(opts.json), { lineages: ls }, () => renderList(ls, s.root));
+  });
+
+  sub('show <name>', 'History of a lineage or branch: its snapshots, and each run with its outcome and lessons.').action(async (name: string, opts: Opts) => {
+    const { config } = loadCliConfig(opts);
+    const h = await lineageHistory(await store(opts), name, config.memory.layout);
+    emit(Boolean(opts.json), h, () =>
+      [
+        `${h.name}  head ${h.head}`,
+        ...(h.memoryError ? [`  (memory unreadable: ${h.memoryError}; outcomes and lessons unknown)`] : []),
+        '',
+        'runs (newest first)',
+        ...(h.runs.length === 0 ? ['  (none)'] : []),
+        ...h.runs.flatMap((r) => [
+          `  ${r.rolloutId}  ${r.outcome ?? 'pending (not extracted yet)'}  in ${r.snapshot}`,
+          ...(r.task ? [`      task: ${r.task.split('\n')[0]!.slice(0, 100)}`] : []),
+          ...r.lessons.map((t) => `      - ${t.replace(/\s+/g, ' ').slice(0, 110)}`),
+        ]),
+        '',
+        'snapshots (newest first)',
+        ...h.chain.map((c) => `  ${c.id}  ${c.kind.padEnd(9)}  ${size(c.bytes).padStart(9)}  ${c.createdAt}${c.newRollouts.length ? `  +${c.newRollouts.join(', ')}` : ''}`),
+        ...(h.branches.length ? ['', 'branches', ...h.branches.map((b) => `  ${b.name} → ${b.snapshot}`)] : []),
+      ].join('\n'),
+    );
+  });
+
+  sub('reset <lineage> <snapshot>', 'Move the head to a snapshot (e.g. an older one, to repair a damaged head); the old head is kept as a branch.').action(
+    async (lineage: string, snapshot: string, opts: Opts) => {
+      const r = await resetLineage(await store(opts), lineage, snapshot);
+      emit(Boolean(opts.json), r, () =>
+        [
+          `${r.lineage}: head ${r.from ?? '(none)'} → ${r.to}`,
+          ...(r.keptAs ? [`  old head kept on branch ${r.keptAs} (mnemara lineage delete ${r.keptAs} to let it be pruned)`] : []),
+          ...(r.note ? [`  note: ${r.note}`] : []),
+        ].join('\n'),
+      );
+    },
+  );
+
+  sub('branch <name> [snapshot]', 'Name a snapshot (default: the lineage head) as the branch LINEAGE@NAME.').action(
+    async (name: string, snapshot: string | undefined, opts: Opts) => {
+      const b = await createBranch(await store(opts), name, snapshot);
+      emit(Boolean(opts.json), b, () => `branch ${b.name} → ${b.snapshot}`);
+    },
+  );
+
+  sub('delete <branch>', 'Delete a branch (its snapshots can then be pruned); a lineage head is moved with reset instead.').action(
+    async (name: string, opts: Opts) => {
+      const b = await deleteBranch(await store(opts), name);
+      emit(Boolean(opts.json), { deleted: b }, () => `deleted branch ${b.name} (was ${b.snapshot}); \`mnemara snapshot prune\` can now remove its snapshots`);
+    },
+  );
+}

@@ -1,0 +1,55 @@
+import type { Command } from 'commander';
+import { defaultStoreDir } from '../../config/paths.js';
+import { findOrphans } from '../../session/orphans.js';
+import { recoverLineage, type RecoverResult } from '../../session/recover.js';
+import { openStore } from '../../snapshot/index.js';
+import { emit, progressPrinter } from '../output.js';
+import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+
+/** Registers `mnemara recover`: adopts orphaned rollouts (crashed or failed sessions) into their lineages' memory. */
+export function registerRecoverCommand(program: Command): void {
+  const cmd = program
+    .command('recover')
+    .summary('bring rollouts of crashed or failed sessions into their lineage memory')
+    .description(
+      'Find rollouts that reached no lineage head (the session was killed, the disk filled, the head kept moving): ' +
+        'their transcripts under <home>/transcripts/ and their workspace snapshots. The transcripts are extracted and ' +
+        'consolidated into the lineage memory, the head moves (compare-and-swap), and each orphaned snapshot is ' +
+        'named as a branch LINEAGE@<rollout-id>. The next run on a lineage does the same for it. See docs/session.md.',
+    )
+    .option('-l, --lineage <name>', 'only this lineage')
+    .option('--dry-run', 'only list what would be adopted')
+    .option('--json', 'print the result as one JSON document');
+  addConfigOptions(cmd).action(async (opts: ConfigCliOptions & { lineage?: string; dryRun?: boolean; json?: boolean }) => {
+    const json = Boolean(opts.json);
+    const { config } = loadCliConfig(opts);
+    const store = await openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
+    const orphans = await findOrphans(store, config.home, opts.lineage);
+    if (opts.dryRun) {
+      emit(json, { orphans }, () =>
+        orphans.length === 0
+          ? 'nothing orphaned'
+          : orphans
+              .map((o) => [`${o.lineage}`, ...o.transcripts.map((t) => `  transcript ${t.rolloutId}  ${t.path}`), ...o.snapshots.map((s) => `  snapshot   ${s.id}  holds ${s.rolloutIds.join(', ')}`)].join('\n'))
+              .join('\n'),
+      );
+      return;
+    }
+    const results: RecoverResult[] = [];
+    for (const o of orphans) results.push(await recoverLineage(store, config, o.lineage, progressPrinter(!json)));
+    emit(json, { results }, () =>
+      results.length === 0
+        ? 'nothing orphaned'
+        : results
+            .map((r) =>
+              [
+                `${r.lineage}: adopted ${r.adopted.length} rollout(s)${r.head ? `; head → ${r.head}` : ''}`,
+                ...r.adopted.map((id) => `  + ${id}${r.pending.includes(id) ? ' (extraction failed: stays pending)' : ''}`),
+                ...r.branches.map((b) => `  branch ${b.name} → ${b.snapshot}`),
+                ...(r.note ? [`  note: ${r.note}`] : []),
+              ].join('\n'),
+            )
+            .join('\n'),
+    );
+  });
+}

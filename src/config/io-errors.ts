@@ -1,0 +1,46 @@
+import { MnemaraError } from './errors.js';
+
+/** errno codes that mean "the disk is full" (ENOSPC, or a quota: EDQUOT) and other I/O failures of the host. */
+const DISK_FULL = new Set(['ENOSPC', 'EDQUOT']);
+const IO_FAILED = new Set(['EIO', 'EROFS', 'EMFILE', 'ENFILE', 'EFBIG']);
+
+/** The errno code of an I/O failure anywhere in `err`'s cause chain, or `null` (e.g. `ENOSPC`). */
+export function ioFailureCode(err: unknown): string | null {
+  for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (DISK_FULL.has(code) || IO_FAILED.has(code))) return code;
+    const m = /\b(ENOSPC|EDQUOT|EIO|EROFS|EMFILE|ENFILE|EFBIG)\b/.exec((e as Error).message ?? '');
+    if (m) return m[1] as string;
+  }
+  return null;
+}
+
+/** What a failed step had already saved, so the message can name it. */
+export interface SavedWork {
+  /** The mnemara home (its filesystem is the one to free). */
+  home: string;
+  transcriptPath?: string;
+  workspaceSnapshot?: string;
+  /** Branch holding the workspace snapshot (the rollout pending there). */
+  branch?: string;
+}
+
+/**
+ * One clear error for a host I/O failure (no stack trace): what failed, what was saved where, how to free space
+ * and bring the saved rollout back. `DISK_FULL` for ENOSPC/EDQUOT, `IO_FAILED` otherwise; exit 3.
+ */
+export function ioFailureError(err: unknown, doing: string, saved: SavedWork): MnemaraError {
+  const code = ioFailureCode(err) ?? 'EIO';
+  const full = DISK_FULL.has(code);
+  const what = [
+    saved.workspaceSnapshot ? `workspace snapshot ${saved.workspaceSnapshot}${saved.branch ? ` (branch ${saved.branch})` : ''}` : null,
+    saved.transcriptPath ? `transcript ${saved.transcriptPath}` : null,
+  ].filter(Boolean);
+  const message =
+    `${full ? 'the disk is full' : 'an I/O error'} (${code}) while ${doing}. ` +
+    (what.length ? `Saved: ${what.join('; ')}.` : 'Nothing of this run was saved beyond what the store already held.');
+  const hint = full
+    ? `Free space on the filesystem of ${saved.home} (\`df -h ${saved.home}\`): \`mnemara snapshot gc --grace 0\`, \`mnemara snapshot prune --keep 5\`, \`mnemara sandbox prune\`; then \`mnemara recover\` brings the saved rollout into its lineage's memory. The store is still valid (\`mnemara snapshot verify\`).`
+    : `Check the filesystem of ${saved.home} (\`dmesg\`, \`df -h\`); then \`mnemara recover\` brings the saved rollout into its lineage's memory, and \`mnemara snapshot verify\` checks the store.`;
+  return new MnemaraError(full ? 'DISK_FULL' : 'IO_FAILED', message, { hint, cause: err });
+}

@@ -1,0 +1,248 @@
+/**
+ * Orphaned rollouts (DESIGN.md step 6: nothing is lost). A session that was killed, or ran out of disk, before
+ * its rollout reached a head leaves behind its host transcript (`<home>/transcripts/<rollout-id>.jsonl`) and,
+ * once step 6 ran, a workspace snapshot on no head. The next session on the lineage, `mnemara recover` and
+ * `mnemara doctor` find them here; adoption puts the transcripts into the memory pipeline and names the
+ * snapshots as branches, so that their code is listed and never pruned.
+ *
+ * Which lineage a transcript belongs to is recorded when the session starts, in a session record beside it
+ * (`<rollout-id>.session.json`: rollout id, lineage, pid, host, start time); the pid tells a live session (whose
+ * rollout is simply not published yet) from a dead one.
+ */
+import { readFileSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { logger } from '../config/logger.js';
+import type { MemoryLayout } from '../config/memory.js';
+import { writeFileAtomic } from '../snapshot/fs-atomic.js';
+import type { Manifest, SnapshotStore } from '../snapshot/types.js';
+import { sessionBranch } from './publish.js';
+
+const log = logger('session.orphans');
+const HOST = hostname();
+
+/** `<home>/transcripts/<rollout-id>.session.json`: who ran a rollout, for adoption after a crash. */
+export interface SessionRecord {
+  rolloutId: string;
+  lineage: string;
+  pid: number;
+  host: string;
+  /** ISO 8601 UTC. */
+  startedAt: string;
+  /** Set when the session ended (however): its process no longer owns the rollout. */
+  endedAt?: string;
+}
+
+/** What is orphaned on one lineage: transcripts on no head, and snapshots holding rollouts on no head. */
+export interface Orphans {
+  lineage: string;
+  /** Rollouts whose transcript is on the host and on no head, with the host transcript's path. */
+  transcripts: { rolloutId: string; path: string }[];
+  /** Snapshots of the lineage that hold rollouts no head holds and that no head or branch names. */
+  snapshots: { id: string; rolloutIds: string[] }[];
+}
+
+const recordPath = (home: string, rolloutId: string): string => join(home, 'transcripts', `${rolloutId}.session.json`);
+
+/** Writes the session record of a starting session (best effort: a failure only costs adoption after a crash). */
+export async function writeSessionRecord(home: string, rolloutId: string, lineage: string): Promise<void> {
+  const record: SessionRecord = { rolloutId, lineage, pid: process.pid, host: HOST, startedAt: new Date().toISOString() };
+  try {
+    await mkdir(join(home, 'transcripts'), { recursive: true });
+    await writeFileAtomic(recordPath(home, rolloutId), `${JSON.stringify(record)}\n`);
+  } catch (err) {
+    log.warn({ err: (err as Error).message, rolloutId }, 'could not write the session record');
+  }
+}
+
+/** Whether process `pid` on this host still runs (a zombie counts as gone: it will never write again). */
+export function processAlive(pid: number, host: string = HOST): boolean {
+  if (host !== HOST) return true; // another machine's session: assume it lives, never adopt under its feet
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // /proc/<pid>/stat is "pid (comm) S ...": the state letter follows the last ')'. A zombie is gone.
+  const text = readProcStat(pid);
+  return text === null || !/\)\s+Z/.test(text);
+}
+
+function readProcStat(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+async function readRecords(home: string): Promise<SessionRecord[]> {
+  const dir = join(home, 'transcripts');
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const out: SessionRecord[] = [];
+  for (const name of names.filter((n) => n.endsWith('.session.json'))) {
+    try {
+      const r = JSON.parse(await readFile(join(dir, name), 'utf8')) as SessionRecord;
+      if (typeof r.rolloutId === 'string' && typeof r.lineage === 'string' && `${r.rolloutId}.session.json` === name) out.push(r);
+    } catch {
+      // A record cut short by a crash: its rollout is found through its snapshot, if it has one.
+    }
+  }
+  return out;
+}
+
+/** Every rollout id some head holds (the union of the heads' manifests' `rolloutIds`). */
+async function rolloutsOnHeads(store: SnapshotStore): Promise<Set<string>> {
+  const on = new Set<string>();
+  for (const id of new Set(Object.values(await store.listHeads()))) {
+    const m = await store.get(id).catch(() => null);
+    for (const r of m?.rolloutIds ?? []) on.add(r);
+  }
+  return on;
+}
+
+/**
+ * Finds the orphans of `lineage` (every lineage when omitted): host transcripts of dead sessions whose rollout
+ * is on no head, and snapshots of the lineage holding such rollouts that no head or branch names.
+ * `except` is the caller's own rollout (live, not an orphan). Reads only manifests and small files.
+ */
+export async function findOrphans(store: SnapshotStore, home: string, lineage?: string, except?: string): Promise<Orphans[]> {
+  const onHeads = await rolloutsOnHeads(store);
+  const records = await readRecords(home);
+  const live = new Set(records.filter((r) => !r.endedAt && processAlive(r.pid, r.host)).map((r) => r.rolloutId));
+  if (except) live.add(except);
+  const byLineage = new Map<string, Orphans>();
+  const of = (l: string): Orphans => {
+    let o = byLineage.get(l);
+    if (!o) byLineage.set(l, (o = { lineage: l, transcripts: [], snapshots: [] }));
+    return o;
+  };
+  for (const r of records) {
+    if ((lineage !== undefined && r.lineage !== lineage) || live.has(r.rolloutId) || onHeads.has(r.rolloutId)) continue;
+    const path = join(home, 'transcripts', `${r.rolloutId}.jsonl`);
+    const st = await stat(path).catch(() => null);
+    if (st?.isFile() && st.size > 0) of(r.lineage).transcripts.push({ rolloutId: r.rolloutId, path });
+  }
+  const named = new Set([...Object.values(await store.listHeads()), ...Object.values(await store.listBranches())]);
+  const manifests: Manifest[] = await store.list(lineage === undefined ? {} : { lineage });
+  const recorded = new Map(records.map((r) => [r.rolloutId, r]));
+  for (const m of manifests) {
+    if (named.has(m.id)) continue;
+    // A rollout of a live session, or of one we know nothing about that is younger than an hour, is not orphaned.
+    const young = Date.now() - Date.parse(m.createdAt) < 60 * 60_000;
+    const missing = m.rolloutIds.filter((r) => !onHeads.has(r) && !live.has(r) && (recorded.has(r) || !young));
+    if (missing.length > 0) of(m.lineage).snapshots.push({ id: m.id, rolloutIds: missing });
+  }
+  // A rollout is adopted from the newest snapshot that holds it; older snapshots on its way need no branch.
+  for (const o of byLineage.values()) {
+    const seen = new Set<string>();
+    o.snapshots = o.snapshots
+      .sort((a, b) => (a.id < b.id ? 1 : -1))
+      .filter((s) => {
+        const fresh = s.rolloutIds.filter((r) => !seen.has(r));
+        for (const r of fresh) seen.add(r);
+        return fresh.length > 0;
+      });
+  }
+  return [...byLineage.values()].filter((o) => o.transcripts.length + o.snapshots.length > 0);
+}
+
+/** What adoption did: rollouts whose transcripts went into `sessions/`, and the branches it named. */
+export interface Adoption {
+  rolloutIds: string[];
+  branches: { name: string; snapshot: string }[];
+}
+
+/**
+ * Adopts the orphans of `lineage` into the memory layout at `layoutDir`: each orphaned rollout's transcript goes
+ * into `sessions/` (the host copy, else the copy in its snapshot), so the pipeline extracts it and the next
+ * memory snapshot lists it; each orphaned snapshot is named as the branch `LINEAGE@<rollout-id>` (an existing
+ * branch of that name is left as it is). Failures of one orphan are logged and skipped, never fatal.
+ */
+export async function adoptOrphans(
+  store: SnapshotStore,
+  home: string,
+  lineage: string,
+  layoutDir: string,
+  layout: MemoryLayout,
+  except?: string,
+): Promise<Adoption> {
+  const adoption: Adoption = { rolloutIds: [], branches: [] };
+  const [orphans] = await findOrphans(store, home, lineage, except);
+  if (!orphans) return adoption;
+  const sessions = join(layoutDir, layout.sessionsDir);
+  await mkdir(sessions, { recursive: true });
+  const have = new Set((await readdir(sessions).catch(() => [] as string[])).map((f) => f.replace(/\.jsonl$/, '')));
+  for (const t of orphans.transcripts) {
+    if (have.has(t.rolloutId)) continue;
+    await copyFile(t.path, join(sessions, `${t.rolloutId}.jsonl`));
+    have.add(t.rolloutId);
+    adoption.rolloutIds.push(t.rolloutId);
+  }
+  for (const s of orphans.snapshots) {
+    for (const r of s.rolloutIds.filter((x) => !have.has(x))) {
+      const rel = `${layout.sessionsDir}/${r}.jsonl`;
+      try {
+        await store.restoreToDirectory(s.id, layoutDir, { paths: [rel] });
+        if (await stat(join(layoutDir, rel)).then((x) => x.isFile(), () => false)) {
+          have.add(r);
+          adoption.rolloutIds.push(r);
+        }
+      } catch (err) {
+        log.warn({ snapshot: s.id, rolloutId: r, err: (err as Error).message }, 'could not adopt a rollout from its snapshot');
+      }
+    }
+    const name = sessionBranch(lineage, s.rolloutIds[s.rolloutIds.length - 1] as string);
+    try {
+      if ((await store.getBranch(name)) === null) {
+        await store.moveBranch(name, null, s.id);
+        adoption.branches.push({ name, snapshot: s.id });
+      }
+    } catch (err) {
+      log.warn({ snapshot: s.id, branch: name, err: (err as Error).message }, 'could not name an orphaned snapshot');
+    }
+  }
+  if (adoption.rolloutIds.length || adoption.branches.length) log.info({ lineage, ...adoption }, 'adopted orphaned rollouts');
+  return adoption;
+}
+
+/**
+ * Removes `<home>/tmp/session-*` scratch directories of sessions whose process is gone (their names carry the
+ * pid: `session-<rollout-id>-p<pid>-XXXXXX`; older names without one are removed after a day). Returns the
+ * paths removed. Never throws.
+ */
+export async function removeDeadScratch(home: string): Promise<string[]> {
+  const dir = join(home, 'tmp');
+  const removed: string[] = [];
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.startsWith('session-')) continue;
+    const pid = /-p(\d+)-[^-]*$/.exec(name)?.[1];
+    const path = join(dir, name);
+    const dead = pid !== undefined ? !processAlive(Number(pid)) : await stat(path).then((s) => Date.now() - s.mtimeMs > 86_400_000, () => false);
+    if (!dead) continue;
+    await rm(path, { recursive: true, force: true }).then(() => removed.push(path), () => undefined);
+  }
+  if (removed.length) log.info({ removed }, 'removed scratch directories of sessions that are gone');
+  return removed;
+}
+
+/**
+ * Ends a session record: removed when the rollout reached the head (`landed`), else marked as ended (the rollout,
+ * on no head, is an orphan from here on).
+ */
+export async function endSessionRecord(home: string, rolloutId: string, landed: boolean): Promise<void> {
+  const path = recordPath(home, rolloutId);
+  if (landed) {
+    await rm(path, { force: true });
+    return;
+  }
+  try {
+    const r = JSON.parse(await readFile(path, 'utf8')) as SessionRecord;
+    // Atomic: on a full disk the write fails and the old record stays whole (a dead pid marks it orphaned too).
+    await writeFileAtomic(path, `${JSON.stringify({ ...r, endedAt: new Date().toISOString() })}\n`);
+  } catch {
+    // No record (it could not be written): nothing to mark.
+  }
+}

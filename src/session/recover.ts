@@ -1,0 +1,72 @@
+/**
+ * `mnemara recover`: steps 7–9 of a session without an agent run, for the orphans of a lineage (see
+ * `orphans.ts`): their transcripts are laid into the head's memory layout, extracted and consolidated, and the
+ * head moves to the new memory snapshot by compare-and-swap (merging and consolidating again if it moved).
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { newRolloutId } from '../agent/ids.js';
+import type { OnProgress } from '../config/progress.js';
+import type { MnemaraConfig } from '../config/schema.js';
+import type { SnapshotStore } from '../snapshot/types.js';
+import { sessionModelClient } from './agent-step.js';
+import { runPipelineOn } from './memory-step.js';
+import { adoptOrphans, findOrphans, removeDeadScratch } from './orphans.js';
+import { HeadPublisher } from './publish.js';
+
+/** What `recoverLineage` did for one lineage. */
+export interface RecoverResult {
+  lineage: string;
+  /** Rollouts brought into the memory pipeline. */
+  adopted: string[];
+  /** Orphaned snapshots now named as branches. */
+  branches: { name: string; snapshot: string }[];
+  /** The head after recovery (`null`: unchanged, see `note`). */
+  head: string | null;
+  /** Rollouts whose extraction failed (they stay pending at the head). */
+  pending: string[];
+  note?: string;
+}
+
+/**
+ * Adopts the orphans of `lineage` into its memory and moves its head (retrying like a session, up to
+ * `snapshot.headWaitMinutes`). A lineage without a head takes the newest orphaned workspace snapshot as the base
+ * of its first head; with neither, the transcripts wait for the lineage's first session (`note` says so).
+ * Throws what the store throws (a damaged head: `mnemara lineage reset` first).
+ */
+export async function recoverLineage(store: SnapshotStore, config: MnemaraConfig, lineage: string, onProgress: OnProgress = () => {}): Promise<RecoverResult> {
+  const layout = config.memory.layout;
+  const head = await store.getHead(lineage);
+  const result: RecoverResult = { lineage, adopted: [], branches: [], head: null, pending: [] };
+  const [orphans] = await findOrphans(store, config.home, lineage);
+  if (!orphans) return { ...result, note: 'nothing orphaned' };
+  await mkdir(join(config.home, 'tmp'), { recursive: true });
+  const id = newRolloutId();
+  const workDir = await mkdtemp(join(config.home, 'tmp', `session-recover-${id}-p${process.pid}-`));
+  try {
+    const layoutDir = join(workDir, 'memory');
+    const publisher = new HeadPublisher(store, lineage, layout, workDir, `recover-${id}`, layoutDir, { headAtStart: head, layoutFrom: head }, onProgress, undefined, config.snapshot.headWaitMinutes * 60_000);
+    await publisher.extract(head, layoutDir);
+    const adoption = await adoptOrphans(store, config.home, lineage, layoutDir, layout);
+    result.adopted = adoption.rolloutIds;
+    result.branches = adoption.branches;
+    const base = head ?? orphans.snapshots.map((s) => s.id).sort().at(-1) ?? null;
+    if (base === null) return { ...result, note: `lineage ${lineage} has no snapshot yet: its first session adopts the transcripts` };
+    if (result.adopted.length === 0) return { ...result, head, note: 'orphaned snapshots named as branches; no transcript to adopt' };
+    const client = sessionModelClient(config);
+    const consolidate = async (): Promise<void> => {
+      const p = await runPipelineOn(layoutDir, config, client, onProgress);
+      result.pending = p.pending.map((x) => x.rolloutId);
+    };
+    await consolidate();
+    const first = await publisher.snapshotLayout(base);
+    result.head = await publisher.advance(first.id, async (current) => {
+      await consolidate();
+      return (await publisher.snapshotLayout(current)).id;
+    });
+    return result;
+  } finally {
+    await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    await removeDeadScratch(config.home);
+  }
+}

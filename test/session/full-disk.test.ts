@@ -1,0 +1,85 @@
+/**
+ * A full disk during a session (issue 10, item 4), on a real small filesystem: MNEMARA_HOME is a 96 MiB tmpfs
+ * mounted for this test (needs root, as the CI's Docker setup does). The disk fills up at the workspace snapshot,
+ * and at publish: the session ends with one clear message (what was saved: snapshot id, transcript path; how to
+ * free space), no stack trace, exit 3; the store still verifies; once space is freed, the next session adopts the
+ * rollout: 0 lost.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseMemoryMd } from '../../src/memory/memory-md.js';
+import { runSession } from '../../src/session.js';
+import { openStore } from '../../src/snapshot/index.js';
+import { verifySnapshots } from '../../src/snapshot/maintenance.js';
+import { FIX_BUG, policy } from '../../examples/two-runs/scripted-model.js';
+import { startMessagesServer, type MessagesServer } from '../support/messages-server.js';
+import { removeSessionContainers, scratch, testConfig } from './harness.js';
+
+const CHILD = fileURLToPath(new URL('./fixtures/session-child-full-disk.ts', import.meta.url));
+let dirs: ReturnType<typeof scratch>;
+let server: MessagesServer;
+let home: string;
+
+beforeAll(async () => {
+  dirs = scratch();
+  home = join(dirs.root, 'small-home');
+  mkdirSync(home);
+  await execa('mount', ['-t', 'tmpfs', '-o', 'size=96m', 'tmpfs', home]);
+  server = await startMessagesServer(policy(FIX_BUG));
+});
+
+afterAll(async () => {
+  await server?.close();
+  await execa('umount', ['-l', home]).catch(() => undefined);
+  dirs?.cleanup();
+});
+
+async function fullAt(fillAt: string, lineage: string) {
+  const filler = join(home, 'filler.bin');
+  const child = await execa(process.execPath, ['--import', 'tsx', CHILD], {
+    env: { MNEMARA_HOME: home, ANTHROPIC_BASE_URL: server.url, WORKSPACE: dirs.workspace, LINEAGE: lineage, TASK: FIX_BUG.task, FILL_AT: fillAt, FILLER: filler },
+    reject: false,
+  });
+  const rolloutId = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
+  await removeSessionContainers(rolloutId); // the workspace snapshot failed: the container is kept for rescue
+  rmSync(filler, { force: true }); // the user frees space
+  return { child, rolloutId };
+}
+
+describe.each([
+  ['the workspace snapshot', 'snapshot-workspace:start', 'full-snap'],
+  ['publish', 'publish:start', 'full-publish'],
+])('a disk that fills up at %s', (_name, fillAt, lineage) => {
+  let run: Awaited<ReturnType<typeof fullAt>>;
+  beforeAll(async () => {
+    run = await fullAt(fillAt, lineage);
+  }, 300_000);
+
+  it('ends with one clear message naming what was saved and how to free space, no stack trace, exit 3', () => {
+    const { child, rolloutId } = run;
+    expect(child.exitCode).toBe(3);
+    expect(child.stderr).toMatch(/the disk is full \(ENOSPC\)/);
+    expect(child.stderr).toContain(join(home, 'transcripts', `${rolloutId}.jsonl`));
+    if (fillAt === 'publish:start') expect(child.stderr).toMatch(/workspace snapshot \d{8}T\d{9}Z-[0-9a-f]{8}/);
+    expect(child.stderr).toMatch(/snapshot gc/);
+    expect(child.stderr).not.toMatch(/\n\s+at .+[(:]\d+/); // no stack frames
+    expect(child.stderr.trim().split('\n').filter((l) => l.startsWith('mnemara: ')), child.stderr).toHaveLength(1);
+  });
+
+  it('leaves a valid store, and the next session adopts the rollout', async () => {
+    const store = await openStore(join(home, 'store'));
+    expect((await verifySnapshots(store)).filter((v) => !v.ok)).toEqual([]);
+    const next = await runSession({ workspace: dirs.workspace, task: FIX_BUG.task, config: testConfig(home, server.url), lineage });
+    expect(next.adopted).toContain(run.rolloutId);
+    const out = join(dirs.root, `head-${lineage}`);
+    await store.restoreToDirectory(next.head as string, out, { paths: ['memories', 'sessions'] });
+    expect(existsSync(join(out, 'sessions', `${run.rolloutId}.jsonl`))).toBe(true);
+    const cited = parseMemoryMd(readFileSync(join(out, 'memories', 'MEMORY.md'), 'utf8')).entries.flatMap((e) => e.sources);
+    expect(cited).toContain(run.rolloutId);
+    expect((await verifySnapshots(store)).filter((v) => !v.ok)).toEqual([]);
+    expect(readdirSync(join(home, 'tmp')).filter((n) => n.startsWith('session-'))).toEqual([]);
+  }, 300_000);
+});

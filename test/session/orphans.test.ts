@@ -1,0 +1,104 @@
+/**
+ * Orphans (issue 10, item 3), without Docker: a transcript whose session process is gone and whose rollout is
+ * on no head, and a snapshot holding such a rollout, are found, adopted into a memory layout and named as a
+ * branch; live sessions and rollouts on a head are left alone; scratch directories of dead processes go.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { adoptOrphans, endSessionRecord, findOrphans, removeDeadScratch, writeSessionRecord } from '../../src/session/orphans.js';
+import { openStore } from '../../src/snapshot/index.js';
+import { tempDir } from '../snapshot/helpers.js';
+
+const LAYOUT = { memoriesDir: 'memories', sessionsDir: 'sessions' };
+
+/** The pid of a process that has exited (and been reaped). */
+async function deadPid(): Promise<number> {
+  const child = execa('true');
+  const pid = child.pid as number;
+  await child;
+  return pid;
+}
+
+function transcript(home: string, id: string): void {
+  mkdirSync(join(home, 'transcripts'), { recursive: true });
+  writeFileSync(
+    join(home, 'transcripts', `${id}.jsonl`),
+    `${JSON.stringify({ type: 'session_meta', v: 1, ts: '2026-12-01T10:00:00Z', rolloutId: id, conversationId: id, task: 'fix the parser', model: 'm' })}\n`,
+  );
+}
+
+function record(home: string, id: string, lineage: string, pid: number, ended = false): void {
+  writeFileSync(
+    join(home, 'transcripts', `${id}.session.json`),
+    JSON.stringify({ rolloutId: id, lineage, pid, host: hostname(), startedAt: '2026-12-01T10:00:00Z', ...(ended ? { endedAt: '2026-12-01T10:05:00Z' } : {}) }),
+  );
+}
+
+describe('orphaned rollouts', () => {
+  it('finds dead sessions off every head, skips live and landed ones, adopts transcripts and names snapshots', async () => {
+    const home = tempDir();
+    const store = await openStore(join(home, 'store'));
+    const dead = await deadPid();
+    const ids = { killed: '20261201T100000000Z-aaaaaaaaaa', live: '20261201T100000001Z-bbbbbbbbbb', landed: '20261201T100000002Z-cccccccccc', ended: '20261201T100000003Z-dddddddddd', snap: '20261201T100000004Z-eeeeeeeeee', other: '20261201T100000005Z-ffffffffff' };
+    for (const id of Object.values(ids)) transcript(home, id);
+    record(home, ids.killed, 'app', dead);
+    record(home, ids.live, 'app', process.pid);
+    record(home, ids.landed, 'app', dead);
+    record(home, ids.ended, 'app', process.pid, true);
+    record(home, ids.other, 'elsewhere', dead);
+    // The head holds `landed`; a workspace snapshot on no head holds `snap` (its session record is gone).
+    const ws = tempDir();
+    mkdirSync(join(ws, 'sessions'));
+    writeFileSync(join(ws, 'sessions', `${ids.landed}.jsonl`), 'x\n');
+    const head = await store.create({ dir: ws }, { lineage: 'app', kind: 'workspace', rolloutIds: [ids.landed] });
+    await store.advanceHead('app', null, head.id);
+    writeFileSync(join(ws, 'sessions', `${ids.snap}.jsonl`), `${JSON.stringify({ type: 'session_meta', rolloutId: ids.snap })}\n`);
+    writeFileSync(join(ws, 'main.py'), 'print("work of the killed session")\n');
+    record(home, ids.snap, 'app', dead);
+    const lost = await store.create({ dir: ws }, { lineage: 'app', kind: 'workspace', parent: head.id, rolloutIds: [ids.snap] });
+    // `snap`'s host transcript is gone too: it comes back from the snapshot.
+    rmSync(join(home, 'transcripts', `${ids.snap}.jsonl`));
+
+    const [app] = await findOrphans(store, home, 'app');
+    expect(app!.transcripts.map((t) => t.rolloutId).sort()).toEqual([ids.killed, ids.ended].sort());
+    expect(app!.snapshots).toEqual([{ id: lost.id, rolloutIds: [ids.snap] }]);
+    expect((await findOrphans(store, home)).map((o) => o.lineage).sort()).toEqual(['app', 'elsewhere']);
+
+    const layoutDir = tempDir();
+    const adoption = await adoptOrphans(store, home, 'app', layoutDir, LAYOUT);
+    expect(adoption.rolloutIds.sort()).toEqual([ids.killed, ids.ended, ids.snap].sort());
+    for (const id of adoption.rolloutIds) expect(existsSync(join(layoutDir, 'sessions', `${id}.jsonl`))).toBe(true);
+    expect(readFileSync(join(layoutDir, 'sessions', `${ids.snap}.jsonl`), 'utf8')).toContain(ids.snap);
+    expect(adoption.branches).toEqual([{ name: `app@${ids.snap}`, snapshot: lost.id }]);
+    expect(await store.getBranch(`app@${ids.snap}`)).toBe(lost.id);
+    // Named now: not an orphan snapshot any more.
+    expect((await findOrphans(store, home, 'app'))[0]!.snapshots).toEqual([]);
+  });
+
+  it('a landed session removes its record; an ended one is marked, atomically', async () => {
+    const home = tempDir();
+    await writeSessionRecord(home, 'r-landed', 'app');
+    await writeSessionRecord(home, 'r-failed', 'app');
+    await endSessionRecord(home, 'r-landed', true);
+    await endSessionRecord(home, 'r-failed', false);
+    expect(existsSync(join(home, 'transcripts', 'r-landed.session.json'))).toBe(false);
+    expect(JSON.parse(readFileSync(join(home, 'transcripts', 'r-failed.session.json'), 'utf8'))).toMatchObject({ lineage: 'app', endedAt: expect.any(String) });
+  });
+
+  it('removes scratch directories of dead processes only', async () => {
+    const home = tempDir();
+    const dead = await deadPid();
+    const gone = join(home, 'tmp', `session-r1-p${dead}-abc123`);
+    const mine = join(home, 'tmp', `session-r2-p${process.pid}-def456`);
+    for (const d of [gone, mine]) {
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, 'big.bin'), Buffer.alloc(1024));
+    }
+    expect(await removeDeadScratch(home)).toEqual([gone]);
+    expect(existsSync(gone)).toBe(false);
+    expect(existsSync(mine)).toBe(true);
+  });
+});
