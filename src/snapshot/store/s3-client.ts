@@ -1,0 +1,114 @@
+import { S3Client, S3ServiceException, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { MnemaraError } from '../../config/errors.js';
+
+/** Where an S3 store lives: `s3://BUCKET/PREFIX` parsed. `prefix` has no leading or trailing `/` ('' = bucket root). */
+export interface S3Location {
+  bucket: string;
+  prefix: string;
+}
+
+const BUCKET_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** True when a `--store`/`snapshot.store` value names an object store rather than a directory. */
+export function isS3Url(store: string): boolean {
+  return /^s3:\/\//i.test(store);
+}
+
+/**
+ * Parses `s3://BUCKET[/PREFIX]` (the form `aws s3` uses). Throws `MnemaraError('INVALID_INPUT')` naming what is
+ * wrong: a bucket name S3 does not allow, `..`/empty segments in the prefix.
+ */
+export function parseS3Url(url: string): S3Location {
+  const m = /^s3:\/\/([^/]*)\/?(.*)$/i.exec(url);
+  const hint = 'Use --store s3://BUCKET/PREFIX, e.g. s3://team-mnemara/ci (bucket: 3-63 lowercase letters, digits, "." and "-").';
+  if (!m) throw new MnemaraError('INVALID_INPUT', `not an s3:// store URL: ${JSON.stringify(url)}`, { hint });
+  const bucket = m[1]!;
+  const prefix = m[2]!.replace(/\/+$/, '');
+  if (!BUCKET_RE.test(bucket)) throw new MnemaraError('INVALID_INPUT', `invalid bucket name ${JSON.stringify(bucket)} in ${url}`, { hint });
+  if (prefix && prefix.split('/').some((s) => s === '' || s === '.' || s === '..')) {
+    throw new MnemaraError('INVALID_INPUT', `invalid prefix ${JSON.stringify(prefix)} in ${url}: empty, "." or ".." segments`, { hint });
+  }
+  return { bucket, prefix };
+}
+
+/** The endpoint the SDK will use when one is configured in the environment (S3-compatible services), else undefined (AWS). */
+export function endpointFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+}
+
+/** Options of `makeS3Client`; everything else comes from the SDK's standard chain (env, profiles, IMDS). */
+export interface S3ClientOptions {
+  /** Path-style URLs (`endpoint/bucket/key`); default: on when a custom endpoint is set or `AWS_S3_FORCE_PATH_STYLE=true`. */
+  forcePathStyle?: boolean;
+  /** SDK attempts per request (default 3). Head writes use 1: a retried conditional PUT must be decided by re-reading. */
+  maxAttempts?: number;
+  /** Per-request socket timeout in ms (default 60,000). */
+  requestTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * An `S3Client` for the snapshot store. Credentials, region and endpoint come from the SDK's chain
+ * (`AWS_ACCESS_KEY_ID`…, `AWS_PROFILE`, `AWS_REGION`, `AWS_ENDPOINT_URL_S3`/`AWS_ENDPOINT_URL`). Checksums are
+ * computed only when an operation requires them: the SDK's default (always, as a trailer) makes S3-compatible
+ * servers refuse streamed bodies (Ceph RGW: 411 MissingContentLength) and is checked by our own digests anyway.
+ */
+export function makeS3Client(options: S3ClientOptions = {}): S3Client {
+  const env = options.env ?? process.env;
+  const endpoint = endpointFromEnv(env);
+  const config: S3ClientConfig = {
+    forcePathStyle: options.forcePathStyle ?? (endpoint !== undefined || env.AWS_S3_FORCE_PATH_STYLE === 'true'),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: options.maxAttempts ?? 3,
+    requestHandler: { requestTimeout: options.requestTimeoutMs ?? 60_000, connectionTimeout: 5_000 },
+    ...(env.AWS_REGION || env.AWS_DEFAULT_REGION ? {} : { region: 'us-east-1' }),
+  };
+  return new S3Client(config);
+}
+
+/** HTTP status of an SDK error, or undefined for a network error / timeout (no response). */
+export function httpStatus(err: unknown): number | undefined {
+  if (err instanceof S3ServiceException) return err.$metadata?.httpStatusCode;
+  const meta = (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata;
+  return meta?.httpStatusCode;
+}
+
+/** 404 / NoSuchKey / NotFound. */
+export function isNotFound(err: unknown): boolean {
+  const name = (err as { name?: string } | null)?.name;
+  return httpStatus(err) === 404 || name === 'NoSuchKey' || name === 'NotFound';
+}
+
+/** 412 Precondition Failed: the condition of a conditional write did not hold. */
+export function isPreconditionFailed(err: unknown): boolean {
+  return httpStatus(err) === 412 || (err as { name?: string } | null)?.name === 'PreconditionFailed';
+}
+
+/**
+ * A conditional write whose outcome is unknown: a 5xx (Ceph RGW answers 500 to most losers of an If-Match race),
+ * AWS's 409 ConditionalRequestConflict, a timeout or a dropped connection. The caller must re-read and decide.
+ */
+export function isMaybeApplied(err: unknown): boolean {
+  const status = httpStatus(err);
+  if (status === undefined) return true;
+  return status >= 500 || status === 409;
+}
+
+/** Wraps an SDK failure into a `MnemaraError('STORE_UNAVAILABLE')` that says what was being done and where. */
+export function storeError(what: string, where: string, err: unknown): MnemaraError {
+  if (err instanceof MnemaraError) return err;
+  const status = httpStatus(err);
+  const name = (err as { name?: string } | null)?.name ?? 'Error';
+  const denied = status === 403 || name === 'CredentialsProviderError' || name === 'InvalidAccessKeyId' || name === 'SignatureDoesNotMatch';
+  return new MnemaraError(
+    denied ? 'STORE_DENIED' : 'STORE_UNAVAILABLE',
+    `S3 store ${where}: ${what} failed: ${name}${status ? ` (HTTP ${status})` : ''}: ${(err as Error).message}`,
+    {
+      hint: denied
+        ? 'Check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) and that they may read and write this bucket.'
+        : 'Check AWS_ENDPOINT_URL (for S3-compatible servers), AWS_REGION, the bucket name and the network; `mnemara doctor --store …` probes the store.',
+      cause: err,
+    },
+  );
+}
