@@ -11,7 +11,7 @@ import { existingWorkspaceDir } from '../../memory/layout.js';
 import { runMemoryPipeline } from '../../memory/pipeline.js';
 import { sessionModelClient } from '../../session/agent-step.js';
 import { extractorOf } from '../../session/memory-step.js';
-import { openStore } from '../../snapshot/index.js';
+import { openSnapshotStore } from '../../snapshot/index.js';
 import { EXIT, emit, progressPrinter } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
@@ -44,7 +44,7 @@ async function onMemoryDir<T>(opts: Opts, config: MnemaraConfig, fn: (dir: strin
     const ws = await existingWorkspaceDir(opts.workspace);
     return fn(ws, ws);
   }
-  const store = await openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
+  const store = await openSnapshotStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot, { home: config.home });
   const head = await store.getHead(opts.lineage);
   if (!head) throw new MnemaraError('NOT_FOUND', `lineage ${opts.lineage} has no snapshot`, { hint: 'mnemara snapshot list shows the lineages and their heads.' });
   const tmp = await mkdtemp(join(tmpdir(), 'mnemara-memory-'));

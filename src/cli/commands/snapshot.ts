@@ -4,7 +4,7 @@ import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
 import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
-import { openStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
+import { openSnapshotStore, S3Store, type AnyStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
 import { EXIT, emit, progressPrinter, reportError } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
@@ -13,9 +13,20 @@ const EXIT_INTERRUPTED = 130;
 
 type Opts = ConfigCliOptions & { json?: boolean };
 
-async function store(opts: Opts): Promise<DirectoryStore> {
+async function store(opts: Opts): Promise<AnyStore> {
   const { config } = loadCliConfig(opts);
-  return openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
+  return openSnapshotStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot, { home: config.home });
+}
+
+/** The store for the maintenance commands, which work on directories; an S3 store is refused with what to do instead. */
+async function dirStore(opts: Opts, command: string): Promise<DirectoryStore> {
+  const s = await store(opts);
+  if (s instanceof S3Store) {
+    throw new MnemaraError('USAGE', `snapshot ${command} works on directory stores, not on ${s.root}`, {
+      hint: `Copy the lineage into a directory store (mnemara snapshot pull --lineage L --from ${s.root} --store DIR) and run it there.`,
+    });
+  }
+  return s;
 }
 
 /** The memory layout's folders from the configuration (`memory.layout`), for `--kind memory` and `diff`. */
@@ -186,7 +197,7 @@ export function registerSnapshotCommand(program: Command): void {
 
   sub('verify [id]', 'Check blobs, digests and every entry of one snapshot or all of them; exit 1 if any is damaged.').action(
     async (id: string | undefined, opts: Opts) => {
-      const results = await verifySnapshots(await store(opts), id, progressPrinter(!opts.json));
+      const results = await verifySnapshots(await dirStore(opts, 'verify'), id, progressPrinter(!opts.json));
       emit(Boolean(opts.json), { results }, () =>
         results.length === 0 ? 'no snapshots to verify' : results.map((r) => (r.ok ? `ok   ${r.id}` : `BAD  ${r.id}: ${r.error}`)).join('\n'),
       );
@@ -196,7 +207,7 @@ export function registerSnapshotCommand(program: Command): void {
 
   sub('squash <lineage>', "Fold the lineage head's layer chain into one full layer (a new snapshot; the head moves to it).").action(
     async (lineage: string, opts: Opts) => {
-      const r = await squashLineage(await store(opts), lineage, progressPrinter(!opts.json));
+      const r = await squashLineage(await dirStore(opts, 'squash'), lineage, progressPrinter(!opts.json));
       emit(Boolean(opts.json), { snapshot: r.manifest, squashed: r.squashed }, () =>
         r.squashed ? `${lineage} → ${r.manifest.id} (1 full layer, ${size(stored(r.manifest))})` : `${lineage} head ${r.manifest.id} already has one layer`,
       );
@@ -207,7 +218,7 @@ export function registerSnapshotCommand(program: Command): void {
     .requiredOption('--keep <n>', 'snapshots to keep per lineage')
     .option('-l, --lineage <name>', 'only this lineage')
     .action(async (opts: Opts & { keep: string; lineage?: string }) => {
-      const r = await pruneSnapshots(await store(opts), {
+      const r = await pruneSnapshots(await dirStore(opts, 'prune'), {
         keep: nonNegativeInt('--keep', opts.keep),
         ...(opts.lineage ? { lineage: opts.lineage } : {}),
         onProgress: progressPrinter(!opts.json),
@@ -218,7 +229,7 @@ export function registerSnapshotCommand(program: Command): void {
   sub('gc', 'Remove leftovers of interrupted writes and blobs no snapshot uses.')
     .option('--grace <seconds>', 'spare anything younger than this (a write may be in progress)', '600')
     .action(async (opts: Opts & { grace: string }) => {
-      const r = await collectGarbage(await store(opts), { graceMs: nonNegativeInt('--grace', opts.grace) * 1000, onProgress: progressPrinter(!opts.json) });
+      const r = await collectGarbage(await dirStore(opts, 'gc'), { graceMs: nonNegativeInt('--grace', opts.grace) * 1000, onProgress: progressPrinter(!opts.json) });
       emit(Boolean(opts.json), r, () => describeCleanup(r));
     });
 }
