@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
+import { copyLineage, type CopyReport } from '../../snapshot/store/copy.js';
 import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
 import { openSnapshotStore, S3Store, type AnyStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
 import { EXIT, emit, progressPrinter, reportError } from '../output.js';
@@ -74,13 +75,21 @@ function describeCleanup(r: CleanupReport): string {
   ].join('\n');
 }
 
+function describeCopy(r: CopyReport, from: string, to: string): string {
+  return [
+    `${r.lineage}: ${from} → ${to}`,
+    `  ${r.copied.length} snapshot(s) copied, ${r.blobs} blob(s) sent (${size(r.bytes)}), ${r.skippedBlobs} already there`,
+    `  head ${r.head ?? '(none)'} (${r.headMove})`,
+  ].join('\n');
+}
+
 function nonNegativeInt(flag: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new MnemaraError('USAGE', `${flag} must be a whole number ≥ 0, got ${JSON.stringify(value)}`, { hint: `For example ${flag} 5` });
   return n;
 }
 
-/** Registers `mnemara snapshot` and its subcommands (create, list, show, restore, diff, verify, squash, prune, gc). */
+/** Registers `mnemara snapshot` and its subcommands (create, list, show, restore, diff, verify, squash, prune, gc, push, pull). */
 export function registerSnapshotCommand(program: Command): void {
   const snap = program
     .command('snapshot')
@@ -224,6 +233,34 @@ export function registerSnapshotCommand(program: Command): void {
         onProgress: progressPrinter(!opts.json),
       });
       emit(Boolean(opts.json), r, () => describeCleanup(r));
+    });
+
+  const copy = async (from: AnyStore, to: AnyStore, lineage: string, json: boolean): Promise<void> => {
+    const r = await copyLineage(from, to, lineage, { onProgress: progressPrinter(!json) });
+    emit(json, r, () => describeCopy(r, from.root, to.root));
+    if (r.headMove === 'diverged') {
+      throw new MnemaraError('HEAD_CONFLICT', `lineage ${lineage} has diverged: ${to.root} has head ${r.head}, which is not an ancestor of ${from.root}'s`, {
+        hint: 'The snapshots were copied but the head was left alone; continue from one side (mnemara snapshot restore) and copy again.',
+      });
+    }
+  };
+
+  sub('push', 'Copy a lineage from this store to another (only the snapshots and blobs it lacks), then fast-forward its head.')
+    .requiredOption('-l, --lineage <name>', 'lineage to copy')
+    .requiredOption('--to <store>', 'destination: a directory or s3://BUCKET/PREFIX')
+    .action(async (opts: Opts & { lineage: string; to: string }) => {
+      const { config } = loadCliConfig(opts);
+      const to = await openSnapshotStore(opts.to, config.snapshot, { home: config.home });
+      await copy(await store(opts), to, opts.lineage, Boolean(opts.json));
+    });
+
+  sub('pull', 'Copy a lineage from another store into this one (only the snapshots and blobs it lacks), then fast-forward its head.')
+    .requiredOption('-l, --lineage <name>', 'lineage to copy')
+    .requiredOption('--from <store>', 'source: a directory or s3://BUCKET/PREFIX')
+    .action(async (opts: Opts & { lineage: string; from: string }) => {
+      const { config } = loadCliConfig(opts);
+      const from = await openSnapshotStore(opts.from, config.snapshot, { home: config.home });
+      await copy(from, await store(opts), opts.lineage, Boolean(opts.json));
     });
 
   sub('gc', 'Remove leftovers of interrupted writes and blobs no snapshot uses.')

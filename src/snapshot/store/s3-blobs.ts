@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { noProgress, type OnProgress } from '../../config/progress.js';
 import type { BlobStore } from '../blobs.js';
-import { storeError } from './s3-client.js';
+import { isMaybeApplied, storeError } from './s3-client.js';
 import type { S3Objects } from './s3-objects.js';
 
 /** Sizes that decide how a blob is uploaded (bytes). */
@@ -77,20 +77,26 @@ export class S3Blobs {
   }
 
   /**
-   * Uploads a blob that is in the local cache unless the store has it. Returns the bytes sent (0 = already there).
+   * Uploads a blob unless the store has it, from `path` (default: the local cache's copy; the caller vouches that
+   * its bytes hash to `digest`). Returns the bytes sent (0 = already there).
    * Throws `MnemaraError('STORE_UNAVAILABLE'|'STORE_DENIED')`; ENOENT when the cache lacks the blob.
    */
-  async upload(digest: string, onProgress: OnProgress = noProgress): Promise<number> {
+  async upload(digest: string, onProgress: OnProgress = noProgress, path: string = this.local.pathOf(digest)): Promise<number> {
     if (await this.has(digest)) return 0;
-    const path = this.local.pathOf(digest);
     const { size } = await stat(path);
     const short = digest.slice(7, 19);
     onProgress({ step: 'upload', phase: 'start', message: `blob ${short} (${size} bytes)`, total: size, unit: 'bytes' });
     const report = (done: number): void => onProgress({ step: 'upload', phase: 'progress', done, total: size, unit: 'bytes' });
-    if (size >= this.threshold) await this.multipart(digest, path, size, report);
-    else {
-      const body = counted(createReadStream(path), report);
-      await this.objects.putIfAbsent(this.rel(digest), body, size);
+    // A streamed body cannot be replayed by the SDK's retries: a transient failure is retried here, from the file.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (size >= this.threshold) await this.multipart(digest, path, size, report);
+        else await this.objects.putIfAbsentRaw(this.rel(digest), counted(createReadStream(path), report), size);
+        break;
+      } catch (err) {
+        if (attempt >= 3 || !isMaybeApplied(err)) throw storeError(`uploading ${this.rel(digest)}`, this.objects.url, err);
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
     }
     onProgress({ step: 'upload', phase: 'end', message: `blob ${short}`, done: size, total: size, unit: 'bytes' });
     return size;
@@ -114,7 +120,7 @@ export class S3Blobs {
       await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
     } catch (err) {
       if (uploadId) await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: uploadId })).catch(() => {});
-      throw storeError(`uploading ${this.rel(digest)} in parts`, this.objects.url, err);
+      throw err;
     }
   }
 

@@ -1,5 +1,17 @@
 import { S3Client, S3ServiceException, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { MnemaraError } from '../../config/errors.js';
+import { logger } from '../../config/logger.js';
+
+const log = logger('snapshot');
+
+/** The SDK's log lines go to our logger (debug): without one it writes warnings to the console. */
+const sdkLogger = {
+  trace: () => {},
+  debug: (...a: unknown[]) => log.debug({ sdk: a.map(String).join(' ') }, 's3 sdk'),
+  info: (...a: unknown[]) => log.debug({ sdk: a.map(String).join(' ') }, 's3 sdk'),
+  warn: (...a: unknown[]) => log.debug({ sdk: a.map(String).join(' ') }, 's3 sdk warning'),
+  error: (...a: unknown[]) => log.debug({ sdk: a.map(String).join(' ') }, 's3 sdk error'),
+};
 
 /** Where an S3 store lives: `s3://BUCKET/PREFIX` parsed. `prefix` has no leading or trailing `/` ('' = bucket root). */
 export interface S3Location {
@@ -57,7 +69,10 @@ export function makeS3Client(options: S3ClientOptions = {}): S3Client {
   const env = options.env ?? process.env;
   const endpoint = endpointFromEnv(env);
   const config: S3ClientConfig = {
+    // The SDK reads these variables itself; passing the endpoint makes an `env` other than process.env count too.
+    ...(endpoint ? { endpoint } : {}),
     forcePathStyle: options.forcePathStyle ?? (endpoint !== undefined || env.AWS_S3_FORCE_PATH_STYLE === 'true'),
+    logger: sdkLogger,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: options.maxAttempts ?? 3,

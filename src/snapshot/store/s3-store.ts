@@ -159,6 +159,15 @@ export class S3Store implements SnapshotStore {
     const digests = [...new Set([...m.layers.map((l) => l.digest), ...(m.treeIndex ? [m.treeIndex.digest] : [])])];
     let sent = 0;
     for (const d of digests) sent += await this.blobs.upload(d, onProgress);
+    await this.putManifest(m);
+    return sent;
+  }
+
+  /**
+   * Writes `m`'s manifest (the snapshot becomes visible); call only once its blobs are in the store. An identical
+   * manifest already there is success; a different one throws `MnemaraError('STORE_CORRUPT')`.
+   */
+  async putManifest(m: Manifest): Promise<void> {
     const text = `${JSON.stringify(m, null, 2)}\n`;
     if ((await this.objects.putIfAbsent(this.manifestRel(m.id), text)) === 'exists') {
       const there = await this.objects.getText(this.manifestRel(m.id));
@@ -168,7 +177,6 @@ export class S3Store implements SnapshotStore {
         });
       }
     }
-    return sent;
   }
 
   async create(source: SnapshotSource, options: CreateSnapshotOptions): Promise<Manifest> {
