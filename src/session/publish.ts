@@ -11,8 +11,12 @@ import { mergeLayouts } from './layout-merge.js';
 import { readEntries } from './lessons.js';
 import { trustOwnedPaths, type TrustedSource } from './trusted-layout.js';
 
-/** Attempts at the compare-and-swap before the session gives up (each retry follows a fresh merge). */
-const MAX_HEAD_ATTEMPTS = 8;
+/**
+ * Attempts at the compare-and-swap before the session gives up (each retry follows a fresh merge). A conflict
+ * means another session moved the head, so N sessions publishing at once need at most N attempts: 8 lost
+ * rollouts when 8 sessions finished together on a shared S3 store (issue 14); 32 covers 16 at once with margin.
+ */
+const MAX_HEAD_ATTEMPTS = 32;
 
 /**
  * Moves a lineage head forward without losing anyone's rollouts (DESIGN.md step 9). It holds the session's
@@ -147,6 +151,8 @@ export class HeadPublisher {
         this.conflicts += 1;
         this.expected = err.current;
         this.onProgress?.({ step: 'advance-head', phase: 'progress', message: `head moved to ${err.current}; merging and retrying` });
+        // Jitter: sessions that lost together would otherwise rebase and collide together again.
+        await new Promise((r) => setTimeout(r, Math.random() * 40 * Math.min(attempt, 8)));
         await this.mergeHead(err.current);
         next = await rebase(err.current);
       }
