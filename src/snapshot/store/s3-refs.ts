@@ -91,19 +91,15 @@ export class S3Refs {
         if (!isPreconditionFailed(err) && !isMaybeApplied(err)) throw storeError(`moving ${rel}`, this.objects.url, err);
         lastErr = err;
       }
-      // Unknown outcome or lost race: the next read decides (a lost race ends there with a conflict). Failures
-      // that leave the ref unchanged (a server failing for another reason) are bounded.
-      {
-        undecided += 1;
-        log.debug({ ref: rel, err: (lastErr as Error).message, undecided }, 'conditional write outcome unknown; reading the ref again');
-        if (undecided > MAX_UNDECIDED) {
-          const now = await this.get(name);
-          if (now === next) return;
-          if (now !== expected) throw new HeadConflictError(name, expected, now);
-          throw storeError(`moving ${rel} (outcome stayed unknown ${MAX_UNDECIDED} times)`, this.objects.url, lastErr);
-        }
-        if (isMaybeApplied(lastErr)) await new Promise((r) => setTimeout(r, 20 * 2 ** Math.min(undecided, 5) * (0.5 + Math.random())));
-      }
+      // Unknown outcome or lost race: read again at once (a race's losers learn who won without waiting). Only
+      // failures that left the ref unchanged (a server failing for another reason) wait, and they are bounded.
+      const now = (await this.read(name))?.id ?? null;
+      if (now === next) return;
+      if (now !== expected) throw new HeadConflictError(name, expected, now);
+      undecided += 1;
+      log.debug({ ref: rel, err: (lastErr as Error).message, undecided }, 'conditional write failed and the ref is unchanged; retrying');
+      if (undecided > MAX_UNDECIDED) throw storeError(`moving ${rel} (failed ${MAX_UNDECIDED} times, ref unchanged)`, this.objects.url, lastErr);
+      if (isMaybeApplied(lastErr)) await new Promise((r) => setTimeout(r, 20 * 2 ** Math.min(undecided, 5) * (0.5 + Math.random())));
     }
   }
 
