@@ -5,9 +5,8 @@ import { mnemaraHome } from '../../config/paths.js';
 import { ENGINE_HINT, assertEngine, dockerClient, sandboxImageStatus } from '../../sandbox/index.js';
 import { EXIT, emit } from '../output.js';
 import { engineAddress } from '../../sandbox/docker/engine-host.js';
-import { isS3Url, openSnapshotStore, S3Store } from '../../snapshot/index.js';
-import { endpointFromEnv } from '../../snapshot/store/s3-client.js';
-import { casSupported, describeQuirks } from '../../snapshot/store/s3-probe.js';
+import { isS3Store, isS3Url, openSnapshotStore } from '../../snapshot/index.js';
+import { endpointFromEnv } from '../../snapshot/store/s3-url.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
 /** One finding of `mnemara doctor`. `required` checks make the exit code non-zero when they fail. */
@@ -129,7 +128,8 @@ function checkModelAccess(): DoctorCheck {
 async function checkStore(store: string, home: string): Promise<DoctorCheck> {
   try {
     const s = await openSnapshotStore(store, {}, { home });
-    if (!(s instanceof S3Store)) return { name: 'store', ok: true, required: true, detail: `directory ${s.root}` };
+    if (!isS3Store(s)) return { name: 'store', ok: true, required: true, detail: `directory ${s.root}` };
+    const { casSupported, describeQuirks } = await import('../../snapshot/store/s3-probe.js');
     const q = await s.quirks({ fresh: true });
     const ok = casSupported(q);
     return {

@@ -5,7 +5,7 @@ import { defaultStoreDir } from '../../config/paths.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
 import { copyLineage, type CopyReport } from '../../snapshot/store/copy.js';
 import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
-import { openSnapshotStore, S3Store, type AnyStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
+import { isS3Store, openSnapshotStore, type AnyStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
 import { EXIT, emit, progressPrinter, reportError } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
@@ -22,7 +22,7 @@ async function store(opts: Opts): Promise<AnyStore> {
 /** The store for the maintenance commands, which work on directories; an S3 store is refused with what to do instead. */
 async function dirStore(opts: Opts, command: string): Promise<DirectoryStore> {
   const s = await store(opts);
-  if (s instanceof S3Store) {
+  if (isS3Store(s)) {
     throw new MnemaraError('USAGE', `snapshot ${command} works on directory stores, not on ${s.root}`, {
       hint: `Copy the lineage into a directory store (mnemara snapshot pull --lineage L --from ${s.root} --store DIR) and run it there.`,
     });

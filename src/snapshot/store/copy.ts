@@ -3,9 +3,7 @@ import { MnemaraError } from '../../config/errors.js';
 import { noProgress, type OnProgress } from '../../config/progress.js';
 import { SnapshotCorruptError, SnapshotNotFoundError } from '../errors.js';
 import type { Manifest } from '../types.js';
-import { DirectoryStore } from './dir-store.js';
-import type { AnyStore } from './open.js';
-import { S3Store } from './s3-store.js';
+import { isS3Store, type AnyStore } from './open.js';
 
 /** What `copyLineage` did. Byte counts are of stored (compressed) blobs. */
 export interface CopyReport {
@@ -34,7 +32,7 @@ async function has(store: AnyStore, id: string): Promise<boolean> {
 
 /** A local file holding `digest` from `store` (an S3 store downloads it into its cache first, checked by digest). */
 async function localBlob(store: AnyStore, m: Manifest, digest: string, onProgress: OnProgress): Promise<string> {
-  if (store instanceof S3Store) {
+  if (isS3Store(store)) {
     const got = await store.blobs.fetch(digest, onProgress);
     if (got === 'missing') throw new SnapshotCorruptError(m.id, `blob ${digest} is missing from ${store.root}`);
     if (typeof got === 'object') throw new SnapshotCorruptError(m.id, `blob ${digest} in ${store.root} hashes to ${got.mismatch}`);
@@ -45,11 +43,11 @@ async function localBlob(store: AnyStore, m: Manifest, digest: string, onProgres
 }
 
 async function destHasBlob(store: AnyStore, digest: string): Promise<boolean> {
-  return store instanceof S3Store ? store.blobs.has(digest) : store.blobs.has(digest);
+  return isS3Store(store) ? store.blobs.has(digest) : store.blobs.has(digest);
 }
 
 async function putBlob(store: AnyStore, m: Manifest, digest: string, path: string, onProgress: OnProgress): Promise<void> {
-  if (store instanceof S3Store) {
+  if (isS3Store(store)) {
     await store.blobs.upload(digest, onProgress, path);
     return;
   }
@@ -103,8 +101,8 @@ export async function copyLineage(from: AnyStore, to: AnyStore, lineage: string,
       report.blobs += 1;
       report.bytes += m.layers.find((l) => l.digest === digest)?.compressedBytes ?? m.treeIndex?.compressedBytes ?? 0;
     }
-    if (to instanceof DirectoryStore) await to.manifests.write(m);
-    else await to.putManifest(m);
+    if (isS3Store(to)) await to.putManifest(m);
+    else await to.manifests.write(m);
     report.copied.push(m.id);
     onProgress({ step: 'copy', phase: 'progress', message: m.id, done: report.copied.length, total: snapshots.length, unit: 'entries' });
   }
