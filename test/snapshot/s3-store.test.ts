@@ -86,6 +86,28 @@ describe.skipIf(env.skip !== undefined)('S3 store on a real S3-compatible server
     expect(describeTree(out)).toEqual(describeTree(src));
   });
 
+  it('a delta that squashes the chain on another machine fetches the parent\'s tree index too, not only its layers', async () => {
+    // The 16-session run showed "tree index unreadable; scanning the chain instead": a squashing create fetched
+    // the parent's layers but not its tree index, so every squash on a second machine scanned the whole chain.
+    const url = freshS3Url(bucket);
+    const config = { maxChainLength: 2 };
+    const a = await openS3(url, tempDir('mnemara-home-a-'), { config });
+    const src = project(tempDir());
+    const m1 = await a.create({ dir: src }, { lineage: 'sq', kind: 'workspace' });
+    await a.advanceHead('sq', null, m1.id);
+    writeFileSync(join(src, 'memories/MEMORY.md'), '# Memory\n- two\n');
+    const m2 = await a.create({ dir: src }, { lineage: 'sq', kind: 'workspace' });
+    await a.advanceHead('sq', m1.id, m2.id);
+    const b = await openS3(url, tempDir('mnemara-home-b-'), { config });
+    writeFileSync(join(src, 'memories/MEMORY.md'), '# Memory\n- three\n');
+    const m3 = await b.create({ dir: src }, { lineage: 'sq', kind: 'workspace' });
+    expect(m3.layers).toHaveLength(1); // squashed
+    expect(await b.cache.blobs.has(m2.treeIndex!.digest)).toBe(true);
+    const out = join(tempDir(), 'out');
+    await a.restoreToDirectory(m3.id, out);
+    expect(describeTree(out)).toEqual(describeTree(src));
+  });
+
   it('refuses a blob whose bytes in the store do not match its digest, and does not cache it', async () => {
     const url = freshS3Url(bucket);
     const a = await openS3(url, tempDir('mnemara-home-a-'));

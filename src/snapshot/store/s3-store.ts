@@ -137,13 +137,15 @@ export class S3Store implements SnapshotStore {
   }
 
   /**
-   * Makes the cache hold what reading `m` needs: every layer (`'layers'`), or only the tree index when it has one
-   * (`'index'`, what a delta on top of it needs). Throws `SnapshotCorruptError` naming `m` for a blob the store
+   * Makes the cache hold what reading `m` needs: every layer (`'layers'`), only the tree index when it has one
+   * (`'index'`, what a delta on top of it needs), or both (`'all'`, what a delta that squashes the chain needs). Throws `SnapshotCorruptError` naming `m` for a blob the store
    * lacks or that does not match its digest.
    */
-  async fetch(m: Manifest, what: 'layers' | 'index', onProgress: OnProgress = noProgress): Promise<number> {
+  async fetch(m: Manifest, what: 'layers' | 'index' | 'all', onProgress: OnProgress = noProgress): Promise<number> {
     await this.cache.manifests.write(m);
-    const digests = what === 'index' && m.treeIndex ? [m.treeIndex.digest] : [...new Set(m.layers.map((l) => l.digest))];
+    const index = m.treeIndex ? [m.treeIndex.digest] : [];
+    const layers = [...new Set(m.layers.map((l) => l.digest))];
+    const digests = what === 'index' && index.length ? index : what === 'all' ? [...layers, ...index] : layers;
     let bytes = 0;
     for (const digest of digests) {
       const got = await this.blobs.fetch(digest, onProgress);
@@ -186,7 +188,8 @@ export class S3Store implements SnapshotStore {
     if (parentId) {
       const parent = await this.get(parentId);
       const squashes = parent.layers.length + 1 > this.config.maxChainLength;
-      await this.fetch(parent, squashes || !parent.treeIndex ? 'layers' : 'index', onProgress);
+      // A squash reads the parent's tree index and then its whole chain.
+      await this.fetch(parent, squashes ? 'all' : parent.treeIndex ? 'index' : 'layers', onProgress);
     }
     await this.cache.init();
     const m = await this.cache.create(source, { ...options, parent: parentId });
