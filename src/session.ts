@@ -15,7 +15,7 @@ import { logger } from './config/logger.js';
 import type { OnProgress } from './config/progress.js';
 import { createSandbox, keepSandbox } from './sandbox/index.js';
 import type { Sandbox } from './sandbox/types.js';
-import { openStore, type SnapshotStore } from './snapshot/index.js';
+import { openSnapshotStore, type SnapshotStore } from './snapshot/index.js';
 import { runAgentStep, sessionModelClient } from './session/agent-step.js';
 import { eventSink, progressOf, step } from './session/context.js';
 import { diffLessons, readEntries } from './session/lessons.js';
@@ -49,7 +49,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const workspace = await assertWorkspace(options.workspace);
   const lineage = options.lineage ?? defaultLineage(workspace);
   const client = sessionModelClient(config);
-  const store = await openStore(config.snapshot.store as string, config.snapshot);
+  const store = await openSnapshotStore(config.snapshot.store as string, config.snapshot, { home: config.home });
   const rolloutId = newRolloutId();
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
   await removeDeadScratch(config.home);

@@ -11,7 +11,7 @@ import { defaultStoreDir } from '../config/paths.js';
 import type { MnemaraConfig } from '../config/schema.js';
 import { existingWorkspaceDir, memoryPaths } from '../memory/layout.js';
 import { defaultLineage } from '../session/start.js';
-import { openStore, type DirectoryStore } from '../snapshot/index.js';
+import { openSnapshotStore, type AnyStore } from '../snapshot/index.js';
 
 /** Where the memory is: a directory on the host, or a lineage head in the store. */
 export type MemorySource =
@@ -31,8 +31,8 @@ export interface MemoryTarget {
   lineage?: string;
 }
 
-export function memoryStore(config: MnemaraConfig): Promise<DirectoryStore> {
-  return openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
+export function memoryStore(config: MnemaraConfig): Promise<AnyStore> {
+  return openSnapshotStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot, { home: config.home });
 }
 
 /** True when `dir` holds a memory layout with a MEMORY.md (or a state file) of its own. */
@@ -45,7 +45,7 @@ export async function holdsMemory(dir: string, config: MnemaraConfig): Promise<b
 }
 
 /** `lineage  head-id` lines of every lineage in the store, for "which one did you mean". */
-export async function lineageLines(store: DirectoryStore): Promise<string[]> {
+export async function lineageLines(store: AnyStore): Promise<string[]> {
   const heads = await store.listHeads();
   const names = Object.keys(heads).sort();
   const width = Math.max(0, ...names.map((n) => n.length));
@@ -76,7 +76,7 @@ export async function resolveMemorySource(target: MemoryTarget, config: MnemaraC
   throw await noLineage(store, `${dir} holds no memory, and its lineage ${lineage} has no snapshot`);
 }
 
-async function noLineage(store: DirectoryStore, message: string): Promise<MnemaraError> {
+async function noLineage(store: AnyStore, message: string): Promise<MnemaraError> {
   const lines = await lineageLines(store);
   return new MnemaraError('NOT_FOUND', message, {
     hint: lines.length

@@ -209,7 +209,8 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const sources: Record<string, ConfigSource> = {};
   const put = (path: string, value: unknown, source: ConfigSource, base: string): void => {
     const option = BY_PATH.get(path) as OptionInfo;
-    setPath(merged, path, option.isPath && typeof value === 'string' ? resolve(base, value) : value);
+    // A URL (s3://bucket/prefix) names no host path: resolving it against a directory would make it one.
+    setPath(merged, path, option.isPath && typeof value === 'string' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? resolve(base, value) : value);
     sources[path] = source;
   };
 

@@ -6,6 +6,8 @@ export const SandboxConfigSchema = z.object({
   backend: z.enum(['docker', 'local']).default('docker'),
   /** Image reference; default the content-hashed tag that `scripts/setup.sh` builds. */
   image: z.string().min(1).optional(),
+  /** Docker engine address (`tcp://HOST:2375`, `ssh://USER@HOST`, `unix:///…`); default `DOCKER_HOST`, else the local socket. */
+  dockerHost: z.string().regex(/^(tcp|ssh|unix|https?):\/\//, 'a Docker host address: tcp://, ssh://, unix://, http(s)://').optional(),
   /** Docker network mode; `none` unless asked. */
   network: z.string().min(1).default('none'),
   /** Memory limit in bytes, swap included (Docker's minimum is 6 MiB). */

@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
 import { makePatch, patchFilter, type Patch, type PatchOptions } from './patch.js';
-import type { DirectoryStore } from './store/dir-store.js';
+import type { AnyStore } from './store/open.js';
 import { walkTree } from './walk.js';
 
 /** The start time (ms since the epoch) of the oldest rollout id `YYYYMMDDTHHMMSSmmmZ-…` in `ids`, or null. */
@@ -56,7 +56,7 @@ export interface ApplyResult extends Omit<Patch, 'text'> {
  * `git apply` refuses (nothing is written then).
  */
 export async function applyToHost(
-  store: DirectoryStore,
+  store: AnyStore,
   snapshot: string,
   dir: string,
   options: PatchOptions & { force?: boolean; check?: boolean },

@@ -28,7 +28,7 @@ function describe(e: TreeEntry): string {
  * Compares snapshots `a` and `b` by content hash (mtimes are ignored). Text diffs cover files up to 1 MiB
  * under `textPaths` (default `memories/`, `sessions/`) that are valid UTF-8. Throws what `get`/pass 1 throw.
  */
-export async function diffSnapshots(store: DirectoryStore, a: string, b: string, textPaths = DEFAULT_TEXT_DIFF_PATHS): Promise<SnapshotDiff> {
+export async function diffSnapshots(store: Pick<DirectoryStore, 'tree' | 'exportTar'>, a: string, b: string, textPaths = DEFAULT_TEXT_DIFF_PATHS): Promise<SnapshotDiff> {
   const [ta, tb] = await Promise.all([store.tree(a, { hashContent: true }), store.tree(b, { hashContent: true })]);
   const flat = (t: typeof ta): Map<string, TreeEntry> => new Map([...t.walk()].map((w) => [w.path, w.node.entry]));
   const fa = flat(ta);
@@ -56,7 +56,7 @@ export async function diffSnapshots(store: DirectoryStore, a: string, b: string,
 }
 
 /** Contents of `paths` in snapshot `id` that decode as UTF-8 text. */
-async function readFiles(store: DirectoryStore, id: string, paths: string[]): Promise<Map<string, string>> {
+async function readFiles(store: Pick<DirectoryStore, 'exportTar'>, id: string, paths: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (paths.length === 0) return out;
   const want = new Set(paths);

@@ -8,3 +8,6 @@ export { DEFAULT_RESTORE_LIMITS } from './limits.js';
 export { isValidLineage } from './id.js';
 export type { ExportOwner } from './export.js';
 export * from './types.js';
+export { openSnapshotStore, isS3Store, type AnyStore } from './store/open.js';
+export type { S3Store, S3StoreOptions } from './store/s3-store.js';
+export { isS3Url, parseS3Url, type S3Location } from './store/s3-url.js';

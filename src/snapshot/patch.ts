@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
 import { compileIgnore } from './ignore.js';
-import type { DirectoryStore } from './store/dir-store.js';
+import type { AnyStore } from './store/open.js';
 import { walkTree, type WalkSkip } from './walk.js';
 
 /**
@@ -54,7 +54,7 @@ export interface Patch {
  * directories by what they hold. Throws `MnemaraError('NOT_FOUND')` for an unknown snapshot, `GIT_MISSING`
  * (exit 3) when git cannot be run.
  */
-export async function makePatch(store: DirectoryStore, from: PatchSide, to: PatchSide, options: PatchOptions): Promise<Patch> {
+export async function makePatch(store: AnyStore, from: PatchSide, to: PatchSide, options: PatchOptions): Promise<Patch> {
   const left = patchFilter(options);
   const [a, b] = await Promise.all([filesOf(store, from, left), filesOf(store, to, left)]);
   // A host file is hashed only when the other side has a file of the same size at its path.
@@ -96,7 +96,7 @@ export function patchFilter(options: PatchOptions): (path: string) => boolean {
 const same = (x: FileState, y: FileState): boolean =>
   x.type === y.type && x.exec === y.exec && x.linkpath === y.linkpath && x.size === y.size && x.hash === y.hash;
 
-async function filesOf(store: DirectoryStore, side: PatchSide, left: (path: string) => boolean): Promise<Map<string, FileState>> {
+async function filesOf(store: AnyStore, side: PatchSide, left: (path: string) => boolean): Promise<Map<string, FileState>> {
   const files = new Map<string, FileState>();
   if ('snapshot' in side) {
     const tree = await store.tree(side.snapshot, { hashContent: true });
@@ -145,7 +145,7 @@ function sha256File(path: string): Promise<string> {
 }
 
 /** Puts `paths` of `side` under `dir`, with their modes and link targets (nothing else). */
-async function materialize(store: DirectoryStore, side: PatchSide, dir: string, paths: string[]): Promise<void> {
+async function materialize(store: AnyStore, side: PatchSide, dir: string, paths: string[]): Promise<void> {
   await mkdir(dir, { recursive: true });
   if (paths.length === 0) return;
   if ('snapshot' in side) {

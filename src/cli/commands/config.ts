@@ -17,7 +17,7 @@ export function addConfigOptions(cmd: Command): Command {
   return cmd
     .option('--config <file>', `config file to read instead of $MNEMARA_HOME/config.json and <workspace>/${WORKSPACE_CONFIG_FILE}`)
     .option('--home <dir>', 'mnemara home (state, default store); default $MNEMARA_HOME or ~/.local/share/mnemara')
-    .option('--store <dir>', 'snapshot store directory; default <home>/store')
+    .option('--store <dir|url>', 'snapshot store: a directory, or s3://BUCKET/PREFIX (S3-compatible object storage); default <home>/store')
     .option('-s, --set <option=value>', 'set any option by its path (repeatable), e.g. --set sandbox.pidsLimit=256', collect, []);
 }
 

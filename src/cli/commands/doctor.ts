@@ -6,6 +6,10 @@ import { findOrphans } from '../../session/orphans.js';
 import { openStore } from '../../snapshot/index.js';
 import { ENGINE_HINT, assertEngine, dockerClient, sandboxImageStatus } from '../../sandbox/index.js';
 import { EXIT, emit } from '../output.js';
+import { engineAddress } from '../../sandbox/docker/engine-host.js';
+import { isS3Store, isS3Url, openSnapshotStore } from '../../snapshot/index.js';
+import { endpointFromEnv } from '../../snapshot/store/s3-url.js';
+import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
 /** One finding of `mnemara doctor`. `required` checks make the exit code non-zero when they fail. */
 export interface DoctorCheck {
@@ -33,24 +37,32 @@ function checkNode(): DoctorCheck {
   };
 }
 
-async function checkEngine(): Promise<{ check: DoctorCheck; rootDir?: string }> {
+async function checkEngine(host?: string): Promise<{ check: DoctorCheck; rootDir?: string }> {
+  const where = engineAddress(host);
   try {
-    const version = await assertEngine(dockerClient(), 3_000);
-    const info = await dockerClient().info();
+    const version = await assertEngine(dockerClient(host), 3_000);
+    const info = await dockerClient(host).info();
+    const remote = !where.startsWith('unix://') && !/^\w+:\/\/(127\.|localhost[:/]|\[::1\])/.test(where);
     return {
-      check: { name: 'docker', ok: true, required: true, detail: `engine ${version} answers (${info.Driver}, cgroup v${info.CgroupVersion ?? '?'})` },
-      rootDir: typeof info.DockerRootDir === 'string' ? info.DockerRootDir : undefined,
+      check: {
+        name: 'docker',
+        ok: true,
+        required: true,
+        detail: `engine ${version} at ${where} (${remote ? 'remote' : 'this machine'}: ${info.Name ?? '?'}, ${info.OperatingSystem ?? '?'}, ${info.Driver}, cgroup v${info.CgroupVersion ?? '?'})`,
+      },
+      // A remote engine's root directory is on its host, not here: its free space cannot be checked from here.
+      rootDir: !remote && typeof info.DockerRootDir === 'string' ? info.DockerRootDir : undefined,
     };
   } catch (err) {
-    return { check: { name: 'docker', ok: false, required: true, detail: (err as Error).message, fix: ENGINE_HINT } };
+    return { check: { name: 'docker', ok: false, required: true, detail: `${where}: ${(err as Error).message}`, fix: ENGINE_HINT } };
   }
 }
 
-async function checkImage(engineOk: boolean): Promise<DoctorCheck> {
+async function checkImage(engineOk: boolean, host?: string): Promise<DoctorCheck> {
   if (!engineOk) {
     return { name: 'image', ok: false, required: true, detail: 'not checked: no engine', fix: 'start the engine first (see above)' };
   }
-  const s = await sandboxImageStatus();
+  const s = await sandboxImageStatus(dockerClient(host));
   if (s.present) {
     const size = s.sizeBytes === undefined ? '' : `, ${(s.sizeBytes / 1024 ** 2).toFixed(0)} MiB`;
     return { name: 'image', ok: true, required: true, detail: `${s.tag} present and current (built ${s.created}${size})` };
@@ -111,16 +123,43 @@ function checkModelAccess(): DoctorCheck {
   };
 }
 
-/** Runs every check; none throws (a failing probe becomes a failed check). */
-export async function runDoctorChecks(): Promise<DoctorCheck[]> {
+/**
+ * An S3 snapshot store (`--store s3://…` or `snapshot.store`): probes the server's conditional writes again
+ * (refreshing the cached result) and says what it found; a store that cannot move heads by compare-and-swap fails.
+ */
+async function checkStore(store: string, home: string): Promise<DoctorCheck> {
+  try {
+    const s = await openSnapshotStore(store, {}, { home });
+    if (!isS3Store(s)) return { name: 'store', ok: true, required: true, detail: `directory ${s.root}` };
+    const { casSupported, describeQuirks } = await import('../../snapshot/store/s3-probe.js');
+    const q = await s.quirks({ fresh: true });
+    const ok = casSupported(q);
+    return {
+      name: 'store',
+      ok,
+      required: true,
+      detail: `${s.root} at ${endpointFromEnv() ?? 'AWS'}: ${describeQuirks(q)}`,
+      ...(ok ? {} : { fix: 'use a server that honours If-None-Match and If-Match on PutObject, or a directory store' }),
+    };
+  } catch (err) {
+    return { name: 'store', ok: false, required: true, detail: (err as Error).message, fix: (err as { hint?: string }).hint ?? 'check the store URL and credentials' };
+  }
+}
+
+/**
+ * Runs every check; none throws (a failing probe becomes a failed check). `dockerHost` and `store` come from the
+ * configuration (`sandbox.dockerHost`, `snapshot.store`); the store is checked only when it is an S3 store.
+ */
+export async function runDoctorChecks(options: { dockerHost?: string; store?: string; home?: string } = {}): Promise<DoctorCheck[]> {
   const node = checkNode();
-  const { check: engine, rootDir } = await checkEngine();
-  const image = await checkImage(engine.ok).catch(
+  const { check: engine, rootDir } = await checkEngine(options.dockerHost);
+  const image = await checkImage(engine.ok, options.dockerHost).catch(
     (err: unknown): DoctorCheck => ({ name: 'image', ok: false, required: true, detail: (err as Error).message, fix: 'run `npm run setup`' }),
   );
   const disks = [await checkDisk(mnemaraHome(), 'mnemara home')];
   if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
-  return [node, engine, image, ...disks, checkModelAccess(), await checkOrphans()];
+  const store = options.store && isS3Url(options.store) ? [await checkStore(options.store, options.home ?? mnemaraHome())] : [];
+  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans()];
 }
 
 /** Rollouts of crashed or failed sessions that reached no lineage head (a warning: `mnemara recover` adopts them). */
@@ -155,17 +194,22 @@ function render(checks: DoctorCheck[]): string {
 
 /** Registers `mnemara doctor`: checks what mnemara needs on this machine; exit 1 when something required is missing. */
 export function registerDoctorCommand(program: Command): void {
-  program
+  const cmd = program
     .command('doctor')
-    .summary('check Node, the Docker engine, the sandbox image, free disk and model access')
+    .summary('check Node, the Docker engine (local or remote), the sandbox image, free disk, an S3 store and model access')
     .description(
       'Check this machine: Node version, a Docker engine that answers, the sandbox image built and current, ' +
         'free disk for images and snapshots, and model access (ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL; a warning only).\n\n' +
         'Each failed check says how to fix it. Exit code 1 when a required check fails.',
     )
-    .option('--json', 'print the checks as one JSON document: {ok, checks: [{name, ok, required, detail, fix}]}')
-    .action(async (opts: { json?: boolean }) => {
-      const checks = await runDoctorChecks();
+    .option('--json', 'print the checks as one JSON document: {ok, checks: [{name, ok, required, detail, fix}]}');
+  addConfigOptions(cmd).action(async (opts: ConfigCliOptions & { json?: boolean }) => {
+      const { config } = loadCliConfig(opts);
+      const checks = await runDoctorChecks({
+        ...(config.sandbox.dockerHost ? { dockerHost: config.sandbox.dockerHost } : {}),
+        ...(config.snapshot.store ? { store: config.snapshot.store } : {}),
+        home: config.home,
+      });
       const ok = checks.every((c) => c.ok || !c.required);
       emit(Boolean(opts.json), { ok, checks }, () => render(checks));
       process.exitCode = ok ? EXIT.ok : EXIT.failed;

@@ -8,8 +8,9 @@ import { defaultLineage } from '../../session/start.js';
 import { createOnHead } from '../../snapshot/create-on-head.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
 import { makePatch, type PatchSide } from '../../snapshot/patch.js';
+import { copyLineage, type CopyReport } from '../../snapshot/store/copy.js';
 import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
-import { openStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
+import { isS3Store, openSnapshotStore, type AnyStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
 import { EXIT, emit, progressPrinter, reportError } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
@@ -18,9 +19,20 @@ const EXIT_INTERRUPTED = 130;
 
 type Opts = ConfigCliOptions & { json?: boolean };
 
-async function store(opts: Opts): Promise<DirectoryStore> {
+async function store(opts: Opts): Promise<AnyStore> {
   const { config } = loadCliConfig(opts);
-  return openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
+  return openSnapshotStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot, { home: config.home });
+}
+
+/** The store for the maintenance commands, which work on directories; an S3 store is refused with what to do instead. */
+async function dirStore(opts: Opts, command: string): Promise<DirectoryStore> {
+  const s = await store(opts);
+  if (isS3Store(s)) {
+    throw new MnemaraError('USAGE', `snapshot ${command} works on directory stores, not on ${s.root}`, {
+      hint: `Copy the lineage into a directory store (mnemara snapshot pull --lineage L --from ${s.root} --store DIR) and run it there.`,
+    });
+  }
+  return s;
 }
 
 /** The memory layout's folders from the configuration (`memory.layout`), for `--kind memory` and `diff`. */
@@ -68,13 +80,21 @@ function describeCleanup(r: CleanupReport): string {
   ].join('\n');
 }
 
+function describeCopy(r: CopyReport, from: string, to: string): string {
+  return [
+    `${r.lineage}: ${from} → ${to}`,
+    `  ${r.copied.length} snapshot(s) copied, ${r.blobs} blob(s) sent (${size(r.bytes)}), ${r.skippedBlobs} already there`,
+    `  head ${r.head ?? '(none)'} (${r.headMove})`,
+  ].join('\n');
+}
+
 function nonNegativeInt(flag: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new MnemaraError('USAGE', `${flag} must be a whole number ≥ 0, got ${JSON.stringify(value)}`, { hint: `For example ${flag} 5` });
   return n;
 }
 
-/** Registers `mnemara snapshot` and its subcommands (create, list, show, restore, diff, verify, squash, prune, gc). */
+/** Registers `mnemara snapshot` and its subcommands (create, list, show, restore, diff, verify, squash, prune, gc, push, pull). */
 export function registerSnapshotCommand(program: Command): void {
   const snap = program
     .command('snapshot')
@@ -221,7 +241,7 @@ export function registerSnapshotCommand(program: Command): void {
 
   sub('verify [id]', 'Check blobs, digests and every entry of one snapshot or all of them; exit 1 if any is damaged.').action(
     async (id: string | undefined, opts: Opts) => {
-      const results = await verifySnapshots(await store(opts), id, progressPrinter(!opts.json));
+      const results = await verifySnapshots(await dirStore(opts, 'verify'), id, progressPrinter(!opts.json));
       emit(Boolean(opts.json), { results }, () =>
         results.length === 0 ? 'no snapshots to verify' : results.map((r) => (r.ok ? `ok   ${r.id}` : `BAD  ${r.id}: ${r.error}`)).join('\n'),
       );
@@ -231,7 +251,7 @@ export function registerSnapshotCommand(program: Command): void {
 
   sub('squash <lineage>', "Fold the lineage head's layer chain into one full layer (a new snapshot; the head moves to it).").action(
     async (lineage: string, opts: Opts) => {
-      const r = await squashLineage(await store(opts), lineage, progressPrinter(!opts.json));
+      const r = await squashLineage(await dirStore(opts, 'squash'), lineage, progressPrinter(!opts.json));
       emit(Boolean(opts.json), { snapshot: r.manifest, squashed: r.squashed }, () =>
         r.squashed ? `${lineage} → ${r.manifest.id} (1 full layer, ${size(stored(r.manifest))})` : `${lineage} head ${r.manifest.id} already has one layer`,
       );
@@ -242,7 +262,7 @@ export function registerSnapshotCommand(program: Command): void {
     .requiredOption('--keep <n>', 'snapshots to keep per lineage')
     .option('-l, --lineage <name>', 'only this lineage')
     .action(async (opts: Opts & { keep: string; lineage?: string }) => {
-      const r = await pruneSnapshots(await store(opts), {
+      const r = await pruneSnapshots(await dirStore(opts, 'prune'), {
         keep: nonNegativeInt('--keep', opts.keep),
         ...(opts.lineage ? { lineage: opts.lineage } : {}),
         onProgress: progressPrinter(!opts.json),
@@ -250,10 +270,38 @@ export function registerSnapshotCommand(program: Command): void {
       emit(Boolean(opts.json), r, () => describeCleanup(r));
     });
 
+  const copy = async (from: AnyStore, to: AnyStore, lineage: string, json: boolean): Promise<void> => {
+    const r = await copyLineage(from, to, lineage, { onProgress: progressPrinter(!json) });
+    emit(json, r, () => describeCopy(r, from.root, to.root));
+    if (r.headMove === 'diverged') {
+      throw new MnemaraError('HEAD_CONFLICT', `lineage ${lineage} has diverged: ${to.root} has head ${r.head}, which is not an ancestor of ${from.root}'s`, {
+        hint: 'The snapshots were copied but the head was left alone; continue from one side (mnemara snapshot restore) and copy again.',
+      });
+    }
+  };
+
+  sub('push', 'Copy a lineage from this store to another (only the snapshots and blobs it lacks), then fast-forward its head.')
+    .requiredOption('-l, --lineage <name>', 'lineage to copy')
+    .requiredOption('--to <store>', 'destination: a directory or s3://BUCKET/PREFIX')
+    .action(async (opts: Opts & { lineage: string; to: string }) => {
+      const { config } = loadCliConfig(opts);
+      const to = await openSnapshotStore(opts.to, config.snapshot, { home: config.home });
+      await copy(await store(opts), to, opts.lineage, Boolean(opts.json));
+    });
+
+  sub('pull', 'Copy a lineage from another store into this one (only the snapshots and blobs it lacks), then fast-forward its head.')
+    .requiredOption('-l, --lineage <name>', 'lineage to copy')
+    .requiredOption('--from <store>', 'source: a directory or s3://BUCKET/PREFIX')
+    .action(async (opts: Opts & { lineage: string; from: string }) => {
+      const { config } = loadCliConfig(opts);
+      const from = await openSnapshotStore(opts.from, config.snapshot, { home: config.home });
+      await copy(from, await store(opts), opts.lineage, Boolean(opts.json));
+    });
+
   sub('gc', 'Remove leftovers of interrupted writes and blobs no snapshot uses.')
     .option('--grace <seconds>', 'spare anything younger than this (a write may be in progress)', '600')
     .action(async (opts: Opts & { grace: string }) => {
-      const r = await collectGarbage(await store(opts), { graceMs: nonNegativeInt('--grace', opts.grace) * 1000, onProgress: progressPrinter(!opts.json) });
+      const r = await collectGarbage(await dirStore(opts, 'gc'), { graceMs: nonNegativeInt('--grace', opts.grace) * 1000, onProgress: progressPrinter(!opts.json) });
       emit(Boolean(opts.json), r, () => describeCleanup(r));
     });
 }

@@ -1,12 +1,27 @@
 import Docker from 'dockerode';
 import { SandboxError } from '../errors.js';
+import { engineOptions } from './engine-host.js';
 
 let shared: Docker | undefined;
+const byHost = new Map<string, Docker>();
 
-/** The process-wide dockerode client (from `DOCKER_HOST` etc., else the local socket). */
-export function dockerClient(): Docker {
-  shared ??= new Docker();
-  return shared;
+/**
+ * The process-wide dockerode client: for `host` (`sandbox.dockerHost`: `tcp://…`, `ssh://…`, `unix://…`; see
+ * `engineOptions`) when given, else from `DOCKER_HOST` (dockerode reads it, with `DOCKER_TLS_VERIFY` and
+ * `DOCKER_CERT_PATH`), else the local socket. The sandbox talks to the engine only through its API (archives, no
+ * bind mounts), so a remote engine works the same. Throws `SandboxError('INVALID_INPUT')` for a bad `host`.
+ */
+export function dockerClient(host?: string): Docker {
+  if (host === undefined) {
+    shared ??= new Docker();
+    return shared;
+  }
+  let d = byHost.get(host);
+  if (!d) {
+    d = new Docker(engineOptions(host));
+    byHost.set(host, d);
+  }
+  return d;
 }
 
 /** Hint printed when no Docker engine answers. */

@@ -51,6 +51,8 @@ export interface DockerSandboxOptions {
   execTimeoutMs?: number;
   /** Default exec output cap per stream. */
   maxOutputBytes?: number;
+  /** Engine address (`tcp://…`, `ssh://…`); default `DOCKER_HOST`, else the local socket. Ignored when `docker` is given. */
+  dockerHost?: string;
   docker?: Docker;
 }
 
@@ -79,7 +81,7 @@ export class DockerSandbox implements Sandbox {
    * refused, with its message).
    */
   static async create(options: DockerSandboxOptions): Promise<DockerSandbox> {
-    const docker = options.docker ?? dockerClient();
+    const docker = options.docker ?? dockerClient(options.dockerHost);
     const config = resolveSandboxConfig(options);
     const image = config.image ?? (await sandboxImageTag());
     const hostCpus = await engineCpus(docker);

@@ -39,16 +39,7 @@ export class ManifestStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SnapshotNotFoundError(id, this.storeRoot);
       throw err;
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (err) {
-      throw new SnapshotCorruptError(id, 'manifest.json is not valid JSON', err);
-    }
-    const parsed = ManifestSchema.safeParse(json);
-    if (!parsed.success) throw new SnapshotCorruptError(id, `manifest.json does not match the format: ${parsed.error.issues[0]?.message ?? ''}`);
-    if (parsed.data.id !== id) throw new SnapshotCorruptError(id, `manifest.json names another snapshot (${parsed.data.id})`);
-    return parsed.data;
+    return parseManifest(id, text);
   }
 
   /** Ids of directories under `snapshots/` (complete or not), sorted (= creation order). */
@@ -75,4 +66,21 @@ export class ManifestStore {
     if (!SNAPSHOT_ID_RE.test(id)) return;
     await rm(join(this.dir, id), { recursive: true, force: true });
   }
+}
+
+/**
+ * A manifest's JSON text checked against `ManifestSchema` and its id. Throws `SnapshotCorruptError` when it is not
+ * JSON, does not match the format, or names another snapshot. Shared by every store backend.
+ */
+export function parseManifest(id: string, text: string): Manifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new SnapshotCorruptError(id, 'manifest.json is not valid JSON', err);
+  }
+  const parsed = ManifestSchema.safeParse(json);
+  if (!parsed.success) throw new SnapshotCorruptError(id, `manifest.json does not match the format: ${parsed.error.issues[0]?.message ?? ''}`);
+  if (parsed.data.id !== id) throw new SnapshotCorruptError(id, `manifest.json names another snapshot (${parsed.data.id})`);
+  return parsed.data;
 }
