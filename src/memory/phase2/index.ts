@@ -112,9 +112,10 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     entries = entriesFromModel(reply.entries, book.entries, live, times);
   } else {
     const merged = mergeRawMemories(inputs.kept).filter((c) => !isForgotten(c, forgotten));
-    const open = closeFinishedTasks(merged, await loadOutcomes(paths, inputs.kept));
-    const sup = dropSuperseded(open.kept);
-    superseded = sup.superseded.map((s) => ({ stale: s.stale.text, by: s.by.text }));
+    const outcomes = await loadOutcomes(paths, inputs.kept);
+    const open = closeFinishedTasks(merged, outcomes);
+    const sup = dropSuperseded(open.kept, outcomes);
+    superseded = sup.superseded.map((s) => ({ stale: s.stale.text, by: s.by?.text ?? 'a later run in which the same command passed' }));
     entries = assignEntries(sup.kept, book.entries, live);
     for (const c of sup.kept) for (const id of c.ids) repeats[id] = c.count;
   }
