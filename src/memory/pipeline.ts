@@ -49,6 +49,9 @@ export interface MemoryPipelineResult {
   added: string[];
   changed: string[];
   removed: string[];
+  /** Entry ids the MEMORY.md cap moved to `memories/archive.md`, and those of them a person wrote (named in the summary line). */
+  archived?: string[];
+  archivedPersonal?: Array<{ id: string; text: string }>;
   /** Rollouts that fell out of the newest N raw memories (files deleted). */
   forgottenRollouts: string[];
   /** Model calls of both phases. */
@@ -201,7 +204,7 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
         now,
         onProgress,
       });
-      Object.assign(result, { consolidated: c.consolidated, added: c.added, changed: c.changed, removed: c.removed, forgottenRollouts: c.forgottenRollouts });
+      Object.assign(result, { consolidated: c.consolidated, added: c.added, changed: c.changed, removed: c.removed, forgottenRollouts: c.forgottenRollouts, archived: c.archived, archivedPersonal: c.archivedPersonal });
       result.modelCalls += c.modelCalls;
     } catch (err) {
       const e = err as { code?: string; message?: string; hint?: string };

@@ -40,10 +40,17 @@ export function registerLearnCommand(program: Command): void {
         result.phase2Error
           ? `consolidation failed (${result.phase2Error.code}): ${result.phase2Error.message}; the previous MEMORY.md is kept`
           : result.consolidated
-            ? `MEMORY.md: +${result.added.length} ~${result.changed.length} -${result.removed.length} entries (see: mnemara memory show)`
+            ? `MEMORY.md: +${result.added.length} ~${result.changed.length} -${result.removed.length} entries (see: mnemara memory show)${archivedLine(result)}`
             : 'nothing new to consolidate',
       ].join('\n'),
     );
     if (result.phase2Error || result.pending.some((p) => p.rolloutId === result.rolloutId)) process.exitCode = EXIT.failed;
   });
+}
+
+/** The summary line's note on entries the size cap moved to archive.md; a person's own are always named. */
+function archivedLine(r: { archived?: string[]; archivedPersonal?: Array<{ id: string; text: string }> }): string {
+  if (!r.archived?.length) return '';
+  const mine = r.archivedPersonal ?? [];
+  return `; ${r.archived.length} moved to memories/archive.md by the size cap${mine.length ? `, ${mine.length} of them written by you: ${mine.map((e) => `${e.id} “${e.text.slice(0, 60)}”`).join(', ')} (mnemara memory restore <id>)` : ''}`;
 }

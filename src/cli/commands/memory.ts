@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
 import type { MnemaraConfig } from '../../config/schema.js';
+import { restoreEntry } from '../../memory/archive.js';
 import { describeMemory, forgetEntry, searchMemory, type MemoryOverview } from '../../memory/handbook.js';
 import { KIND_ORDER, SECTION_TITLES, type MemoryEntry } from '../../memory/memory-md.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
@@ -57,11 +58,11 @@ async function onMemoryDir<T>(opts: Opts, config: MnemaraConfig, fn: (dir: strin
   }
 }
 
-/** Registers `mnemara memory` (show, search, forget, consolidate). */
+/** Registers `mnemara memory` (show, search, forget, restore, consolidate). */
 export function registerMemoryCommand(program: Command): void {
   const mem = program
     .command('memory')
-    .summary('show, search, forget and consolidate what runs learned (MEMORY.md)')
+    .summary('show, search, forget, restore and consolidate what runs learned (MEMORY.md)')
     .description(
       'Look at and curate what runs learned: memories/MEMORY.md (the handbook: entries with stable ids, citing ' +
         'the rollouts they came from) and memories/memory_summary.md (what every run starts with). ' +
@@ -93,7 +94,7 @@ export function registerMemoryCommand(program: Command): void {
       const { config } = loadCliConfig(opts);
       await onMemoryDir(opts, config, async (dir) => {
         const hits = await searchMemory(dir, words, config.memory.layout);
-        emit(Boolean(opts.json), { words, hits }, () => (hits.length ? hits.map((h) => entryLine(h.entry, false)).join('\n') : `no entry mentions ${words.join(' or ')}`));
+        emit(Boolean(opts.json), { words, hits }, () => (hits.length ? hits.map((h) => `${entryLine(h.entry, false)}${h.archived ? '\n             (archived: mnemara memory restore ' + h.entry.id + ')' : ''}`).join('\n') : `no entry mentions ${words.join(' or ')}`));
         if (hits.length === 0) process.exitCode = EXIT.failed;
       });
     });
@@ -102,6 +103,12 @@ export function registerMemoryCommand(program: Command): void {
     const { config } = loadCliConfig(opts);
     const removed = await forgetEntry(await existingWorkspaceDir(opts.workspace), id, config.memory);
     emit(Boolean(opts.json), { forgotten: removed }, () => `forgot ${removed.id}: ${removed.text}`);
+  });
+
+  sub('restore <entry-id>', 'Bring an entry back from memories/archive.md (where the size cap moved it) into MEMORY.md, as yours.').action(async (id: string, opts: Opts) => {
+    const { config } = loadCliConfig(opts);
+    const restored = await restoreEntry(await existingWorkspaceDir(opts.workspace), id, config.memory.layout);
+    emit(Boolean(opts.json), { restored }, () => `restored ${restored.id}: ${restored.text}`);
   });
 
   sub('consolidate', 'Run the memory pipeline: extract pending transcripts in sessions/, then consolidate MEMORY.md.')
@@ -126,7 +133,7 @@ export function registerMemoryCommand(program: Command): void {
           result.phase2Error
             ? `consolidation failed (${result.phase2Error.code}): ${result.phase2Error.message}; the previous MEMORY.md is kept`
             : result.consolidated
-              ? `consolidated: +${result.added.length} ~${result.changed.length} -${result.removed.length} entries${result.forgottenRollouts.length ? `, forgot ${result.forgottenRollouts.length} old rollout(s)` : ''}`
+              ? `consolidated: +${result.added.length} ~${result.changed.length} -${result.removed.length} entries${result.forgottenRollouts.length ? `, forgot ${result.forgottenRollouts.length} old rollout(s)` : ''}${result.archived?.length ? `; ${result.archived.length} moved to memories/archive.md by the size cap${result.archivedPersonal?.length ? ` (yours: ${result.archivedPersonal.map((e) => e.id).join(', ')}; mnemara memory restore <id>)` : ''}` : ''}`
               : 'nothing new to consolidate',
           `model calls: ${result.modelCalls} (${extractor})`,
         ].join('\n'),

@@ -1,4 +1,5 @@
 import { readFile, rm } from 'node:fs/promises';
+import { archiveEntries } from '../archive.js';
 import { parseRawMemories, renderRawMemories } from '../artifacts.js';
 import { writeFileAtomic } from '../atomic.js';
 import { redact } from '../redact.js';
@@ -55,6 +56,10 @@ export interface ConsolidationResult {
   superseded: Array<{ stale: string; by: string }>;
   /** Raw memories files that could not be parsed. */
   invalid: Array<{ rolloutId: string; error: string }>;
+  /** Entries the MEMORY.md cap pushed out, moved to `memories/archive.md` (ids; `mnemara memory restore <id>`). */
+  archived: string[];
+  /** Of `archived`, the entries a person wrote or edited: always named in the run's summary line. */
+  archivedPersonal: Array<{ id: string; text: string }>;
   entries: number;
   modelCalls: number;
   producer: string;
@@ -85,7 +90,7 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   const prompt = mode === 'model' ? await loadPrompt('phase2') : undefined;
   const producer = mode === 'model' ? `model:${options.model}` : 'deterministic';
   const promptVersion = prompt?.version ?? DETERMINISTIC_PHASE2_VERSION;
-  const base: ConsolidationResult = { consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], superseded: [], invalid: inputs.invalid, entries: book.entries.length, modelCalls: 0, producer, promptVersion };
+  const base: ConsolidationResult = { consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], superseded: [], invalid: inputs.invalid, archived: [], archivedPersonal: [], entries: book.entries.length, modelCalls: 0, producer, promptVersion };
 
   if (!options.force && memoryText !== null && state.consolidation?.inputHash === inputs.inputHash) {
     onProgress({ step: 'phase2', phase: 'end', message: 'nothing new', elapsedMs: Date.now() - started });
@@ -139,15 +144,24 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     superseded,
     entries: rendered.entries.length,
     modelCalls,
+    archived: rendered.capped.map((e) => e.id),
+    archivedPersonal: rendered.capped.filter((e) => e.edited).map((e) => ({ id: e.id, text: e.text })),
   };
-  if (rendered.capped.length) log.info({ capped: rendered.capped.map((e) => e.id) }, 'entries left out of MEMORY.md by its token cap');
+  if (rendered.capped.length) {
+    // Not deleted: moved to the archive, where `memory search` finds them and `memory restore` brings them back.
+    const fellOut = await archiveEntries(paths, rendered.capped, info);
+    log.warn({ archived: result.archived, personal: result.archivedPersonal.map((e) => e.id), fellOutOfArchive: fellOut }, `${rendered.capped.length} entr${rendered.capped.length === 1 ? 'y' : 'ies'} moved from MEMORY.md to archive.md by its token cap`);
+  }
 
   state.forgotten = forgotten;
   state.consolidation = { inputHash: inputs.inputHash, at: now, producer, promptVersion };
   for (const id of inputs.forgotten) state.rollouts[id] = { ...(state.rollouts[id] ?? { attempts: 0, time: '' }), status: 'forgotten', updatedAt: now };
   await writeHandbook(paths, state, rendered);
   await removeRolloutFiles(paths, inputs.forgotten);
-  onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})`, elapsedMs: Date.now() - started });
+  const archivedNote = result.archived.length
+    ? `; ${result.archived.length} moved to archive.md by the size cap${result.archivedPersonal.length ? ` (${result.archivedPersonal.length} of them yours: ${result.archivedPersonal.map((e) => e.id).join(', ')}; mnemara memory restore <id>)` : ''}`
+    : '';
+  onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})${archivedNote}`, elapsedMs: Date.now() - started });
   return result;
 }
 
