@@ -73,7 +73,7 @@ export async function runPipelineOn(
     workspaceDir: dir,
     layout: config.memory.layout,
     extractor,
-    ...(extractor === 'model' ? { client, model: config.agent.model } : {}),
+    ...(extractor === 'model' ? { client, model: config.memory.model ?? config.agent.model, contextTokens: config.memory.contextTokens } : {}),
     config: config.memory,
     onProgress,
   });

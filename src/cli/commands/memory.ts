@@ -6,6 +6,7 @@ import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
 import type { MnemaraConfig } from '../../config/schema.js';
 import { restoreEntry } from '../../memory/archive.js';
+import { contextTokensOf } from './learn.js';
 import { describeMemory, forgetEntry, searchMemory, type MemoryOverview } from '../../memory/handbook.js';
 import { KIND_ORDER, SECTION_TITLES, type MemoryEntry } from '../../memory/memory-md.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
@@ -114,14 +115,17 @@ export function registerMemoryCommand(program: Command): void {
   sub('consolidate', 'Run the memory pipeline: extract pending transcripts in sessions/, then consolidate MEMORY.md.')
     .option('--force', 'consolidate even when no raw memory changed')
     .option('--deterministic', 'use the deterministic extractor and consolidation (no model, no network)')
-    .action(async (opts: Opts & { force?: boolean; deterministic?: boolean }) => {
+    .option('--memory-model <name>', 'model of the memory pipeline (memory.model; default agent.model)')
+    .option('--context-tokens <n>', "the pipeline model's context window in tokens (memory.contextTokens, default 200000)")
+    .action(async (opts: Opts & { force?: boolean; deterministic?: boolean; memoryModel?: string; contextTokens?: string }) => {
       const { config } = loadCliConfig(opts);
       const extractor = opts.deterministic ? 'deterministic' : extractorOf(config);
+      const contextTokens = contextTokensOf(opts.contextTokens, config.memory.contextTokens);
       const result = await runMemoryPipeline({
         workspaceDir: await existingWorkspaceDir(opts.workspace),
         layout: config.memory.layout,
         extractor,
-        ...(extractor === 'model' ? { client: sessionModelClient(config), model: config.agent.model } : {}),
+        ...(extractor === 'model' ? { client: sessionModelClient(config), model: opts.memoryModel ?? config.memory.model ?? config.agent.model, contextTokens } : {}),
         config: config.memory,
         forceConsolidation: Boolean(opts.force),
         onProgress: progressPrinter(!opts.json),
