@@ -1,5 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { archiveEntries } from '../archive.js';
+import { dangerousInstruction } from '../injection.js';
 import { parseRawMemories, renderRawMemories } from '../artifacts.js';
 import { writeFileAtomic } from '../atomic.js';
 import { redact } from '../redact.js';
@@ -209,8 +210,18 @@ export function entriesFromModel(reply: ModelEntry[], existing: MemoryEntry[], l
       log.info({ text: m.text.slice(0, 80), cited: m.sources }, 'model entry dropped: it cites no existing rollout');
       continue;
     }
+    if (!prev?.edited && dangerousInstruction(m.text)) {
+      log.warn({ text: m.text.slice(0, 120) }, 'model entry dropped: it tells to fetch and run code, send data out or weaken security');
+      continue;
+    }
     const id = prev?.id ?? entryId(m.text);
-    if (taken.has(id)) continue;
+    if (taken.has(id)) {
+      // A near-duplicate of an entry already kept: the lesson is one, its citations are the union (issue 12).
+      const kept = out.find((e) => e.id === id)!;
+      kept.sources = [...new Set([...kept.sources, ...sources])];
+      kept.at = [kept.at, newestTime(sources, times)].sort().at(-1) ?? kept.at;
+      continue;
+    }
     taken.add(id);
     const at = sources.map((s) => times.get(s) ?? '').sort().at(-1) ?? '';
     out.push(
@@ -221,6 +232,10 @@ export function entriesFromModel(reply: ModelEntry[], existing: MemoryEntry[], l
   }
   for (const e of existing) if (e.edited && !taken.has(e.id)) out.push({ ...e, sources: e.sources.filter((s) => live.has(s)) });
   return out;
+}
+
+function newestTime(sources: string[], times: Map<string, string>): string {
+  return sources.map((s) => times.get(s) ?? '').sort().at(-1) ?? '';
 }
 
 export type { RolloutInput, MemoryState };
