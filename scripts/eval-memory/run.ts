@@ -4,7 +4,10 @@ import { join, relative } from 'node:path';
 import { memoryPaths } from '../../src/memory/layout.js';
 import { parseMemoryMd } from '../../src/memory/memory-md.js';
 import { estimateTokens } from '../../src/memory/tokens.js';
+import { importTranscriptFile } from '../../src/transcript/importers/index.js';
+import { buildMemoryBlock } from '../../src/memory/read.js';
 import { findForbidden, judgeEntries, type RepoFigures } from './judge.js';
+import { judgeStrict, ToolOutputs, type StrictFigures } from './strict.js';
 import { loadCases } from './labels.js';
 import { learnInto, type Extractor } from './pipeline.js';
 
@@ -13,8 +16,13 @@ export interface EvalFigures {
   folder: string;
   /** `deterministic` or `model:<name>`. */
   producer: string;
-  repos: RepoFigures[];
+  repos: Array<RepoFigures & { strict: StrictFigures; block: BlockFigures }>;
   total: {
+    /** The stricter scorer (`strict.ts`): lessons stated outside quoted tool output; every entry a lesson or junk. */
+    strict: { captured: number; recall: number; junk: number; junkRate: number; duplicates: number; stale: number };
+    /** Prompt blocks over all repos: the largest (tokens), entries left out in all. */
+    blockTokensMax: number;
+    blockOmitted: number;
     lessons: number;
     captured: number;
     recall: number;
@@ -29,6 +37,13 @@ export interface EvalFigures {
   };
 }
 
+/** The memory block the repo's next run would start with (budget 1,500 tokens, the default `memory.readBudgetTokens`). */
+export interface BlockFigures {
+  tokens: number;
+  included: number;
+  omitted: number;
+}
+
 /**
  * Runs the memory pipeline over a folder in the fixtures format: per repo a fresh temporary workspace,
  * its transcripts learned in `sequence` order, then MEMORY.md judged against the labels and every file
@@ -40,7 +55,7 @@ export async function runEval(
 ): Promise<EvalFigures & { workspaces: Record<string, string> }> {
   const how = options.how ?? { extractor: 'deterministic' };
   const cases = await loadCases(folder);
-  const repos: RepoFigures[] = [];
+  const repos: EvalFigures['repos'] = [];
   const workspaces: Record<string, string> = {};
   let day = 0;
   for (const [repo, list] of cases) {
@@ -56,8 +71,16 @@ export async function runEval(
       const entries = memoryMd ? parseMemoryMd(memoryMd).entries.map((e) => e.text) : [];
       const rel = async (dir: string) => new Map([...(await readTree(dir))].map(([f, t]) => [relative(ws, f), t]));
       const all = [...cases.values()].flat();
+      const outputs: string[] = [];
+      for (const c of list) {
+        const imported = await importTranscriptFile(c.transcript, {});
+        for (const r of imported.records) if (r.record.type === 'tool_result') outputs.push(r.record.output);
+      }
+      const block = await buildMemoryBlock({ workspaceDir: ws, budgetTokens: 1500, task: 'continue the work on this repository' });
       repos.push({
         ...judgeEntries(repo, list, entries),
+        strict: judgeStrict(list, entries, new ToolOutputs(outputs)),
+        block: { tokens: estimateTokens(block.text), included: block.included.length, omitted: block.omitted.length },
         forbidden: findForbidden(all, await rel(paths.memoriesDir)),
         // Transcripts keep tool output as it was (redacted): an injected instruction is on record there, by design.
         forbiddenInSessions: findForbidden(all, await rel(paths.sessionsDir)),
@@ -68,7 +91,7 @@ export async function runEval(
       if (!options.keep) await rm(ws, { recursive: true, force: true });
     }
   }
-  const sum = (f: (r: RepoFigures) => number) => repos.reduce((a, r) => a + f(r), 0);
+  const sum = (f: (r: EvalFigures['repos'][number]) => number) => repos.reduce((a, r) => a + f(r), 0);
   const lessons = sum((r) => r.lessons);
   const entries = sum((r) => r.entries);
   return {
@@ -77,6 +100,16 @@ export async function runEval(
     repos,
     workspaces: options.keep ? workspaces : {},
     total: {
+      strict: {
+        captured: sum((r) => r.strict.captured),
+        recall: lessons ? sum((r) => r.strict.captured) / lessons : 1,
+        junk: sum((r) => r.strict.junk),
+        junkRate: entries ? sum((r) => r.strict.junk) / entries : 0,
+        duplicates: sum((r) => r.strict.duplicates),
+        stale: sum((r) => r.strict.stale),
+      },
+      blockTokensMax: Math.max(0, ...repos.map((r) => r.block.tokens)),
+      blockOmitted: sum((r) => r.block.omitted),
       lessons,
       captured: sum((r) => r.captured),
       recall: lessons ? sum((r) => r.captured) / lessons : 1,

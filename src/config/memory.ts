@@ -19,5 +19,9 @@ export const MemoryConfigSchema = z.object({
   summaryTokens: z.number().int().positive().default(1500),
   /** Budget of the memory block in the system prompt. */
   readBudgetTokens: z.number().int().positive().default(1500),
+  /** The model of the memory pipeline (both phases); default: `agent.model`. */
+  model: z.string().min(1).optional(),
+  /** The pipeline model's context window (tokens): phase 1 gives the transcript 60 % of it. */
+  contextTokens: z.number().int().min(4000).default(200_000),
 });
 export type MemoryConfig = z.infer<typeof MemoryConfigSchema>;

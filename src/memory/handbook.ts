@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { readArchive } from './archive.js';
 import { MnemaraError } from '../config/errors.js';
 import type { MemoryConfig, MemoryLayout } from '../config/memory.js';
 import { memoryPaths, type MemoryPaths } from './layout.js';
@@ -52,6 +53,8 @@ export async function describeMemory(workspaceDir: string, layout?: MemoryLayout
 export interface SearchHit {
   entry: MemoryEntry;
   matched: number;
+  /** The entry is in `memories/archive.md` (pushed out by the size cap), not in MEMORY.md. */
+  archived?: boolean;
 }
 
 /**
@@ -59,16 +62,20 @@ export interface SearchHit {
  * or its sources), best first: more words matched, then file order.
  */
 export async function searchMemory(workspaceDir: string, words: string[], layout?: MemoryLayout): Promise<SearchHit[]> {
-  const md = await readMemoryMd(memoryPaths(workspaceDir, layout));
-  if (!md || words.length === 0) return [];
+  const paths = memoryPaths(workspaceDir, layout);
+  const md = await readMemoryMd(paths);
+  if (words.length === 0) return [];
   const needles = words.map((w) => normalizeText(w)).filter(Boolean);
   const hits: SearchHit[] = [];
-  for (const entry of parseMemoryMd(md).entries) {
+  const look = (entry: MemoryEntry, archived: boolean) => {
     const hay = `${normalizeText(entry.text)} ${entry.id} ${entry.sources.join(' ')} ${[...contentTokens(entry.text)].join(' ')}`;
     const matched = needles.filter((n) => hay.includes(n)).length;
-    if (matched > 0) hits.push({ entry, matched });
-  }
-  return hits.sort((a, b) => b.matched - a.matched);
+    if (matched > 0) hits.push({ entry, matched, ...(archived ? { archived: true } : {}) });
+  };
+  for (const entry of md ? parseMemoryMd(md).entries : []) look(entry, false);
+  // The archive too: entries the size cap moved out are not gone (`memory restore <id>`).
+  for (const entry of await readArchive(paths)) look(entry, true);
+  return hits.sort((a, b) => b.matched - a.matched || Number(a.archived ?? false) - Number(b.archived ?? false));
 }
 
 /**

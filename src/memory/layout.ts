@@ -12,6 +12,8 @@ export interface MemoryPaths {
   sessionsDir: string;
   memoryMd: string;
   summaryMd: string;
+  /** `memories/archive.md`: entries the caps pushed out of MEMORY.md, searchable and restorable (`archive.ts`). */
+  archiveMd: string;
   rolloutSummariesDir: string;
   rawMemoriesDir: string;
   /** `memories/.state.json`: consolidation bookkeeping (see `state.ts`). */
@@ -60,6 +62,7 @@ export function memoryPaths(workspaceDir: string, layout: MemoryLayout = { memor
     sessionsDir,
     memoryMd: join(memoriesDir, 'MEMORY.md'),
     summaryMd: join(memoriesDir, 'memory_summary.md'),
+    archiveMd: join(memoriesDir, 'archive.md'),
     rolloutSummariesDir,
     rawMemoriesDir,
     stateFile: join(memoriesDir, '.state.json'),

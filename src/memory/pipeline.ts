@@ -11,7 +11,7 @@ import { writeFileAtomic } from './atomic.js';
 import { excludeFromGit, memoryPaths, type MemoryPaths } from './layout.js';
 import { withMemoryLock } from './lock.js';
 import { sha256 } from './normalize.js';
-import { extractRollout } from './phase1/index.js';
+import { DEFAULT_CONTEXT_TOKENS, TOO_LARGE_MARK, extractRollout } from './phase1/index.js';
 import { consolidate } from './phase2/index.js';
 import { REDACTION_VERSION, redact, redactDeep } from './redact.js';
 import { reRedactLayout, redactForeignMemoryFiles } from './redact-files.js';
@@ -49,6 +49,9 @@ export interface MemoryPipelineResult {
   added: string[];
   changed: string[];
   removed: string[];
+  /** Entry ids the MEMORY.md cap moved to `memories/archive.md`, and those of them a person wrote (named in the summary line). */
+  archived?: string[];
+  archivedPersonal?: Array<{ id: string; text: string }>;
   /** Rollouts that fell out of the newest N raw memories (files deleted). */
   forgottenRollouts: string[];
   /** Model calls of both phases. */
@@ -157,6 +160,9 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
     for (const id of await transcriptIds(paths)) {
       const s = state.rollouts[id];
       if (s?.status === 'extracted' || s?.status === 'forgotten') continue;
+      // Refused as too large at this window or a smaller one: the identical request would be refused again.
+      const refusedAt = s?.status === 'failed' && s.error?.includes(TOO_LARGE_MARK) ? Number(s.error.split(TOO_LARGE_MARK)[1]?.match(/^\d+/)?.[0]) : NaN;
+      if (options.extractor === 'model' && refusedAt <= (options.contextTokens ?? DEFAULT_CONTEXT_TOKENS)) continue;
       const adopted = s ? null : await adoptArtifacts(paths, id);
       if (adopted) state.rollouts[id] = { status: 'extracted', ...adopted, attempts: 0, seq: nextSeq(state), updatedAt: now().toISOString() };
       else todo.push(id);
@@ -201,7 +207,7 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
         now,
         onProgress,
       });
-      Object.assign(result, { consolidated: c.consolidated, added: c.added, changed: c.changed, removed: c.removed, forgottenRollouts: c.forgottenRollouts });
+      Object.assign(result, { consolidated: c.consolidated, added: c.added, changed: c.changed, removed: c.removed, forgottenRollouts: c.forgottenRollouts, archived: c.archived, archivedPersonal: c.archivedPersonal });
       result.modelCalls += c.modelCalls;
     } catch (err) {
       const e = err as { code?: string; message?: string; hint?: string };

@@ -51,10 +51,37 @@ function instructions(memDir: string, keywords: string[]): string {
   ].join('\n');
 }
 
-/** Keywords of a task worth searching MEMORY.md for: its longer content words, at most 6. */
+const words = new Intl.Segmenter(undefined, { granularity: 'word' });
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+
+/**
+ * Keywords of a task worth searching MEMORY.md for, at most 6: real words (`Intl.Segmenter`), so that a
+ * Chinese or Japanese task gives words `grep` can find, not whole clauses — words of 2+ characters in scripts
+ * written without spaces, content words of 4+ letters otherwise, and identifiers (`src/x.ts`, `--flag`) whole.
+ */
 export function taskKeywords(task: string | undefined): string[] {
   if (!task) return [];
-  return [...contentTokens(task)].filter((t) => t.length >= 4 && !/^\d+$/.test(t)).slice(0, 6);
+  const out: string[] = [];
+  const add = (w: string) => {
+    const t = w.toLowerCase();
+    if (!out.includes(t)) out.push(t);
+  };
+  for (const id of task.match(/`([^`]{3,40})`/g) ?? []) if (!/\s/.test(id.slice(1, -1))) add(id.slice(1, -1));
+  for (const { segment, isWordLike } of words.segment(task)) {
+    if (!isWordLike || /^\d+$/.test(segment)) continue;
+    if (UNSPACED.test(segment) ? [...segment].length >= 2 : segment.length >= 4 && contentTokens(segment).size > 0) add(segment);
+  }
+  return out.slice(0, 6);
+}
+
+/**
+ * Tokens the block takes besides the summary's entries (instructions with six long keywords, the left-out
+ * note, the fences): phase 2 caps memory_summary.md at `summaryTokens` minus this, so that a summary written
+ * for a budget fits a block of the same budget.
+ */
+export function blockOverheadTokens(memDir = 'memories'): number {
+  const kw = Array.from({ length: 6 }, () => 'keyword-of-twenty-ch');
+  return estimateTokens(render(memDir, kw, [], 99)) + 8;
 }
 
 /** Keeps fenced data from closing its own fence. */
@@ -62,8 +89,11 @@ function defuse(line: string): string {
   return line.replace(/<\/?\s*memory_summary\s*>/gi, (m) => m.replace('<', '‹').replace('>', '›'));
 }
 
-function render(memDir: string, keywords: string[], entries: SummaryEntry[]): string {
-  const out = [instructions(memDir, keywords), '', '<memory_summary>'];
+function render(memDir: string, keywords: string[], entries: SummaryEntry[], omitted = 0): string {
+  const out = [instructions(memDir, keywords), ''];
+  // Say what was left out and where it is: a run must not take the block for all there is.
+  if (omitted > 0) out.push(`${omitted} more entr${omitted === 1 ? 'y' : 'ies'} of the summary did not fit this block: search \`${memDir}/MEMORY.md\` (and \`${memDir}/archive.md\` for older ones) for them.`, '');
+  out.push('<memory_summary>');
   for (const kind of KIND_ORDER) {
     const of = entries.filter((e) => e.kind === kind);
     if (of.length === 0) continue;
@@ -128,11 +158,12 @@ export async function buildMemoryBlock(options: BuildMemoryBlockOptions): Promis
   const omitted: string[] = [];
   const order = dropOrder(entries, meta, uses, options.task);
   let text = render(memDir, keywords, kept);
+  // The budget covers the whole block: instructions, the left-out note and the entries.
   while (estimateTokens(text) > options.budgetTokens && kept.length > 0) {
     const victim = order.shift()!;
     kept = kept.filter((e) => e !== victim);
     omitted.push(victim.id);
-    text = kept.length ? render(memDir, keywords, kept) : '';
+    text = kept.length ? render(memDir, keywords, kept, omitted.length) : '';
   }
   const overBudget = omitted.length > 0;
   if (overBudget) {

@@ -73,7 +73,7 @@ export async function runPipelineOn(
 ): Promise<MemoryPipelineResult> {
   const extractor = extractorOf(config);
   const base = { workspaceDir: dir, layout: config.memory.layout, config: config.memory, onProgress };
-  const result = await runMemoryPipeline({ ...base, extractor, ...(extractor === 'model' ? { client, model: config.agent.model } : {}) });
+  const result = await runMemoryPipeline({ ...base, extractor, ...(extractor === 'model' ? { client, model: config.memory.model ?? config.agent.model, contextTokens: config.memory.contextTokens } : {}) });
   const unstructured = extractor === 'model' ? structuredAnswerMissing(result) : undefined;
   if (!unstructured) return result;
   log.warn({ problem: unstructured }, 'the endpoint gave no structured answer; the deterministic extractor writes the memory');

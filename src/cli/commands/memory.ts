@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { MnemaraConfig } from '../../config/schema.js';
+import { restoreEntry } from '../../memory/archive.js';
+import { contextTokensOf } from './learn.js';
 import { describeMemory, forgetEntry, searchMemory, type MemoryOverview } from '../../memory/handbook.js';
 import { KIND_ORDER, SECTION_TITLES, type MemoryEntry } from '../../memory/memory-md.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
@@ -54,11 +56,11 @@ async function sourceOf(cmd: Command, opts: Target, config: MnemaraConfig): Prom
   return null;
 }
 
-/** Registers `mnemara memory` (show, search, forget, consolidate). */
+/** Registers `mnemara memory` (show, search, forget, restore, consolidate). */
 export function registerMemoryCommand(program: Command): void {
   const mem = program
     .command('memory')
-    .summary('show, search, forget and consolidate what runs learned (MEMORY.md)')
+    .summary('show, search, forget, restore and consolidate what runs learned (MEMORY.md)')
     .description(
       'Look at and curate what runs learned: memories/MEMORY.md (the handbook: entries with stable ids, citing ' +
         'the rollouts they came from) and memories/memory_summary.md (what every run starts with). ' +
@@ -95,7 +97,7 @@ export function registerMemoryCommand(program: Command): void {
     const where = describeSource(source);
     const { value: hits } = await onMemoryDir(source, config, (dir) => searchMemory(dir, words, config.memory.layout));
     emit(Boolean(opts.json), { where, ...sourceJson(source), words, hits }, () =>
-      [`memory of ${where}:`, ...(hits.length ? hits.map((h) => entryLine(h.entry, false)) : [`  no entry mentions ${words.join(' or ')}`])].join('\n'),
+      [`memory of ${where}:`, ...(hits.length ? hits.map((h) => `${entryLine(h.entry, false)}${h.archived ? `\n             (archived: mnemara memory restore ${h.entry.id})` : ''}`) : [`  no entry mentions ${words.join(' or ')}`])].join('\n'),
     );
     if (hits.length === 0) process.exitCode = EXIT.failed;
   });
@@ -112,17 +114,26 @@ export function registerMemoryCommand(program: Command): void {
     );
   });
 
+  sub('restore <entry-id>', 'Bring an entry back from memories/archive.md (where the size cap moved it) into MEMORY.md, as yours.').action(async (id: string, opts: Opts) => {
+    const { config } = loadCliConfig(opts);
+    const restored = await restoreEntry(await existingWorkspaceDir(opts.workspace), id, config.memory.layout);
+    emit(Boolean(opts.json), { restored }, () => `restored ${restored.id}: ${restored.text}`);
+  });
+
   sub('consolidate', 'Run the memory pipeline: extract pending transcripts in sessions/, then consolidate MEMORY.md.')
     .option('--force', 'consolidate even when no raw memory changed')
     .option('--deterministic', 'use the deterministic extractor and consolidation (no model, no network)')
-    .action(async (opts: Opts & { force?: boolean; deterministic?: boolean }) => {
+    .option('--memory-model <name>', 'model of the memory pipeline (memory.model; default agent.model)')
+    .option('--context-tokens <n>', "the pipeline model's context window in tokens (memory.contextTokens, default 200000)")
+    .action(async (opts: Opts & { force?: boolean; deterministic?: boolean; memoryModel?: string; contextTokens?: string }) => {
       const { config } = loadCliConfig(opts);
       const extractor = opts.deterministic ? 'deterministic' : extractorOf(config);
+      const contextTokens = contextTokensOf(opts.contextTokens, config.memory.contextTokens);
       const result = await runMemoryPipeline({
         workspaceDir: await existingWorkspaceDir(opts.workspace),
         layout: config.memory.layout,
         extractor,
-        ...(extractor === 'model' ? { client: sessionModelClient(config), model: config.agent.model } : {}),
+        ...(extractor === 'model' ? { client: sessionModelClient(config), model: opts.memoryModel ?? config.memory.model ?? config.agent.model, contextTokens } : {}),
         config: config.memory,
         forceConsolidation: Boolean(opts.force),
         onProgress: progressPrinter(!opts.json),
@@ -134,7 +145,7 @@ export function registerMemoryCommand(program: Command): void {
           result.phase2Error
             ? `consolidation failed (${result.phase2Error.code}): ${result.phase2Error.message}; the previous MEMORY.md is kept`
             : result.consolidated
-              ? `consolidated: +${result.added.length} ~${result.changed.length} -${result.removed.length} entries${result.forgottenRollouts.length ? `, forgot ${result.forgottenRollouts.length} old rollout(s)` : ''}`
+              ? `consolidated: +${result.added.length} ~${result.changed.length} -${result.removed.length} entries${result.forgottenRollouts.length ? `, forgot ${result.forgottenRollouts.length} old rollout(s)` : ''}${result.archived?.length ? `; ${result.archived.length} moved to memories/archive.md by the size cap${result.archivedPersonal?.length ? ` (yours: ${result.archivedPersonal.map((e) => e.id).join(', ')}; mnemara memory restore <id>)` : ''}` : ''}`
               : 'nothing new to consolidate',
           `model calls: ${result.modelCalls} (${extractor})`,
         ].join('\n'),

@@ -88,6 +88,18 @@ export function categoryOf(program: string, args: string[], core: string, script
     case 'rspec':
     case 'phpunit':
       return 'test';
+    case 'terraform':
+    case 'tofu':
+    case 'terragrunt':
+      // `init` fetches modules and providers (the install); `validate`/`plan`/`fmt -check` check the code.
+      return first === 'init' ? 'install' : /^(validate|plan|test)$/.test(first) || (first === 'fmt' && args.includes('-check')) ? 'test' : 'other';
+    case 'ansible-galaxy':
+      return args.includes('install') ? 'install' : 'other';
+    case 'ansible-playbook':
+    case 'ansible-lint':
+      return args.includes('--syntax-check') || program === 'ansible-lint' ? 'test' : 'other';
+    case 'helm':
+      return first === 'dependency' || first === 'dep' ? 'install' : first === 'lint' || first === 'template' ? 'test' : 'other';
     case 'npm':
     case 'pnpm':
     case 'yarn':
@@ -123,6 +135,8 @@ export function categoryOf(program: string, args: string[], core: string, script
     case 'pipenv':
     case 'bundle':
     case 'composer':
+      // `uv python install 3.12` installs an interpreter: the environment, like `pyenv install`.
+      if (program === 'uv' && first === 'python' && args[1] === 'install') return 'env';
       return /^(install|sync|add|pip)$/.test(first) ? 'install' : first === 'run' && /test/.test(args[1] ?? '') ? 'test' : 'other';
     case 'go':
       return first === 'test' ? 'test' : first === 'build' || first === 'vet' ? 'build' : first === 'generate' ? 'generate' : first === 'mod' || first === 'get' || first === 'install' ? 'install' : 'other';
@@ -209,6 +223,8 @@ export function categoryOf(program: string, args: string[], core: string, script
     case 'printf':
     case 'which':
     case 'type':
+    case 'command':
+    case 'hash':
     case 'pwd':
     case 'wc':
     case 'sort':

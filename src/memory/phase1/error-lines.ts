@@ -1,3 +1,4 @@
+import { clipGraphemes } from '../tokens.js';
 /**
  * Picks the lines of a failed command's output that say why it failed, wherever they are (a 300 KB build
  * log often has its one decisive line at the very end). Lines that read like instructions to an agent
@@ -48,7 +49,7 @@ export function errorLines(output: string, max = 2, maxChars = 220): string[] {
     if (score <= 0) continue;
     seen.add(text);
     // Later lines win ties: the decisive error of a long log comes last.
-    scored.push({ text: text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text, score, pos: i });
+    scored.push({ text: clipGraphemes(text, maxChars), score, pos: i });
   }
   scored.sort((a, b) => b.score - a.score || Number(b.text.length >= 30) - Number(a.text.length >= 30) || b.pos - a.pos);
   // A second line only when it is as telling as the first and adds something (not `code: 'EAI_AGAIN',`).

@@ -18,6 +18,16 @@ export { viewRollout, type RolloutView } from './rollout.js';
 /** Version of the deterministic rules, recorded as `promptVersion` in the files they produce. */
 export const DETERMINISTIC_VERSION = 'deterministic-v1';
 
+/** Start of the error of a rollout refused as too large at a context window: `too large at contextTokens=<n>`. */
+export const TOO_LARGE_MARK = 'too large at contextTokens=';
+
+/** The endpoint refused the request as too large (HTTP 400/413 saying so): the same request will be refused again. */
+export function refusedAsTooLarge(err: unknown): boolean {
+  const status = (err as { status?: number }).status;
+  const message = err instanceof Error ? err.message : String(err);
+  return (status === 400 || status === 413) && /too (long|large)|maximum context|context (length|window)|exceeds|prompt is too long/i.test(message);
+}
+
 /** Inputs of {@link extractRollout}. */
 export interface ExtractRolloutOptions {
   /** The transcript's records with their 1-based lines (`loadTranscript`, or an importer + `numbered`). */
@@ -80,13 +90,31 @@ export async function extractRollout(options: ExtractRolloutOptions): Promise<Ex
       });
     }
     const prompt = options.prompt ?? (await loadPrompt('phase1'));
-    const result = await extractWithModel(view, {
-      client: options.client,
-      model: options.model,
-      prompt,
-      budgetTokens: transcriptBudget(options.contextTokens ?? DEFAULT_CONTEXT_TOKENS),
-      ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
-    });
+    const contextTokens = options.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+    let budgetTokens = transcriptBudget(contextTokens);
+    let result: Awaited<ReturnType<typeof extractWithModel>> | undefined;
+    // The estimate can undercount (the endpoint counted 28.4k where it said 17.5k): a refusal as too large is
+    // never retried identically — the transcript is cut to half the budget, twice at most, then the rollout
+    // fails with the reason and the command to retry (the pipeline does not retry it at the same window).
+    for (let shrink = 0; !result; shrink += 1) {
+      try {
+        result = await extractWithModel(view, {
+          client: options.client,
+          model: options.model,
+          prompt,
+          budgetTokens,
+          ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+        });
+      } catch (err) {
+        if (!refusedAsTooLarge(err)) throw err;
+        if (shrink >= 2 || budgetTokens <= 2000) {
+          throw new MnemaraError('MODEL_INPUT_TOO_LARGE', `${TOO_LARGE_MARK}${contextTokens}: the endpoint refused rollout ${view.rolloutId} as too large even cut to ${budgetTokens} tokens (${(err as Error).message.slice(0, 200)})`, {
+            hint: `Retry with a smaller window: mnemara memory consolidate --context-tokens ${Math.max(4000, Math.floor(contextTokens / 2))} (or --deterministic).`,
+          });
+        }
+        budgetTokens = Math.max(2000, Math.floor(budgetTokens / 2));
+      }
+    }
     memories = result.memories;
     modelCalls = result.calls;
     const fallback = summarizeRollout(view, memories);

@@ -3,6 +3,7 @@ import type { ModelClient } from '../../agent/client.js';
 import { MnemaraError } from '../../config/errors.js';
 import { logger } from '../../config/logger.js';
 import type { Prompt } from '../prompts.js';
+import { injectedLesson } from '../injection.js';
 import { redactDeep } from '../redact.js';
 import { MemoryKindSchema, RolloutSummarySchema, type RawMemory, type RolloutSummary } from '../types.js';
 import { renderTranscript } from './budget.js';
@@ -73,7 +74,7 @@ export async function extractWithModel(
   return { ...sanitize(view, result.value), calls: result.calls, cutEntries: rendered.cutEntries };
 }
 
-/** Keeps only real evidence lines, redacts, and drops procedures injected through tool output. */
+/** Keeps only real evidence lines, redacts, and drops lessons of any kind injected through tool output or telling to fetch-and-run code, send data out or weaken security. */
 function sanitize(view: RolloutView, out: ModelExtraction): { memories: RawMemory[]; summary: RolloutSummary } {
   const lines = new Set(view.records.map((r) => r.line));
   const ran = view.steps.map((s) => commandOf(s) ?? JSON.stringify(s.input)).join('\n');
@@ -81,7 +82,8 @@ function sanitize(view: RolloutView, out: ModelExtraction): { memories: RawMemor
   const outputs = view.steps.map((s) => s.output ?? '').join('\n');
   const memories: RawMemory[] = [];
   for (const m of out.memories) {
-    if ((m.kind === 'procedure' || m.kind === 'preference') && injected(m.text, ran, typed, outputs)) {
+    // Every kind (issue 12): a pitfall or a fact can carry an injected instruction as well as a procedure.
+    if (((m.kind === 'procedure' || m.kind === 'preference') && injected(m.text, ran, typed, outputs)) || injectedLesson(m.text, typed)) {
       log.warn({ rolloutId: view.rolloutId, kind: m.kind, text: m.text.slice(0, 200) }, 'dropped a lesson that only tool output suggested');
       continue;
     }

@@ -2,6 +2,7 @@ import type { RawMemory, RolloutSummary } from '../types.js';
 import { essentialCommand, mainSegment, splitCommand } from './commands.js';
 import { clip } from './deterministic/text.js';
 import { looksLikeInstruction } from './error-lines.js';
+import { runFindings, stoppedOnPurpose } from './findings.js';
 import { segmentOutcome } from './outcome.js';
 import { commandOf, type RolloutView } from './rollout.js';
 
@@ -45,7 +46,12 @@ export function summarizeRollout(view: RolloutView, memories: RawMemory[]): Roll
 function describeOutcome(view: RolloutView): string {
   const finalWords = view.said.filter((s) => s.role === 'assistant').at(-1);
   const base = view.outcome === 'unknown' ? 'unknown (the transcript has no session_end)' : view.outcome;
-  if (!finalWords || view.outcome !== 'completed') return base;
+  if (!finalWords) return base;
+  if (view.outcome !== 'completed') {
+    const found = runFindings(view, 600);
+    const how = view.outcome === 'error' && stoppedOnPurpose(view) ? `${base}: the agent stopped on purpose` : base;
+    return found.length ? `${how}. ${found.join(' ')}` : how;
+  }
   // The agent's closing words, minus any sentence that passes on an instruction it read somewhere.
   const said = finalWords.text
     .replace(/\s+/g, ' ')

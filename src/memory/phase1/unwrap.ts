@@ -91,6 +91,8 @@ export function unwrap(words: string[]): Unwrapped {
     }
     const valued = WRAPPERS[w];
     if (!valued) break;
+    // `command -v x` / `command -V x` look a program up; they do not run it.
+    if (w === 'command' && /^-[vV]$/.test(words[k + 1] ?? '')) break;
     if (w === 'sudo' || w === 'doas') sudo = true;
     wrapperAt = k;
     const from = k;

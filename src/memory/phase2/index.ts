@@ -1,4 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
+import { archiveEntries } from '../archive.js';
+import { dangerousInstruction } from '../injection.js';
 import { parseRawMemories, renderRawMemories } from '../artifacts.js';
 import { writeFileAtomic } from '../atomic.js';
 import { redact } from '../redact.js';
@@ -56,6 +58,10 @@ export interface ConsolidationResult {
   superseded: Array<{ stale: string; by: string }>;
   /** Raw memories files that could not be parsed. */
   invalid: Array<{ rolloutId: string; error: string }>;
+  /** Entries the MEMORY.md cap pushed out, moved to `memories/archive.md` (ids; `mnemara memory restore <id>`). */
+  archived: string[];
+  /** Of `archived`, the entries a person wrote or edited: always named in the run's summary line. */
+  archivedPersonal: Array<{ id: string; text: string }>;
   entries: number;
   modelCalls: number;
   producer: string;
@@ -86,7 +92,7 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   const prompt = mode === 'model' ? await loadPrompt('phase2') : undefined;
   const producer = mode === 'model' ? `model:${options.model}` : 'deterministic';
   const promptVersion = prompt?.version ?? DETERMINISTIC_PHASE2_VERSION;
-  const base: ConsolidationResult = { consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], superseded: [], invalid: inputs.invalid, entries: book.entries.length, modelCalls: 0, producer, promptVersion };
+  const base: ConsolidationResult = { consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], superseded: [], invalid: inputs.invalid, archived: [], archivedPersonal: [], entries: book.entries.length, modelCalls: 0, producer, promptVersion };
 
   if (!options.force && memoryText !== null && state.consolidation?.inputHash === inputs.inputHash) {
     onProgress({ step: 'phase2', phase: 'end', message: 'nothing new', elapsedMs: Date.now() - started });
@@ -113,9 +119,10 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     entries = entriesFromModel(reply.entries, book.entries, live, times);
   } else {
     const merged = mergeRawMemories(inputs.kept).filter((c) => !isForgotten(c, forgotten));
-    const open = closeFinishedTasks(merged, await loadOutcomes(paths, inputs.kept));
-    const sup = dropSuperseded(open.kept);
-    superseded = sup.superseded.map((s) => ({ stale: s.stale.text, by: s.by.text }));
+    const outcomes = await loadOutcomes(paths, inputs.kept);
+    const open = closeFinishedTasks(merged, outcomes);
+    const sup = dropSuperseded(open.kept, outcomes);
+    superseded = sup.superseded.map((s) => ({ stale: s.stale.text, by: s.by?.text ?? 'a later run in which the same command passed' }));
     entries = assignEntries(sup.kept, book.entries, live);
     for (const c of sup.kept) for (const id of c.ids) repeats[id] = c.count;
   }
@@ -147,15 +154,24 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     superseded,
     entries: rendered.entries.length,
     modelCalls,
+    archived: rendered.capped.map((e) => e.id),
+    archivedPersonal: rendered.capped.filter((e) => e.edited).map((e) => ({ id: e.id, text: e.text })),
   };
-  if (rendered.capped.length) log.info({ capped: rendered.capped.map((e) => e.id) }, 'entries left out of MEMORY.md by its token cap');
+  if (rendered.capped.length) {
+    // Not deleted: moved to the archive, where `memory search` finds them and `memory restore` brings them back.
+    const fellOut = await archiveEntries(paths, rendered.capped, info);
+    log.warn({ archived: result.archived, personal: result.archivedPersonal.map((e) => e.id), fellOutOfArchive: fellOut }, `${rendered.capped.length} entr${rendered.capped.length === 1 ? 'y' : 'ies'} moved from MEMORY.md to archive.md by its token cap`);
+  }
 
   state.forgotten = forgotten;
   state.consolidation = { inputHash: inputs.inputHash, at: now, producer, promptVersion };
   for (const id of inputs.forgotten) state.rollouts[id] = { ...(state.rollouts[id] ?? { attempts: 0, time: '' }), status: 'forgotten', updatedAt: now };
   await writeHandbook(paths, state, rendered);
   await removeRolloutFiles(paths, inputs.forgotten);
-  onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})`, elapsedMs: Date.now() - started });
+  const archivedNote = result.archived.length
+    ? `; ${result.archived.length} moved to archive.md by the size cap${result.archivedPersonal.length ? ` (${result.archivedPersonal.length} of them yours: ${result.archivedPersonal.map((e) => e.id).join(', ')}; mnemara memory restore <id>)` : ''}`
+    : '';
+  onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})${archivedNote}`, elapsedMs: Date.now() - started });
   return result;
 }
 
@@ -203,8 +219,18 @@ export function entriesFromModel(reply: ModelEntry[], existing: MemoryEntry[], l
       log.info({ text: m.text.slice(0, 80), cited: m.sources }, 'model entry dropped: it cites no existing rollout');
       continue;
     }
+    if (!prev?.edited && dangerousInstruction(m.text)) {
+      log.warn({ text: m.text.slice(0, 120) }, 'model entry dropped: it tells to fetch and run code, send data out or weaken security');
+      continue;
+    }
     const id = prev?.id ?? entryId(m.text);
-    if (taken.has(id)) continue;
+    if (taken.has(id)) {
+      // A near-duplicate of an entry already kept: the lesson is one, its citations are the union (issue 12).
+      const kept = out.find((e) => e.id === id)!;
+      kept.sources = [...new Set([...kept.sources, ...sources])];
+      kept.at = [kept.at, newestTime(sources, times)].sort().at(-1) ?? kept.at;
+      continue;
+    }
     taken.add(id);
     const at = sources.map((s) => times.get(s) ?? '').sort().at(-1) ?? '';
     out.push(
@@ -215,6 +241,10 @@ export function entriesFromModel(reply: ModelEntry[], existing: MemoryEntry[], l
   }
   for (const e of existing) if (e.edited && !taken.has(e.id)) out.push({ ...e, sources: e.sources.filter((s) => live.has(s)) });
   return out;
+}
+
+function newestTime(sources: string[], times: Map<string, string>): string {
+  return sources.map((s) => times.get(s) ?? '').sort().at(-1) ?? '';
 }
 
 export type { RolloutInput, MemoryState };

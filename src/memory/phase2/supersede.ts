@@ -10,8 +10,15 @@ import { proseTokens } from './merge.js';
  *    differ — "build with `cmake --build build -j16`" vs "build with `cmake --build build -j4`". (Another
  *    tool altogether is not enough: a repository may well install its frontend with npm and its backend with pip.)
  * 2. The newer text names the older one's term as outdated: "moved/switched/migrated from X to Y",
- *    "`X` now fails / no longer works / is outdated", "instead of `X`", "no longer uses X". An older entry
- *    that mentions X (as a word or a code span) and not Y is stale.
+ *    "`X` no longer works / is outdated", "X is gone", "X no longer exists", "instead of `X`", "no longer
+ *    uses/needs X", and the same in other languages ("从 X 迁移到 Y", "X 换成了 Y", "von X auf Y umgestellt",
+ *    "X nicht mehr", "ya no … X", "de X a Y", "XからYに移行"). An older entry that mentions X (as a word or a
+ *    code span) and not Y is stale.
+ *    "`X` failed" (mnemara's own pitfall wording) is a contradiction only of an older procedure or fact that
+ *    recommends X: it never retires an older pitfall or unfinished work that merely names X — a later failure
+ *    of the same command confirms those, it does not contradict them.
+ * 4. A later success retires a pitfall about that command: an older pitfall saying "`X` failed" with no
+ *    "what worked" goes when a newer rollout ran X and it exited 0 (its rollout summary's `Tried`).
  *
  * 3. Same command, other tool: a code span of the older entry equals one of the newer entry's except for its
  *    first word — "`npm run test:unit`" vs "`pnpm run test:unit`" (the repository changed its runner).
@@ -22,6 +29,8 @@ import { proseTokens } from './merge.js';
 interface StaleTerm {
   term: string;
   replacement?: string;
+  /** From "`X` failed": a contradiction only of an older entry that recommends X. */
+  failure?: boolean;
 }
 
 const TERM = '`?([\\w.@:/+-]+)`?';
@@ -37,12 +46,34 @@ export function staleTerms(text: string): StaleTerm[] {
   for (const m of text.matchAll(new RegExp(`\\b(?:moved|switched|migrated|changed|went|converted)\\s+(?:\\w+\\s+)?from\\s+${TERM}\\s+to\\s+${TERM}`, 'gi'))) {
     out.push({ term: clean(m[1]!), replacement: clean(m[2]!) });
   }
-  for (const m of text.matchAll(/`([^`]+)`\s+(?:now\s+|also\s+)?(?:fails|failed|errors|no longer works|does not work|doesn't work|is (?:now )?(?:outdated|stale|obsolete|deprecated|gone|removed|wrong))/gi)) {
+  for (const m of text.matchAll(/`([^`]+)`\s+(?:now\s+|also\s+)?(?:no longer works|is (?:now )?(?:outdated|stale|obsolete|deprecated|gone|removed|wrong))/gi)) {
     out.push({ term: m[1]! });
   }
+  for (const m of text.matchAll(/`([^`]+)`\s+(?:now\s+)?(?:fails|failed|errors|does not work|doesn't work)/gi)) out.push({ term: m[1]!, failure: true });
   for (const m of text.matchAll(/\b(?:instead of|rather than|replaces|replaced)\s+`([^`]+)`/gi)) out.push({ term: m[1]! });
-  for (const m of text.matchAll(new RegExp(`\\bno longer\\s+(?:uses?|using|needs?)\\s+${TERM}`, 'gi'))) out.push({ term: clean(m[1]!) });
-  return out;
+  for (const m of text.matchAll(new RegExp(`\\bno longer\\s+(?:uses?|using|needs?|requires?)\\s+${TERM}`, 'gi'))) out.push({ term: clean(m[1]!) });
+  for (const m of text.matchAll(new RegExp(`(?:^|[\\s“"(])${TERM}\\s+(?:is|are)\\s+(?:gone|no longer (?:used|needed|there)|removed)\\b`, 'gi'))) out.push({ term: clean(m[1]!) });
+  for (const m of text.matchAll(new RegExp(`(?:^|[\\s“"(;,])${TERM}\\s+no longer exists?\\b`, 'gi'))) out.push({ term: clean(m[1]!) });
+  // Other languages: "从 X 迁移到 Y" / "X 换成了 Y" (zh), "von X auf/zu Y" + umgestellt/gewechselt/migriert (de),
+  // "de X a Y" + migr/cambi (es), "de X à Y" (fr), "XからYに移行/切り替え" (ja), "X nicht mehr", "ya no … X".
+  const W = '([\\w.@:/+-]+)';
+  for (const m of text.matchAll(new RegExp(`从\\s*${W}\\s*(?:迁移|遷移|切换|切換|换|換|改)\\S{0,2}\\s*(?:到|为|成|至)\\s*${W}`, 'g'))) out.push({ term: m[1]!, replacement: m[2]! });
+  for (const m of text.matchAll(new RegExp(`${W}\\s*(?:换成了|換成了|改成了|替换成|替換成|改为)\\s*${W}`, 'g'))) out.push({ term: m[1]!, replacement: m[2]! });
+  for (const m of text.matchAll(new RegExp(`\\bvon\\s+${W}\\s+(?:auf|zu|nach)\\s+${W}\\s+(?:umgestellt|gewechselt|migriert)`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
+  for (const m of text.matchAll(new RegExp(`\\b(?:migr\\w+|cambi\\w+|pas\\w+|pass\\w+)\\s+(?:\\w+\\s+)?de\\s+${W}\\s+(?:a|à|al|vers)\\s+${W}`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
+  for (const m of text.matchAll(new RegExp(`${W}\\s*から\\s*${W}\\s*(?:に|へ)\\s*(?:移行|切り替え|変更)`, 'g'))) out.push({ term: m[1]!, replacement: m[2]! });
+  for (const m of text.matchAll(new RegExp(`${W}\\s+(?:\\w+\\s+)?nicht mehr\\b`, 'gi'))) if (!/^(wird|werden|ist|sind|brauchen|braucht)$/i.test(m[1]!)) out.push({ term: m[1]! });
+  for (const m of text.matchAll(new RegExp(`\\bya no\\s+(?:usa\\w*|necesit\\w+|us\\w+)\\s+${W}`, 'gi'))) out.push({ term: m[1]! });
+  return out.filter((t) => t.term.length >= 2 && !STOP_TERMS.has(t.term.toLowerCase()));
+}
+
+/** Words that the patterns above can catch but that name nothing. */
+const STOP_TERMS = new Set(['it', 'this', 'that', 'the', 'a', 'an', 'we', 'they', 'es', 'das', 'der', 'die', 'el', 'la', 'le', 'les']);
+
+/** The older entry says X failed and nothing about what worked: a pitfall about that command. */
+function failedCommands(text: string): string[] {
+  if (/what worked|worked:|needs? `/i.test(text)) return [];
+  return [...text.matchAll(/`([^`]+)`\s+(?:now\s+)?failed/gi)].map((m) => m[1]!.trim());
 }
 
 function escapeRe(s: string): string {
@@ -50,7 +81,16 @@ function escapeRe(s: string): string {
 }
 
 function mentions(text: string, term: string): boolean {
-  return new RegExp(`(?<![\\w@/.-])${escapeRe(term)}(?![\\w@/-])`, 'i').test(text);
+  // A bare word of 5+ letters also names its longer forms ("Postgres" → "postgresql").
+  const tail = /^[a-z]{5,}$/i.test(term) ? '[a-z]{0,3}' : '';
+  return new RegExp(`(?<![\\w@/.-])${escapeRe(term)}${tail}(?![\\w@/-])`, 'i').test(text);
+}
+
+/** Whether `command` is among `passed` (the same command, ignoring `cd … &&` and output plumbing). */
+function ranAndPassed(command: string, passed: string[]): boolean {
+  const norm = (c: string) => c.replace(/^cd \S+ && /, '').replace(/\s+2>&1|\s*\|\s*(tail|head)\b.*$/g, '').trim();
+  const c = norm(command);
+  return c.length > 0 && passed.some((p) => norm(p) === c);
 }
 
 function codeSpans(text: string): Set<string> {
@@ -82,15 +122,27 @@ function sameRollouts(a: Candidate, b: Candidate): boolean {
  * Returns the candidates that survive, and for each dropped one the candidate that superseded it.
  * `a` supersedes `b` only when `a` is strictly newer and they share no source rollout.
  */
-export function dropSuperseded(candidates: Candidate[]): { kept: Candidate[]; superseded: Array<{ stale: Candidate; by: Candidate }> } {
-  const superseded: Array<{ stale: Candidate; by: Candidate }> = [];
+export function dropSuperseded(
+  candidates: Candidate[],
+  outcomes: Array<{ order: number; passed: string[] }> = [],
+): { kept: Candidate[]; superseded: Array<{ stale: Candidate; by: Candidate | null }> } {
+  const superseded: Array<{ stale: Candidate; by: Candidate | null }> = [];
   const stale = new Set<Candidate>();
+  for (const b of candidates) {
+    if (b.kind !== 'pitfall') continue;
+    const failed = failedCommands(b.text);
+    if (failed.length && failed.every((f) => outcomes.some((o) => o.order < b.order && ranAndPassed(f, o.passed)))) {
+      stale.add(b);
+      superseded.push({ stale: b, by: null });
+    }
+  }
   const terms = new Map(candidates.map((c) => [c, staleTerms(c.text)]));
   for (const a of candidates) {
     for (const b of candidates) {
       if (a === b || stale.has(b) || b.kind === 'preference' || !(a.order < b.order) || sameRollouts(a, b)) continue;
       let hit = false;
       for (const t of terms.get(a)!) {
+        if (t.failure && (b.kind === 'pitfall' || b.kind === 'task_state' || failedCommands(b.text).length > 0 || /`[^`]+`\s+failed/i.test(b.text))) continue;
         if (mentions(b.text, t.term) && !(t.replacement && mentions(b.text, t.replacement))) hit = true;
       }
       if (!hit && swappedTool(codeSpans(a.text), codeSpans(b.text))) hit = true;

@@ -11,6 +11,8 @@ export interface RolloutOutcome {
   order: number;
   task: string;
   outcome: string;
+  /** Commands the rollout ran that exited 0 (from the summary's `Tried`: "`cmd` → exit 0"). */
+  passed: string[];
 }
 
 /** Tasks and outcomes of the kept rollouts, from their rollout summaries (a missing or damaged one is skipped). */
@@ -21,7 +23,11 @@ export async function loadOutcomes(paths: MemoryPaths, kept: RolloutInput[]): Pr
     if (text === null) continue;
     try {
       const { meta, summary } = parseRolloutSummary(text);
-      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome });
+      const passed = summary.tried.flatMap((t) => {
+        const m = /^`(.+)` → exit 0$/.exec(t.trim());
+        return m ? [m[1]!] : [];
+      });
+      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed });
     } catch {
       // A damaged summary only costs this rule its evidence.
     }

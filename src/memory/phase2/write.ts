@@ -6,6 +6,7 @@ import { normalizeText, sha256 } from '../normalize.js';
 import { redact } from '../redact.js';
 import { saveState, type MemoryState, type Written } from '../state.js';
 import { estimateTokens } from '../tokens.js';
+import { blockOverheadTokens } from '../read.js';
 import { capEntries, rankEntries, scoreEntries, type RankContext } from './rank.js';
 
 /** Rendered handbook files plus what was left out for size. */
@@ -26,14 +27,21 @@ const SUMMARY_OVERHEAD = 60;
 
 /**
  * Ranks entries and renders MEMORY.md (cap `memoryMdTokens`) and memory_summary.md (cap `summaryTokens`, the
- * best-ranked entries of MEMORY.md). Entry texts are redacted once more on the way out.
+ * best-ranked entries of MEMORY.md). Entry texts are redacted once more on the way out. A person's own
+ * entries (`edited`) are capped last; `capped` lists what the cap left out (phase 2 archives it).
  */
 export function renderHandbook(entries: MemoryEntry[], info: HandbookInfo, ctx: RankContext, caps: { memoryMdTokens: number; summaryTokens: number }): RenderedHandbook {
   const clean = entries.map((e) => ({ ...e, text: redact(entryText(e.text)) }));
   const scores = scoreEntries(clean, ctx);
-  const ranked = rankEntries(clean, scores);
-  const { kept, dropped } = capEntries(ranked, caps.memoryMdTokens, MEMORY_OVERHEAD);
-  const { kept: summary } = capEntries(kept, caps.summaryTokens, SUMMARY_OVERHEAD, (e) => estimateTokens(`- ${e.text} [${e.id}]\n`));
+  const byRank = rankEntries(clean, scores);
+  // A person's own entries are the last to go (issue 12): they have no rollout to come back from.
+  const ranked = [...byRank.filter((e) => e.edited), ...byRank.filter((e) => !e.edited)];
+  const { kept: keptSet, dropped } = capEntries(ranked, caps.memoryMdTokens, MEMORY_OVERHEAD);
+  const keep = new Set(keptSet);
+  const kept = byRank.filter((e) => keep.has(e));
+  // The prompt block wraps the summary in instructions: leave them room, so the block fits the same budget.
+  const summaryCap = Math.max(caps.summaryTokens - blockOverheadTokens(), Math.floor(caps.summaryTokens / 2));
+  const { kept: summary } = capEntries(kept, summaryCap, SUMMARY_OVERHEAD, (e) => estimateTokens(`- ${e.text} [${e.id}]\n`));
   return { memoryMd: renderMemoryMd(kept, info), summaryMd: renderSummary(summary, info), entries: kept, summary, capped: dropped };
 }
 

@@ -1,6 +1,7 @@
 import type { RawMemory } from '../../types.js';
 import { essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { errorLines } from '../error-lines.js';
+import { failedTestNames } from './flaky.js';
 import { segmentOutcome } from '../outcome.js';
 import { commandOf, failed, isEdit, type RolloutView, type Step } from '../rollout.js';
 import { clip, keywordsOf, quote } from './text.js';
@@ -23,7 +24,9 @@ export function failureFixes(view: RolloutView): RawMemory[] {
     if (!target) continue;
     const found = findFix(view.steps, step, target);
     if (!found) continue;
-    for (const f of found.chain) consumed.add(f.step.index);
+    // The whole window is this lesson: a setup command that failed and was then fixed inside it
+    // (`apt-get install clang` → `apt-get update && apt-get install clang`) is part of the chain, not a lesson of its own.
+    for (let i = step.index; i <= found.resolver.index; i += 1) consumed.add(i);
     const memory = describe([{ step, seg: target }, ...found.chain], found);
     if (memory) out.push(memory);
   }
@@ -107,17 +110,36 @@ function findFix(steps: Step[], failure: Step, target: Segment): Fix | undefined
     const segs = splitCommand(cmd);
     const match = workSegments(segs).find((s) => related(s, target));
     const outcome = match ? segmentOutcome(next, segs, match) : undefined;
-    if (match && outcome === 'passed') return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes };
+    if (match && outcome === 'passed') {
+      // Setup typed in front of the command that then passed (`pip install tox-uv && tox -e py312`) is part of the fix.
+      const typedBefore = new Set(splitCommand(commandOf(failure) ?? '').map((s) => s.text));
+      const before = setupSegments(next, segs, target).filter((s) => segs.indexOf(s) < segs.indexOf(match) && s.category !== 'env' && !typedBefore.has(s.text));
+      if (before.length > 0) changes.push({ step: next, text: before.map((s) => s.text).join(' && ') });
+      return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes };
+    }
     if (match && (outcome === 'failed' || (outcome === 'unknown' && failed(next)))) {
       chain.push({ step: next, seg: match });
       continue;
     }
-    const setup = workSegments(segs).filter(
-      (s) => (s.category === 'env' || s.category === 'system' || s.category === 'install') && s.program !== 'cd' && segmentOutcome(next, segs, s) === 'passed',
-    );
-    if (setup.length > 0) changes.push({ step: next, text: essentialCommand(segs, setup.at(-1)) });
+    // Every setup command of the step, not only its last: `go install …golangci-lint && export PATH=…/bin`.
+    const setup = setupSegments(next, segs, target);
+    if (setup.length > 0) changes.push({ step: next, text: setup.map((s) => s.text).join(' && ') });
   }
   return undefined;
+}
+
+/**
+ * Setup commands of a step that passed: environment, system packages, dependency installs; for a failing
+ * test or build also building or generating another part first (`pnpm --filter tokens build` before the ui tests).
+ */
+function setupSegments(step: Step, segs: Segment[], target: Segment): Segment[] {
+  const prep = target.category === 'test' || target.category === 'build' ? ['build', 'generate'] : [];
+  return workSegments(segs).filter(
+    (s) =>
+      (s.category === 'env' || s.category === 'system' || s.category === 'install' || (prep.includes(s.category) && !related(s, target))) &&
+      s.program !== 'cd' &&
+      segmentOutcome(step, segs, s) === 'passed',
+  );
 }
 
 function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
@@ -128,7 +150,8 @@ function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
   const unchanged = failures.every(
     (f) => f.seg.text === fixCmd || (sameCommand(f.seg, fix.resolverSeg) && !invocationError(f.step) && essentialCommand(fix.resolverSegs, fix.resolverSeg) === fix.resolverSeg.text),
   );
-  if (unchanged && fix.changes.length === 0) return undefined; // the same command just passed on a retry: flaky, no lesson
+  if (fix.changes.length === 0 && failures.every((f) => commandOf(f.step) === commandOf(fix.resolver))) return flakyTest(failures, fix);
+  if (unchanged && fix.changes.length === 0) return undefined; // another spelling of the same command passed: a retry, no lesson
   const needsSetup = unchanged && fix.changes.length > 0;
   const parts = failures.map((f, i) => {
     const why = errorLines(f.step.output ?? '');
@@ -158,6 +181,26 @@ function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
     evidence: { lines: [...lines].sort((a, b) => a - b), ...(firstWhy ? { quote: clip(firstWhy, 200) } : {}) },
     importance: first.seg.category === 'system' || first.seg.category === 'install' || first.seg.category === 'build' ? 4 : 3,
     keywords: keywordsOf([first.seg.key, fix.resolverSeg.key, ...failures.flatMap((f) => errorLines(f.step.output ?? '', 1))]),
+  };
+}
+
+/**
+ * The identical command failed and then passed with nothing changed in between (no edit, no setup): the
+ * failing tests are flaky. A lesson naming them (read from the runner's report), so that the next run reruns
+ * before it debugs; nothing when the report names no test (a bare retry teaches nothing).
+ */
+function flakyTest(failures: Failure[], fix: Fix): RawMemory | undefined {
+  if (fix.resolverSeg.category !== 'test' || failures.some((f) => f.seg.text !== failures[0]!.seg.text)) return undefined;
+  const names = failedTestNames(failures[0]!.step.output ?? '');
+  if (names.length === 0) return undefined;
+  const why = errorLines(failures[0]!.step.output ?? '', 1)[0];
+  const cmd = clip(essentialCommand(fix.resolverSegs, fix.resolverSeg), 160);
+  return {
+    kind: 'pitfall',
+    text: `Flaky test${names.length > 1 ? 's' : ''}: ${names.map((n) => `\`${clip(n, 120)}\``).join(', ')} failed and then passed on an identical rerun of \`${cmd}\` with no change in between${why ? ` (it said ${quote(why)})` : ''}. Rerun once before debugging such a failure.`,
+    evidence: { lines: [...new Set([failures[0]!.step.callLine, failures[0]!.step.resultLine ?? failures[0]!.step.callLine, fix.resolver.callLine])].sort((a, b) => a - b), ...(why ? { quote: clip(why, 200) } : {}) },
+    importance: 3,
+    keywords: keywordsOf(['flaky', ...names]),
   };
 }
 

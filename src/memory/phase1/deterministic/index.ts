@@ -15,7 +15,8 @@ import { unfinishedTask } from './task-state.js';
  * A trivial run yields nothing.
  */
 export function extractDeterministic(view: RolloutView): RawMemory[] {
-  const memories = [...userPreferences(view), ...failureFixes(view), ...systemPackagesInstalled(view), ...secretsSeen(view)];
+  const fixes = failureFixes(view);
+  const memories = [...userPreferences(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
   memories.push(...commandsThatWorked(view, memories.map((m) => m.text)));
   memories.push(...unfinishedTask(view));
   return memories;

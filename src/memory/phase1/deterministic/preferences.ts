@@ -1,12 +1,19 @@
 import type { RawMemory } from '../../types.js';
 import type { RolloutView } from '../rollout.js';
+import { CHANGED, DURABLE, ONE_OFF, clauses } from './durable.js';
 import { clip, keywordsOf } from './text.js';
 
 /**
- * The user's corrections and stated preferences. Structure decides, not wording: anything a person typed
- * after the task, mid-run, is a correction or a preference, kept in their own words and language (minus
- * bare acknowledgements such as "ok" or "thanks, go on"). In the task itself only sentences that state a
- * standing rule count; those are recognised by rule words (never/always/don't … in several languages).
+ * The user's corrections and stated preferences. Structure decides first: what a person typed after the task,
+ * mid-run, is a correction, kept in their own words and language (minus bare acknowledgements such as "ok").
+ * Then the kind of sentence decides what is kept (`durable.ts`):
+ * - a statement that the repository changed ("we switched to X", "X is gone", "数据库已经从 A 迁移到 B") is a
+ *   fact, and retires older entries about what changed (phase 2);
+ * - clauses said for this run only ("for now", "this time", "I'll open the PR myself") and orders about this
+ *   run's work ("revert that", "please amend", "reformat that file") are left out: they stay in the rollout
+ *   summary; when a message also states a lasting rule ("in this repo", "from now on", "以后", "必ず"), only
+ *   the lasting clauses are kept;
+ * - in the task itself only sentences stating a standing rule count, and never one said for this run.
  */
 export function userPreferences(view: RolloutView): RawMemory[] {
   const users = view.said.filter((s) => s.role === 'user');
@@ -15,9 +22,25 @@ export function userPreferences(view: RolloutView): RawMemory[] {
   for (const s of midRun) {
     const text = s.text.trim();
     if (isAcknowledgement(text)) continue;
+    const parts = clauses(text);
+    if (parts.some((c) => CHANGED.test(c))) {
+      const kept = parts.filter((c) => !ONE_OFF.test(c) && !isRunOrder(c));
+      out.push({
+        kind: 'fact',
+        text: `The user said the repository changed: “${clip(kept.length === parts.length ? text : kept.join(' '), 600)}”`,
+        evidence: { lines: [s.line], quote: clip(text, 200) },
+        importance: 5,
+        keywords: keywordsOf([codeSpans(text), text]),
+      });
+      continue;
+    }
+    // "That goes for every test in this repo": a lasting clause that points back keeps the clause before it.
+    const lasting = parts.filter((c, i) => (isLasting(c) || (i + 1 < parts.length && isLasting(parts[i + 1]!) && ANAPHORIC.test(parts[i + 1]!))));
+    const kept = lasting.length ? lasting : parts.filter((c) => !ONE_OFF.test(c) && !isRunOrder(c));
+    if (kept.length === 0 || isAcknowledgement(kept.join(' '))) continue;
     out.push({
       kind: 'preference',
-      text: `The user said mid-run: “${clip(text, 600)}”`,
+      text: `The user said mid-run: “${clip(kept.length === parts.length ? text : kept.join(' '), 600)}”`,
       evidence: { lines: [s.line], quote: clip(text, 200) },
       importance: 5,
       keywords: keywordsOf([codeSpans(text), text]),
@@ -25,7 +48,7 @@ export function userPreferences(view: RolloutView): RawMemory[] {
   }
   if (task) {
     for (const sentence of sentences(task.text)) {
-      if (!RULE_WORDS.test(sentence)) continue;
+      if (!RULE_WORDS.test(sentence) || ONE_OFF.test(sentence)) continue;
       out.push({
         kind: 'preference',
         text: `The user stated in the task: “${clip(sentence, 400)}”`,
@@ -36,6 +59,19 @@ export function userPreferences(view: RolloutView): RawMemory[] {
     }
   }
   return out;
+}
+
+const isLasting = (c: string): boolean => DURABLE.test(c) && !ONE_OFF.test(c) && !DEICTIC.test(c);
+/** A clause that points back to the one before ("That goes for …", "Das gilt für …", "这适用于 …"). */
+const ANAPHORIC = /^(that|this|the same|same|it|das|dies|cela|ça|esto|eso|这|這|それ|これ)\b/i;
+
+/** A clause about a thing of this run ("that file", "this change", "it"). */
+const DEICTIC = /\b(that|this|these|those) (file|files|change|changes|commit|function|test|one|line|pr|branch)\b/i;
+
+/** An order about this run's work: "Revert that …", "Please amend.", "reformat that file", "undo it". */
+function isRunOrder(clause: string): boolean {
+  const c = clause.replace(/^(please|pls|now|and|then|ok(ay)?|so)[,\s]+/i, '').trim();
+  return /^(revert|undo|amend|redo|reformat|rename|retry|rerun|re-run|stop|try again|fix (that|this|it))\b/i.test(c) && (c.split(/\s+/).length <= 4 || DEICTIC.test(c) || /\b(that|it)\b/i.test(c));
 }
 
 /**

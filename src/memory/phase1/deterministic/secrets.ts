@@ -6,10 +6,17 @@ const MARKER = /\[REDACTED:[a-z_]+\]/;
 const NAMED = /\b([A-Z][A-Z0-9_]{2,})\s*[=:]\s*["']?[^\n]*\[REDACTED:[a-z_]+\]/g;
 const ENV_PRINTERS = new Set(['env', 'printenv', 'set', 'export', 'declare']);
 
+/** Files that hold credentials by design: dotenv files, credential and secret stores, keys, tool login files. */
+const CREDENTIAL_FILE = /(^|\/)(\.env([.\w-]*)?|[\w.-]*credentials?[\w.-]*|[\w.-]*secrets?[\w.-]*|\.netrc|\.npmrc|\.pypirc|\.pgpass|id_(rsa|dsa|ecdsa|ed25519)|[\w.-]+\.(pem|key|p12|pfx))$/i;
+
 /**
  * Secrets the run's commands printed (found as redaction markers in the tool output, so after `redact`
  * ran): a fact naming where they live and the variables by name only, so that later runs keep them out of
  * code, tests and logs. The values never reach this function's output: the view is already redacted.
+ * A redaction is never by itself the reason (issue 12): only the environment (`env`, `printenv` …) and files
+ * that hold credentials by design (`.env*`, `*credentials*`, `*.pem`, `.netrc` …) count. A marker in a
+ * Makefile, a README, source code or a build log is as likely a documented local URL or a type annotation
+ * the redactor was careful about, and teaches nothing.
  */
 export function secretsSeen(view: RolloutView): RawMemory[] {
   const names = new Set<string>();
@@ -18,18 +25,20 @@ export function secretsSeen(view: RolloutView): RawMemory[] {
   for (const step of view.steps) {
     const output = step.output ?? '';
     if (!MARKER.test(output)) continue;
-    for (const m of output.matchAll(NAMED)) names.add(m[1]!);
+    const before = places.size;
     const cmd = commandOf(step);
     if (cmd) {
       for (const seg of workSegments(splitCommand(cmd)).concat(splitCommand(cmd).filter((s) => s.category === 'inspect'))) {
         if (ENV_PRINTERS.has(seg.program) && seg.core.split(/\s+/).length <= 2) places.add('the environment');
         const operands = seg.args.filter((a) => !a.startsWith('-'));
         const file = /^(cat|head|tail|less|more|bat)$/.test(seg.program) ? operands[0] : /^(grep|rg)$/.test(seg.program) ? operands[1] : undefined;
-        if (file && !file.startsWith('-')) places.add(file.replace(/^\/workspace\//, ''));
+        if (file && !file.startsWith('-') && CREDENTIAL_FILE.test(file)) places.add(file.replace(/^\/workspace\//, ''));
       }
-    } else if (typeof step.input.path === 'string') {
+    } else if (typeof step.input.path === 'string' && CREDENTIAL_FILE.test(step.input.path)) {
       places.add(String(step.input.path).replace(/^\/workspace\//, ''));
     }
+    if (places.size === before && !places.has('the environment')) continue;
+    for (const m of output.matchAll(NAMED)) names.add(m[1]!);
     lines.push(step.callLine);
     if (step.resultLine) lines.push(step.resultLine);
   }

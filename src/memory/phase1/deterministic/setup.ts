@@ -7,9 +7,10 @@ import { keywordsOf } from './text.js';
 /**
  * System packages the run installed (apt-get, apk, dnf …) that succeeded: the workspace needs them and
  * the sandbox image lacks them. One fact listing them all, with the command to install them (including
- * the package-list update and sudo when the run needed those).
+ * the package-list update and sudo when the run needed those). Nothing when `known` (the texts of this
+ * rollout's fixes) already names every package.
  */
-export function systemPackagesInstalled(view: RolloutView): RawMemory[] {
+export function systemPackagesInstalled(view: RolloutView, known: string[] = []): RawMemory[] {
   const packages: string[] = [];
   const lines: number[] = [];
   let manager: Segment | undefined;
@@ -29,6 +30,8 @@ export function systemPackagesInstalled(view: RolloutView): RawMemory[] {
     }
   }
   if (!manager || packages.length === 0) return [];
+  // A fix of this rollout already names every package (the install is part of its chain): one lesson, not two.
+  if (packages.every((p) => known.some((k) => k.includes(p)))) return [];
   const program = manager.program;
   const sudo = manager.sudo ? 'sudo ' : '';
   const install =

@@ -1,6 +1,7 @@
 import type { RawMemory } from '../../types.js';
 import { commandOf, type RolloutView } from '../rollout.js';
 import { unresolvedFailures } from './fixes.js';
+import { runFindings, stoppedOnPurpose } from '../findings.js';
 import { clip, keywordsOf, quote } from './text.js';
 
 const UNFINISHED: Record<string, string> = {
@@ -13,13 +14,19 @@ const UNFINISHED: Record<string, string> = {
 
 /**
  * A run that did not complete (a limit, an interrupt, an error, a crash) left work unfinished: one
- * `task_state` naming the task, the files touched so far, the failures it had not overcome, and the last
- * thing the run did, so that the next run picks it up instead of starting over.
+ * `task_state` naming the task, how it stopped (a limit, an error, or the agent on purpose), the files touched
+ * so far, the failures it had not overcome, what it found in its own whole sentences (root cause, constraints,
+ * dead ends, plan: `runFindings`, within a budget, never cut mid-sentence) and the last thing it did, so that
+ * the next run picks it up instead of starting over.
  */
 export function unfinishedTask(view: RolloutView): RawMemory[] {
   const reason = UNFINISHED[view.outcome];
   if (!reason) return [];
-  const why = view.endError ? `${reason}: ${clip(view.endError, 160)}` : reason;
+  // A run that "failed" on its own last message stopped on purpose; saying "stopped by an error" would be wrong.
+  const onPurpose = view.outcome === 'error' && stoppedOnPurpose(view);
+  const base = onPurpose ? 'the agent stopped on purpose' : reason;
+  const why = view.endError && !onPurpose ? `${base}: ${clip(view.endError, 160)}` : base;
+  const found = runFindings(view);
   const last = view.steps.at(-1);
   const lastCmd = last ? commandOf(last) : undefined;
   const lastStep = last
@@ -28,19 +35,18 @@ export function unfinishedTask(view: RolloutView): RawMemory[] {
       : `${last.name} ${String(last.input.command ?? '')} ${String(last.input.path ?? '')}`.trim()
     : undefined;
   const files = view.filesChanged.length ? ` Files changed so far: ${view.filesChanged.slice(0, 8).join(', ')}.` : '';
-  const lastNote = view.said.filter((s) => s.role === 'assistant').at(-1);
   const blocked = unresolvedFailures(view)
     .slice(0, 2)
     .map((f) => `\`${clip(f.command, 120)}\` failed${f.error ? `: ${quote(f.error)}` : ''}`);
-  const task = clip(view.task, 300).replace(/[.\s]+$/, '');
+  const task = clip(view.task, 300).replace(/[.。\s]+$/u, '');
   return [
     {
       kind: 'task_state',
       text:
         `Unfinished (${why}): ${task}.${files}` +
         (blocked.length ? ` Unresolved: ${blocked.join('; ')}.` : '') +
-        (lastStep ? ` Last step: ${lastStep}.` : '') +
-        (lastNote ? ` Last note: “${clip(lastNote.text, 200)}”` : ''),
+        (found.length ? ` Findings (the agent's words): “${found.join(' ')}”` : '') +
+        (lastStep && !onPurpose ? ` Last step: ${lastStep}.` : ''),
       evidence: { lines: [...new Set([view.records[0]?.line ?? 1, ...unresolvedFailures(view).slice(0, 2).map((f) => f.step.callLine), ...(last ? [last.callLine] : [])])].sort((a, b) => a - b) },
       importance: 4,
       keywords: keywordsOf([view.task, ...view.filesChanged]),

@@ -1,9 +1,10 @@
 /** Small text helpers shared by the deterministic rules. */
 
-/** At most `max` characters, cut with an ellipsis. */
+import { clipGraphemes } from '../../tokens.js';
+
+/** At most `max` characters (graphemes: never inside an emoji or a combining sequence), cut with an ellipsis. */
 export function clip(text: string, max: number): string {
-  const t = text.trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+  return clipGraphemes(text, max);
 }
 
 /** Quotes a line of tool output as data (typographic quotes, so that it cannot close a code span). */

@@ -1,0 +1,64 @@
+/**
+ * Whether words a person typed state something lasting about the repository or only steer this run.
+ * Word lists in several languages (en, de, fr, es, pt, it, ru, zh, ja, ko); they decide between kinds of
+ * sentence, never which lesson a sentence teaches.
+ */
+
+/** Said as lasting: "always", "never", "in this repo", "from now on", "we use …", "… on purpose" and equivalents. */
+export const DURABLE = new RegExp(
+  [
+    "\\b(always|never|from now on|going forward|in (this|the) (repo|repository|project|codebase)|(repo|project)[- ]wide|every (time|test|commit)|each time|by default|as a rule|our convention|house style|keep using|(we|this repo|this project) (use|uses|prefer|prefers|support|supports|don't use|do not use|never use)|on purpose|deliberately|that goes for every)\\b",
+    '\\b(immer|niemals|nie|ab jetzt|von nun an|künftig|grundsätzlich|jedes mal|in diesem (repo|projekt)|wir (nutzen|verwenden))\\b',
+    "\\b(toujours|jamais|désormais|à partir de maintenant|dans ce (dépôt|projet)|on utilise)\\b",
+    '\\b(siempre|nunca|a partir de ahora|de ahora en adelante|en este (repo|repositorio|proyecto)|usamos)\\b',
+    '\\b(sempre|a partir de agora|d\'ora in poi|mai più)\\b',
+    '(всегда|никогда|впредь|отныне|в этом репозитории)',
+    '(以后|今后|往后|总是|始终|每次|永远|一律|都要|不要再|在这个仓库|本仓库|這個倉庫|以後)',
+    '(必ず|常に|いつも|今後|これから|このリポジトリでは|絶対に|毎回)',
+    '(항상|앞으로|절대|매번)',
+  ].join('|'),
+  'i',
+);
+
+/** Said for this run only: "for now", "this time", "I'll … myself", "for this task" and equivalents. */
+export const ONE_OFF = new RegExp(
+  [
+    "\\b(for now|this time|for this (task|change|pr|one|run)|right now|today|just this once|for the moment|at the moment|i'll [\\w ]{1,40}myself|i will [\\w ]{1,40}myself|until (i|we) )\\b",
+    '\\b(vorerst|diesmal|dieses mal|fürs erste|für jetzt|mache ich selbst)\\b',
+    "\\b(pour l'instant|cette fois|pour le moment|je (le )?ferai moi-même)\\b",
+    '\\b(por ahora|esta vez|de momento|por el momento|lo haré yo)\\b',
+    '(这次|這次|暂时|暫時|先不要|目前先|今回|とりあえず|ひとまず|一旦|이번에는|пока что|в этот раз)',
+  ].join('|'),
+  'i',
+);
+
+/**
+ * A statement that the repository changed: "switched/moved/migrated (from X) to Y", "X is gone", "X no longer
+ * exists / is no longer needed", "is Y now", and equivalents ("从 X 迁移到 Y", "X 换成了 Y", "auf Y umgestellt",
+ * "ya no", "ne … plus", "に移行"). Such a sentence is a fact about the repository, and it retires older
+ * entries about X (phase 2).
+ */
+export const CHANGED = new RegExp(
+  [
+    '\\b(switched|moved|migrated|changed|converted|went) (over )?(from|to)\\b',
+    '\\b(is|are) (gone|no longer (used|needed|there)|deprecated now|removed now)\\b',
+    '\\bno longer (exists?|needs?|uses?|used|needed|works?|required)\\b',
+    '\\b(is|are) \\w+ now\\b',
+    '\\b(umgestellt|gewechselt|migriert|nicht mehr)\\b',
+    '\\b(migrado|cambiamos|ya no)\\b',
+    '\\b(migré|passé de|ne \\w+ plus|n\'\\w+ plus)\\b',
+    '(迁移到|遷移到|迁移至|换成了|換成了|改成了|不再|改用)',
+    '(に移行|へ移行|に切り替え|もう使わない|廃止)',
+    '(이전했|더 이상)',
+    '(перешли|больше не)',
+  ].join('|'),
+  'i',
+);
+
+/** Splits text a person typed into sentences and clauses (. ! ? 。 ！ ？ ; — and line breaks). */
+export function clauses(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|(?<=[。！？])\s*|\n+|\s*;\s*|\s+[—–]\s+|；/)
+    .map((s) => s.trim())
+    .filter((s) => s.replace(/[\s\p{P}]/gu, '').length > 0);
+}

@@ -1,0 +1,29 @@
+/**
+ * Names of the tests a test run reports as failed, read from the report formats of the common runners:
+ * Go (`--- FAIL: TestX`), pytest (`FAILED path::test`), Jest/Vitest (`FAIL  file > suite > test`, `✕ name`,
+ * `× name`, `● suite › test`), cargo (`test a::b ... FAILED`), node:test (`✖ name`), JUnit/Gradle
+ * (`ClassTest > method() FAILED`), RSpec (`rspec ./spec/x_spec.rb:12`), Maven surefire (`Class.method`),
+ * mocha (`1) suite name:`). At most `max`, in order of appearance, without duplicates.
+ */
+export function failedTestNames(output: string, max = 3): string[] {
+  const out: string[] = [];
+  const add = (name: string | undefined) => {
+    const n = name?.trim().replace(/\s+\(\d+(\.\d+)?\s*m?s\)$/, '');
+    if (n && n.length >= 3 && n.length <= 160 && !out.includes(n)) out.push(n);
+  };
+  for (const line of output.split('\n')) {
+    const l = line.replace(/\u001b\[[0-9;]*m/g, '');
+    let m: RegExpExecArray | null;
+    if ((m = /^\s*--- FAIL: (\S+)/.exec(l))) add(m[1]);
+    else if ((m = /^FAILED (\S+::\S+)/.exec(l))) add(m[1]);
+    else if ((m = /^\s*FAIL\s+(\S+\.(?:[cm]?[jt]sx?)\s+>\s+.+)$/.exec(l))) add(m[1]);
+    else if ((m = /^\s*(?:✕|×|✖)\s+(.+?)\s*$/.exec(l))) add(m[1]);
+    else if ((m = /^\s*●\s+(.+›.+)$/.exec(l))) add(m[1]);
+    else if ((m = /^test (\S+) \.\.\. FAILED/.exec(l))) add(m[1]);
+    else if ((m = /^\s*(\w[\w.]*Test\w*) > (\S+?\(\)) FAILED/.exec(l))) add(`${m[1]} > ${m[2]}`);
+    else if ((m = /^rspec (\.\/spec\/\S+:\d+)/.exec(l))) add(m[1]);
+    else if ((m = /^\[ERROR\]\s+(\w[\w.]*\.\w+)(?::\d+)?\s/.exec(l)) && /Test|IT\b/.test(m[1]!)) add(m[1]);
+    if (out.length >= max) break;
+  }
+  return out;
+}
