@@ -54,7 +54,7 @@ export interface DockerSandboxOptions {
 }
 
 /**
- * A hardened container (see `containerCreateOptions`) running `sleep infinity` under tini, with an anonymous
+ * A hardened container (see `containerCreateOptions`) running mnemara-reaper (sandbox-image/bin/) under tini, with an anonymous
  * volume at /workspace. Commands run through `docker exec` as the non-root sandbox user. `close()` removes the
  * container and its volume; until then it is registered for removal at process exit and on SIGINT/SIGTERM.
  */
