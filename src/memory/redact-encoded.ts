@@ -29,14 +29,14 @@ const SPLIT_PREFIX = /(?:sk-ant-|sk-proj-|sk-|ghp_|gho_|ghs_|ghu_|ghr_|github_pa
 /**
  * A token cut by a line break: `…ghp_abc` at the end of a line (optionally with a `\` continuation) and a run of
  * token characters starting the next line. Joins the two parts into one line, so the shape rules see the whole
- * token. Only lines that end in a known prefix's token are touched, and not when the next line starts a token
- * of its own.
+ * token. Only lines that end in a known prefix's token are touched, and not when that token is whole by itself
+ * (`isWholeToken`) or the next line starts a token of its own.
  */
-export function joinSplitTokens(text: string): string {
+export function joinSplitTokens(text: string, isWholeToken: (head: string) => boolean): string {
   if (!text.includes('\n')) return text;
   return text.replace(/([A-Za-z0-9_.-]{8,})\\?\r?\n[ \t]*([A-Za-z0-9_-]{6,})(?=[\s"'`,;)\]}]|$)/g, (m, head: string, tail: string) =>
     // A next line that starts a token of its own is not a continuation (two keys listed one a line).
-    SPLIT_PREFIX.test(head) && !/\[REDACTED/.test(head) && !new RegExp(`^${SPLIT_PREFIX.source}`).test(tail) && !/^(?:rk|sk|pk)_/.test(tail) ? `${head}${tail}` : m,
+    SPLIT_PREFIX.test(head) && !/\[REDACTED/.test(head) && !isWholeToken(head) && !new RegExp(`^${SPLIT_PREFIX.source}`).test(tail) && !/^(?:rk|sk|pk)_/.test(tail) ? `${head}${tail}` : m,
   );
 }
 

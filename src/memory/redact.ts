@@ -316,13 +316,9 @@ function replaceAssignment(colon: boolean) {
   };
 }
 
-/**
- * Returns `text` with every secret replaced by `[REDACTED:<kind>]`. Pure; never throws; idempotent.
- * Works on plain text, shell output, `.env` files, YAML, JSON text and serialized JSONL lines.
- */
-export function redact(text: string): string {
-  if (!text) return text;
-  let out = joinSplitTokens(text);
+/** The token-shape rules (SHAPES) over `text`. */
+function applyShapes(text: string): string {
+  let out = text;
   for (const rule of SHAPES) {
     out = out.replace(rule.re, (m: string, ...rest: unknown[]) => {
       if (!rule.replace) return marker(rule.kind);
@@ -331,6 +327,18 @@ export function redact(text: string): string {
       return rule.replace(m, ...groups, String(rest.at(-2)), String(rest.at(-1)));
     });
   }
+  return out;
+}
+
+/**
+ * Returns `text` with every secret replaced by `[REDACTED:<kind>]`. Pure; never throws; idempotent.
+ * Works on plain text, shell output, `.env` files, YAML, JSON text and serialized JSONL lines.
+ */
+export function redact(text: string): string {
+  if (!text) return text;
+  // A token cut by a line break is joined first, unless the part before the break is a whole token by itself
+  // (then the next line is something else: two keys listed one a line).
+  let out = applyShapes(joinSplitTokens(text, (head) => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head))));
   const jsonPair = (m: string, q: string, name: string, sep: string, vq: string, value: string): string => {
     if (isSecretName(name) && isSecretValue(value, false)) return `${q}${name}${q}${sep}${vq}${marker(assignmentKind(name))}${vq}`;
     return isHighEntropyValue(name, value) ? `${q}${name}${q}${sep}${vq}${marker('high_entropy')}${vq}` : m;

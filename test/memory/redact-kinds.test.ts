@@ -17,6 +17,13 @@ describe('redaction by kind', () => {
     expect(redact(out)).toBe(out);
   });
 
+  it('joins a token cut by a line break, but never a whole token to the next line', () => {
+    const whole = 'npm whoami npm_FAKEnpmtok0123456789abcdefghijklmn\nhuggingface-cli login';
+    expect(redact(whole)).toBe('npm whoami [REDACTED:npm_token]\nhuggingface-cli login');
+    const cut = 'curl -H "Authorization: token ghp_FAKEzz1B2c3D4e5F6g7\\\n  H8i9J0kLmNoPqRsTuWx" x';
+    expect(redact(cut)).not.toContain('H8i9J0kLmNoPqRsTuWx');
+  });
+
   it('leaves every look-alike exactly as it is (false positives: 0)', () => {
     const flagged = NEGATIVE_CORPUS.filter((c) => redact(c.text) !== c.text).map((c) => `${c.name}: ${redact(c.text)}`);
     expect(flagged).toEqual([]);

@@ -1,6 +1,7 @@
 /**
  * Issue 10, item 8: every kind of the secrets corpus through a whole session (real Docker sandbox, the scripted
- * Messages server as the model, the deterministic pipeline), then a search of everything mnemara stored at rest:
+ * Messages server as the model, the deterministic pipeline, and again with the model pipeline whose scripted
+ * replies put every secret back into the summary, the raw memories and MEMORY.md), then a search of everything mnemara stored at rest:
  * every file under MNEMARA_HOME (transcripts, manifests, refs, scratch) and every snapshot blob, decompressed,
  * every layer (workspace and memory). The table of survivals must be empty.
  */
@@ -9,7 +10,7 @@ import { join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSession, type SessionResult } from '../../src/session.js';
-import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
+import { startMessagesServer, text, toolUse, turn, type MessagesServer, type RecordedRequest } from '../support/messages-server.js';
 import { SECRET_CORPUS } from '../memory/secret-corpus.js';
 import { scratch, testConfig } from './harness.js';
 
@@ -38,6 +39,35 @@ function storedTexts(dir: string): Array<{ where: string; text: string }> {
 let dirs: ReturnType<typeof scratch>;
 let server: MessagesServer;
 let run: SessionResult;
+let modelDirs: ReturnType<typeof scratch>;
+let modelServer: MessagesServer;
+let modelRun: SessionResult;
+
+/** The corpus in pieces the memory schemas accept (≤ 1,200 characters each), cut between entries. */
+const pieces: string[] = [''];
+for (const c of SECRET_CORPUS) {
+  if (pieces.at(-1)!.length + c.text.length > 1_000) pieces.push('');
+  pieces[pieces.length - 1] += `${c.text}\n`;
+}
+
+/** A model that writes every secret back into what it returns, whatever it was sent. */
+function leakyModel(agentTurns: ReturnType<typeof turn>[]): (req: RecordedRequest) => ReturnType<typeof turn> {
+  let next = 0;
+  return (req) => {
+    const body = req.body as { tool_choice?: { name?: string } };
+    const rollout = /\d{8}T\d{9}Z-[0-9a-f]{10}/.exec(JSON.stringify(req.body))?.[0] ?? 'unknown';
+    if (body.tool_choice?.name === 'record_rollout') {
+      return turn(toolUse('record_rollout', {
+        summary: { task: pieces[0]!, tried: pieces, worked: pieces.slice(0, 2), outcome: 'completed', filesChanged: [] },
+        memories: pieces.map((p) => ({ kind: 'fact', text: p, evidence: { lines: [1], quote: p.slice(0, 300) }, importance: 3, keywords: [] })),
+      }));
+    }
+    if (body.tool_choice?.name === 'write_memory') {
+      return turn(toolUse('write_memory', { entries: pieces.map((p) => ({ kind: 'fact', text: p, sources: [rollout], importance: 3 })) }));
+    }
+    return agentTurns[next++] ?? turn(text('Done.'));
+  };
+}
 
 beforeAll(async () => {
   dirs = scratch('secret-survival');
@@ -49,10 +79,22 @@ beforeAll(async () => {
   ]);
   const config = testConfig(dirs.home, server.url);
   run = await runSession({ workspace: dirs.workspace, task: `Deploy it. ${SECRET_CORPUS[2]!.text}`, config, lineage: 'secrets' });
+
+  modelDirs = scratch('secret-survival-model');
+  modelServer = await startMessagesServer(
+    leakyModel([
+      turn(toolUse('bash', { command: `cat <<'MNEMARA_EOF'\n${corpusText}\nMNEMARA_EOF` })),
+      turn(text(`Done with ${SECRET_CORPUS[1]!.secret}.`)),
+    ]),
+  );
+  const modelConfig = testConfig(modelDirs.home, modelServer.url, { MNEMARA_MEMORY_EXTRACTOR: 'model', ANTHROPIC_API_KEY: 'sk-ant-api03-test-only-not-a-secret-0000000000' });
+  modelRun = await runSession({ workspace: modelDirs.workspace, task: 'Deploy it.', config: modelConfig, lineage: 'secrets-model' });
 }, 300_000);
 afterAll(async () => {
   await server?.close();
+  await modelServer?.close();
   dirs?.cleanup();
+  modelDirs?.cleanup();
 });
 
 describe('the secrets corpus through a whole session', () => {
@@ -73,5 +115,28 @@ describe('the secrets corpus through a whole session', () => {
     }
     const leftFake = stored.filter((s) => /FAKEgeheim42/.test(s.text)).map((s) => s.where);
     expect({ survivals, leftFake, tried: SECRET_CORPUS.length }).toEqual({ survivals: {}, leftFake: [], tried: SECRET_CORPUS.length });
+  });
+});
+
+describe('the secrets corpus through a session with the model pipeline', () => {
+  it('ran phase 1 and phase 2 with the model', () => {
+    expect(modelRun.outcome).toBe('completed');
+    expect(modelRun.pipelineError).toBeUndefined();
+    const tools = modelServer.messageRequests.map((r) => (r.body as { tool_choice?: { name?: string } }).tool_choice?.name).filter(Boolean);
+    expect(tools).toEqual(expect.arrayContaining(['record_rollout', 'write_memory']));
+  });
+
+  it('sends no secret to the pipeline model calls and stores none of what the model sent back', () => {
+    const pipelineRequests = modelServer.messageRequests.filter((r) => (r.body as { tool_choice?: unknown }).tool_choice);
+    const survivals: Record<string, string[]> = {};
+    const stored = storedTexts(modelDirs.home);
+    for (const c of SECRET_CORPUS) {
+      const where = [
+        ...pipelineRequests.filter((r) => JSON.stringify(r.body).includes(JSON.stringify(c.secret).slice(1, -1))).map(() => 'model request'),
+        ...stored.filter((s) => s.text.includes(c.secret)).map((s) => s.where),
+      ];
+      if (where.length) survivals[c.name] = where;
+    }
+    expect({ survivals, tried: SECRET_CORPUS.length }).toEqual({ survivals: {}, tried: SECRET_CORPUS.length });
   });
 });
