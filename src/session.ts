@@ -22,6 +22,7 @@ import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
 import { adoptOrphans, endSessionRecord, removeDeadScratch, writeSessionRecord } from './session/orphans.js';
 import { HeadPublisher, sessionBranch } from './session/publish.js';
+import { redactLayoutInSandbox } from './session/redact-notes.js';
 import { assertWorkspace, defaultLineage, resolveStart, restoreWorkspace } from './session/start.js';
 import type { SessionEvent, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 
@@ -127,11 +128,14 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     // 6. Snapshot the workspace, whatever the outcome, and move the head to it: from here on the rollout is safe.
     const parent = start.snapshotId ?? start.headAtStart;
     const inherited = parent ? (await store.get(parent)).rolloutIds : [];
-    const workspaceSnapshot = await step('snapshot-workspace', emit, timings, async () =>
-      store.create(
+    const workspaceSnapshot = await step('snapshot-workspace', emit, timings, async () => {
+      // No layer may hold a secret the agent wrote into memories/ or sessions/: redact them where they are first.
+      await redactLayoutInSandbox(sandbox, layout);
+      return store.create(
         { tar: await sandbox.getArchive(sandbox.workspaceDir) },
         { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress },
-      ), (m) => m.id,
+      );
+    }, (m) => m.id,
     ).catch((err: unknown) => {
       keepForRescue = sandbox.kind === 'docker'; // the work exists only in the container now
       throw snapshotFailed(err, sandbox, transcriptPath, config.home);

@@ -18,6 +18,11 @@ export const SandboxConfigSchema = z.object({
   pidsLimit: z.number().int().min(16).default(512),
   /** Size of each tmpfs mount (/tmp and the sandbox user's home), bytes. */
   tmpBytes: z.number().int().min(1024 ** 2).default(512 * 1024 ** 2),
+  /**
+   * Quota on /workspace, bytes (a loop-mounted ext4 image; docs/sandbox.md "Workspace quota"); writing past it
+   * fails with ENOSPC inside the sandbox. 0: no quota. Default 20 GiB, sized for real repositories.
+   */
+  maxWorkspaceBytes: z.number().int().refine((n) => n === 0 || n >= 16 * 1024 ** 2, 'must be 0 (no quota) or at least 16 MiB').default(20 * 1024 ** 3),
   /** Default exec timeout, ms. */
   execTimeoutMs: z.number().int().positive().default(120_000),
   /** Default exec output cap per stream (head + tail kept), bytes. */

@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { logger } from '../config/logger.js';
 import { writeFileAtomic } from './atomic.js';
@@ -16,13 +16,15 @@ const MAX_FILE_BYTES = 4 * 1024 * 1024;
  * memory files too, carried to the next run and by `--memory-from` to other lineages, so no secret may stay in
  * them (DESIGN.md, "What must always hold"). mnemara's own files are left to the steps that write them redacted:
  * `MEMORY.md`, `memory_summary.md`, `.state.json`, `.lock`, `rollout_summaries/`, `raw_memories/`.
- * Symlinks, binary files (a NUL byte) and files over 4 MiB are skipped. Writes are atomic; a file that is
- * already clean is not rewritten.
+ * Symlinks are skipped. A binary file (a NUL byte) or one over 4 MiB cannot be redacted in place: when its text
+ * (read as Latin-1, the first 64 MiB) holds a secret shape it is removed, with a warning. Writes are atomic; a
+ * file that is already clean is not rewritten.
  * @returns the files changed, relative to the memories folder (`/`-separated).
  */
 export async function redactForeignMemoryFiles(paths: MemoryPaths): Promise<string[]> {
   const own = new Set([paths.memoryMd, paths.summaryMd, paths.stateFile, join(paths.memoriesDir, '.lock'), paths.rolloutSummariesDir, paths.rawMemoriesDir]);
   const changed: string[] = [];
+  const refused: string[] = [];
   const walk = async (dir: string): Promise<void> => {
     const names = await readdir(dir).catch(() => [] as string[]);
     for (const name of names) {
@@ -32,9 +34,17 @@ export async function redactForeignMemoryFiles(paths: MemoryPaths): Promise<stri
       const st = await lstat(path).catch(() => null);
       if (!st) continue;
       if (st.isDirectory()) await walk(path);
-      else if (st.isFile() && st.size <= MAX_FILE_BYTES) {
-        const text = await readFile(path, 'utf8').catch(() => null);
-        if (text === null || text.includes('\0')) continue;
+      else if (st.isFile()) {
+        const data = st.size <= MAX_FILE_BYTES ? await readFile(path).catch(() => null) : null;
+        if (data === null || data.includes(0)) {
+          // Binary or too large to rewrite: it cannot be redacted in place, so one that holds a secret goes.
+          if (await holdsSecret(path, st.size)) {
+            await rm(path, { force: true });
+            refused.push(relative(paths.memoriesDir, path).split(sep).join('/'));
+          }
+          continue;
+        }
+        const text = data.toString('utf8');
         const clean = redact(text);
         if (clean !== text) {
           await writeFileAtomic(path, clean);
@@ -45,6 +55,7 @@ export async function redactForeignMemoryFiles(paths: MemoryPaths): Promise<stri
   };
   await walk(paths.memoriesDir);
   if (changed.length) log.info({ files: changed }, 'redacted secrets in memory files the agent wrote');
+  if (refused.length) log.warn({ files: refused }, 'removed binary or oversized memory files that hold secrets: they cannot be redacted in place');
   return changed;
 }
 
@@ -118,4 +129,18 @@ function redactedDiffers(before: string, after: string): boolean {
       return true;
     }
   });
+}
+
+/** Whether the first 64 MiB of a file, read as Latin-1 text, hold anything `redact` would remove. */
+async function holdsSecret(path: string, size: number): Promise<boolean> {
+  const file = await open(path, 'r').catch(() => null);
+  if (!file) return false;
+  try {
+    const buf = Buffer.alloc(Math.min(size, 64 * 1024 * 1024));
+    const { bytesRead } = await file.read(buf, 0, buf.length, 0);
+    const text = buf.subarray(0, bytesRead).toString('latin1');
+    return redact(text) !== text;
+  } finally {
+    await file.close();
+  }
 }

@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 2;
+export const REDACTION_VERSION = 3;
 
 /** Kinds that appear in `[REDACTED:<kind>]`. */
 export type SecretKind =
@@ -37,10 +37,39 @@ export type SecretKind =
   | 'sendgrid_key'
   | 'jwt'
   | 'bearer_token'
+  | 'vault_token'
+  | 'docker_hub_token'
+  | 'telegram_bot_token'
+  | 'discord_webhook'
+  | 'age_secret_key'
+  | 'provider_token'
+  | 'base64_secret'
+  | 'high_entropy'
   | 'password'
   | 'secret';
 
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
+
+import { CLIENT_RULES } from './redact-clients.js';
+import { BASE64_RUN, decodeBase64Text, isHighEntropyValue, joinSplitTokens } from './redact-encoded.js';
+import { PROSE_CJK, PROSE_LATIN, isProseValue } from './redact-prose.js';
+
+/**
+ * Passwords that local development setups document (docker-compose files, READMEs, framework defaults): not
+ * secrets, so they are left in place, and no "secrets present" pitfall is made of them. Compared whole and
+ * case-insensitively with the value.
+ */
+const DEV_DEFAULTS = new Set([
+  'pass', 'password', 'postgres', 'root', 'secret', 'example', 'changeme', 'admin', 'test', 'testing', 'dev',
+  'development', 'mysql', 'redis', 'guest', 'user', 'default', 'local', 'minioadmin', 'docker', 'rabbitmq', 'keycloak',
+]);
+/** Hosts of a local development service. */
+const LOCAL_HOST = /^(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|host\.docker\.internal|db|postgres|mysql|redis|database)(?::\d+)?(?:[/?#]|$)/i;
+
+/** Whether `value` is a documented local development default rather than a secret. */
+export function isDevDefault(value: string): boolean {
+  return DEV_DEFAULTS.has(value.trim().replace(/^["']|["']$/g, '').toLowerCase());
+}
 
 /** Matches text that is already a redaction marker, so a second pass leaves it alone. */
 const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/;
@@ -66,8 +95,9 @@ const SHAPES: ShapeRule[] = [
   {
     kind: 'url_password',
     // scheme://user:password@host — keep scheme, user and host.
-    re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/"'`<>]*:)([^\s@/"'`<>]+)(@)/gi,
-    replace: (m, pre: string, pw: string, at: string) => (REDACTED_RE.test(pw) || pw.startsWith('$') ? m : `${pre}${marker('url_password')}${at}`),
+    re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/"'`<>]*:)([^\s@/"'`<>]+)(@)(?=([^\s"'`<>]*))/gi,
+    replace: (m, pre: string, pw: string, at: string, host: string) =>
+      REDACTED_RE.test(pw) || pw.startsWith('$') || (isDevDefault(pw) && LOCAL_HOST.test(host)) ? m : `${pre}${marker('url_password')}${at}`,
   },
   { kind: 'anthropic_key', re: new RegExp(`${B}sk-ant-[A-Za-z0-9_-]{16,}${E}`, 'g') },
   {
@@ -90,6 +120,21 @@ const SHAPES: ShapeRule[] = [
   { kind: 'pypi_token', re: new RegExp(`${B}pypi-AgE[A-Za-z0-9_-]{50,}${E}`, 'g') },
   { kind: 'sendgrid_key', re: new RegExp(`${B}SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{30,}${E}`, 'g') },
   { kind: 'jwt', re: new RegExp(`${B}eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*${E}`, 'g') },
+  { kind: 'vault_token', re: new RegExp(`${B}hv[sbr]\\.[A-Za-z0-9_-]{20,}${E}`, 'g') },
+  { kind: 'docker_hub_token', re: new RegExp(`${B}dckr_pat_[A-Za-z0-9_-]{20,}${E}`, 'g') },
+  { kind: 'telegram_bot_token', re: /\b\d{8,10}:AA[A-Za-z0-9_-]{30,}/g },
+  { kind: 'discord_webhook', re: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]+/g },
+  { kind: 'age_secret_key', re: /\bAGE-SECRET-KEY-1[0-9A-Z]{50,}\b/g },
+  // The long tail of prefixed provider tokens: Shopify, DigitalOcean, Grafana, Sentry, Databricks, Groq, Postman,
+  // Linear, Doppler, New Relic, Atlassian, Supabase, PlanetScale, Pulumi, Figma, Notion, Replicate, Perplexity,
+  // xAI, Twilio API keys, Mailgun, Razorpay, JFrog.
+  {
+    kind: 'provider_token',
+    re: new RegExp(
+      `${B}(?:shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64}|glsa_[A-Za-z0-9_]{32,}|glc_[A-Za-z0-9+/=_-]{32,}|sntry[su]_[A-Za-z0-9+/=_-]{40,}|dapi[a-f0-9]{32}|gsk_[A-Za-z0-9]{40,}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|lin_api_[A-Za-z0-9]{40}|dp\\.(?:pt|st|sa|ct|scim|audit)\\.[A-Za-z0-9]{40,}|NRAK-[A-Z0-9]{27}|ATATT3[A-Za-z0-9_=-]{50,}|sbp_[a-f0-9]{40}|pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}|pul-[a-f0-9]{40}|figd_[A-Za-z0-9_-]{40,}|(?:secret|ntn)_[A-Za-z0-9]{43,}|r8_[A-Za-z0-9]{37}|pplx-[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{60,}|SK[0-9a-f]{32}|key-[0-9a-f]{32}|rzp_(?:live|test)_[A-Za-z0-9]{14,}|AKCp[A-Za-z0-9]{60,})${E}`,
+      'g',
+    ),
+  },
   {
     kind: 'bearer_token',
     // `Authorization: Bearer <t>`, `Basic <b64>`, `token <t>`: keep the scheme word.
@@ -137,12 +182,17 @@ const PROSE_SECRET = /\b(password|passphrase|passwd|secret|token|api[ _-]?key)(\
 /** "the key AKx9…": after a bare "key", only a long value mixing upper case, lower case and digits counts. */
 const PROSE_KEY = /\b(key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([A-Za-z0-9+/=_-]{20,})\3(?![A-Za-z0-9+/=_-])/gi;
 
+/** The marker kind for a prose word: a password in any language, else a secret. */
+function proseKind(word: string): SecretKind {
+  return /pass|wort|contrase|senha|has[lł]o|пароль|şifre|parola|密码|密碼|口令|パスワード|비밀번호|암호/i.test(word) ? 'password' : 'secret';
+}
+
 function isProseSecret(value: string): boolean {
   const v = value.replace(/[.,;:!?)]+$/, '');
   return !REDACTED_RE.test(v) && !/^[$<{%]/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !/^[0-9a-f]{7,64}$/.test(v) && !v.includes('/');
 }
 
-const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'secrets', 'token', 'credential', 'credentials', 'apikey', 'pat', 'authorization']);
+const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'secrets', 'token', 'credential', 'credentials', 'apikey', 'pat', 'authorization', 'sig', 'salt', 'authtoken']);
 const SECRET_PAIRS: Array<[string, string]> = [
   ['api', 'key'],
   ['access', 'key'],
@@ -172,7 +222,7 @@ function nameWords(name: string): string[] {
     .filter(Boolean);
 }
 
-const SECRET_HINT_RE = /pass|pwd|secret|token|key|credential|auth|pat/i;
+const SECRET_HINT_RE = /pass|pwd|secret|token|key|credential|auth|pat|^sig$|salt|cookie/i;
 
 /**
  * Whether an assigned name (env var, YAML key, JSON key, CLI flag) looks like it holds a secret:
@@ -184,6 +234,8 @@ export function isSecretName(name: string): boolean {
   if (!SECRET_HINT_RE.test(name)) return false;
   const upper = name.toUpperCase();
   if (upper === 'PWD' || upper === 'OLDPWD') return false;
+  // A service account key's id (GCP `private_key_id`) names the key: treat it as the key.
+  if (/private_?key_?id$/i.test(name)) return true;
   const words = nameWords(name);
   if (words.some((w) => NOT_SECRET_WORDS.has(w))) {
     // AWS_ACCESS_KEY_ID etc. hold key ids whose own shape rule catches them; a `..._ID` name alone is not secret.
@@ -209,12 +261,15 @@ function isSecretValue(value: string, strict: boolean): boolean {
   if (PLACEHOLDERS.has(v.toLowerCase())) return false;
   if (/^(\$|\{\{|<[^>]*>$|%\()/.test(v)) return false; // $VAR, ${VAR}, {{ template }}, <your-token>, %(name)s
   if (/^\*+$/.test(v)) return false;
+  if (isDevDefault(v)) return false;
   if (v.length < 4) return false;
   // In `name: value` code (TypeScript annotations, Python kwargs) a bare identifier is a type or a variable.
   if (strict) {
     if (/^[A-Za-z_][A-Za-z_<>[\]|]*[,;:)\]}>{]*$/.test(v) && v.length < 24) return false; // string, Token):
     if (/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+[,;:)]*$/.test(v)) return false; // process.env.API_KEY;
     if (/^[A-Za-z_$][\w$.]*[[(]/.test(v)) return false; // getToken(), os.environ[
+    if (/^[A-Za-z_$][\w$.]*<.*>(\[\])*[,;:)=]*$/.test(v)) return false; // React.Dispatch<SetStateAction<string>>
+    if (/^[A-Za-z_$][\w$.]*(\[\])*(\s*\|\s*[A-Za-z_$][\w$.<>[\]]*)+[,;)]*$/.test(v)) return false; // string | null
   }
   return true;
 }
@@ -248,8 +303,12 @@ const ASSIGN_FLAG = /(--[A-Za-z][A-Za-z0-9-]*)([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"
  */
 function replaceAssignment(colon: boolean) {
   return (m: string, name: string, sep: string, dq?: string, sq?: string, bare?: string): string => {
-    if (!isSecretName(name)) return m;
     const value = dq ?? sq ?? bare ?? '';
+    if (!isSecretName(name)) {
+      if (!isHighEntropyValue(name, value)) return m;
+      const q = dq !== undefined ? '"' : sq !== undefined ? "'" : '';
+      return `${name}${sep}${q}${marker('high_entropy')}${q}`;
+    }
     const codeLike = colon || /\s/.test(sep);
     if (!isSecretValue(value, codeLike && dq === undefined && sq === undefined)) return m;
     const quote = dq !== undefined ? '"' : sq !== undefined ? "'" : '';
@@ -257,12 +316,8 @@ function replaceAssignment(colon: boolean) {
   };
 }
 
-/**
- * Returns `text` with every secret replaced by `[REDACTED:<kind>]`. Pure; never throws; idempotent.
- * Works on plain text, shell output, `.env` files, YAML, JSON text and serialized JSONL lines.
- */
-export function redact(text: string): string {
-  if (!text) return text;
+/** The token-shape rules (SHAPES) over `text`. */
+function applyShapes(text: string): string {
   let out = text;
   for (const rule of SHAPES) {
     out = out.replace(rule.re, (m: string, ...rest: unknown[]) => {
@@ -272,8 +327,22 @@ export function redact(text: string): string {
       return rule.replace(m, ...groups, String(rest.at(-2)), String(rest.at(-1)));
     });
   }
-  const jsonPair = (m: string, q: string, name: string, sep: string, vq: string, value: string): string =>
-    isSecretName(name) && isSecretValue(value, false) ? `${q}${name}${q}${sep}${vq}${marker(assignmentKind(name))}${vq}` : m;
+  return out;
+}
+
+/**
+ * Returns `text` with every secret replaced by `[REDACTED:<kind>]`. Pure; never throws; idempotent.
+ * Works on plain text, shell output, `.env` files, YAML, JSON text and serialized JSONL lines.
+ */
+export function redact(text: string): string {
+  if (!text) return text;
+  // A token cut by a line break is joined first, unless the part before the break is a whole token by itself
+  // (then the next line is something else: two keys listed one a line).
+  let out = applyShapes(joinSplitTokens(text, (head) => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head))));
+  const jsonPair = (m: string, q: string, name: string, sep: string, vq: string, value: string): string => {
+    if (isSecretName(name) && isSecretValue(value, false)) return `${q}${name}${q}${sep}${vq}${marker(assignmentKind(name))}${vq}`;
+    return isHighEntropyValue(name, value) ? `${q}${name}${q}${sep}${vq}${marker('high_entropy')}${vq}` : m;
+  };
   out = out.replace(ASSIGN_JSON_ESCAPED, jsonPair);
   out = out.replace(ASSIGN_JSON, jsonPair);
   out = out.replace(ASSIGN_EQ, replaceAssignment(false));
@@ -283,6 +352,18 @@ export function redact(text: string): string {
     const bare = value.replace(/^["']|["']$/g, '');
     return isSecretValue(bare, false) ? `${flag}${sp}${marker(assignmentKind(flag))}` : m;
   });
+  for (const rule of CLIENT_RULES) {
+    out = out.replace(rule.re, (m: string, ...groups: unknown[]) => {
+      const value = String(groups[rule.value - 1] ?? '');
+      const bare = value.replace(/^["']|["']$/g, '');
+      if (REDACTED_RE.test(bare) || /^[$<{]/.test(bare) || bare === '' || isDevDefault(bare)) return m;
+      return m.slice(0, m.length - value.length) + marker('password');
+    });
+  }
+  out = out.replace(BASE64_RUN, (m: string) => {
+    const decoded = decodeBase64Text(m);
+    return decoded !== null && redactShapes(decoded) !== decoded ? marker('base64_secret') : m;
+  });
   out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
     if (!isProseSecret(value)) return m;
     const trail = value.match(/[.,;:!?)]+$/)?.[0] ?? '';
@@ -291,7 +372,23 @@ export function redact(text: string): string {
   out = out.replace(PROSE_KEY, (m, word: string, sep: string, q: string, value: string) =>
     /[A-Z]/.test(value) && /[a-z]/.test(value) && /[0-9]/.test(value) && !REDACTED_RE.test(value) ? `${word}${sep}${q}${marker('secret')}${q}` : m,
   );
+  out = out.replace(PROSE_LATIN, (m, word: string, sep: string, q: string, value: string, q2: string) => {
+    if (!isProseValue(value, q !== '' && q2 !== '')) return m;
+    const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
+    return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;
+  });
+  out = out.replace(PROSE_CJK, (m, word: string, sep: string, q: string, value: string, q2: string) => {
+    if (!isProseValue(value, true)) return m;
+    return `${word}${sep}${q}${marker(proseKind(word))}${q2}`;
+  });
   return out;
+}
+
+/** Only the token shapes (no assignments, prose or base64): what a decoded base64 run is checked against. */
+function redactShapes(text: string): string {
+  let out = text;
+  for (const rule of SHAPES) out = out.replace(rule.re, (m: string) => (rule.replace ? m : marker(rule.kind)));
+  return out.replace(ASSIGN_EQ, replaceAssignment(false));
 }
 
 /**

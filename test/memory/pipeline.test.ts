@@ -256,7 +256,7 @@ describe('the secret corpus through learn', () => {
 });
 
 describe('files the agent kept under memories/', () => {
-  it('are redacted by the pipeline, at any depth; binary files, symlinks and mnemara\'s own files are left alone', async () => {
+  it('are redacted by the pipeline, at any depth; binary files holding a secret are removed; symlinks, clean binaries and mnemara\'s own files are left alone', async () => {
     const { SECRET_CORPUS } = await import('./secret-corpus.js');
     const paths = await tempWorkspace();
     const corpus = SECRET_CORPUS.map((c) => c.text).join('\n');
@@ -265,6 +265,8 @@ describe('files the agent kept under memories/', () => {
     await writeFile(join(paths.memoriesDir, 'deploy', 'steps', 'prod.txt'), `login:\n${corpus}\n`);
     const binary = Buffer.from(`\0PNG ${SECRET_CORPUS[0]!.secret}`);
     await writeFile(join(paths.memoriesDir, 'image.bin'), binary);
+    const cleanBinary = Buffer.from('\0PNG plain pixels');
+    await writeFile(join(paths.memoriesDir, 'clean.bin'), cleanBinary);
     await writeFile(join(paths.workspaceDir, 'outside.env'), `TOKEN=${SECRET_CORPUS[9]!.secret}\n`);
     await symlink('../outside.env', join(paths.memoriesDir, 'link.env'));
     const clean = '# Plain notes\n- run ./scripts/check.sh\n';
@@ -277,7 +279,9 @@ describe('files the agent kept under memories/', () => {
       for (const c of SECRET_CORPUS) expect(text, `${f} holds ${c.name}`).not.toContain(c.secret);
       expect(text).toContain('[REDACTED:');
     }
-    expect(await readFile(join(paths.memoriesDir, 'image.bin'))).toEqual(binary);
+    // A binary file cannot be redacted in place: one that holds a secret is refused (removed, with a warning).
+    await expect(readFile(join(paths.memoriesDir, 'image.bin'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await readFile(join(paths.memoriesDir, 'clean.bin'))).toEqual(cleanBinary);
     expect(await readFile(join(paths.workspaceDir, 'outside.env'), 'utf8')).toContain(SECRET_CORPUS[9]!.secret);
     expect(await readFile(join(paths.memoriesDir, 'clean.md'), 'utf8')).toBe(clean);
   });

@@ -102,6 +102,20 @@ export function sandboxContract(target: ContractTarget): void {
       expect(left.exitCode).toBe(1);
     });
 
+    it('kills a child that left the group and session and cleared its environment (`setsid env -i`)', async () => {
+      const marker = 1000 + Math.floor(Math.random() * 8000);
+      const r = await sb.exec(`setsid env -i sleep ${marker}.5 </dev/null >/dev/null 2>&1 & sleep ${marker}`, { timeoutMs: 1_000 });
+      expect(r.timedOut).toBe(true);
+      const left = await sb.exec(['pgrep', '-f', `sleep ${marker}.5`]);
+      expect(left.stdout).toBe('');
+    });
+
+    it('never reports a command that ended at once as timed out, even under a short timeout', async () => {
+      for (let i = 0; i < 3; i++) {
+        expect(await sb.exec('exit 4', { timeoutMs: 150 })).toMatchObject({ exitCode: 4, timedOut: false });
+      }
+    });
+
     it('does not hang when a command exits but its background child keeps stdout open', async () => {
       const marker = 1000 + Math.floor(Math.random() * 8000);
       const r = await sb.exec(`sleep ${marker} & echo done`, { timeoutMs: 30_000 });

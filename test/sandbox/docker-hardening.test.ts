@@ -56,7 +56,7 @@ describe('DockerSandbox hardening', () => {
     const after = await sb.exec('cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max; ps -e --no-headers | wc -l');
     const [max, count] = after.stdout.trim().split('\n').map(Number);
     expect(max).toBe(PIDS);
-    // tini, sleep infinity, and this command's bash + ps + wc: the bomb is gone.
+    // tini, mnemara-reaper (and its pipe helper), and this command's bash + ps + wc: the bomb is gone.
     expect(count).toBeLessThan(10);
   });
 

@@ -30,6 +30,8 @@ export interface ContainerSpec {
   cpus: number;
   pidsLimit: number;
   tmpBytes: number;
+  /** The loop device holding the workspace's filesystem (its size is the quota); none: a plain volume. */
+  workspaceDevice?: string;
   uid: number;
   gid: number;
 }
@@ -69,9 +71,14 @@ export function containerCreateOptions(spec: ContainerSpec): Docker.ContainerCre
         '/tmp': `${tmpfs},mode=1777`,
         [HOME_DIR]: `${tmpfs},uid=${spec.uid},gid=${spec.gid},mode=0755`,
       },
-      Mounts: [{ Type: 'volume', Source: '', Target: WORKSPACE_DIR, VolumeOptions: { NoCopy: false, Labels: labels, DriverConfig: { Name: 'local', Options: {} } } }],
+      Mounts: [{ Type: 'volume', Source: '', Target: WORKSPACE_DIR, VolumeOptions: { NoCopy: false, Labels: labels, DriverConfig: { Name: 'local', Options: volumeOptions(spec.workspaceDevice) } } }],
       AutoRemove: false,
       Init: false,
     },
   };
+}
+
+/** The local volume driver's options: mount the loop device's ext4 when there is a quota. */
+function volumeOptions(device: string | undefined): Record<string, string> {
+  return device ? { type: 'ext4', device, o: 'nosuid,nodev' } : {};
 }

@@ -17,8 +17,14 @@ import { rawExec } from './exec.js';
 import { oomKillCount } from './oom.js';
 import { getArchive, putArchive } from './archive.js';
 import { readFileIn, writeFileIn } from './files.js';
+import { createWorkspaceDisk, releaseWorkspaceDisk, releaseWorkspaceDiskSync, unlinkWorkspaceImage, type WorkspaceDisk } from './workspace-disk.js';
 
 const log = logger('sandbox');
+
+/** Said after a failed command's own ENOSPC message, so that the model (and a person) knows which limit it hit. */
+function quotaNote(bytes: number): string {
+  return `\n[mnemara: the disk is full. /workspace has a quota of ${bytes} bytes (sandbox.maxWorkspaceBytes); /tmp and the home directory are tmpfs of sandbox.tmpBytes each. Delete files or ask for a larger quota.]\n`;
+}
 
 const cpusOfEngine = new WeakMap<Docker, number>();
 
@@ -47,6 +53,8 @@ export interface DockerSandboxOptions {
   pidsLimit?: number;
   /** Size of the /tmp and home tmpfs mounts, each. */
   tmpBytes?: number;
+  /** Quota on /workspace, bytes; 0: none. Default 20 GiB. */
+  maxWorkspaceBytes?: number;
   /** Default exec timeout, ms. */
   execTimeoutMs?: number;
   /** Default exec output cap per stream. */
@@ -57,7 +65,7 @@ export interface DockerSandboxOptions {
 }
 
 /**
- * A hardened container (see `containerCreateOptions`) running `sleep infinity` under tini, with an anonymous
+ * A hardened container (see `containerCreateOptions`) running mnemara-reaper (sandbox-image/bin/) under tini, with an anonymous
  * volume at /workspace. Commands run through `docker exec` as the non-root sandbox user. `close()` removes the
  * container and its volume; until then it is registered for removal at process exit and on SIGINT/SIGTERM.
  */
@@ -73,7 +81,14 @@ export class DockerSandbox implements Sandbox {
     private readonly container: Docker.Container,
     private readonly docker: Docker,
     private readonly defaults: { timeoutMs: number; maxOutputBytes: number },
+    /** The loop-mounted filesystem of /workspace (its size is the quota); null when none could be set. */
+    private readonly disk: WorkspaceDisk | null,
   ) {}
+
+  /** The /workspace quota in bytes; 0 when none could be set. */
+  get workspaceQuotaBytes(): number {
+    return this.disk?.bytes ?? 0;
+  }
 
   /**
    * Creates and starts the container. Throws `SandboxError`: `INVALID_INPUT` (an option out of range),
@@ -88,6 +103,7 @@ export class DockerSandbox implements Sandbox {
     const { uid, gid } = sandboxUserIds();
     const safe = options.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'session';
     const name = `mnemara-${safe}-${randomBytes(3).toString('hex')}`;
+    const disk = config.maxWorkspaceBytes > 0 ? await createWorkspaceDisk(name, config.maxWorkspaceBytes, uid, gid) : null;
     const createOptions = containerCreateOptions({
       image,
       sessionId: options.sessionId,
@@ -98,6 +114,7 @@ export class DockerSandbox implements Sandbox {
       cpus: Math.min(config.cpus, hostCpus),
       pidsLimit: config.pidsLimit,
       tmpBytes: config.tmpBytes,
+      workspaceDevice: disk?.device,
       uid,
       gid,
     });
@@ -105,6 +122,7 @@ export class DockerSandbox implements Sandbox {
     try {
       container = await docker.createContainer(createOptions);
     } catch (err) {
+      if (disk) await releaseWorkspaceDisk(disk);
       if (statusOf(err) === 404) {
         throw new SandboxError('IMAGE_MISSING', `the sandbox image ${image} is not built`, {
           hint: 'run `npm run setup` (scripts/setup.sh) to build it',
@@ -118,7 +136,7 @@ export class DockerSandbox implements Sandbox {
     const sandbox = new DockerSandbox(container.id, name, container, docker, {
       timeoutMs: config.execTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,
-    });
+    }, disk);
     track(sandbox);
     try {
       await container.start();
@@ -126,7 +144,9 @@ export class DockerSandbox implements Sandbox {
       await sandbox.close();
       throw startFailure(err, config.network);
     }
-    log.info({ container: name, image, session: options.sessionId }, 'sandbox started');
+    // Mounted now: the image's blocks stay only while the loop device does (detached by close()).
+    if (disk) await unlinkWorkspaceImage(disk);
+    log.info({ container: name, image, session: options.sessionId, quotaBytes: disk?.bytes ?? 0 }, 'sandbox started');
     return sandbox;
   }
 
@@ -149,10 +169,11 @@ export class DockerSandbox implements Sandbox {
       });
     }
     const oomKilled = r.exitCode === 137 && !r.timedOut ? await this.sawNewOomKill() : false;
+    const stderr = r.stderr.text();
     return {
       exitCode: r.exitCode,
       stdout: r.stdout.text(),
-      stderr: r.stderr.text(),
+      stderr: r.exitCode !== 0 && this.workspaceQuotaBytes > 0 && stderr.includes('No space left on device') ? stderr + quotaNote(this.workspaceQuotaBytes) : stderr,
       durationMs: r.durationMs,
       timedOut: r.timedOut,
       truncated: r.stdout.truncated || r.stderr.truncated,
@@ -187,6 +208,7 @@ export class DockerSandbox implements Sandbox {
     try {
       // Idempotent: gone already (404) or being removed by someone else (409 "already in progress") is success.
       if (await removeContainer(this.container)) log.info({ container: this.name }, 'sandbox removed');
+      if (this.disk) await releaseWorkspaceDisk(this.disk);
     } catch (err) {
       this.closed = false;
       throw new SandboxError('SANDBOX_FAILED', `could not remove sandbox ${this.name}: ${(err as Error).message}`, {
@@ -203,6 +225,7 @@ export class DockerSandbox implements Sandbox {
     if (this.closed) return;
     this.closed = true;
     spawnSync('docker', ['rm', '--force', '--volumes', this.id], { stdio: 'ignore', timeout: 15_000 });
+    if (this.disk) releaseWorkspaceDiskSync(this.disk);
   }
 
   /** Whether the container's OOM-kill count grew since the last look (the container dying of OOM counts too). */

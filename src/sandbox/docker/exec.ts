@@ -5,7 +5,7 @@ import { logger } from '../../config/logger.js';
 import { CappedOutput } from '../output-cap.js';
 import { SandboxError } from '../errors.js';
 import { delay } from './delay.js';
-import { killTree } from './kill.js';
+import { killStartedSince } from './kill.js';
 import { exitCodeOf, waitForExit, watchForExit } from './wait.js';
 
 const log = logger('sandbox');
@@ -14,6 +14,9 @@ const log = logger('sandbox');
 const EXEC_WRAPPER = '/opt/mnemara/bin/mnemara-exec';
 /** After a kill, how long (ms) to wait for the stream to end before dropping it. */
 const STREAM_GRACE_MS = 5_000;
+
+/** Tokens of the commands running in each container: a timeout kill spares their tagged processes. */
+const running = new WeakMap<Docker.Container, Set<string>>();
 
 /** One raw exec: argv, and where its stdin comes from. */
 export interface RawExecRequest {
@@ -43,8 +46,15 @@ export interface RawExecResult {
  * and stderr demultiplexed into head+tail collectors. Returns once the stream has ended — Docker ends it at most
  * 2 s after the process exits even when a background child holds stdout — and exec inspect says the process has
  * ended (a process that closed its output early is waited for); the exit code is inspect's, `null` only when
- * Docker has none. On timeout, a second exec (`mnemara-kill`) SIGKILLs the whole tagged tree. Throws
- * `SandboxError('SANDBOX_FAILED')` only when the engine refuses the exec itself.
+ * Docker has none.
+ *
+ * The deadline (`timeoutMs`) counts from the moment the engine has started the process, not from the request, so
+ * a busy engine's latency is not charged to the command. When it passes, exec inspect decides: a command that has
+ * ended (its leader exited, even if a background child still holds its output) is not timed out and nothing is
+ * killed; one still running is ended by a second exec, `mnemara-kill`, which SIGKILLs every process that started
+ * since the command began — children that left the process group or session, or cleared their environment,
+ * included — except the tagged processes of other commands running at the same time (docs/sandbox.md, "Timeouts").
+ * Throws `SandboxError('SANDBOX_FAILED')` only when the engine refuses the exec itself.
  */
 export async function rawExec(container: Docker.Container, docker: Docker, req: RawExecRequest): Promise<RawExecResult> {
   const started = performance.now();
@@ -52,7 +62,7 @@ export async function rawExec(container: Docker.Container, docker: Docker, req: 
   const hasStdin = req.stdin !== undefined;
   const exec = await container
     .exec({
-      Cmd: [EXEC_WRAPPER, token, ...req.argv],
+      Cmd: [EXEC_WRAPPER, token, String(req.timeoutMs ?? 0), ...req.argv],
       AttachStdout: true,
       AttachStderr: true,
       AttachStdin: hasStdin,
@@ -63,6 +73,26 @@ export async function rawExec(container: Docker.Container, docker: Docker, req: 
     .catch((err: unknown) => {
       throw refused(err);
     });
+  const live = running.get(container) ?? new Set<string>();
+  running.set(container, live);
+  live.add(token);
+  try {
+    return await runStarted(container, docker, exec, req, token, started, live);
+  } finally {
+    live.delete(token);
+  }
+}
+
+async function runStarted(
+  container: Docker.Container,
+  docker: Docker,
+  exec: Docker.Exec,
+  req: RawExecRequest,
+  token: string,
+  started: number,
+  live: Set<string>,
+): Promise<RawExecResult> {
+  const hasStdin = req.stdin !== undefined;
   const stream = (await exec.start({ hijack: hasStdin, stdin: hasStdin, Tty: false }).catch((err: unknown) => {
     throw refused(err);
   })) as NodeJS.ReadWriteStream & Readable;
@@ -97,15 +127,23 @@ export async function rawExec(container: Docker.Container, docker: Docker, req: 
     // The stream ends when the process and every holder of its output are done (or Docker gives up on them);
     // a process that closed its output early is still running, so wait for its end as well.
     const first = await Promise.race([ended.then(() => 'ended' as const), deadline]);
-    const exited = first === 'ended' ? await waitForExit(exec, deadline) : first;
+    let exited = first === 'ended' ? await waitForExit(exec, deadline) : first;
+    // The deadline passed: only a command still running has timed out. One that ended in time but left a child
+    // holding its output (Docker keeps the stream open ~2 s for it) has not; its children are left, as they
+    // would be under a longer timeout.
+    if (exited === 'timeout') exited = await endedCode(exec);
     if (exited !== 'timeout') {
       return { exitCode: exited, stdout, stderr, timedOut: false, durationMs: performance.now() - started, stdinError };
     }
-    await killTree(container, token);
+    const spare = [...live].filter((t) => t !== token);
+    await killStartedSince(container, { token, spare }, ended);
     const gone = await Promise.race([ended.then(() => true), delay(STREAM_GRACE_MS).then(() => false)]);
     if (!gone) stream.destroy();
     const exitCode = await exitCodeOf(exec);
-    return { exitCode, stdout, stderr, timedOut: true, durationMs: performance.now() - started, stdinError };
+    // The killer spares a command whose leader had already exited (Docker reports an exit late while a child
+    // holds the output): that command ended in time, with its own exit code. SIGKILL's 137 means the kill.
+    const timedOut = exitCode === 137 || exitCode === null;
+    return { exitCode, stdout, stderr, timedOut, durationMs: performance.now() - started, stdinError };
   } finally {
     clearTimeout(timer);
     clearInterval(watcher);
@@ -121,6 +159,13 @@ function refused(err: unknown): SandboxError {
     `${gone ? 'the sandbox container is gone or stopped' : 'the engine refused the exec'}: ${(err as Error).message}`,
     { hint: gone ? 'start a new sandbox (was it pruned with --force?)' : undefined, cause: err },
   );
+}
+
+/** The exit code when exec inspect says the process has ended, else `'timeout'` (it runs on, or inspect failed). */
+async function endedCode(exec: Docker.Exec): Promise<number | null | 'timeout'> {
+  const info = await exec.inspect().catch(() => undefined);
+  if (!info || info.Running) return 'timeout';
+  return typeof info.ExitCode === 'number' ? info.ExitCode : null;
 }
 
 function sink(out: CappedOutput): Writable {

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import { assertEngine, dockerClient, statusOf } from './client.js';
 import { removeContainer } from './remove.js';
+import { detachOrphanDisks } from './workspace-disk.js';
 import { LABEL } from './container-spec.js';
 
 /** One sandbox container `pruneSandboxes` found. */
@@ -94,6 +95,10 @@ export async function pruneSandboxes(
       }
     }
     result.volumes.push(v.Name);
+  }
+  if (!options.dryRun) {
+    const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } });
+    await detachOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))));
   }
   return result;
 }

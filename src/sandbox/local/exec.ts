@@ -1,11 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { execa } from 'execa';
 import type { ExecOptions, ExecResult } from '../types.js';
 import { CappedOutput } from '../output-cap.js';
 import { DRAIN_AFTER_EXIT_MS, signalExitCode, type ExecDefaults } from '../exec-result.js';
+import { killHostTree } from './kill.js';
 
 /**
- * Runs `command` on the host with execa, in its own process group (so a timeout kills the whole tree with
- * SIGKILL), and returns once the process has exited and its output drained — or, when a background child keeps
+ * Runs `command` on the host with execa, in its own process group and tagged with `MNEMARA_EXEC_TOKEN`, so that
+ * a timeout kills its tree with SIGKILL (group, session, tagged processes and their descendants: see
+ * `killHostTree` for what a host cannot catch), and returns once the process has exited and its output drained — or, when a background child keeps
  * stdout open, `DRAIN_AFTER_EXIT_MS` after the exit, leaving that child running as Docker does.
  */
 export async function localExec(
@@ -18,11 +21,12 @@ export async function localExec(
   const cap = options.maxOutputBytes ?? defaults.maxOutputBytes;
   const [file, ...args] = typeof command === 'string' ? ['bash', '-c', command] : command;
   if (!file) throw new TypeError('exec: empty argv');
+  const token = randomBytes(8).toString('hex');
   const stdout = new CappedOutput(cap);
   const stderr = new CappedOutput(cap);
   const sub = execa(file, args, {
     cwd: options.cwd ?? defaults.cwd,
-    env: { ...hostBasics(), ...defaults.env, ...options.env },
+    env: { ...hostBasics(), ...defaults.env, ...options.env, MNEMARA_EXEC_TOKEN: token },
     extendEnv: false,
     detached: true,
     buffer: false,
@@ -37,12 +41,7 @@ export async function localExec(
   let timedOut = false;
   let exitCode: number | null = null;
   const killTree = () => {
-    if (sub.pid === undefined) return;
-    try {
-      process.kill(-sub.pid, 'SIGKILL');
-    } catch {
-      // The group is already gone.
-    }
+    if (sub.pid !== undefined) killHostTree(sub.pid, token);
   };
   const timer = setTimeout(() => {
     timedOut = true;

@@ -1,0 +1,43 @@
+/**
+ * Secrets given on the command line of common clients, where a short flag (`-p`, `-a`) means a password only
+ * for that program: `mysql -pX`, `docker login -p X`, `redis-cli -a X`, `sshpass -p X`, `mongosh -p X`,
+ * `openssl … -passin pass:X`, `keytool -storepass X`. Flags of the generic forms (`--password X`,
+ * `--token=X`) are redact.ts's. Each rule looks only within one shell command (up to `;`, `|`, `&` or a line
+ * break), so `-p 8080` after `docker run` or `ssh -p 22` stay.
+ */
+
+/** A value: quoted, or a run without whitespace or quotes. */
+const V = `("[^"\\n]*"|'[^'\\n]*'|[^\\s"'\`;|&]+)`;
+/** The rest of one command before the flag. */
+const SEG = `[^\\n;|&]*?`;
+
+export interface ClientRule {
+  re: RegExp;
+  /** 1-based index of the group holding the value. */
+  value: number;
+}
+
+export const CLIENT_RULES: ClientRule[] = [
+  // MySQL and MariaDB clients: the password is glued to -p (`-p X` would prompt and take X as the database).
+  { re: new RegExp(`(\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mariadb|mariadb-dump|mariadb-admin)\\b${SEG}\\s-p)${V}`, 'g'), value: 2 },
+  // Registry logins.
+  { re: new RegExp(`(\\b(?:docker|podman|buildah|nerdctl|skopeo|oras|helm\\s+registry|az\\s+acr|crane\\s+auth)\\s+login\\b${SEG}\\s(?:-p|--password)(?:\\s+|=))${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(\\baz\\s+login\\b${SEG}\\s(?:-p|--password)(?:\\s+|=))${V}`, 'g'), value: 2 },
+  // Redis: -a PASSWORD, --pass PASSWORD, --user U --pass P.
+  { re: new RegExp(`(\\bredis-cli\\b${SEG}\\s(?:-a|--pass|--askpass)(?:\\s+|=))${V}`, 'g'), value: 2 },
+  // sshpass -p PASSWORD or -pPASSWORD.
+  { re: new RegExp(`(\\bsshpass\\b${SEG}\\s-p\\s*)${V}`, 'g'), value: 2 },
+  // MongoDB shells and tools.
+  { re: new RegExp(`(\\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\\b${SEG}\\s(?:-p|--password)(?:\\s+|=))${V}`, 'g'), value: 2 },
+  // OpenSSL pass phrases: -passin pass:X, -passout pass:X, -pass pass:X, -k X.
+  { re: /(\s-pass(?:in|out)?\s+pass:)("[^"\n]*"|'[^'\n]*'|[^\s"'`;|&]+)/g, value: 2 },
+  { re: new RegExp(`(\\bopenssl\\b${SEG}\\s-k\\s+)${V}`, 'g'), value: 2 },
+  // Java keystores.
+  { re: new RegExp(`(\\bkeytool\\b${SEG}\\s-(?:storepass|keypass|srcstorepass|deststorepass)\\s+)${V}`, 'g'), value: 2 },
+  // SQL Server and Sybase: -P PASSWORD (capital).
+  { re: new RegExp(`(\\b(?:sqlcmd|bcp|isql|osql)\\b${SEG}\\s-P\\s*)${V}`, 'g'), value: 2 },
+  // `.netrc` and `machine … login … password …` on one line.
+  { re: /(\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+)(\S+)/g, value: 2 },
+  // htpasswd -b FILE USER PASSWORD.
+  { re: /(\bhtpasswd\s+(?:-\w+\s+)*-\w*b\w*\s+\S+\s+\S+\s+)(\S+)/g, value: 2 },
+];

@@ -1,0 +1,70 @@
+/**
+ * Secrets in disguise: a known token wrapped in base64 (`echo -n ghp_… | base64`, a Kubernetes Secret's
+ * `data:`), a token split over two lines (a wrapped terminal line, a `\`-continued command), and long random
+ * values assigned to a name that does not say secret (`SESSION_SALT=…`, `"signature": "…"`).
+ */
+
+/** A base64 (or base64url) run long enough to hold a token. */
+export const BASE64_RUN = /(?<![A-Za-z0-9+/_-])([A-Za-z0-9+/_-]{24,}={0,2})(?![A-Za-z0-9+/=_-])/g;
+
+/**
+ * The text a base64 run decodes to, when it decodes to mostly printable text (else `null`): only such text can
+ * hold a token shape. At most 64 KiB of a run is decoded.
+ */
+export function decodeBase64Text(run: string): string | null {
+  if (run.length % 4 === 1 || /^[0-9a-f]+$/i.test(run) || /^[A-Za-z]+$/.test(run)) return null;
+  const text = Buffer.from(run.slice(0, 65_536), run.includes('-') || run.includes('_') ? 'base64url' : 'base64').toString('latin1');
+  if (text.length < 12) return null;
+  let printable = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x0d || c === 0x09) printable++;
+  }
+  return printable / text.length >= 0.9 ? text : null;
+}
+
+/** Known token prefixes whose continuation on the next line is part of the token. */
+const SPLIT_PREFIX = /(?:sk-ant-|sk-proj-|sk-|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|glpat-|xox[abposrce]-|AIza|sk_live_|sk_test_|rk_live_|npm_|hf_|pypi-|hvs\.|dckr_pat_|AKIA|ASIA|eyJ)[A-Za-z0-9_.-]{6,}/;
+
+/**
+ * A token cut by a line break: `…ghp_abc` at the end of a line (optionally with a `\` continuation) and a run of
+ * token characters starting the next line. Joins the two parts into one line, so the shape rules see the whole
+ * token. Only lines that end in a known prefix's token are touched, and not when that token is whole by itself
+ * (`isWholeToken`) or the next line starts a token of its own.
+ */
+export function joinSplitTokens(text: string, isWholeToken: (head: string) => boolean): string {
+  if (!text.includes('\n')) return text;
+  return text.replace(/([A-Za-z0-9_.-]{8,})\\?\r?\n[ \t]*([A-Za-z0-9_-]{6,})(?=[\s"'`,;)\]}]|$)/g, (m, head: string, tail: string) =>
+    // A next line that starts a token of its own is not a continuation (two keys listed one a line).
+    SPLIT_PREFIX.test(head) && !/\[REDACTED/.test(head) && !isWholeToken(head) && !new RegExp(`^${SPLIT_PREFIX.source}`).test(tail) && !/^(?:rk|sk|pk)_/.test(tail) ? `${head}${tail}` : m,
+  );
+}
+
+/** Names whose long random value is a hash, id or checksum, not a secret. */
+const NOT_SECRET_HOLDERS = /(?:integrity|hash|sum|checksum|digest|sha\d*|md5|etag|commit|rev|revision|version|id|uuid|guid|ref|image|tag|path|file|url|uri|href|src|name|key_id|keyid|fingerprint|nonce_id|resolved|signature_algorithm)$/i;
+
+/** Shannon entropy of `s`, bits per character. */
+function entropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) {
+    const p = n / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+/**
+ * Whether a value assigned to a name that does not say secret is nevertheless random enough to be one: 32+
+ * characters of the base64/hex alphabets, upper and lower case and digits mixed, ≥ 4.2 bits of entropy a
+ * character, not a hash in hex, not a `sha512-…` integrity, not a path or a URL, not under a name for hashes,
+ * ids or versions.
+ */
+export function isHighEntropyValue(name: string, value: string): boolean {
+  if (value.length < 32 || value.length > 512 || !/^[A-Za-z0-9+/=_.-]+$/.test(value)) return false;
+  if (NOT_SECRET_HOLDERS.test(name.replace(/[-.]/g, '_'))) return false;
+  if (/^(?:sha\d+|md5)-/.test(value) || /^[0-9a-f]+$/i.test(value) || value.includes('/') && !value.endsWith('=')) return false;
+  if (!/[a-z]/.test(value) || !/[A-Z]/.test(value) || !/[0-9]/.test(value)) return false;
+  return entropy(value) >= 4.2;
+}

@@ -1,0 +1,89 @@
+import { posix } from 'node:path';
+import { Parser, type ReadEntry } from 'tar';
+import { logger } from '../config/logger.js';
+import type { MemoryLayout } from '../config/memory.js';
+import { redact } from '../memory/redact.js';
+import type { Sandbox } from '../sandbox/types.js';
+
+const log = logger('session');
+
+/** Text files up to this size (bytes) are redacted in place; larger or binary ones that hold a secret are removed. */
+const MAX_REDACT_BYTES = 64 * 1024 * 1024;
+
+/** What `redactLayoutInSandbox` did, paths relative to the workspace. */
+export interface NotesRedaction {
+  redacted: string[];
+  /** Binary files, or files over 64 MiB, that held something secret-shaped: removed from the sandbox. */
+  refused: string[];
+}
+
+/**
+ * Redacts, inside the sandbox, every file under the memory layout's folders (`memories/`, `sessions/`) before the
+ * workspace snapshot reads them, so that no layer of any snapshot holds a secret the agent wrote into its notes
+ * (DESIGN.md, "What must always hold"). One `getArchive` per folder reads them all; only files that change are
+ * written back. A binary file (a NUL byte) or one over 64 MiB cannot be redacted in place: when its text holds
+ * a secret shape it is removed, with a warning naming it. Missing folders are fine. Throws what the sandbox
+ * throws for a read or write that fails (the session then reports a failed workspace snapshot).
+ */
+export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayout): Promise<NotesRedaction> {
+  const result: NotesRedaction = { redacted: [], refused: [] };
+  for (const dir of [layout.memoriesDir, layout.sessionsDir]) {
+    const exists = await sandbox.exec(['test', '-d', dir]);
+    if (exists.exitCode !== 0) continue;
+    const files = await readTextFiles(await sandbox.getArchive(dir));
+    for (const [name, data] of files) {
+      const path = posix.join(dir, name);
+      const text = data.toString('latin1');
+      const binary = data.includes(0) || data.length > MAX_REDACT_BYTES;
+      if (binary) {
+        if (redact(text) !== text) {
+          await sandbox.exec(['rm', '-f', '--', path]);
+          result.refused.push(path);
+        }
+        continue;
+      }
+      const utf8 = data.toString('utf8');
+      const clean = redact(utf8);
+      if (clean !== utf8) {
+        await sandbox.writeFile(path, clean);
+        result.redacted.push(path);
+      }
+    }
+  }
+  if (result.redacted.length) log.info({ files: result.redacted }, 'redacted secrets in the memory layout before the workspace snapshot');
+  if (result.refused.length) {
+    log.warn({ files: result.refused }, 'removed binary or oversized files under the memory layout that hold secrets: they cannot be redacted in place');
+  }
+  return result;
+}
+
+/** Regular files of a tar stream, by entry path (`./` stripped); a file over the cap keeps only its first bytes. */
+async function readTextFiles(tar: NodeJS.ReadableStream): Promise<Map<string, Buffer>> {
+  const files = new Map<string, Buffer>();
+  const parser = new Parser({
+    onReadEntry: (entry: ReadEntry) => {
+      if (entry.type !== 'File') {
+        entry.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      entry.on('data', (c: Buffer) => {
+        if (size <= MAX_REDACT_BYTES) chunks.push(c);
+        size += c.length;
+      });
+      entry.on('end', () => {
+        const name = entry.path.replace(/^\.\//, '');
+        // Over the cap: mark it with a NUL so that it is treated as not redactable in place.
+        files.set(name, size > MAX_REDACT_BYTES ? Buffer.concat([...chunks, Buffer.from([0])]) : Buffer.concat(chunks));
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    tar.on('error', reject);
+    parser.on('error', reject);
+    parser.on('end', resolve);
+    tar.pipe(parser);
+  });
+  return files;
+}

@@ -1,0 +1,36 @@
+/**
+ * Text that looks like a secret but is not: what redaction must leave exactly as it is (precision). Written for
+ * this suite: documented local development defaults, type annotations, hashes, ids, placeholders, prose.
+ */
+export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
+  { name: 'dev postgres url in a Makefile', text: 'DB_URL ?= postgres://user:pass@localhost:5432/app' },
+  { name: 'dev postgres url, postgres password', text: 'DATABASE_URL=postgresql://postgres:postgres@127.0.0.1:5432/test' },
+  { name: 'compose dev password', text: 'services:\n  db:\n    image: postgres:16\n    environment:\n      POSTGRES_PASSWORD: postgres\n' },
+  { name: 'compose env list dev password', text: 'environment:\n  - MYSQL_ROOT_PASSWORD=root\n  - password=postgres\n' },
+  { name: 'minio dev default', text: 'MINIO_ROOT_PASSWORD=minioadmin' },
+  { name: 'mysql -p dev default', text: 'mysql -uroot -proot -h 127.0.0.1' },
+  { name: 'React setter annotation', text: 'setToken: React.Dispatch<React.SetStateAction<string>>;' },
+  { name: 'setX annotation', text: 'const [x, setX]: [string, React.Dispatch<string>] = useState("");' },
+  { name: 'TypeScript union type', text: 'interface Props { password: string | null; token?: Token }' },
+  { name: 'Python type hint', text: 'def login(user: str, password: str) -> Session:' },
+  { name: 'env reference', text: 'password: ${DB_PASSWORD}\ntoken: {{ .Values.token }}' },
+  { name: 'GitHub Actions secret ref', text: 'GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}' },
+  { name: 'placeholder', text: 'export OPENAI_API_KEY=<your-api-key>' },
+  { name: 'git commit hash', text: 'commit 3f2c1b0a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b' },
+  { name: 'sha256 digest', text: 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' },
+  { name: 'npm integrity', text: '"integrity": "sha512-Q5mVmDlPzVXRuJJnXbBkRxbqHnKczMCW3bSHgrGYnhCtvAA0MEuYn2AoLtHWQo4Bpd5aZq2jGeNhN6CxxzDdjw=="' },
+  { name: 'uuid', text: 'request_id=6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60' },
+  { name: 'max_tokens', text: 'max_tokens=4096 token_budget: 8000' },
+  { name: 'password prose, no value', text: 'The password is required and must be rotated; the token is invalid.' },
+  { name: 'German prose, no value', text: 'Das Passwort ist erforderlich.' },
+  { name: 'docker run -p port', text: 'docker run -p 8080:80 -e PORT=80 nginx' },
+  { name: 'ssh -p port', text: 'ssh -p 2222 deploy@host' },
+  { name: 'docker -u uid', text: 'docker run -u 1000:1000 img' },
+  { name: 'PWD', text: 'PWD=/home/agent/app OLDPWD=/home/agent' },
+  { name: 'path with long segment', text: 'node_modules/@typescript-eslint/eslint-plugin/dist/rules/naming-convention.js' },
+  { name: 'base64 of plain text', text: Buffer.from('hello world, this is only a harmless sentence').toString('base64') },
+  { name: 'image digest', text: 'image: ghcr.io/acme/app@sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae' },
+  { name: 'ci cache key', text: 'key: ${{ runner.os }}-node-${{ hashFiles(\'**/package-lock.json\') }}' },
+  { name: 'function call value', text: 'api_key = os.environ["API_KEY"]\ntoken = get_token()' },
+  { name: 'jest snapshot id', text: 'exports[`Login renders the password field 1`] = `<input type="password" />`;' },
+];
