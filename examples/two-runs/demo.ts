@@ -23,6 +23,8 @@ import { ADD_DAYS, FIX_BUG, policy, type ScriptedTask } from './scripted-model.j
 const here = dirname(fileURLToPath(import.meta.url));
 // `npm run demo -- --offline` uses the scripted model even when a key is set.
 const live = Boolean(process.env.ANTHROPIC_API_KEY) && !process.argv.includes('--offline');
+// `--verbose` prints every step and tool call as it happens; by default one line a run (the first screen matters).
+const verbose = process.argv.includes('--verbose');
 const say = (line = ''): void => void process.stdout.write(`${line}\n`);
 
 say(
@@ -42,6 +44,7 @@ say();
 /** One compact live line per step end and per tool call. */
 function printer(label: string): (e: SessionEvent) => void {
   return (e) => {
+    if (!verbose) return;
     if (e.type === 'tool' && e.tool.phase === 'end') {
       const status = e.tool.exitCode !== undefined && e.tool.exitCode !== null ? `exit ${e.tool.exitCode}` : e.tool.isError ? 'error' : 'ok';
       say(`  ${label} turn ${e.tool.turn}  ${e.tool.name === 'bash' ? '$ ' : ''}${e.tool.summary.replace(/\s+/g, ' ').slice(0, 90)}  → ${status}`);
@@ -65,6 +68,9 @@ async function session(label: string, job: ScriptedTask): Promise<{ result: Sess
   say(`${label}: ${job.task}`);
   try {
     const result = await runSession({ workspace, task: job.task, config, lineage }, { onEvent: printer(label) });
+    const lessons = result.lessons ? `+${result.lessons.added.length} ~${result.lessons.changed.length} lesson(s)` : 'no lessons';
+    const mnemaraMs = result.timings.totalMs - (result.timings.agent ?? 0);
+    say(`  ${result.outcome === 'completed' ? '✓' : '✗'} ${result.outcome} after ${result.turns} turns (agent ${((result.timings.agent ?? 0) / 1000).toFixed(1)} s, mnemara ${(mnemaraMs / 1000).toFixed(1)} s), ${lessons} → head ${result.head}`);
     return { result, ...(server ? { server } : {}) };
   } finally {
     await server?.close();
@@ -86,7 +92,6 @@ async function toolCalls(transcript: string): Promise<{ calls: string[]; memoryB
 }
 
 const one = await session('run 1', FIX_BUG);
-say();
 const two = await session('run 2', ADD_DAYS);
 say();
 
@@ -97,8 +102,10 @@ if (head) await store.restoreToDirectory(head, join(memDir, 'head'), { paths: ['
 const t1 = await toolCalls(one.result.transcriptPath);
 const t2 = await toolCalls(two.result.transcriptPath);
 
-say('What carried over: the memory block run 2 started with (from its transcript):');
-say(t2.memoryBlock ? t2.memoryBlock.replace(/^/gm, '  │ ') : '  (none: run 1 left no memory)');
+// The summary part of the block (the instructions around it are the same every run; --verbose shows them).
+const summary = t2.memoryBlock && !verbose ? /<memory_summary>\n?([\s\S]*?)\n?<\/memory_summary>/.exec(t2.memoryBlock)?.[1] : t2.memoryBlock;
+say(`What carried over: the memory ${verbose ? 'block' : 'summary'} run 2 started with in its prompt (from its transcript):`);
+say(summary ? summary.replace(/^/gm, '  │ ') : '  (none: run 1 left no memory)');
 say();
 /** Tool calls spent finding out how to run the tests: those before the first real test run, memory lookups aside. */
 const discovery = (calls: string[]): string => {
@@ -126,29 +133,23 @@ for (const [name, r] of [['run 1', one.result], ['run 2', two.result]] as const)
   if (r.agentError) say(`${name}: the agent failed: ${r.agentError}`);
   if (r.pipelineError) say(`${name}: the memory pipeline failed (the rollout stays pending): ${r.pipelineError}`);
 }
-say();
-say(`run 1 tool calls: ${t1.calls.join(' | ')}`);
-say(`run 2 tool calls: ${t2.calls.join(' | ')}`);
-say();
-say(`MEMORY.md at the head of ${lineage} (${head}):`);
-try {
-  say(readFileSync(join(memDir, 'head', 'memories', 'MEMORY.md'), 'utf8').replace(/^/gm, '  │ '));
-} catch {
-  say('  (no MEMORY.md)');
+if (verbose) {
+  say();
+  say(`run 1 tool calls: ${t1.calls.join(' | ')}`);
+  say(`run 2 tool calls: ${t2.calls.join(' | ')}`);
+  say();
+  say(`MEMORY.md at the head of ${lineage} (${head}):`);
+  try {
+    say(readFileSync(join(memDir, 'head', 'memories', 'MEMORY.md'), 'utf8').replace(/^/gm, '  │ '));
+  } catch {
+    say('  (no MEMORY.md)');
+  }
 }
 rmSync(memDir, { recursive: true, force: true });
 say();
-say('Where things are:');
-say(`  store        ${join(home, 'store')}`);
-say(`  transcripts  ${one.result.transcriptPath}`);
-say(`               ${two.result.transcriptPath}`);
-say(`  snapshots    run 1: workspace ${one.result.workspaceSnapshot}, memory ${one.result.memorySnapshot}`);
-say(`               run 2: workspace ${two.result.workspaceSnapshot}, memory ${two.result.memorySnapshot}`);
-say('Look around:');
-say(`  MNEMARA_HOME=${home} npm run mnemara -- snapshot list --lineage ${lineage}`);
-say(`  MNEMARA_HOME=${home} npm run mnemara -- snapshot diff ${one.result.head} ${two.result.head}`);
-say(`  MNEMARA_HOME=${home} npm run mnemara -- memory show --lineage ${lineage}`);
-say(`  MNEMARA_HOME=${home} npm run mnemara -- snapshot restore ${two.result.head} /tmp/durations-after`);
+say(`Look around (export MNEMARA_HOME=${home}; the host copy ${workspace} is unchanged):`);
+say(`  mnemara memory show --lineage ${lineage}      mnemara snapshot list --lineage ${lineage}`);
+say(`  mnemara snapshot patch ${two.result.head} -w ${workspace}      (npm run demo -- --verbose: every step)`);
 
 // Non-zero when the demo did not show what it is for (a run failed, or its memory was not written).
 if ([one.result, two.result].some((r) => r.outcome !== 'completed' || r.pending)) process.exitCode = 1;

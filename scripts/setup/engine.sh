@@ -18,8 +18,8 @@ setup_engine() {
   local did=""
   if ! command -v dockerd >/dev/null 2>&1; then
     say "installing the Docker engine (apt-get install docker.io)"
-    as_root apt-get update -q
-    as_root apt-get install -y -q docker.io
+    logged as_root apt-get update -q || fail "apt-get update failed" "check that Debian's package mirror is reachable"
+    logged as_root apt-get install -y -q docker.io || fail "apt-get install docker.io failed" "see the log's tail above"
     did="installed docker.io, "
   fi
   if ! engine_answers; then
@@ -33,7 +33,7 @@ setup_engine() {
     local waited=0
     until engine_answers; do
       if [ "$waited" -ge 60 ]; then
-        tail -n 20 "$DOCKERD_LOG" >&2 2>/dev/null || true
+        tail -n 20 "$DOCKERD_LOG" >> "$SETUP_LOG" 2>/dev/null || true
         fail "dockerd did not answer within 60 s (log: $DOCKERD_LOG)" \
           "read $DOCKERD_LOG; a common cause is a kernel without overlayfs or cgroups"
       fi

@@ -11,7 +11,7 @@ setup_base_image() {
   say "pulling $BASE_IMAGE (at most ${PULL_TIMEOUT_S} s)"
   local limit=()
   if command -v timeout >/dev/null 2>&1; then limit=(timeout "$PULL_TIMEOUT_S"); fi
-  if ${limit[@]+"${limit[@]}"} docker pull "$BASE_IMAGE"; then
+  if logged ${limit[@]+"${limit[@]}"} docker pull "$BASE_IMAGE"; then
     record base-image "pulled $BASE_IMAGE" "$t0"
     return
   fi
@@ -20,36 +20,19 @@ setup_base_image() {
     [ -f /etc/debian_version ] || fail "cannot pull $BASE_IMAGE and debootstrap is missing" \
       "make a registry reachable (docker pull $BASE_IMAGE), or install debootstrap"
     as_root true || fail "installing debootstrap needs root" "run setup as root, or: sudo apt-get install debootstrap"
-    as_root apt-get update -q
-    as_root apt-get install -y -q debootstrap
+    logged as_root apt-get update -q || fail "apt-get update failed" "check that Debian's package mirror is reachable"
+    logged as_root apt-get install -y -q debootstrap || fail "apt-get install debootstrap failed" "see the log's tail above"
   fi
   as_root true || fail "debootstrap needs root" "run setup as root (sudo npm run setup)"
   local dir; dir=$(mktemp -d /tmp/mnemara-rootfs.XXXXXX)
   # The tree is 200 MB; never leave it behind, whatever happens.
   trap "as_root rm -rf '$dir'" EXIT
-  local n=0 fetched=0 line verb last=""
-  # Progress: every 25th package fetched, and one line each time debootstrap moves to a new kind of work
-  # (Extracting, Unpacking, Configuring …); errors and warnings in full.
-  if ! as_root debootstrap --variant=minbase bookworm "$dir" http://deb.debian.org/debian 2>&1 |
-    while IFS= read -r line; do
-      n=$((n + 1))
-      case "$line" in
-        E:*|W:*) printf '    [%4d] %s\n' "$n" "$line" ;;
-        "I: Validating"*) ;;
-        "I: Retrieving"*)
-          fetched=$((fetched + 1))
-          if [ $((fetched % 25)) = 1 ]; then printf '    [%4d] %s (package %d)\n' "$n" "$line" "$fetched"; fi
-          last=Retrieving ;;
-        I:*)
-          verb=${line#I: }; verb=${verb%% *}
-          if [ "$verb" != "$last" ]; then printf '    [%4d] %s\n' "$n" "$line"; last=$verb; fi ;;
-      esac
-    done; then
-    fail "debootstrap failed (see the lines above)" "check that http://deb.debian.org is reachable, then run setup again"
-  fi
-  [ -x "$dir/bin/bash" ] || fail "debootstrap did not produce a root filesystem" "see the lines above"
+  logged as_root debootstrap --variant=minbase bookworm "$dir" http://deb.debian.org/debian ||
+    fail "debootstrap failed" "check that http://deb.debian.org is reachable, then run setup again"
+  [ -x "$dir/bin/bash" ] || fail "debootstrap did not produce a root filesystem" "see the log's tail above"
   say "importing the tree as $BASE_IMAGE"
-  as_root tar -C "$dir" -c . | docker import - "$BASE_IMAGE" >/dev/null
+  as_root tar -C "$dir" -c . 2>> "$SETUP_LOG" | docker import - "$BASE_IMAGE" >> "$SETUP_LOG" 2>&1 ||
+    fail "docker import of the debootstrap tree failed" "see the log's tail above"
   as_root rm -rf "$dir"
   trap - EXIT
   record base-image "built $BASE_IMAGE (debootstrap + import)" "$t0"
@@ -65,10 +48,9 @@ setup_sandbox_image() {
   read -r uid gid < <(agent_ids)
   say "building the sandbox image $tag (uid $uid, gid $gid)"
   # Context is sandbox-image/ only: the repository would send node_modules to the daemon.
-  docker build --build-arg "AGENT_UID=$uid" --build-arg "AGENT_GID=$gid" \
-    -t "$tag" -f Dockerfile.sandbox sandbox-image 2>&1 |
-    grep -v -e '^DEPRECATED' -e 'Install the buildx' -e 'docs.docker.com/go/buildx' -e '^ *$' || true
-  image_exists "$tag" || fail "building the sandbox image failed (see above)" \
+  logged docker build --build-arg "AGENT_UID=$uid" --build-arg "AGENT_GID=$gid" \
+    -t "$tag" -f Dockerfile.sandbox sandbox-image || true
+  image_exists "$tag" || fail "building the sandbox image failed" \
     "check that containers reach Debian's package mirror (apt-get in Dockerfile.sandbox), then run setup again"
   record sandbox-image "built $tag" "$t0"
 }

@@ -6,29 +6,53 @@ now_ms() {
   else echo $(( $(date +%s) * 1000 )); fi
 }
 SETUP_T0=$(now_ms)
-SUMMARY=()
 
 # sha256 of stdin, hex: sha256sum (GNU) or shasum (macOS).
 sha256() { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi | cut -d' ' -f1; }
-say() { printf '==> %s\n' "$*"; }
-detail() { printf '    %s\n' "$*"; }
+# Where the tools' own output goes (apt, debootstrap, docker build, npm ci): shown in full only with
+# --verbose (MNEMARA_SETUP_VERBOSE=1) or, as its tail, when a step fails.
+SETUP_LOG=${MNEMARA_SETUP_LOG:-$(mktemp "${TMPDIR:-/tmp}/mnemara-setup-XXXXXX")}
+SETUP_VERBOSE=${MNEMARA_SETUP_VERBOSE:-0}
+: > "$SETUP_LOG" 2>/dev/null || { SETUP_LOG=$(mktemp); : > "$SETUP_LOG"; }
+
+# A long step starting (one line; the step's result line follows when it ends).
+say() { printf '… %s\n' "$*"; printf '==> %s\n' "$*" >> "$SETUP_LOG"; }
+detail() { printf '    %s\n' "$*" >> "$SETUP_LOG"; }
 fail() {
+  if [ -s "$SETUP_LOG" ] && [ "$SETUP_VERBOSE" != 1 ]; then
+    printf '\n--- last lines of %s ---\n' "$SETUP_LOG" >&2
+    tail -n 25 "$SETUP_LOG" >&2
+    printf -- '---\n' >&2
+  fi
   printf 'setup: %s\n' "$1" >&2
   shift
   for line in "$@"; do printf '  fix: %s\n' "$line" >&2; done
+  printf '  full log: %s\n' "$SETUP_LOG" >&2
   exit 1
 }
 
-# record NAME WHAT START_MS: one line of the closing summary.
+# logged CMD...: runs CMD with its output appended to the log (and shown too with --verbose); returns its status.
+logged() {
+  printf '$ %s\n' "$*" >> "$SETUP_LOG"
+  if [ "$SETUP_VERBOSE" = 1 ]; then
+    "$@" 2>&1 | tee -a "$SETUP_LOG"
+    return "${PIPESTATUS[0]}"
+  fi
+  "$@" >> "$SETUP_LOG" 2>&1
+}
+
+secs() { echo "$1" | awk '{printf "%.1f", $1/1000}'; }
+
+# record NAME WHAT START_MS: the phase's one line, printed when it ends.
 record() {
   local ms=$(( $(now_ms) - $3 ))
-  SUMMARY+=("$(printf '%-16s %-52s %6.1f s' "$1" "$2" "$(echo "$ms" | awk '{printf "%.1f", $1/1000}')")")
+  printf '✓ %-14s %-56s %5s s\n' "$1" "$2" "$(secs "$ms")"
 }
 
 print_summary() {
-  local total_ms=$(( $(now_ms) - SETUP_T0 ))
-  printf '\nsetup done in %s s\n' "$(echo "$total_ms" | awk '{printf "%.1f", $1/1000}')"
-  for line in "${SUMMARY[@]}"; do printf '  %s\n' "$line"; done
+  local took; took=$(secs $(( $(now_ms) - SETUP_T0 )))
+  if [ -s "$SETUP_LOG" ]; then printf 'setup done in %s s (tools'"'"' output: %s)\n' "$took" "$SETUP_LOG"
+  else rm -f "$SETUP_LOG"; printf 'setup done in %s s\n' "$took"; fi
 }
 
 # Runs a command as root: directly when we are root, else through non-interactive sudo.

@@ -23,10 +23,10 @@ setup_node_packages() {
   fi
   if [ -f package-lock.json ]; then
     say "installing Node packages (npm ci)"
-    npm ci --no-audit --no-fund
+    logged npm ci --no-audit --no-fund || fail "npm ci failed" "check that the npm registry is reachable, then run setup again"
   else
     say "installing Node packages (npm install; no package-lock.json)"
-    npm install --no-audit --no-fund
+    logged npm install --no-audit --no-fund || fail "npm install failed" "check that the npm registry is reachable, then run setup again"
   fi
   echo "$want" > "$stamp"
   record packages "installed" "$t0"

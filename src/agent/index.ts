@@ -15,5 +15,5 @@ export { describeModelError } from './model-errors.js';
 export type { AgentEvent, OnAgentEvent } from './events.js';
 export { newRolloutId, ROLLOUT_ID_PATTERN, isSafeId } from './ids.js';
 export { buildSystemPrompt, fenceMemory } from './prompt.js';
-export { createToolbox, DEFAULT_TOOL_LIMITS, type Toolbox, type ToolboxOptions, type ToolCallDetail, type ToolLimits } from './tools/index.js';
+export { createToolbox, DEFAULT_TOOL_LIMITS, toolStyleFor, type Toolbox, type ToolboxOptions, type ToolCallDetail, type ToolLimits, type ToolStyle } from './tools/index.js';
 export { TranscriptWriter, placeTranscript, redactDeep, type NewRecord, type Redact } from '../transcript/writer.js';

@@ -11,7 +11,7 @@ import type { AgentEvent, OnAgentEvent } from './events.js';
 import { newRolloutId } from './ids.js';
 import { describeModelError } from './model-errors.js';
 import { buildSystemPrompt } from './prompt.js';
-import { createToolbox, type ToolLimits } from './tools/index.js';
+import { createToolbox, type ToolLimits, type ToolStyle } from './tools/index.js';
 import type { Outcome, Usage } from '../transcript/schema.js';
 import { addUsage, outcomeOfStop, totalTokens, validateRun, ZERO_USAGE } from './limits.js';
 import { recordReply, recordResults } from './record.js';
@@ -52,6 +52,8 @@ export interface RunAgentOptions {
   signal?: AbortSignal;
   onEvent?: OnAgentEvent;
   toolLimits?: ToolLimits;
+  /** Tool definitions: Anthropic's typed tools (default) or portable JSON-schema tools (`tools/portable.ts`). */
+  toolStyle?: ToolStyle;
   /** Copy the transcript into the workspace at `<sessionsDir>/<rolloutId>.jsonl` at the end; default true. */
   placeInWorkspace?: boolean;
 }
@@ -122,6 +124,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       liveUpdate: options.liveUpdate,
       memoryLayout: options.memoryLayout,
       ...(options.toolLimits ? { limits: options.toolLimits } : {}),
+      ...(options.toolStyle ? { style: options.toolStyle } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       // The one-line summaries quote commands (`echo $TOKEN=ghp_…`) and end up on terminals and in CI logs.
       onStart: (c) => emit({ type: 'tool_call_started', turn: turns, ...c, summary: clean(c.summary) }),

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { VERSION } from '../config/version.js';
+import { registerApplyCommand } from './commands/apply.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerLearnCommand } from './commands/learn.js';
@@ -29,6 +30,7 @@ export function buildProgram(json = false): Command {
   if (json) program.configureOutput({ writeErr: () => {} });
   registerRunCommand(program);
   registerSnapshotCommand(program);
+  registerApplyCommand(program);
   registerLineageCommand(program);
   registerRecoverCommand(program);
   registerMemoryCommand(program);

@@ -11,7 +11,7 @@ import type { ProgressEvent } from '../config/progress.js';
 export const EXIT = { ok: 0, failed: 1, usage: 2, internal: 3 } as const;
 
 /** Codes of `MnemaraError`s that mean "the user's input was wrong" (exit 2); everything else is exit 3. */
-const USAGE_CODES = new Set(['USAGE', 'INVALID_CONFIG', 'NOT_FOUND', 'INVALID_INPUT']);
+const USAGE_CODES = new Set(['USAGE', 'INVALID_CONFIG', 'NOT_FOUND', 'INVALID_INPUT', 'HOST_CHANGED']);
 
 /** Prints a result: one JSON document on stdout with `--json`, else the human text. */
 export function emit(json: boolean, value: unknown, human: () => string): void {

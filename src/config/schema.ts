@@ -115,8 +115,16 @@ export function describeAllowed(option: OptionInfo): string {
     case 'integer':
     case 'number': {
       const what = option.kind === 'integer' ? 'whole number' : 'number';
-      if (!option.schema.safeParse(0).success) return `a positive ${what}`;
-      if (!option.schema.safeParse(-1).success) return `a ${what} ≥ 0`;
+      // The schema's own bounds (zod keeps them on the number schema), so a hint never says "positive" when the
+      // minimum is 16 (sandbox.pidsLimit) or 6 MiB (sandbox.memoryBytes).
+      const { minValue, maxValue } = option.schema as z.ZodNumber;
+      const min = typeof minValue === 'number' && minValue > Number.MIN_SAFE_INTEGER ? minValue : undefined;
+      const max = typeof maxValue === 'number' && maxValue < Number.MAX_SAFE_INTEGER ? maxValue : undefined;
+      const range = [min !== undefined ? `≥ ${min}` : '', max !== undefined ? `≤ ${max}` : ''].filter(Boolean).join(' and ');
+      // `.positive()` shows as an exclusive minimum of 0: said as "positive" below.
+      if (min !== undefined && min !== 0) return `a ${what} ${range}`;
+      if (!option.schema.safeParse(0).success) return `a positive ${what}${max !== undefined ? ` ≤ ${max}` : ''}`;
+      if (range) return `a ${what} ${range}`;
       return `a ${what}`;
     }
     case 'array':

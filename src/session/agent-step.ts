@@ -1,4 +1,4 @@
-import { createModelClient, runAgent, type AgentEvent, type ModelClient } from '../agent/index.js';
+import { createModelClient, runAgent, toolStyleFor, type AgentEvent, type ModelClient } from '../agent/index.js';
 import type { Outcome, Usage } from '../transcript/schema.js';
 import type { MnemaraConfig } from '../config/schema.js';
 import { redact } from '../memory/redact.js';
@@ -92,6 +92,7 @@ export async function runAgentStep(args: {
       maxTokens: config.agent.maxTokens,
       maxOutputTokens: config.agent.maxOutputTokens,
       liveUpdate: config.agent.liveUpdate,
+      toolStyle: toolStyleFor(config.agent.tools, config.anthropic.baseUrl),
       memoryLayout: config.memory.layout,
       transcriptPath: args.transcriptPath,
       rolloutId: args.rolloutId,

@@ -60,7 +60,10 @@ export async function readMemoryBlock(
 /**
  * Steps 7 and 8 on a host directory holding the memory layout: phase 1 for every pending rollout, then phase 2.
  * Returns the pipeline's result; a phase 1 or phase 2 failure is in the result (the rollout stays pending, the
- * previous MEMORY.md stays). Throws only when the pipeline cannot run at all (lock held, damaged state).
+ * previous MEMORY.md stays). When the model path fails because the endpoint does not give the structured answer
+ * (it calls no tool or an invalid one, twice: a server that is not Claude), the deterministic extractor runs
+ * instead on the same layout, and a `memory-fallback` progress event says so. Throws only when the pipeline
+ * cannot run at all (lock held, damaged state).
  */
 export async function runPipelineOn(
   dir: string,
@@ -69,12 +72,25 @@ export async function runPipelineOn(
   onProgress: OnProgress,
 ): Promise<MemoryPipelineResult> {
   const extractor = extractorOf(config);
-  return runMemoryPipeline({
-    workspaceDir: dir,
-    layout: config.memory.layout,
-    extractor,
-    ...(extractor === 'model' ? { client, model: config.agent.model } : {}),
-    config: config.memory,
-    onProgress,
+  const base = { workspaceDir: dir, layout: config.memory.layout, config: config.memory, onProgress };
+  const result = await runMemoryPipeline({ ...base, extractor, ...(extractor === 'model' ? { client, model: config.agent.model } : {}) });
+  const unstructured = extractor === 'model' ? structuredAnswerMissing(result) : undefined;
+  if (!unstructured) return result;
+  log.warn({ problem: unstructured }, 'the endpoint gave no structured answer; the deterministic extractor writes the memory');
+  onProgress({
+    step: 'memory-fallback',
+    phase: 'end',
+    ok: false,
+    message:
+      `the model endpoint did not give the structured answer the memory step asks for (${unstructured.slice(0, 160)}); ` +
+      'the deterministic extractor wrote this memory instead (memory.extractor=deterministic skips the model)',
   });
+  const again = await runMemoryPipeline({ ...base, extractor: 'deterministic', forceConsolidation: true });
+  return { ...again, modelCalls: again.modelCalls + result.modelCalls };
+}
+
+/** The problem when the model path failed for want of a structured answer (see `structuredCall`), else undefined. */
+function structuredAnswerMissing(r: MemoryPipelineResult): string | undefined {
+  if (r.phase2Error?.code === 'MODEL_OUTPUT_INVALID') return r.phase2Error.message;
+  return r.pending.find((p) => /was invalid twice/.test(p.error))?.error;
 }

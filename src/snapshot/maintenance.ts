@@ -51,6 +51,8 @@ export async function verifySnapshots(store: DirectoryStore, id?: string, onProg
       results.push({ id: sid, ok: true });
     } catch (err) {
       if (id === undefined && err instanceof SnapshotNotFoundError) continue; // a directory left by a crashed write: gc's job
+      // An id the user named that is not in the store is their input, not a damaged snapshot.
+      if (err instanceof SnapshotNotFoundError) throw err;
       results.push({ id: sid, ok: false, error: (err as Error).message });
     }
     onProgress?.({ step: 'verify', phase: 'progress', done: i + 1, total: ids.length, unit: 'entries' });
@@ -107,6 +109,8 @@ export async function squashLineage(store: DirectoryStore, lineage: string, onPr
 /** What `gc` and `prune` removed; bytes are on-disk sizes of removed blobs. */
 export interface CleanupReport {
   removedSnapshots: string[];
+  /** Why each removed snapshot went, by id (e.g. its manifest was unreadable, and why). */
+  reasons?: Record<string, string>;
   removedBlobs: string[];
   removedTemp: string[];
   freedBytes: number;
@@ -144,10 +148,14 @@ export async function collectGarbage(store: DirectoryStore, options: { graceMs?:
       }
       continue;
     }
-    const ok = await store.get(name).then(() => true, () => false);
-    if (!ok && (await olderThan(dir, graceMs))) {
+    const unreadable = await store.get(name).then(
+      () => undefined,
+      (err: Error) => (err instanceof SnapshotNotFoundError ? 'no manifest: left by an interrupted write' : `manifest unreadable: ${err.message}`),
+    );
+    if (unreadable !== undefined && (await olderThan(dir, graceMs))) {
       await rm(dir, { recursive: true, force: true });
       report.removedSnapshots.push(name);
+      (report.reasons ??= {})[name] = unreadable;
       continue;
     }
     for (const f of await readdir(dir).catch(() => [] as string[])) {

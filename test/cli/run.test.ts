@@ -80,7 +80,7 @@ describe('mnemara run: sessions', () => {
       reject: false,
     });
     expect(second.exitCode).toBe(2);
-    expect(second.stderr).toContain('no task given');
+    expect(second.stderr).toContain('stdin (--task-file -) gave no task: it is empty');
 
     const third = await execa(process.execPath, ['--import', 'tsx', MAIN, 'run', '-w', dirs.workspace, '--task-file', '-', '--no-live-update'], {
       env: { MNEMARA_HOME: dirs.home, MNEMARA_MEMORY_EXTRACTOR: 'deterministic', ANTHROPIC_BASE_URL: s2.url },

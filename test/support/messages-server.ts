@@ -171,8 +171,34 @@ const ERROR_TYPES: Record<number, string> = {
 
 const estimate = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
 
+/** How the server treats the request's tools. */
+export interface MessagesServerOptions {
+  /**
+   * `portable`: behave like an Anthropic-compatible server that is not Anthropic's (llama.cpp's llama-server):
+   * it knows only plain JSON-schema tools, so a request with a tool that has no `input_schema` (Anthropic's typed
+   * tools, `bash_20250124` …) or whose schema is not an object with described properties is refused with 400.
+   * Default `any`: tools are not checked.
+   */
+  tools?: 'any' | 'portable';
+}
+
+/** Why a portable-only server refuses `tools`, or null when every tool is a JSON-schema tool. */
+export function portableToolProblem(tools: unknown): string | null {
+  if (tools === undefined) return null;
+  if (!Array.isArray(tools)) return 'tools is not an array';
+  for (const t of tools as Array<Record<string, unknown>>) {
+    const name = String(t.name ?? '(no name)');
+    if (typeof t.type === 'string' && t.type !== 'custom') return `tool ${name} is a typed tool (${t.type}) without input_schema`;
+    const schema = t.input_schema as { type?: unknown; properties?: Record<string, { description?: unknown }> } | undefined;
+    if (!schema) return `tool ${name} has no input_schema`;
+    if (schema.type !== 'object') return `tool ${name}: input_schema.type is not "object"`;
+    if (typeof t.description !== 'string' || !t.description) return `tool ${name} has no description`;
+  }
+  return null;
+}
+
 /** Starts the server on 127.0.0.1 (random port). Call `close()` when done. */
-export async function startMessagesServer(script: Script): Promise<MessagesServer> {
+export async function startMessagesServer(script: Script, options: MessagesServerOptions = {}): Promise<MessagesServer> {
   const requests: RecordedRequest[] = [];
   let messageCalls = 0;
 
@@ -219,6 +245,10 @@ export async function startMessagesServer(script: Script): Promise<MessagesServe
         status: 400,
         message: 'messages-server: message threads (`thread`) are not supported; pass `thread: false` to the tool runner',
       });
+    }
+    if (options.tools === 'portable') {
+      const problem = portableToolProblem((body as { tools?: unknown } | undefined)?.tools);
+      if (problem) return sendError(res, { kind: 'error', status: 400, message: `messages-server (portable tools only): ${problem}` });
     }
     const step = await nextStep(recorded);
     const stream = (body as { stream?: boolean } | undefined)?.stream === true;

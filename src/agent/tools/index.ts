@@ -8,10 +8,12 @@ import type { MemoryLayout } from '../../config/memory.js';
 import { BashSession, bashDefinition } from './bash.js';
 import { editorDefinition, runEditor } from './editor.js';
 import { sandboxMemoryTool } from './memory.js';
+import { portableBash, portableEditor, portableMemory, type ToolStyle } from './portable.js';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits, type ToolOutput } from './types.js';
 
 export type { ToolLimits, ToolOutput } from './types.js';
 export { DEFAULT_TOOL_LIMITS } from './types.js';
+export { toolStyleFor, type ToolStyle } from './portable.js';
 
 /** What one tool call did, kept for the transcript (keyed by the model's `tool_use` id). */
 export interface ToolCallDetail {
@@ -30,6 +32,8 @@ export interface ToolboxOptions {
   /** The memory tool (`memory_20250818`) is offered only when true. */
   liveUpdate: boolean;
   memoryLayout: MemoryLayout;
+  /** `anthropic` (default): Anthropic's typed tools; `portable`: the same tools as JSON-schema tools (portable.ts). */
+  style?: ToolStyle;
   limits?: ToolLimits;
   /** Once aborted, calls that have not started are answered "not run" (the one running finishes). */
   signal?: AbortSignal;
@@ -124,9 +128,10 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
 
   const workspace = { virtual: '/workspace', realRoot: sandbox.workspaceDir };
   const bash = new BashSession(sandbox, limits);
+  const portable = options.style === 'portable';
   const tools: BetaRunnableTool[] = [
-    wrap(bashDefinition, summarizeBash, (input) => bash.run(input)),
-    wrap(editorDefinition(limits.maxViewChars), summarizeFile, (input) =>
+    wrap(portable ? portableBash : bashDefinition, summarizeBash, (input) => bash.run(input)),
+    wrap(portable ? portableEditor(limits.maxViewChars) : editorDefinition(limits.maxViewChars), summarizeFile, (input) =>
       runEditor({ sandbox, root: workspace, maxFileBytes: limits.maxEditFileBytes, maxViewChars: limits.maxViewChars }, input),
     ),
   ];
@@ -138,7 +143,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
     });
     const { run, parse, ...definition } = memory;
     tools.push(
-      wrap(definition, summarizeFile, async (input) => {
+      wrap(portable ? portableMemory : definition, summarizeFile, async (input) => {
         const out = await run(parse(input));
         return { text: typeof out === 'string' ? out : JSON.stringify(out) };
       }),

@@ -52,7 +52,7 @@ async function checkImage(engineOk: boolean): Promise<DoctorCheck> {
   }
   const s = await sandboxImageStatus();
   if (s.present) {
-    const size = s.sizeBytes === undefined ? '' : `, ${(s.sizeBytes / 1024 ** 2).toFixed(0)} MB`;
+    const size = s.sizeBytes === undefined ? '' : `, ${(s.sizeBytes / 1024 ** 2).toFixed(0)} MiB`;
     return { name: 'image', ok: true, required: true, detail: `${s.tag} present and current (built ${s.created}${size})` };
   }
   const stale = s.staleTags.length ? `; only older builds exist (${s.staleTags.join(', ')})` : '';
@@ -86,8 +86,8 @@ async function checkDisk(path: string, label: string): Promise<DoctorCheck> {
     name: `disk (${label})`,
     ok,
     required: true,
-    detail: `${gb} GB free at ${where}${ok && low ? ' (low)' : ''}`,
-    ...(ok ? {} : { fix: `free at least ${MIN_FREE_BYTES / 1024 ** 3} GB there (docker image prune, mnemara snapshot gc)` }),
+    detail: `${gb} GiB free at ${where}${ok && low ? ' (low)' : ''}`,
+    ...(ok ? {} : { fix: `free at least ${MIN_FREE_BYTES / 1024 ** 3} GiB there (docker image prune, mnemara snapshot gc)` }),
   };
 }
 

@@ -1,9 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { MnemaraError } from '../../config/errors.js';
-import { defaultStoreDir } from '../../config/paths.js';
 import type { MnemaraConfig } from '../../config/schema.js';
 import { describeMemory, forgetEntry, searchMemory, type MemoryOverview } from '../../memory/handbook.js';
 import { KIND_ORDER, SECTION_TITLES, type MemoryEntry } from '../../memory/memory-md.js';
@@ -11,7 +7,7 @@ import { existingWorkspaceDir } from '../../memory/layout.js';
 import { runMemoryPipeline } from '../../memory/pipeline.js';
 import { sessionModelClient } from '../../session/agent-step.js';
 import { extractorOf } from '../../session/memory-step.js';
-import { openStore } from '../../snapshot/index.js';
+import { describeSource, lineageLines, memoryStore, onMemoryDir, resolveMemorySource, sourceJson, type MemorySource } from '../memory-source.js';
 import { EXIT, emit, progressPrinter } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
@@ -38,23 +34,24 @@ function describe(o: MemoryOverview, where: string): string {
   return lines.join('\n');
 }
 
-/** Runs `fn` on a directory holding the memory: the workspace, or the lineage head's memory restored to a temp dir. */
-async function onMemoryDir<T>(opts: Opts, config: MnemaraConfig, fn: (dir: string, where: string) => Promise<T>): Promise<T> {
-  if (!opts.lineage) {
-    const ws = await existingWorkspaceDir(opts.workspace);
-    return fn(ws, ws);
-  }
-  const store = await openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
-  const head = await store.getHead(opts.lineage);
-  if (!head) throw new MnemaraError('NOT_FOUND', `lineage ${opts.lineage} has no snapshot`, { hint: 'mnemara snapshot list shows the lineages and their heads.' });
-  const tmp = await mkdtemp(join(tmpdir(), 'mnemara-memory-'));
-  try {
-    const dir = join(tmp, 'ws');
-    await store.restoreToDirectory(head, dir, { paths: [config.memory.layout.memoriesDir] });
-    return await fn(dir, `lineage ${opts.lineage} (snapshot ${head})`);
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
+type Target = Opts & { lineage?: string };
+
+/** The memory the user means (see memory-source.ts), or `null` after listing the lineages when none was named. */
+async function sourceOf(cmd: Command, opts: Target, config: MnemaraConfig): Promise<MemorySource | null> {
+  const source = await resolveMemorySource(
+    { workspace: opts.workspace, workspaceGiven: cmd.getOptionValueSource('workspace') === 'cli', ...(opts.lineage ? { lineage: opts.lineage } : {}) },
+    config,
+  );
+  if (source) return source;
+  const store = await memoryStore(config);
+  const lines = await lineageLines(store);
+  const heads = await store.listHeads();
+  emit(Boolean(opts.json), { where: null, lineages: heads }, () =>
+    lines.length
+      ? [`no memory in ${resolve(opts.workspace)}; lineages in ${store.root}:`, ...lines, 'pick one with --lineage NAME, or -w DIR with the directory a run used'].join('\n')
+      : `no memory in ${resolve(opts.workspace)}, and the store ${store.root} has no lineage yet (run \`mnemara run -w DIR --task …\` first)`,
+  );
+  return null;
 }
 
 /** Registers `mnemara memory` (show, search, forget, consolidate). */
@@ -76,32 +73,43 @@ export function registerMemoryCommand(program: Command): void {
         .option('--json', 'print the result as one JSON document'),
     );
 
-  sub('show', 'List the entries of MEMORY.md by section, with ids, sources and what is in the summary.')
-    .option('-l, --lineage <name>', "show the memory of a lineage's head snapshot instead of a workspace")
-    .action(async (opts: Opts) => {
-      const { config } = loadCliConfig(opts);
-      const layout = config.memory.layout;
-      await onMemoryDir(opts, config, async (dir, where) => {
-        const o = await describeMemory(dir, layout);
-        emit(Boolean(opts.json), { where, ...o }, () => describe(o, where));
-      });
-    });
-
-  sub('search <words...>', 'Find entries of MEMORY.md holding any of the words (best matches first).')
-    .option('-l, --lineage <name>', "search the memory of a lineage's head snapshot instead of a workspace")
-    .action(async (words: string[], opts: Opts) => {
-      const { config } = loadCliConfig(opts);
-      await onMemoryDir(opts, config, async (dir) => {
-        const hits = await searchMemory(dir, words, config.memory.layout);
-        emit(Boolean(opts.json), { words, hits }, () => (hits.length ? hits.map((h) => entryLine(h.entry, false)).join('\n') : `no entry mentions ${words.join(' or ')}`));
-        if (hits.length === 0) process.exitCode = EXIT.failed;
-      });
-    });
-
-  sub('forget <entry-id>', 'Remove an entry for good: it does not come back from old raw memories, even reworded.').action(async (id: string, opts: Opts) => {
+  const show = sub('show', 'List the entries of MEMORY.md by section, with ids, sources and what is in the summary.')
+    .option('-l, --lineage <name>', "show the memory of a lineage's head snapshot instead of a workspace");
+  show.action(async (opts: Target) => {
     const { config } = loadCliConfig(opts);
-    const removed = await forgetEntry(await existingWorkspaceDir(opts.workspace), id, config.memory);
-    emit(Boolean(opts.json), { forgotten: removed }, () => `forgot ${removed.id}: ${removed.text}`);
+    const source = await sourceOf(show, opts, config);
+    if (!source) return;
+    const where = describeSource(source);
+    const { value: o } = await onMemoryDir(source, config, (dir) => describeMemory(dir, config.memory.layout));
+    // A lineage's memory was read from a temporary copy that is gone now: no directory to point to.
+    const memoriesDir = source.kind === 'workspace' ? o.memoriesDir : null;
+    emit(Boolean(opts.json), { where, ...sourceJson(source), ...o, memoriesDir }, () => describe(o, where));
+  });
+
+  const search = sub('search <words...>', 'Find entries of MEMORY.md holding any of the words (best matches first).')
+    .option('-l, --lineage <name>', "search the memory of a lineage's head snapshot instead of a workspace");
+  search.action(async (words: string[], opts: Target) => {
+    const { config } = loadCliConfig(opts);
+    const source = await sourceOf(search, opts, config);
+    if (!source) return;
+    const where = describeSource(source);
+    const { value: hits } = await onMemoryDir(source, config, (dir) => searchMemory(dir, words, config.memory.layout));
+    emit(Boolean(opts.json), { where, ...sourceJson(source), words, hits }, () =>
+      [`memory of ${where}:`, ...(hits.length ? hits.map((h) => entryLine(h.entry, false)) : [`  no entry mentions ${words.join(' or ')}`])].join('\n'),
+    );
+    if (hits.length === 0) process.exitCode = EXIT.failed;
+  });
+
+  const forget = sub('forget <entry-id>', 'Remove an entry for good: it does not come back from old raw memories, even reworded. On a lineage, the change is saved as a new memory snapshot at its head.')
+    .option('-l, --lineage <name>', "forget in the memory of a lineage's head (saved as a new memory snapshot)");
+  forget.action(async (id: string, opts: Target) => {
+    const { config } = loadCliConfig(opts);
+    const source = await sourceOf(forget, opts, config);
+    if (!source) return;
+    const { value: removed, snapshot } = await onMemoryDir(source, config, (dir) => forgetEntry(dir, id, config.memory), {});
+    emit(Boolean(opts.json), { ...sourceJson(source), forgotten: removed, ...(snapshot ? { head: snapshot } : {}) }, () =>
+      [`forgot ${removed.id}: ${removed.text}`, ...(snapshot && source.kind === 'lineage' ? [`saved as ${snapshot}: lineage ${source.lineage} → head`] : [])].join('\n'),
+    );
   });
 
   sub('consolidate', 'Run the memory pipeline: extract pending transcripts in sessions/, then consolidate MEMORY.md.')

@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import type { FlagValue } from '../../config/load.js';
 import type { ProgressEvent } from '../../config/progress.js';
 import { runSession, SESSION_STEPS, type SessionEvent, type SessionResult } from '../../session.js';
-import { EXIT, emit, progressPrinter } from '../output.js';
+import { EXIT, emit, progressPrinter, reportError } from '../output.js';
+import { applySnapshot, describeApply } from './apply.js';
+import type { ApplyResult } from '../../snapshot/apply.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
 interface RunCliOptions extends ConfigCliOptions {
@@ -17,10 +20,12 @@ interface RunCliOptions extends ConfigCliOptions {
   model?: string;
   maxTurns?: string;
   network?: string;
+  tools?: string;
   memoryRead: boolean;
   memoryGenerate: boolean;
   liveUpdate: boolean;
   keepSandbox?: boolean;
+  apply?: boolean;
   json?: boolean;
 }
 
@@ -37,6 +42,12 @@ async function readTask(opts: RunCliOptions): Promise<string> {
         hint: 'Pass a readable file, or - to read the task from stdin.',
       });
     }
+  }
+  if (opts.taskFile !== undefined && (task ?? '').trim() === '') {
+    const what = opts.taskFile === '-' ? 'stdin (--task-file -) gave' : `--task-file ${opts.taskFile} holds`;
+    throw new MnemaraError('USAGE', `${what} no task: it is empty`, {
+      hint: opts.taskFile === '-' ? 'Pipe the task in (echo "what to do" | mnemara run --task-file - …), or pass --task "what to do".' : `Write the task into ${opts.taskFile}, or pass --task "what to do".`,
+    });
   }
   if (task === undefined || task.trim() === '') {
     throw new MnemaraError('USAGE', 'no task given', { hint: 'Pass --task "what to do" or --task-file FILE.' });
@@ -57,6 +68,7 @@ function configFlags(cmd: Command, opts: RunCliOptions): FlagValue[] {
   if (opts.model !== undefined) flags.push({ path: 'agent.model', value: opts.model, flag: '--model' });
   if (opts.maxTurns !== undefined) flags.push({ path: 'agent.maxTurns', value: opts.maxTurns, flag: '--max-turns' });
   if (opts.network !== undefined) flags.push({ path: 'sandbox.network', value: opts.network, flag: '--network' });
+  if (opts.tools !== undefined) flags.push({ path: 'agent.tools', value: opts.tools, flag: '--tools' });
   if (given('memoryRead')) flags.push({ path: 'memory.read', value: opts.memoryRead, flag: '--no-memory-read' });
   if (given('memoryGenerate')) flags.push({ path: 'memory.generate', value: opts.memoryGenerate, flag: '--no-memory-generate' });
   if (given('liveUpdate')) flags.push({ path: 'agent.liveUpdate', value: opts.liveUpdate, flag: '--no-live-update' });
@@ -101,7 +113,7 @@ const oneLine = (s: string, max = 100): string => {
 };
 
 /** The human summary of a session. */
-export function formatSummary(r: SessionResult): string {
+export function formatSummary(r: SessionResult, host: { dir: string; applied?: ApplyResult } = { dir: '.' }): string {
   const secs = (ms: number | undefined): string => `${((ms ?? 0) / 1000).toFixed(1)} s`;
   const n = (x: number): string => x.toLocaleString('en-US');
   const lines = [
@@ -129,10 +141,29 @@ export function formatSummary(r: SessionResult): string {
   }
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
   lines.push(`transcript  ${r.transcriptPath}`);
+  lines.push(...whereTheResultIs(r, host));
   if (r.keptSandbox) lines.push(`sandbox     kept: ${r.keptSandbox} (remove with mnemara sandbox prune)`);
   if (r.pipelineError) lines.push('', 'The rollout stays pending; the next session or `mnemara memory consolidate` extracts it.');
   return lines.join('\n');
 }
+
+/**
+ * The host directory is never changed by a run: say so, where the result is, and the command that brings it
+ * back (or what `--apply` wrote).
+ */
+function whereTheResultIs(r: SessionResult, host: { dir: string; applied?: ApplyResult }): string[] {
+  if (host.applied) return ['', describeApply(host.applied)];
+  const result = r.head ?? r.workspaceSnapshot;
+  if (!result) return ['', `${host.dir} was not changed, and the run left no snapshot.`];
+  return [
+    '',
+    `${host.dir} was not changed: the result is snapshot ${result}, the head of lineage ${r.lineage}.`,
+    `  see it:   mnemara snapshot patch ${result} -w ${shellWord(host.dir)}`,
+    `  bring it: mnemara apply -w ${shellWord(host.dir)} --lineage ${r.lineage}   (or run with --apply)`,
+  ];
+}
+
+const shellWord = (s: string): string => (/^[A-Za-z0-9_./@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** Registers `mnemara run`: one session, start to finish. */
 export function registerRunCommand(program: Command): void {
@@ -167,10 +198,12 @@ export function registerRunCommand(program: Command): void {
     .option('-m, --model <model>', 'model of the run (agent.model)')
     .option('--max-turns <n>', 'model turns before the run stops (agent.maxTurns)')
     .option('--network <mode>', 'sandbox network mode, e.g. bridge (default none)')
+    .option('--tools <style>', 'tool definitions: anthropic (typed tools), portable (JSON-schema tools for other endpoints), auto (default: by endpoint)')
     .option('--no-memory-read', 'do not put memory into the prompt')
     .option('--no-memory-generate', 'do not extract or consolidate memory after the run (the rollout stays pending)')
     .option('--no-live-update', "do not give the agent the memory tool")
     .option('--keep-sandbox', 'leave the container running afterwards, for inspection')
+    .option('--apply', "when the agent completed, write its changes into the host directory (as `mnemara apply`; refused if the directory changed meanwhile)")
     .option('--json', 'print one JSON result instead of live lines and a summary');
   addConfigOptions(cmd).action(async (opts: RunCliOptions) => {
     const json = Boolean(opts.json);
@@ -187,6 +220,7 @@ export function registerRunCommand(program: Command): void {
     process.on('SIGINT', onSigint);
     const printProgress = stepPrinter(!json);
     const printTool = toolPrinter(!json);
+    let transcriptPath: string | undefined;
     try {
       const result = await runSession(
         {
@@ -203,13 +237,31 @@ export function registerRunCommand(program: Command): void {
           onEvent: (event) => {
             if (event.type === 'progress') printProgress(event.progress);
             else if (event.type === 'started' && !json) {
-              process.stderr.write(`rollout ${event.rolloutId} on lineage ${event.lineage}\n  transcript ${event.transcriptPath}\n`);
+              // The transcript is named once the agent starts: a run that fails before has none to point to.
+              process.stderr.write(`rollout ${event.rolloutId} on lineage ${event.lineage}\n`);
+              transcriptPath = event.transcriptPath;
             } else printTool(event);
+            if (!json && event.type === 'progress' && event.progress.step === 'agent' && event.progress.phase === 'start' && transcriptPath) {
+              process.stderr.write(`  transcript ${transcriptPath}\n`);
+            }
           },
         },
       );
-      emit(json, result, () => formatSummary(result));
+      // --apply: the run's changes into the host directory, only when the agent completed and a snapshot exists.
+      const target = result.head ?? result.workspaceSnapshot;
+      let applied: ApplyResult | undefined;
+      let applyError: unknown;
+      if (opts.apply && result.outcome === 'completed' && target) {
+        applied = await applySnapshot(config, target, resolve(opts.workspace), {}).catch((err: unknown) => {
+          applyError = err;
+          return undefined;
+        });
+      }
+      emit(json, applied ? { ...result, applied } : result, () => formatSummary(result, { dir: opts.workspace, ...(applied ? { applied } : {}) }));
       process.exitCode = result.outcome === 'completed' ? EXIT.ok : EXIT.failed;
+      // The run is saved either way; a refused apply is reported after its summary, with its own exit code.
+      // (With --json too it goes to stderr as text: stdout stays one document.)
+      if (applyError !== undefined) process.exitCode = reportError(applyError, false);
     } finally {
       process.off('SIGINT', onSigint);
     }

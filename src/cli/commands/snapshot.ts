@@ -1,9 +1,13 @@
 import { readdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
+import { existingWorkspaceDir } from '../../memory/layout.js';
+import { defaultLineage } from '../../session/start.js';
 import { createOnHead } from '../../snapshot/create-on-head.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
+import { makePatch, type PatchSide } from '../../snapshot/patch.js';
 import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
 import { openStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
 import { EXIT, emit, progressPrinter, reportError } from '../output.js';
@@ -59,7 +63,7 @@ function describeManifest(m: Manifest, heads: Record<string, string>): string {
 function describeCleanup(r: CleanupReport): string {
   return [
     `removed ${r.removedSnapshots.length} snapshot(s), ${r.removedBlobs.length} blob(s), ${r.removedTemp.length} leftover(s); freed ${size(r.freedBytes)}`,
-    ...r.removedSnapshots.map((id) => `  snapshot ${id}`),
+    ...r.removedSnapshots.map((id) => `  snapshot ${id}${r.reasons?.[id] ? `: ${r.reasons[id]}` : ''}`),
     ...r.removedTemp.map((p) => `  leftover ${p}`),
   ].join('\n');
 }
@@ -108,18 +112,27 @@ export function registerSnapshotCommand(program: Command): void {
       );
     });
 
-  sub('list', 'List complete snapshots, oldest first; heads are marked.')
+  sub('list', 'List complete snapshots, oldest first; heads are marked. -w DIR lists the lineage a run on DIR uses.')
     .option('-l, --lineage <name>', 'only this lineage')
-    .action(async (opts: Opts & { lineage?: string }) => {
+    .option('-w, --workspace <dir>', "only the lineage of this directory (the one `mnemara run -w DIR` uses)")
+    .option('-q, --quiet', 'print only the ids, oldest first (the head of a lineage is its last): $(mnemara snapshot list -w DIR -q | tail -1)')
+    .action(async (opts: Opts & { lineage?: string; workspace?: string; quiet?: boolean }) => {
       const s = await store(opts);
-      const [ms, heads, branches] = await Promise.all([s.list(opts.lineage === undefined ? {} : { lineage: opts.lineage }), s.listHeads(), s.listBranches(opts.lineage)]);
+      const lineage = opts.lineage ?? (opts.workspace !== undefined ? await defaultLineage(await existingWorkspaceDir(opts.workspace)) : undefined);
+      const [ms, heads, branches] = await Promise.all([s.list(lineage === undefined ? {} : { lineage }), s.listHeads(), s.listBranches(lineage)]);
       const isHead = new Set(Object.values(heads));
+      if (opts.quiet && !opts.json) {
+        if (ms.length) process.stdout.write(`${ms.map((m) => m.id).join('\n')}\n`);
+        return;
+      }
       const branchOf = new Map<string, string[]>();
       for (const [name, id] of Object.entries(branches)) branchOf.set(id, [...(branchOf.get(id) ?? []), name]);
-      emit(Boolean(opts.json), { snapshots: ms, heads, branches }, () =>
+      const header = opts.lineage === undefined && lineage !== undefined ? [`lineage ${lineage} (of ${resolve(opts.workspace as string)})`] : [];
+      emit(Boolean(opts.json), { ...(lineage !== undefined ? { lineage } : {}), snapshots: ms, heads, branches }, () =>
         ms.length === 0
-          ? `no snapshots in ${s.root}`
+          ? `no snapshots${lineage !== undefined ? ` of lineage ${lineage}` : ''} in ${s.root}`
           : [
+              ...header,
               ...ms.map(
                 (m) =>
                   `${isHead.has(m.id) ? '*' : branchOf.has(m.id) ? 'b' : ' '} ${m.id}  ${m.lineage}  ${m.kind.padEnd(9)}  ${String(m.layers.length).padStart(2)} layer(s)  ${size(stored(m)).padStart(9)}  ${m.createdAt}` +
@@ -190,6 +203,21 @@ export function registerSnapshotCommand(program: Command): void {
       );
     },
   );
+
+  sub('patch <a> [b]', "What a run changed, as a git patch (binary-safe; `git apply` takes it): from snapshot a to b, or with one snapshot from the host directory (-w, default .) to it. The memory layout, .git/ and build caches are left out.")
+    .option('-w, --workspace <dir>', 'host directory the patch starts from when only one snapshot is given', '.')
+    .action(async (a: string, b: string | undefined, opts: Opts & { workspace: string }) => {
+      const s = await store(opts);
+      const { config } = loadCliConfig(opts);
+      const from: PatchSide = b === undefined ? { dir: await existingWorkspaceDir(opts.workspace) } : { snapshot: a };
+      const to = b ?? a;
+      if ('snapshot' in from) await s.get(from.snapshot);
+      await s.get(to);
+      const p = await makePatch(s, from, { snapshot: to }, { layoutDirs: layoutDirs(opts), ignore: config.snapshot.ignore });
+      if (opts.json) emit(true, { from: 'dir' in from ? from.dir : from.snapshot, to, added: p.added, removed: p.removed, changed: p.changed, patch: p.text }, () => '');
+      else if (p.text) process.stdout.write(p.text);
+      else process.stderr.write(`no differences outside the memory layout between ${'dir' in from ? from.dir : from.snapshot} and ${to}\n`);
+    });
 
   sub('verify [id]', 'Check blobs, digests and every entry of one snapshot or all of them; exit 1 if any is damaged.').action(
     async (id: string | undefined, opts: Opts) => {

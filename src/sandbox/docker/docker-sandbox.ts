@@ -122,9 +122,7 @@ export class DockerSandbox implements Sandbox {
       await container.start();
     } catch (err) {
       await sandbox.close();
-      throw new SandboxError('SANDBOX_FAILED', `could not start the sandbox container: ${(err as Error).message}`, {
-        cause: err,
-      });
+      throw startFailure(err, config.network);
     }
     log.info({ container: name, image, session: options.sessionId }, 'sandbox started');
     return sandbox;
@@ -224,4 +222,19 @@ export class DockerSandbox implements Sandbox {
   private assertOpen(): void {
     if (this.closed) throw new SandboxError('SANDBOX_CLOSED', `sandbox ${this.name} is closed`);
   }
+}
+
+/**
+ * Why a created container did not start. A network the engine does not know (`--network bogus`, a 404 naming
+ * the network) is the user's input, not the engine's failure: `INVALID_INPUT`, with the modes that exist.
+ */
+function startFailure(err: unknown, network: string): SandboxError {
+  const message = (err as Error).message;
+  if (statusOf(err) === 404 && /network .* not found/i.test(message)) {
+    return new SandboxError('INVALID_INPUT', `there is no Docker network "${network}" (sandbox.network)`, {
+      hint: 'Use --network none (the default: no network), bridge (the engine\'s default network), host, or a network `docker network ls` lists.',
+      cause: err,
+    });
+  }
+  return new SandboxError('SANDBOX_FAILED', `could not start the sandbox container: ${message}`, { cause: err });
 }

@@ -1,0 +1,70 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { MnemaraError } from '../../config/errors.js';
+import type { MnemaraConfig } from '../../config/schema.js';
+import { existingWorkspaceDir } from '../../memory/layout.js';
+import { defaultLineage } from '../../session/start.js';
+import { applyToHost, type ApplyResult } from '../../snapshot/apply.js';
+import { memoryStore } from '../memory-source.js';
+import { emit } from '../output.js';
+import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+
+/** Lists the files an apply wrote (or would write). */
+export function describeApply(r: ApplyResult): string {
+  const n = r.added.length + r.changed.length + r.removed.length;
+  if (n === 0) return `nothing to apply: ${r.dir} already holds what ${r.snapshot} holds (outside the memory layout)`;
+  return [
+    `${r.applied ? 'applied' : 'would apply'} ${r.snapshot} to ${r.dir}: ${r.added.length} added, ${r.changed.length} changed, ${r.removed.length} removed`,
+    ...r.added.map((p) => `  A ${p}`),
+    ...r.changed.map((p) => `  M ${p}`),
+    ...r.removed.map((p) => `  D ${p}`),
+  ].join('\n');
+}
+
+/** Applies `snapshot` to the host directory `dir` with the configuration's memory layout and ignore list. */
+export function applySnapshot(config: MnemaraConfig, snapshot: string, dir: string, flags: { force?: boolean; check?: boolean }): Promise<ApplyResult> {
+  const { memoriesDir, sessionsDir } = config.memory.layout;
+  return memoryStore(config).then((store) =>
+    applyToHost(store, snapshot, dir, { layoutDirs: [memoriesDir, sessionsDir], ignore: config.snapshot.ignore, ...flags }),
+  );
+}
+
+type Opts = ConfigCliOptions & { workspace: string; lineage?: string; from?: string; force?: boolean; check?: boolean; json?: boolean };
+
+/** Registers `mnemara apply`: the lineage head's (or a snapshot's) changes written into the host directory. */
+export function registerApplyCommand(program: Command): void {
+  addConfigOptions(
+    program
+      .command('apply')
+      .summary("write a run's changes into the host directory (git apply of the lineage head's patch)")
+      .description(
+        'A run never changes the host directory: its result is a snapshot on the lineage. `apply` writes what the ' +
+          "lineage head (or --from SNAPSHOT) holds beyond the host directory into it, with `git apply` (all or nothing), " +
+          'leaving out the memory layout, .git/ and build caches. It refuses when the host directory was written after ' +
+          "the lineage's first run started (your edits would be overwritten) unless --force. " +
+          '`mnemara snapshot patch SNAPSHOT -w DIR` prints the same patch without applying it.',
+      )
+      .option('-w, --workspace <dir>', 'host directory to write into', '.')
+      .option('-l, --lineage <name>', "lineage whose head to apply (default: the directory's lineage, as `mnemara run` names it)")
+      .option('--from <snapshot>', 'apply this snapshot instead of the lineage head')
+      .option('--check', 'only check that the patch applies; write nothing')
+      .option('--force', 'apply even though the host directory changed after the run started')
+      .option('--json', 'print the result as one JSON document'),
+  ).action(async (opts: Opts) => {
+    const { config } = loadCliConfig(opts);
+    const dir = await existingWorkspaceDir(opts.workspace);
+    let snapshot = opts.from;
+    if (snapshot === undefined) {
+      const lineage = opts.lineage ?? (await defaultLineage(dir));
+      const head = await (await memoryStore(config)).getHead(lineage);
+      if (!head) {
+        throw new MnemaraError('NOT_FOUND', `lineage ${lineage} has no snapshot to apply to ${resolve(dir)}`, {
+          hint: 'Run `mnemara run -w DIR --task …` first, or name the lineage (--lineage) or snapshot (--from).',
+        });
+      }
+      snapshot = head;
+    }
+    const r = await applySnapshot(config, snapshot, dir, { force: Boolean(opts.force), check: Boolean(opts.check) });
+    emit(Boolean(opts.json), r, () => describeApply(r));
+  });
+}

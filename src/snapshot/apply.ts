@@ -1,0 +1,102 @@
+/**
+ * Bringing a run's work home: the patch from the host directory to a snapshot (see patch.ts), applied to the
+ * host with `git apply` (all or nothing: git checks every hunk before it writes). A run never changes the host
+ * directory, so the host should still be what the first run of the lineage copied; when something in it was
+ * written after that run started, applying would overwrite the user's work, and `applyToHost` refuses unless
+ * forced.
+ */
+import { lstat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { execa } from 'execa';
+import { MnemaraError } from '../config/errors.js';
+import { makePatch, patchFilter, type Patch, type PatchOptions } from './patch.js';
+import type { DirectoryStore } from './store/dir-store.js';
+import { walkTree } from './walk.js';
+
+/** The start time (ms since the epoch) of the oldest rollout id `YYYYMMDDTHHMMSSmmmZ-…` in `ids`, or null. */
+export function firstRolloutStart(ids: string[]): number | null {
+  let first: number | null = null;
+  for (const id of ids) {
+    const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z-/.exec(id);
+    if (!m) continue;
+    const t = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, +m[7]!);
+    if (first === null || t < first) first = t;
+  }
+  return first;
+}
+
+/**
+ * Paths under `dir` (the patch's filters apply) written, created, removed or chmod-ed since `sinceMs`: a file's
+ * or symlink's own mtime/ctime, or a directory's (which moves when an entry in it is added, removed or renamed).
+ * At most `limit` paths.
+ */
+export async function changedSince(dir: string, sinceMs: number, options: PatchOptions, limit = 20): Promise<string[]> {
+  const left = patchFilter(options);
+  const out: string[] = [];
+  const root = await lstat(dir);
+  if (Math.max(root.mtimeMs, root.ctimeMs) > sinceMs) out.push('.');
+  for await (const e of walkTree(dir, [], { ignore: left, onSkip: () => undefined })) {
+    if (Math.max(e.stats.mtimeMs, e.stats.ctimeMs) > sinceMs) out.push(e.type === 'dir' ? `${e.path}/` : e.path);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+export interface ApplyResult extends Omit<Patch, 'text'> {
+  snapshot: string;
+  dir: string;
+  /** False with `check`: nothing was written. */
+  applied: boolean;
+}
+
+/**
+ * Writes what `snapshot` holds beyond the host directory `dir` into `dir` (memory layout, `.git/` and caches
+ * excluded). Throws `MnemaraError('HOST_CHANGED')` (exit 2) when `dir` was written after the snapshot's first
+ * rollout started and `force` is not set, naming what changed; `GIT_MISSING` without git; `APPLY_FAILED` when
+ * `git apply` refuses (nothing is written then).
+ */
+export async function applyToHost(
+  store: DirectoryStore,
+  snapshot: string,
+  dir: string,
+  options: PatchOptions & { force?: boolean; check?: boolean },
+): Promise<ApplyResult> {
+  const manifest = await store.get(snapshot);
+  if (!options.force) {
+    const since = firstRolloutStart(manifest.rolloutIds);
+    if (since === null) {
+      throw new MnemaraError('HOST_CHANGED', `snapshot ${snapshot} names no run, so whether ${dir} changed since cannot be told`, {
+        hint: 'Pass --force to apply it anyway, or look at the patch first: mnemara snapshot patch SNAPSHOT -w DIR.',
+      });
+    }
+    const changed = await changedSince(dir, since, options);
+    if (changed.length) {
+      throw new MnemaraError('HOST_CHANGED', `${dir} changed after the run started (${new Date(since).toISOString()}): ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', …' : ''}`, {
+        hint: `Applying would overwrite those changes. Look at the patch (mnemara snapshot patch ${snapshot} -w ${dir}), then pass --force to apply it anyway, or commit/stash your changes and use git apply --3way on the patch.`,
+      });
+    }
+  }
+  const patch = await makePatch(store, { dir }, { snapshot }, options);
+  const result: ApplyResult = { snapshot, dir, added: patch.added, removed: patch.removed, changed: patch.changed, applied: false };
+  if (!patch.text) return result;
+  const args = ['apply', '--whitespace=nowarn', ...(options.check ? ['--check'] : [])];
+  // The ceiling keeps git from taking a repository above `dir` as the root the patch's paths are relative to.
+  const r = await execa('git', args, {
+    cwd: dir,
+    input: patch.text,
+    reject: false,
+    env: { GIT_CEILING_DIRECTORIES: dirname(dir), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+  });
+  if (r.exitCode === undefined) {
+    throw new MnemaraError('GIT_MISSING', 'git could not be run; changes are applied by `git apply`', {
+      hint: "Install git (apt-get install git, or your system's package), then run the command again.",
+    });
+  }
+  if (r.exitCode !== 0) {
+    throw new MnemaraError('APPLY_FAILED', `git apply refused the patch, nothing was written: ${String(r.stderr).trim().slice(0, 800)}`, {
+      hint: `Look at the patch (mnemara snapshot patch ${snapshot} -w ${dir}); --force does not help here.`,
+    });
+  }
+  result.applied = !options.check;
+  return result;
+}

@@ -1,0 +1,191 @@
+/**
+ * What a run changed, as a patch in git's format: the files that differ between two trees (a snapshot, or a
+ * host directory as the base) with the memory layout, `.git/` and build caches left out, rendered by
+ * `git diff --no-index --binary` (binary files as `GIT binary patch`, modes and symlinks included), so that
+ * `git apply` takes it. git is the one tool that writes the patch format `git apply` reads, binary hunks
+ * included (base85 of deflate with full blob ids); no npm library writes it, so this path runs git.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readlink, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { execa } from 'execa';
+import { MnemaraError } from '../config/errors.js';
+import { compileIgnore } from './ignore.js';
+import type { DirectoryStore } from './store/dir-store.js';
+import { walkTree, type WalkSkip } from './walk.js';
+
+/**
+ * Left out of every patch besides the caller's: git's own data, and byte-code and test caches that a run leaves
+ * behind but nobody commits. Patterns as in `compileIgnore`.
+ */
+export const PATCH_EXCLUDES = ['.git', '__pycache__', '*.pyc', '.pytest_cache', '.mypy_cache', 'node_modules/.cache'];
+
+/** One side of a patch: a snapshot of the store, or a directory on the host. */
+export type PatchSide = { snapshot: string } | { dir: string };
+
+/** A file as far as git sees it: type, executable bit, content hash (sha256 hex) or link target. */
+interface FileState {
+  type: 'file' | 'symlink';
+  exec: boolean;
+  hash?: string;
+  size: number;
+  linkpath?: string;
+}
+
+export interface PatchOptions {
+  /** Top-level folders never in the patch: the memory layout (`memories`, `sessions`). */
+  layoutDirs: string[];
+  /** More ignore patterns (the store's `snapshot.ignore`). */
+  ignore?: string[];
+}
+
+/** The patch text (empty when nothing differs) and the paths it covers, sorted. */
+export interface Patch {
+  text: string;
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+/**
+ * The patch from `from` to `to`. Files are compared by content (sha256), executable bit and link target;
+ * directories by what they hold. Throws `MnemaraError('NOT_FOUND')` for an unknown snapshot, `GIT_MISSING`
+ * (exit 3) when git cannot be run.
+ */
+export async function makePatch(store: DirectoryStore, from: PatchSide, to: PatchSide, options: PatchOptions): Promise<Patch> {
+  const left = patchFilter(options);
+  const [a, b] = await Promise.all([filesOf(store, from, left), filesOf(store, to, left)]);
+  // A host file is hashed only when the other side has a file of the same size at its path.
+  await Promise.all([hashWhereNeeded(from, a, b), hashWhereNeeded(to, b, a)]);
+  const patch: Patch = { text: '', added: [], removed: [], changed: [] };
+  for (const [p, s] of b) {
+    const old = a.get(p);
+    if (!old) patch.added.push(p);
+    else if (!same(old, s)) patch.changed.push(p);
+  }
+  for (const p of a.keys()) if (!b.has(p)) patch.removed.push(p);
+  for (const l of [patch.added, patch.removed, patch.changed]) l.sort();
+  if (patch.added.length + patch.removed.length + patch.changed.length === 0) return patch;
+  const tmp = await mkdtemp(join(tmpdir(), 'mnemara-patch-'));
+  try {
+    await materialize(store, from, join(tmp, 'a'), [...patch.removed, ...patch.changed]);
+    await materialize(store, to, join(tmp, 'b'), [...patch.added, ...patch.changed]);
+    patch.text = await gitDiff(tmp);
+    return patch;
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * True for a path the patch leaves out: under a layout folder, or matched (itself or a parent folder, as a walk
+ * that does not descend into ignored folders would) by `PATCH_EXCLUDES` or `options.ignore`.
+ */
+export function patchFilter(options: PatchOptions): (path: string) => boolean {
+  const ignored = compileIgnore([...PATCH_EXCLUDES, ...(options.ignore ?? [])]);
+  return (path) => {
+    if (options.layoutDirs.some((d) => path === d || path.startsWith(`${d}/`))) return true;
+    const segs = path.split('/');
+    for (let i = 1; i <= segs.length; i++) if (ignored(segs.slice(0, i).join('/'))) return true;
+    return false;
+  };
+}
+
+const same = (x: FileState, y: FileState): boolean =>
+  x.type === y.type && x.exec === y.exec && x.linkpath === y.linkpath && x.size === y.size && x.hash === y.hash;
+
+async function filesOf(store: DirectoryStore, side: PatchSide, left: (path: string) => boolean): Promise<Map<string, FileState>> {
+  const files = new Map<string, FileState>();
+  if ('snapshot' in side) {
+    const tree = await store.tree(side.snapshot, { hashContent: true });
+    for (const { path, node } of tree.walk()) {
+      const e = node.entry;
+      if (left(path) || (e.type !== 'file' && e.type !== 'symlink')) continue;
+      files.set(path, {
+        type: e.type,
+        exec: e.type === 'file' && (e.mode & 0o100) !== 0,
+        size: e.size,
+        ...(e.hash ? { hash: e.hash } : {}),
+        ...(e.linkpath !== undefined ? { linkpath: e.linkpath } : {}),
+      });
+    }
+    return files;
+  }
+  const skipped: WalkSkip[] = [];
+  for await (const e of walkTree(side.dir, [], { ignore: left, onSkip: (s) => skipped.push(s) })) {
+    if (e.type === 'dir') continue;
+    files.set(e.path, {
+      type: e.type,
+      exec: e.type === 'file' && (e.stats.mode & 0o100) !== 0,
+      size: e.type === 'file' ? e.stats.size : 0,
+      ...(e.linkpath !== undefined ? { linkpath: e.linkpath } : {}),
+    });
+  }
+  return files;
+}
+
+async function hashWhereNeeded(side: PatchSide, mine: Map<string, FileState>, other: Map<string, FileState>): Promise<void> {
+  if (!('dir' in side)) return;
+  for (const [p, s] of mine) {
+    const o = other.get(p);
+    if (s.type === 'file' && o?.type === 'file' && o.size === s.size) s.hash = await sha256File(join(side.dir, p));
+  }
+}
+
+function sha256File(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const h = createHash('sha256');
+    createReadStream(path)
+      .on('data', (c) => h.update(c))
+      .on('error', reject)
+      .on('end', () => resolve(h.digest('hex')));
+  });
+}
+
+/** Puts `paths` of `side` under `dir`, with their modes and link targets (nothing else). */
+async function materialize(store: DirectoryStore, side: PatchSide, dir: string, paths: string[]): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  if (paths.length === 0) return;
+  if ('snapshot' in side) {
+    await store.restoreToDirectory(side.snapshot, dir, { paths });
+    return;
+  }
+  for (const p of paths) {
+    const target = join(dir, p);
+    await mkdir(dirname(target), { recursive: true });
+    const source = join(side.dir, p);
+    const link = await readlink(source).catch(() => undefined);
+    if (link !== undefined) await symlink(link, target);
+    else await copyFile(source, target); // copyFile keeps the mode
+  }
+}
+
+/** `git diff --no-index --binary` of `<tmp>/a` and `<tmp>/b`, with headers as `a/<path> b/<path>`. */
+async function gitDiff(tmp: string): Promise<string> {
+  const r = await execa(
+    'git',
+    ['-c', 'core.quotepath=off', 'diff', '--no-index', '--binary', '--full-index', '--no-renames', '--no-color', '--no-ext-diff', '--src-prefix=', '--dst-prefix=', 'a', 'b'],
+    // No user or system git config: a diff.external, color or prefix setting must not change the patch.
+    { cwd: tmp, reject: false, stripFinalNewline: false, env: { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } },
+  );
+  if (r.exitCode === undefined) throw gitMissing(r.originalMessage ?? r.message);
+  if (r.exitCode !== 0 && r.exitCode !== 1) {
+    throw new MnemaraError('PATCH_FAILED', `git diff failed (exit ${r.exitCode}): ${String(r.stderr).trim().slice(0, 500)}`, {
+      hint: 'Check that `git --version` works; the snapshots themselves are unchanged.',
+    });
+  }
+  // With empty prefixes the temp folders' names are the prefixes; a new file's header reads b/… twice and a
+  // deleted one's a/… twice. Say a/… b/… as git does, so every tool reads the header alike.
+  return String(r.stdout)
+    .replace(/^diff --git [ab]\/(.*) [ab]\/\1$/gm, 'diff --git a/$1 b/$1')
+    .replace(/^diff --git "[ab]\/(.*)" "[ab]\/\1"$/gm, 'diff --git "a/$1" "b/$1"');
+}
+
+function gitMissing(cause: unknown): MnemaraError {
+  return new MnemaraError('GIT_MISSING', 'git could not be run; patches are written by `git diff --no-index`', {
+    hint: 'Install git (apt-get install git, or your system\'s package), then run the command again.',
+    cause,
+  });
+}
