@@ -104,6 +104,7 @@ describe('mnemara lineage', () => {
     expect((await cli(['lineage', 'branch', 'no-at-sign'])).exitCode).toBe(2);
 
     const listed = await cli(['snapshot', 'list', '--json']);
+    expect(listed.exitCode, `${listed.stderr}\n${listed.stdout.slice(0, 500)}`).toBe(0);
     expect((JSON.parse(listed.stdout) as { branches: Record<string, string> }).branches[`${L}@keep-me`]).toBe(oldest);
 
     expect((await cli(['snapshot', 'prune', '--keep', '0', '--json'])).exitCode).toBe(0);

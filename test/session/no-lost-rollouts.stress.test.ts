@@ -2,7 +2,7 @@
  * SLOW: the durability suites of issue 10 (no rollout lost), with real Docker sessions against the scripted
  * model. Each suite prints its table (tried / survived / lost).
  * - 8 concurrent sessions on one lineage for STRESS_ROUNDS rounds (default 2; the full run is
- *   `STRESS_ROUNDS=12 npx vitest run test/session/no-lost-rollouts.stress.test.ts -t concurrent`): every rollout in
+ *   `STRESS_ROUNDS=12 npx vitest run test/session/no-lost-rollouts.stress.test.ts -t "8 concurrent sessions"`): every rollout in
  *   the head's sessions/ and cited in MEMORY.md, every session's code on the head's chain or on its named branch.
  * - 24 concurrent `mnemara snapshot create` on one lineage: each snapshot on the head's chain or on a branch.
  * - SIGKILL at each step of a session, one after the other on one lineage, then one clean session: 0 rollouts
