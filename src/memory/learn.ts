@@ -86,7 +86,8 @@ export async function learnPaths(paths: string[], workspaceDir: string, options:
   const mp = memoryPaths(workspaceDir, layout);
   const candidates: Candidate[] = [];
   for await (const c of walkPaths(paths, [mp.memoriesDir, mp.sessionsDir])) candidates.push(c);
-  const single = paths.length === 1 && candidates.length === 1 && 'explicit' in candidates[0]!;
+  const first = candidates[0];
+  const single = paths.length === 1 && candidates.length === 1 && first !== undefined && 'explicit' in first && first.explicit;
   onProgress({ step: 'learn', phase: 'start', message: `${candidates.length} file(s)`, done: 0, total: candidates.length, unit: 'files' });
 
   const files: LearnedFile[] = [];
@@ -135,7 +136,7 @@ async function learnFile(path: string, mp: MemoryPaths, imports: ImportsState, d
   const src = await openSource(path, stats);
   const dir = dryRun ? await mkdtemp(join(tmpdir(), 'mnemara-learn-')) : mp.sessionsDir;
   try {
-    const out = await storeImport(importer, src, dir, { transform: (r) => redactDeep(r) });
+    const out = await storeImport(importer, src, dir, { transform: (r) => redactDeep(r), stats });
     const rollouts: LearnedRollout[] = [];
     for (const r of out.rollouts) rollouts.push(await place(r, mp, dryRun, key));
     if (!dryRun) imports.files[sha] = { path, format: key, rollouts: rollouts.map((r) => r.rolloutId), at: new Date().toISOString() };

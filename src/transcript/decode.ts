@@ -51,7 +51,7 @@ export function* decodeLine(bytes: Buffer, line: number, lastWithoutNewline = fa
   while (start < bytes.length) {
     const nul = bytes.indexOf(0, start);
     const end = nul === -1 ? bytes.length : nul;
-    if (end > start) yield* decodePiece(bytes.subarray(start, end), line, lastWithoutNewline && end === bytes.length);
+    if (end > start) yield* decodePiece(bytes.subarray(start, end), line, lastWithoutNewline && end === bytes.length, start > 0);
     if (nul === -1) break;
     let stop = nul;
     while (stop < bytes.length && bytes[stop] === 0) stop += 1;
@@ -60,7 +60,7 @@ export function* decodeLine(bytes: Buffer, line: number, lastWithoutNewline = fa
   }
 }
 
-function* decodePiece(bytes: Buffer, line: number, cut: boolean): Generator<DecodedLine> {
+function* decodePiece(bytes: Buffer, line: number, cut: boolean, afterDamage: boolean): Generator<DecodedLine> {
   let invalidUtf8 = false;
   let text: string;
   try {
@@ -73,7 +73,7 @@ function* decodePiece(bytes: Buffer, line: number, cut: boolean): Generator<Deco
   if (text.trim() === '') return;
   const whole = tryParse(text);
   if (whole.ok) {
-    yield item(line, whole.value, bytes.length, invalidUtf8, false);
+    yield item(line, whole.value, bytes.length, invalidUtf8, afterDamage);
     return;
   }
   const why = cut ? `cut last line (no newline at end): ${whole.error}` : whole.error;

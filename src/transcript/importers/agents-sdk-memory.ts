@@ -15,6 +15,7 @@ import type { ImportContext, ImportEvent, ImportSource, Importer, Probe } from '
  * derived from MEMORY.md and the sessions; the sessions (`sessions/*.jsonl`) are learned as transcripts.
  */
 export const MEMORY_ENTRY = 'agents-sdk/memory-entry';
+const INDEX_LINE = /^(scope|applies_to|keywords|rollout_summary_files|rollout_path|updated_at):/i;
 const INDEX_HEADINGS = /keywords|rollout_summary_files|rollout summaries|files?$|^applies|^scope/i;
 
 function detect(probe: Probe & { path?: string }): boolean {
@@ -32,7 +33,7 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
   let heading = '';
   let para: { line: number; lines: string[] } | undefined;
   const flush = function* (): Generator<ImportEvent> {
-    if (para && !INDEX_HEADINGS.test(heading)) {
+    if (para && !INDEX_HEADINGS.test(heading) && !INDEX_LINE.test(para.lines[0] ?? '')) {
       const text = para.lines.join(' ').replace(/\s+/g, ' ').trim();
       if (text) yield ctx.verbatim(MEMORY_ENTRY, { file: src.path, line: para.line, heading, text }, para.line);
     }

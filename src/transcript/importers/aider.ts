@@ -24,7 +24,13 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
     if (block) yield* emit(block, ctx, s);
     block = undefined;
   };
-  for await (const { line, text } of src.textLines()) {
+  for await (const { line, text, cut } of src.textLines()) {
+    if (cut) {
+      // Aider ends every line it writes: a last line without one was cut off mid-write.
+      yield* flush();
+      yield ctx.damaged({ line, bytes: Buffer.byteLength(text), reason: 'cut last line (no newline at end)', fragment: text.slice(0, 4096) });
+      continue;
+    }
     const start = START.exec(text);
     if (start) {
       yield* flush();
@@ -32,7 +38,7 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
       s.chats += 1;
       s.turn = 0;
       ctx.meta.startedAt = isoTime(start[1]!.trim().replace(' ', 'T'));
-      ctx.meta.idSeed = `${text}\n${src.path.length}`;
+      ctx.meta.idSeed = text;
       continue;
     }
     const kind: Block['kind'] = text.startsWith('#### ') || text === '####' ? 'user' : text.startsWith('> ') || text === '>' ? 'output' : 'assistant';

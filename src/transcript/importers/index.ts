@@ -112,7 +112,7 @@ export async function importTranscriptFile(path: string, options: ImportOptions 
   if (options.startedAt) src.mtime = options.startedAt;
   const dir = await mkdtemp(join(tmpdir(), 'mnemara-import-'));
   try {
-    const { rollouts } = await storeImport(importer, src, dir);
+    const { rollouts } = await storeImport(importer, src, dir, { stats });
     if (!rollouts[0]) throw new MnemaraError('INVALID_INPUT', `${path} holds no rollout`, { hint: 'The file has no records mnemara can use.' });
     const loaded = await loadTranscript(rollouts[0].file);
     const records = options.rolloutId ? loaded.records.map((r) => (r.record.type === 'session_meta' ? { ...r, record: { ...r.record, rolloutId: options.rolloutId! } } : r)) : loaded.records;

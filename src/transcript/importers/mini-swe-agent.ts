@@ -28,7 +28,8 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
   const model = obj(obj(obj(info.config)?.model));
   if (typeof model?.model_name === 'string') ctx.meta.model = model.model_name;
   const messages = Array.isArray(doc.messages) ? doc.messages : [];
-  ctx.meta.idSeed = JSON.stringify(messages.slice(0, 2));
+  // Saved whole at the end of a run: its whole content names it (two runs of one task differ).
+  ctx.meta.idSeed = JSON.stringify(doc);
   let turn = 0;
   let pending: string[] = [];
   let sawTask = false;

@@ -39,7 +39,7 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
     const doc = await src.document();
     const d = obj(doc);
     const list = Array.isArray(doc) ? doc : Array.isArray(d?.history) ? d.history : Array.isArray(d?.events) ? d.events : [doc];
-    ctx.meta.idSeed = JSON.stringify(list.slice(0, 2));
+    ctx.meta.idSeed = JSON.stringify(doc);
     for (const [i, ev] of list.entries()) yield one(ev, i + 1, ctx, state);
     if (d) for (const [k, v] of Object.entries(d)) if (k !== 'history' && k !== 'events') yield ctx.unknown(`key:${k}`, v);
   } else {

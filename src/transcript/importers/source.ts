@@ -52,7 +52,7 @@ export async function openSource(path: string, stats: ImportStats): Promise<Impo
     async *textLines() {
       for await (const raw of readRawLines(path)) {
         if ('oversizedBytes' in raw) yield { line: raw.line, text: `[line of ${raw.oversizedBytes} bytes over the cap, not kept]` };
-        else yield { line: raw.line, text: raw.bytes.toString('utf8').replace(/^\uFEFF/, '').replace(/\0+/g, '') };
+        else yield { line: raw.line, text: raw.bytes.toString('utf8').replace(/^\uFEFF/, '').replace(/\0+/g, ''), ...(raw.lastWithoutNewline ? { cut: true } : {}) };
       }
     },
     async sibling(name: string) {

@@ -23,6 +23,8 @@ export interface StoreOptions {
   transform?: (record: TranscriptRecord) => TranscriptRecord;
   /** Called every `progressEvery` source records with the count so far. */
   onRecords?: (count: number) => void;
+  /** Counts to add to (the same object the source counts its repairs into); default a fresh one. */
+  stats?: ImportStats;
 }
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -44,7 +46,7 @@ export function digest(text: string | Buffer, chars = 16): string {
  * content the importer names as seed (default the file's first 4 KiB): learning a file again gives the same id.
  */
 export async function storeImport(importer: Importer, src: ImportSource, dir: string, options: StoreOptions = {}): Promise<{ rollouts: ImportedRollout[]; stats: ImportStats }> {
-  const stats = emptyStats();
+  const stats = options.stats ?? emptyStats();
   const rollouts: ImportedRollout[] = [];
   const usedIds = new Set<string>();
   const head = await firstBytes(src.path, 4096);

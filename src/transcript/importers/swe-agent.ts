@@ -54,7 +54,8 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
   if (modelName) ctx.meta.model = modelName;
   const history = Array.isArray(doc.history) ? doc.history : [];
   const trajectory = Array.isArray(doc.trajectory) ? doc.trajectory : [];
-  ctx.meta.idSeed = JSON.stringify(history.slice(0, 3)) + JSON.stringify(trajectory[0] ?? null);
+  // A trajectory is rewritten whole, never appended to: its whole content names it (two runs of one task differ).
+  ctx.meta.idSeed = JSON.stringify(doc);
   if (history.length) yield* fromHistory(history, ctx);
   else yield* fromSteps(trajectory, ctx);
   for (const [i, step] of (history.length ? trajectory : []).entries()) {

@@ -68,7 +68,7 @@ export interface ImportSource {
   /** The whole file as one JSON value (JSON-document formats; capped, see `MAX_DOCUMENT_BYTES`). */
   document(): Promise<unknown>;
   /** Text lines (Markdown formats), streamed. */
-  textLines(): AsyncGenerator<{ line: number; text: string }>;
+  textLines(): AsyncGenerator<{ line: number; text: string; cut?: boolean }>;
   /** Files beside this one (a Claude Code subagent's `meta.json`), read small; undefined when absent. */
   sibling(name: string): Promise<string | undefined>;
 }
