@@ -4,7 +4,7 @@ import type { NumberedRecord, SkippedLine, TranscriptRecord } from './schema.js'
 export interface BoundedOptions {
   /** A string longer than this (characters) keeps its head and tail only. Default 64 Ki. */
   maxStringChars?: number;
-  /** Characters of strings kept over all records. Default 32 Mi. */
+  /** Characters of strings kept over all records. Default 8 Mi (two-byte strings: up to 16 MB). */
   budgetChars?: number;
 }
 
@@ -30,7 +30,7 @@ export interface BoundedTranscript {
  */
 export async function loadTranscriptBounded(path: string, options: BoundedOptions = {}): Promise<BoundedTranscript> {
   const maxString = options.maxStringChars ?? 64 * 1024;
-  const budget = options.budgetChars ?? 32 * 1024 * 1024;
+  const budget = options.budgetChars ?? 8 * 1024 * 1024;
   const headBudget = Math.floor(budget / 4);
   const head: NumberedRecord[] = [];
   const tail: Array<{ r: NumberedRecord; size: number }> = [];
