@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import { MemoryConfigSchema } from '../config/memory.js';
 import { noProgress } from '../config/progress.js';
-import { detectImporter, openSource, storeImport, type ImportStats, type ImportedRollout } from '../transcript/importers/index.js';
+import { detectImporter, openSource, storeImport, supportedFormats, type ImportStats, type ImportedRollout } from '../transcript/importers/index.js';
 import { emptyStats } from '../transcript/importers/types.js';
 import { parseRawMemories } from './artifacts.js';
 import { fileSha256, loadImports, saveImports, walkPaths, type Candidate, type ImportsState } from './learn-files.js';
@@ -90,15 +90,28 @@ export async function learnPaths(paths: string[], workspaceDir: string, options:
   const single = paths.length === 1 && candidates.length === 1 && first !== undefined && 'explicit' in first && first.explicit;
   onProgress({ step: 'learn', phase: 'start', message: `${candidates.length} file(s)`, done: 0, total: candidates.length, unit: 'files' });
 
+  // Formats first, outside the lock: a call that finds no transcript at all creates nothing.
+  const detected = new Map<string, Awaited<ReturnType<typeof detectImporter>> | Error>();
+  for (const c of candidates) if ('explicit' in c) detected.set(c.path, await detectImporter(c.path).catch((err: Error) => err));
+  if (![...detected.values()].some((d) => !(d instanceof Error))) {
+    const only = [...detected.values()][0];
+    if (single && only instanceof Error) throw only;
+    const reasons = [...detected.values()].map((e) => (e as Error).message.replace(/^.*? is /, ''));
+    throw new MnemaraError('INVALID_INPUT', `no transcript found under ${paths.join(', ')} (${candidates.length} file(s)${reasons.length ? `; e.g. ${reasons[0]}` : ''})`, {
+      hint: `Pass transcript files or directories holding them. Formats: ${supportedFormats()}.`,
+    });
+  }
   const files: LearnedFile[] = [];
   const work = async (): Promise<void> => {
-    await mkdir(mp.sessionsDir, { recursive: true });
+    if (!options.dryRun) await mkdir(mp.sessionsDir, { recursive: true });
     const imports = await loadImports(importsFile(mp));
     for (const [i, c] of candidates.entries()) {
       if ('skip' in c) files.push({ path: c.path, status: 'skipped', reason: c.skip, rollouts: [], stats: emptyStats() });
       else {
         try {
-          files.push(await learnFile(c.path, mp, imports, Boolean(options.dryRun)));
+          const d = detected.get(c.path);
+          if (d instanceof Error) throw d;
+          files.push(await learnFile(c.path, mp, imports, Boolean(options.dryRun), d));
         } catch (err) {
           if (single || !(err instanceof MnemaraError) || !['INVALID_INPUT', 'NOT_FOUND'].includes(err.code)) throw err;
           files.push({ path: c.path, status: 'skipped', reason: err.message.replace(`${c.path} `, ''), rollouts: [], stats: emptyStats() });
@@ -125,8 +138,8 @@ function importsFile(mp: MemoryPaths): string {
   return join(mp.memoriesDir, '.imports.json');
 }
 
-async function learnFile(path: string, mp: MemoryPaths, imports: ImportsState, dryRun: boolean): Promise<LearnedFile> {
-  const { key, importer } = await detectImporter(path);
+async function learnFile(path: string, mp: MemoryPaths, imports: ImportsState, dryRun: boolean, found?: Awaited<ReturnType<typeof detectImporter>>): Promise<LearnedFile> {
+  const { key, importer } = found ?? (await detectImporter(path));
   const sha = await fileSha256(path);
   const known = imports.files[sha];
   const stats = emptyStats();

@@ -142,7 +142,11 @@ describe('refusals', () => {
     const p = join(ws, 'notes.json');
     await writeFile(p, JSON.stringify({ title: 'x', items: [1, 2] }));
     await expect(learnPaths([p], ws, det)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('a JSON document with keys title, items'), hint: expect.stringMatching(/codex: .*swe-agent: .*aider: /) });
+    await expect(learnPaths([ws], ws, det)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('no transcript found') });
+    await cp(join(ROOT, 'codex', 'pgledger-rollout.jsonl'), join(ws, 'rollout.jsonl'));
     const report = await learnPaths([ws], ws, { ...det, dryRun: true });
     expect(report.files.find((f) => f.path === p)).toMatchObject({ status: 'skipped', reason: expect.stringContaining('keys title, items') });
+    expect(report.files.find((f) => f.path.endsWith('rollout.jsonl'))).toMatchObject({ status: 'learned', rollouts: [{ status: 'new', lessons: null }] });
+    expect(await readdir(ws)).not.toContain('sessions');
   });
 });

@@ -12,7 +12,7 @@ export function registerLearnCommand(program: Command): void {
   addConfigOptions(
     program
       .command('learn <paths...>')
-      .summary("learn from transcripts of any coding agent (files or directories) into the workspace's memory")
+      .summary("learn from other agents' transcripts (files or directories) into memory")
       .description(
         'Learn from runs that happened elsewhere: every transcript under PATH (files, and directories walked ' +
           'recursively, e.g. ~/.claude/projects/<project>/ or ~/.codex/sessions/) is recognised by its content, ' +
