@@ -101,7 +101,7 @@ export async function existingWorkspaceDir(dir: string): Promise<string> {
 export function mnemaraOwnedPaths(layout: MemoryLayout = { memoriesDir: 'memories', sessionsDir: 'sessions' }): string[] {
   const mem = checkRelative('memoriesDir', layout.memoriesDir).split(sep).join('/');
   const ses = checkRelative('sessionsDir', layout.sessionsDir).split(sep).join('/');
-  return [`${mem}/MEMORY.md`, `${mem}/memory_summary.md`, `${mem}/.state.json`, `${mem}/rollout_summaries`, `${mem}/raw_memories`, ses];
+  return [`${mem}/MEMORY.md`, `${mem}/memory_summary.md`, `${mem}/.state.json`, `${mem}/.imports.json`, `${mem}/rollout_summaries`, `${mem}/raw_memories`, ses];
 }
 
 /** The lines `.git/info/exclude` gets for a layout: anchored folder patterns such as `/memories/`. */

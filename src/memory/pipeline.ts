@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { ModelClient } from '../agent/client.js';
-import { loadTranscript } from '../transcript/reader.js';
+import { loadTranscriptBounded } from '../transcript/bounded.js';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
 import type { MemoryConfig, MemoryLayout } from '../config/memory.js';
@@ -97,7 +97,8 @@ function rel(paths: MemoryPaths, file: string): string {
 
 /** Phase 1 of one rollout, written atomically and redacted once more on the way to disk. */
 async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelineOptions): Promise<{ time: string; producer: string; rawHash: string; calls: number; use: MemoryUse; memoryMdWrites: number[] }> {
-  const { records, skipped } = await loadTranscript(paths.transcript(id));
+  // Bounded: a transcript of any size is read in bounded memory (long outputs cut to head and tail).
+  const { records, skipped } = await loadTranscriptBounded(paths.transcript(id));
   if (skipped.length) log.warn({ rolloutId: id, skipped: skipped.slice(0, 5) }, 'transcript lines skipped');
   const extraction = redactDeep(
     await extractRollout({

@@ -1,4 +1,5 @@
-import { lstat, open, readdir, readFile, rm } from 'node:fs/promises';
+import { lstat, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { readRawLines } from '../transcript/lines.js';
 import { join, relative, sep } from 'node:path';
 import { logger } from '../config/logger.js';
 import { writeFileAtomic } from './atomic.js';
@@ -60,7 +61,8 @@ export async function redactForeignMemoryFiles(paths: MemoryPaths): Promise<stri
 }
 
 /** Transcripts above this size (bytes) are not rewritten by a re-redaction: read whole, they would cost too much memory. */
-const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
+/** Longest transcript line re-redaction reads (bytes); the writer's lines are far shorter. */
+const MAX_TRANSCRIPT_LINE_BYTES = 256 * 1024 * 1024;
 
 /**
  * Re-redacts, in place, what an older mnemara (older redaction rules) wrote into a memory layout: the rollout
@@ -88,24 +90,8 @@ export async function reRedactLayout(paths: MemoryPaths): Promise<{ changed: str
   }
   for (const name of await readdir(paths.sessionsDir).catch(() => [] as string[])) {
     const path = join(paths.sessionsDir, name);
-    if (!name.endsWith('.jsonl') || !(await lstat(path).then((st) => st.isFile() && st.size <= MAX_TRANSCRIPT_BYTES, () => false))) continue;
-    const text = await readFile(path, 'utf8');
-    const clean = text
-      .split('\n')
-      .map((line) => {
-        if (line.trim() === '') return line;
-        try {
-          return JSON.stringify(redactDeep(JSON.parse(line) as unknown));
-        } catch {
-          return redact(line);
-        }
-      })
-      .join('\n');
-    // Only a line whose content changed rewrites the file: JSON.stringify of an untouched record is left as it was.
-    if (clean !== text && redactedDiffers(text, clean)) {
-      await writeFileAtomic(path, clean);
-      changed.push(rel(path));
-    }
+    if (!name.endsWith('.jsonl') || !(await lstat(path).then((st) => st.isFile(), () => false))) continue;
+    if (await reRedactTranscript(path)) changed.push(rel(path));
   }
   changed.push(...(await redactForeignMemoryFiles(paths)).map((f) => rel(join(paths.memoriesDir, f))));
   let handbookDirty = false;
@@ -117,18 +103,53 @@ export async function reRedactLayout(paths: MemoryPaths): Promise<{ changed: str
   return { changed, handbookDirty };
 }
 
-// Whether re-serializing changed more than formatting: compares the lines' parsed values.
-function redactedDiffers(before: string, after: string): boolean {
-  const a = before.split('\n');
-  const b = after.split('\n');
-  return a.some((line, i) => {
-    if (line === b[i]) return false;
-    try {
-      return JSON.stringify(JSON.parse(line)) !== b[i];
-    } catch {
-      return true;
+/**
+ * One transcript re-redacted line by line, streaming (transcripts can be gigabytes): a line is rewritten only
+ * when redaction changed its parsed value (a line that does not parse is redacted as text); the file is
+ * replaced only when some line changed. Returns whether it was.
+ */
+async function reRedactTranscript(path: string): Promise<boolean> {
+  const tmp = `${path}.redact-${process.pid}`;
+  const out = await open(tmp, 'w', 0o600);
+  let changed = false;
+  let buf: string[] = [];
+  let held = 0;
+  const flush = async (): Promise<void> => {
+    await out.write(buf.join(''));
+    buf = [];
+    held = 0;
+  };
+  try {
+    for await (const raw of readRawLines(path, { maxLineBytes: MAX_TRANSCRIPT_LINE_BYTES })) {
+      if ('oversizedBytes' in raw) {
+        log.warn({ path, line: raw.line, bytes: raw.oversizedBytes }, 'transcript line too long to re-redact; file left as it is');
+        changed = false;
+        return false;
+      }
+      const line = raw.bytes.toString('utf8');
+      let next = line;
+      if (line.trim() !== '') {
+        try {
+          const value = JSON.parse(line) as unknown;
+          const clean = JSON.stringify(redactDeep(value));
+          if (clean !== JSON.stringify(value)) next = clean;
+        } catch {
+          next = redact(line);
+        }
+      }
+      if (next !== line) changed = true;
+      const piece = raw.lastWithoutNewline ? next : `${next}\n`;
+      buf.push(piece);
+      held += piece.length;
+      if (held >= 1024 * 1024) await flush();
     }
-  });
+    await flush();
+  } finally {
+    await out.close();
+    if (!changed) await rm(tmp, { force: true });
+  }
+  if (changed) await rename(tmp, path);
+  return changed;
 }
 
 /** Whether the first 64 MiB of a file, read as Latin-1 text, hold anything `redact` would remove. */

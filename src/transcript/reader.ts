@@ -18,7 +18,7 @@ export interface ReadTranscriptOptions {
   maxLineBytes?: number;
 }
 
-const KNOWN_TYPES = new Set(['session_meta', 'message', 'tool_call', 'tool_result', 'session_end']);
+const KNOWN_TYPES = new Set(['session_meta', 'message', 'tool_call', 'tool_result', 'session_end', 'unknown', 'damaged']);
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const lossyUtf8 = new TextDecoder('utf-8', { fatal: false });
 const LONE_SURROGATE_SRC = '[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';

@@ -23,6 +23,20 @@ export type Usage = z.infer<typeof UsageSchema>;
 
 const base = { v: z.literal(TRANSCRIPT_FORMAT_VERSION), ts: z.string() };
 
+/** Where a transcript came from: mnemara's own loop, or the importer of another agent's format. */
+export const SOURCES = [
+  'mnemara',
+  'anthropic-messages',
+  'claude-code',
+  'codex',
+  'swe-agent',
+  'mini-swe-agent',
+  'openhands',
+  'aider',
+  'agents-sdk',
+] as const;
+export type TranscriptSource = (typeof SOURCES)[number];
+
 export const SessionMetaSchema = z.object({
   type: z.literal('session_meta'),
   ...base,
@@ -36,7 +50,7 @@ export const SessionMetaSchema = z.object({
   /** The memory block injected into the system prompt. Phase 1 drops it: it is what the run started with. */
   memoryBlock: z.string().optional(),
   /** Where the transcript came from: mnemara's own loop, or an importer. */
-  source: z.enum(['mnemara', 'anthropic-messages', 'claude-code']).default('mnemara'),
+  source: z.enum(SOURCES).default('mnemara'),
   versions: z.record(z.string(), z.string()).default({}),
 });
 
@@ -87,12 +101,44 @@ export const SessionEndSchema = z.object({
   error: z.string().optional(),
 });
 
+/**
+ * A source record mnemara does not map (a type or block its importer does not know, or one it knows carries
+ * no conversation, such as Codex's token counts): kept verbatim so nothing is lost. Phase 1 ignores it.
+ * `sourceType` names it in the source's terms (`compaction`, `event_msg/token_count`, `block:thinking`).
+ */
+export const UnknownRecordSchema = z.object({
+  type: z.literal('unknown'),
+  ...base,
+  sourceType: z.string(),
+  /** 1-based line (or item index) in the source file. */
+  sourceLine: z.number().int().nonnegative().optional(),
+  /** The source record or block, as parsed. */
+  raw: z.unknown(),
+});
+
+/**
+ * A stub for source bytes that could not be read as a record (cut line, invalid JSON, a line over the size
+ * cap, a NUL run): its size and why, plus the start of the text when it is small enough to keep.
+ */
+export const DamagedRecordSchema = z.object({
+  type: z.literal('damaged'),
+  ...base,
+  sourceLine: z.number().int().nonnegative().optional(),
+  /** Size of the damaged bytes. */
+  bytes: z.number().int().nonnegative(),
+  reason: z.string(),
+  /** The first bytes of the damage as text (at most 4 KiB), absent for huge or binary damage. */
+  fragment: z.string().optional(),
+});
+
 export const TranscriptRecordSchema = z.discriminatedUnion('type', [
   SessionMetaSchema,
   MessageSchema,
   ToolCallSchema,
   ToolResultSchema,
   SessionEndSchema,
+  UnknownRecordSchema,
+  DamagedRecordSchema,
 ]);
 
 export type SessionMeta = z.infer<typeof SessionMetaSchema>;
@@ -100,6 +146,8 @@ export type MessageRecord = z.infer<typeof MessageSchema>;
 export type ToolCallRecord = z.infer<typeof ToolCallSchema>;
 export type ToolResultRecord = z.infer<typeof ToolResultSchema>;
 export type SessionEnd = z.infer<typeof SessionEndSchema>;
+export type UnknownRecord = z.infer<typeof UnknownRecordSchema>;
+export type DamagedRecord = z.infer<typeof DamagedRecordSchema>;
 export type TranscriptRecord = z.infer<typeof TranscriptRecordSchema>;
 
 /** A record with the 1-based line it came from (evidence in raw memories points at these lines). */

@@ -2,6 +2,7 @@ import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname, posix } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import type { Sandbox } from '../sandbox/types.js';
+import { serializeRecord } from './serialize.js';
 import { TRANSCRIPT_FORMAT_VERSION, TranscriptRecordSchema, type TranscriptRecord } from './schema.js';
 
 /** A record as the loop hands it over: `v` and `ts` are filled in by the writer. */
@@ -34,7 +35,8 @@ export class TranscriptWriter {
   static async open(path: string, options: { redact?: Redact } = {}): Promise<TranscriptWriter> {
     try {
       await mkdir(dirname(path), { recursive: true });
-      const fh = await open(path, 'a', 0o600);
+      const fh = await open(path, 'a+', 0o600);
+      await repairCutTail(fh);
       return new TranscriptWriter(path, fh, options.redact ?? ((s) => s));
     } catch (cause) {
       throw new MnemaraError('TRANSCRIPT_WRITE', `Cannot open the transcript ${path} for writing`, {
@@ -67,7 +69,7 @@ export class TranscriptWriter {
       throw new MnemaraError('TRANSCRIPT_INVALID', `A ${String(record.type)} record does not match its schema: ${parsed.error.message}`);
     }
     try {
-      await this.fh.write(`${JSON.stringify(parsed.data)}\n`);
+      await this.fh.write(serializeRecord(parsed.data));
       await this.fh.sync();
       this.lines += 1;
     } catch (cause) {
@@ -85,6 +87,18 @@ export class TranscriptWriter {
     this.closed = true;
     await this.fh.close();
   }
+}
+
+/**
+ * A file whose last line was cut (a crash mid-append) gets the `\n` it lacks, so the next record starts a
+ * line of its own instead of being glued to the fragment and lost with it; readers report the fragment.
+ */
+async function repairCutTail(fh: FileHandle): Promise<void> {
+  const { size } = await fh.stat();
+  if (size === 0) return;
+  const last = Buffer.alloc(1);
+  await fh.read(last, 0, 1, size - 1);
+  if (last[0] !== 0x0a) await fh.write('\n');
 }
 
 /** Every string (not object keys) of a JSON-like value passed through `redact`. */

@@ -22,8 +22,8 @@ describe('mnemara learn / memory (command line)', () => {
     const learned = await cli(['learn', FIXTURE, '--workspace', ws, '--json'], home);
     expect(learned.exitCode).toBe(0);
     const result = JSON.parse(learned.stdout);
-    expect(result).toMatchObject({ rolloutId: 'sundial-tz-offset-without-colon', format: 'anthropic-messages', consolidated: true });
-    expect(result.added).toHaveLength(2);
+    expect(result).toMatchObject({ files: [{ format: 'anthropic-messages', status: 'learned', rollouts: [{ rolloutId: 'sundial-tz-offset-without-colon', status: 'new' }] }], pipeline: { consolidated: true } });
+    expect(result.pipeline.added).toHaveLength(2);
 
     const shown = await cli(['memory', 'show', '--workspace', ws, '--json'], home);
     expect(shown.exitCode).toBe(0);

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   importAnthropicMessages,
   importAnthropicMessagesFile,
-  importClaudeCode,
   importTranscriptFile,
   splitMemoryBlock,
 } from '../../src/transcript/importers/index.js';
@@ -28,6 +27,13 @@ const ofType = <T extends TranscriptRecord['type']>(records: TranscriptRecord[],
   records.filter((r): r is Extract<TranscriptRecord, { type: T }> => r.type === type);
 
 let dir: string;
+let n = 0;
+/** Writes Claude Code events as a session file and imports it. */
+async function ccRecords(events: unknown[]): Promise<TranscriptRecord[]> {
+  const p = join(dir, `cc-${(n += 1)}.jsonl`);
+  await writeFile(p, events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  return (await importTranscriptFile(p)).records.map((r) => r.record);
+}
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mnemara-import-'));
 });
@@ -119,9 +125,8 @@ describe('importClaudeCode', () => {
     { type: 'assistant', sessionId: 's1', uuid: 'u6', timestamp: '2026-01-01T00:00:04.000Z', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'It fails.' }] } },
   ];
 
-  it('joins split assistant messages into one turn and keeps calls, results and the outcome', () => {
-    const { records, skipped } = importClaudeCode(events.map((value, i) => ({ line: i + 1, value })));
-    expect(skipped).toEqual([]);
+  it('joins split assistant messages into one turn and keeps calls, results and the outcome', async () => {
+    const records = await ccRecords(events);
     for (const r of records) expect(TranscriptRecordSchema.safeParse(r).success).toBe(true);
     const meta = ofType(records, 'session_meta')[0]!;
     expect(meta).toMatchObject({ rolloutId: 's1', task: 'Run the tests', model: 'claude-x', source: 'claude-code' });
@@ -136,15 +141,16 @@ describe('importClaudeCode', () => {
     await writeFile(p, events.map((e) => JSON.stringify(e)).join('\n') + '\n{"type":"assis');
     const imported = await importTranscriptFile(p);
     expect(imported.format).toBe('claude-code');
-    expect(imported.skipped).toEqual([{ line: 8, reason: 'truncated last line' }]);
+    expect(imported.skipped).toEqual([]);
+    expect(imported.records.map((r) => r.record).filter((r) => r.type === 'damaged')).toMatchObject([{ sourceLine: 8, bytes: 14, reason: expect.stringContaining('cut last line'), fragment: '{"type":"assis' }]);
     expect(imported.records.map((r) => r.line)).toEqual(imported.records.map((_, i) => i + 1));
   });
 });
 
 describe('Claude Code tools', () => {
-  it('map onto bash and the text editor, with exit codes, so phase 1 reads them like our own', () => {
+  it('map onto bash and the text editor, with exit codes, so phase 1 reads them like our own', async () => {
     const ev = (type: string, content: unknown[], id?: string) => ({ type, sessionId: 's', uuid: String(Math.random()), message: { ...(id ? { id } : {}), role: type, content } });
-    const { records } = importClaudeCode(
+    const records = await ccRecords(
       [
         ev('user', [{ type: 'text', text: 'fix it' }]),
         ev('assistant', [{ type: 'tool_use', id: 'a', name: 'Edit', input: { file_path: '/repo/src/x.ts', old_string: 'a', new_string: 'b' } }], 'm1'),
@@ -152,7 +158,7 @@ describe('Claude Code tools', () => {
         ev('assistant', [{ type: 'tool_use', id: 'b', name: 'Bash', input: { command: 'npm test', description: 'run tests' } }], 'm2'),
         ev('user', [{ type: 'tool_result', tool_use_id: 'b', content: 'FAIL x\nExit code 1', is_error: true }]),
         ev('assistant', [{ type: 'tool_use', id: 'c', name: 'Grep', input: { pattern: 'x' } }], 'm3'),
-      ].map((value, i) => ({ line: i + 1, value })),
+      ],
     );
     expect(ofType(records, 'tool_call').map((c) => [c.name, c.input])).toEqual([
       ['str_replace_based_edit_tool', { command: 'str_replace', path: '/repo/src/x.ts', old_str: 'a', new_str: 'b' }],

@@ -1,55 +1,82 @@
-import { resolve } from 'node:path';
 import { MnemaraError } from '../../config/errors.js';
 import type { Command } from 'commander';
 import { existingWorkspaceDir } from '../../memory/layout.js';
-import { learnTranscript } from '../../memory/learn.js';
+import { learnPaths, type LearnReport } from '../../memory/learn.js';
 import { sessionModelClient } from '../../session/agent-step.js';
 import { extractorOf } from '../../session/memory-step.js';
+import { supportedFormats } from '../../transcript/importers/index.js';
 import { EXIT, emit, progressPrinter } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
-/** Registers `mnemara learn <transcript-file>`. */
+/** Registers `mnemara learn PATH…`. */
 export function registerLearnCommand(program: Command): void {
   addConfigOptions(
     program
-      .command('learn <transcript-file>')
-      .summary('import a transcript from elsewhere and learn from it (memory pipeline)')
+      .command('learn <paths...>')
+      .summary("learn from other agents' transcripts (files or directories) into memory")
       .description(
-        'Learn from a run that happened elsewhere: import the transcript (Anthropic Messages JSON, Claude Code ' +
-          "session JSONL, or mnemara's own JSONL), store it redacted as sessions/<rollout-id>.jsonl in the workspace, " +
-          'and run the memory pipeline (extraction, then consolidation into memories/MEMORY.md). ' +
-          'Uses the model when one is configured (ANTHROPIC_API_KEY), else the deterministic extractor. ' +
-          'Learning the same file twice changes nothing.',
+        'Learn from runs that happened elsewhere: every transcript under PATH (files, and directories walked ' +
+          'recursively, e.g. ~/.claude/projects/<project>/ or ~/.codex/sessions/) is recognised by its content, ' +
+          "imported, stored redacted as sessions/<rollout-id>.jsonl in the workspace, and the memory pipeline runs " +
+          '(extraction, then consolidation into memories/MEMORY.md). Learning the same file again changes nothing; ' +
+          'a file that grew adds what is new. Uses the model when one is configured, else the deterministic extractor. ' +
+          `Formats: ${supportedFormats()}.`,
       )
       .option('-w, --workspace <dir>', 'workspace whose memory learns', '.')
       .option('--deterministic', 'use the deterministic extractor and consolidation (no model, no network)')
       .option('--memory-model <name>', 'model of the memory pipeline (memory.model; default agent.model)')
       .option('--context-tokens <n>', "the pipeline model's context window in tokens (memory.contextTokens, default 200000)")
-      .option('--json', 'print the result as one JSON document'),
-  ).action(async (file: string, opts: ConfigCliOptions & { workspace: string; json?: boolean; deterministic?: boolean; memoryModel?: string; contextTokens?: string }) => {
+      .option('--dry-run', 'read and count what would be learned; store nothing, run no pipeline')
+      .option('--json', 'print the report as one JSON document'),
+  ).action(async (paths: string[], opts: ConfigCliOptions & { workspace: string; json?: boolean; deterministic?: boolean; dryRun?: boolean; memoryModel?: string; contextTokens?: string }) => {
     const { config } = loadCliConfig(opts);
     const extractor = opts.deterministic ? 'deterministic' : extractorOf(config);
     const contextTokens = contextTokensOf(opts.contextTokens, config.memory.contextTokens);
-    const result = await learnTranscript(resolve(file), await existingWorkspaceDir(opts.workspace), {
+    const report = await learnPaths(paths, await existingWorkspaceDir(opts.workspace), {
       layout: config.memory.layout,
       extractor,
       ...(extractor === 'model' ? { client: sessionModelClient(config), model: opts.memoryModel ?? config.memory.model ?? config.agent.model, contextTokens } : {}),
       config: config.memory,
+      dryRun: Boolean(opts.dryRun),
       onProgress: progressPrinter(!opts.json),
     });
-    emit(Boolean(opts.json), result, () =>
-      [
-        `${result.alreadyKnown ? 'already learned' : 'stored'} ${result.transcript} (${result.format}${result.skippedLines ? `, ${result.skippedLines} damaged line(s) skipped` : ''})`,
-        ...result.pending.map((p) => `pending ${p.rolloutId}: ${p.error}`),
-        result.phase2Error
-          ? `consolidation failed (${result.phase2Error.code}): ${result.phase2Error.message}; the previous MEMORY.md is kept`
-          : result.consolidated
-            ? `MEMORY.md: +${result.added.length} ~${result.changed.length} -${result.removed.length} entries (see: mnemara memory show)${archivedLine(result)}`
-            : 'nothing new to consolidate',
-      ].join('\n'),
-    );
-    if (result.phase2Error || result.pending.some((p) => p.rolloutId === result.rolloutId)) process.exitCode = EXIT.failed;
+    emit(Boolean(opts.json), report, () => renderReport(report));
+    const p = report.pipeline;
+    const mine = new Set(report.files.flatMap((f) => f.rollouts.map((r) => r.rolloutId)));
+    if (p && (p.phase2Error || p.pending.some((x) => mine.has(x.rolloutId)))) process.exitCode = EXIT.failed;
   });
+}
+
+/** The per-format table, then skips by reason, then what the pipeline did. */
+export function renderReport(report: LearnReport): string {
+  const head = ['format', 'files', 'records', 'rollouts', 'lessons', 'skipped', 'unknown (kept)', 'damaged (stubs)'];
+  const rows = report.formats.map((r) => [
+    r.format, String(r.files), String(r.records), String(r.rollouts), report.dryRun ? '-' : String(r.lessons), String(r.skipped),
+    Object.entries(r.unknown).map(([k, n]) => `${k}×${n}`).join(', ') || '0',
+    Object.entries(r.damaged).map(([k, n]) => `${k}×${n}`).join(', ') || '0',
+  ]);
+  const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
+  const line = (cells: string[]) => cells.map((c, i) => (c.length > widths[i]! ? `${c.slice(0, widths[i]! - 1)}…` : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const out = [report.dryRun ? 'dry run: nothing stored' : '', line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].filter((l) => l !== '');
+  const skipped = Object.entries(report.skipped);
+  if (skipped.length) out.push('', 'skipped:', ...skipped.map(([why, n]) => `  ${n} × ${why}`));
+  const changed = report.files.flatMap((f) => f.rollouts.filter((r) => r.status !== 'same').map((r) => `  ${r.status} ${r.rolloutId} (${r.records} records${r.lessons !== null ? `, ${r.lessons} lessons` : ''})`));
+  const same = report.files.flatMap((f) => f.rollouts).filter((r) => r.status === 'same').length;
+  if (changed.length) out.push('', report.dryRun ? 'would store:' : 'stored:', ...changed);
+  if (same) out.push('', `${same} already learned (no-op)`);
+  const p = report.pipeline;
+  if (p) {
+    out.push(
+      '',
+      ...p.pending.map((x) => `pending ${x.rolloutId}: ${x.error}`),
+      p.phase2Error
+        ? `consolidation failed (${p.phase2Error.code}): ${p.phase2Error.message}; the previous MEMORY.md is kept`
+        : p.consolidated
+          ? `MEMORY.md: +${p.added.length} ~${p.changed.length} -${p.removed.length} entries (see: mnemara memory show)${archivedLine(p)}`
+          : 'nothing new to consolidate',
+    );
+  }
+  return out.join('\n');
 }
 
 /** The summary line's note on entries the size cap moved to archive.md; a person's own are always named. */

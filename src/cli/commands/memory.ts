@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { MnemaraError } from '../../config/errors.js';
 import type { MnemaraConfig } from '../../config/schema.js';
 import { restoreEntry } from '../../memory/archive.js';
 import { contextTokensOf } from './learn.js';
@@ -7,6 +8,7 @@ import { describeMemory, forgetEntry, searchMemory, type MemoryOverview } from '
 import { KIND_ORDER, SECTION_TITLES, type MemoryEntry } from '../../memory/memory-md.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
 import { runMemoryPipeline } from '../../memory/pipeline.js';
+import { renderLessonsSection, writeLessonsSection, type ExportFormat } from '../../memory/export.js';
 import { sessionModelClient } from '../../session/agent-step.js';
 import { extractorOf } from '../../session/memory-step.js';
 import { describeSource, lineageLines, memoryStore, onMemoryDir, resolveMemorySource, sourceJson, type MemorySource } from '../memory-source.js';
@@ -56,7 +58,7 @@ async function sourceOf(cmd: Command, opts: Target, config: MnemaraConfig): Prom
   return null;
 }
 
-/** Registers `mnemara memory` (show, search, forget, restore, consolidate). */
+/** Registers `mnemara memory` (show, search, forget, restore, consolidate, export). */
 export function registerMemoryCommand(program: Command): void {
   const mem = program
     .command('memory')
@@ -151,5 +153,22 @@ export function registerMemoryCommand(program: Command): void {
         ].join('\n'),
       );
       if (result.phase2Error || result.pending.length) process.exitCode = EXIT.failed;
+    });
+
+  sub('export', 'Write the lessons as a regenerable section of CLAUDE.md or AGENTS.md (printed without --write).')
+    .requiredOption('--format <format>', 'claude-md or agents-md')
+    .option('--write <file>', 'replace (or add) the lessons section in this file; the rest of the file is kept')
+    .action(async (opts: Opts & { format: string; write?: string }) => {
+      if (opts.format !== 'claude-md' && opts.format !== 'agents-md') {
+        throw new MnemaraError('USAGE', `unknown export format "${opts.format}"`, { hint: 'Use --format claude-md or --format agents-md.' });
+      }
+      const { config } = loadCliConfig(opts);
+      const { section, ids } = await renderLessonsSection(await existingWorkspaceDir(opts.workspace), opts.format as ExportFormat, config.memory.layout);
+      if (!opts.write) {
+        emit(Boolean(opts.json), { format: opts.format, ids, section }, () => section);
+        return;
+      }
+      const changed = await writeLessonsSection(opts.write, section);
+      emit(Boolean(opts.json), { format: opts.format, ids, file: opts.write, changed }, () => `${changed ? 'wrote' : 'unchanged:'} ${ids.length} lesson(s) to ${opts.write}`);
     });
 }

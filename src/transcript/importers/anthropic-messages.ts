@@ -42,6 +42,8 @@ export interface ImportOptions {
    * the same file twice gives the same records).
    */
   startedAt?: string;
+  /** A block no rule maps (thinking, image, a tool block on the wrong side): kept as the record this returns. */
+  onUnknown?: (sourceType: string, raw: unknown, message: number) => TranscriptRecord;
 }
 
 const OUTCOMES: Record<NonNullable<AnthropicMessagesRun['outcome']>, Outcome> = {
@@ -87,7 +89,7 @@ export function importAnthropicMessages(json: unknown, options: ImportOptions = 
   let firstUserText: string | undefined;
   let endsOnAnswer = false;
 
-  for (const msg of run.messages) {
+  for (const [mi, msg] of run.messages.entries()) {
     const blocks = typeof msg.content === 'string' ? [{ type: 'text', text: msg.content }] : msg.content;
     if (msg.role === 'assistant') turn += 1;
     let calls = 0;
@@ -109,7 +111,9 @@ export function importAnthropicMessages(json: unknown, options: ImportOptions = 
       const result = ToolResultBlock.safeParse(raw);
       if (result.success && msg.role === 'user') {
         body.push(toolResult(result.data, toolNames.get(result.data.tool_use_id), turn, ts));
+        continue;
       }
+      if (options.onUnknown) body.push(options.onUnknown(`block:${raw.type}`, raw, mi + 1));
     }
     endsOnAnswer = msg.role === 'assistant' && calls === 0;
   }

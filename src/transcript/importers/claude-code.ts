@@ -1,177 +1,139 @@
-import { stat } from 'node:fs/promises';
-import { z } from 'zod';
-import { MnemaraError } from '../../config/errors.js';
-import { readRawLines } from '../lines.js';
-import { TRANSCRIPT_FORMAT_VERSION, type SkippedLine, type TranscriptRecord } from '../schema.js';
-import type { ImportOptions } from './anthropic-messages.js';
 import { claudeCodeExitCode, mapClaudeCodeTool } from './claude-code-tools.js';
+import { isoTime, num, obj, str, type Draft, type ImportContext, type ImportEvent, type ImportSource, type Importer, type Probe } from './types.js';
 
 /**
- * Claude Code session JSONL (`~/.claude/projects/<project>/<session-id>.jsonl`): one event a line,
- * `{type: 'user'|'assistant', message: <Messages API message>, sessionId, uuid, timestamp, isMeta?, isSidechain?}`;
- * other types (`summary`, `system`, snapshots) carry no conversation and are passed over.
- * One assistant message may be spread over several lines sharing `message.id`.
+ * Claude Code session JSONL (`~/.claude/projects/<project>/<session-id>.jsonl`, subagents in
+ * `<session-id>/subagents/agent-<id>.jsonl`). Format read from Claude Code's own files as documented by the
+ * Agent SDK (`SDKMessage`: `{type: 'user'|'assistant', message: <Messages API message>, uuid, parentUuid,
+ * sessionId, timestamp, isSidechain, isMeta?, agentId?, toolUseResult?}`) and the session files it writes;
+ * other line types (`summary`, `system`, `file-history-snapshot`, `progress`, `queue-operation`) carry no
+ * conversation. One assistant message is spread over several lines sharing `message.id` (one block each).
+ * A file whose conversation lines are all `isSidechain: true` is a subagent's run: its own rollout
+ * (`<session>-<agentId>`), with the parent's task from a `meta.json` beside it when there is one.
+ * Sidechain lines inside a main session are kept verbatim (their subagent file is learned on its own).
  */
-const Block = z.looseObject({ type: z.string() });
-const Line = z.looseObject({
-  type: z.string(),
-  sessionId: z.string().optional(),
-  timestamp: z.string().optional(),
-  isMeta: z.boolean().optional(),
-  isSidechain: z.boolean().optional(),
-  message: z
-    .looseObject({
-      id: z.string().optional(),
-      role: z.string().optional(),
-      model: z.string().optional(),
-      content: z.union([z.string(), z.array(Block)]).optional(),
-      usage: z.looseObject({ input_tokens: z.number().optional(), output_tokens: z.number().optional() }).optional(),
-    })
-    .optional(),
-});
+const KNOWN_PLAIN = new Set(['summary', 'system', 'file-history-snapshot', 'progress', 'queue-operation', 'attachment']);
 
-/**
- * Maps parsed Claude Code event lines onto transcript records (`session_meta`, messages, tool calls and
- * results with Claude Code's tools mapped onto ours (`claude-code-tools.ts`), `session_end` with outcome `completed` when the session ends on an assistant answer, else
- * `interrupted`: the format records no outcome). Meta and sidechain (sub-agent) lines are left out.
- * Never throws on a malformed event; unusable events are reported in `skipped` (1-based `line`).
- */
-export function importClaudeCode(
-  events: Array<{ line: number; value: unknown }>,
-  options: ImportOptions = {},
-): { records: TranscriptRecord[]; skipped: SkippedLine[] } {
-  const v = TRANSCRIPT_FORMAT_VERSION;
-  const skipped: SkippedLine[] = [];
-  const body: TranscriptRecord[] = [];
+function detect(probe: Probe): boolean {
+  const values = probe.kind === 'jsonl' ? probe.values : probe.kind === 'json' ? [probe.doc] : [];
+  return values.some((v) => {
+    const o = obj(v);
+    return !!o && typeof o.sessionId === 'string' && (typeof o.uuid === 'string' || o.type === 'summary') && typeof o.type === 'string' && !('payload' in o);
+  }) || values.some((v) => obj(v)?.type === 'summary' && typeof obj(v)?.leafUuid === 'string');
+}
+
+async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<ImportEvent> {
   const names = new Map<string, string>();
   const seenAssistant = new Set<string>();
   let turn = 0;
-  let sessionId: string | undefined;
-  let model = 'unknown';
-  let task: string | undefined;
-  let firstTs: string | undefined;
-  let lastTs: string | undefined;
-  let endsOnAnswer = false;
-  let inputTokens = 0;
-  let outputTokens = 0;
-
-  for (const { line, value } of events) {
-    const parsed = Line.safeParse(value);
-    if (!parsed.success) {
-      skipped.push({ line, reason: 'not a Claude Code event' });
+  let sidechainRun: boolean | undefined;
+  let interrupted = false;
+  let parent: string | undefined;
+  let firstUser: string | undefined;
+  for await (const d of src.lines()) {
+    if ('damage' in d) {
+      yield ctx.damaged(d.damage);
       continue;
     }
-    const ev = parsed.data;
-    if ((ev.type !== 'user' && ev.type !== 'assistant') || ev.isMeta || ev.isSidechain || !ev.message) continue;
-    sessionId ??= ev.sessionId;
-    const ts = ev.timestamp ?? options.startedAt ?? new Date().toISOString();
-    firstTs ??= ts;
-    lastTs = ts;
-    const content = ev.message.content ?? [];
-    const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-    if (ev.type === 'assistant') {
-      const mid = ev.message.id ?? `line-${line}`;
+    const ev = obj(d.value);
+    const type = str(ev?.type);
+    if (!ev || !type) {
+      yield ctx.unknown('non-event', d.value, d.line);
+      continue;
+    }
+    const ts = isoTime(ev.timestamp);
+    const message = obj(ev.message);
+    if ((type !== 'user' && type !== 'assistant') || !message) {
+      yield KNOWN_PLAIN.has(type) ? ctx.verbatim(type, ev, d.line, ts) : ctx.unknown(type, ev, d.line, ts);
+      continue;
+    }
+    sidechainRun ??= ev.isSidechain === true;
+    if (ev.isSidechain === true && !sidechainRun) {
+      yield ctx.verbatim('sidechain', ev, d.line, ts);
+      continue;
+    }
+    if (ev.isMeta === true) {
+      yield ctx.verbatim(`${type}(isMeta)`, ev, d.line, ts);
+      continue;
+    }
+    if (!ctx.meta.id && typeof ev.sessionId === 'string') {
+      ctx.meta.conversationId = ev.sessionId;
+      ctx.meta.id = sidechainRun && typeof ev.agentId === 'string' ? `${ev.sessionId}-${ev.agentId}` : ev.sessionId;
+      if (sidechainRun) {
+        const found = await parentTask(src, str(ev.agentId));
+        parent = found.task;
+        if (found.parentSessionId) ctx.meta.conversationId = found.parentSessionId;
+        if (found.raw !== undefined) yield ctx.verbatim('meta.json', found.raw);
+      }
+      if (typeof ev.version === 'string') ctx.meta.versions['claude-code'] = ev.version;
+    }
+    if (type === 'assistant') {
+      const mid = str(message.id) ?? `line-${d.line}`;
       if (!seenAssistant.has(mid)) {
         seenAssistant.add(mid);
         turn += 1;
-        inputTokens += ev.message.usage?.input_tokens ?? 0;
-        outputTokens += ev.message.usage?.output_tokens ?? 0;
+        const usage = obj(message.usage);
+        ctx.meta.usage.inputTokens += num(usage?.input_tokens) ?? 0;
+        ctx.meta.usage.outputTokens += num(usage?.output_tokens) ?? 0;
+        ctx.meta.usage.cacheReadTokens += num(usage?.cache_read_input_tokens) ?? 0;
+        ctx.meta.usage.cacheCreationTokens += num(usage?.cache_creation_input_tokens) ?? 0;
       }
-      if (ev.message.model) model = ev.message.model;
+      if (typeof message.model === 'string' && message.model !== '<synthetic>') ctx.meta.model = message.model;
     }
-    let calls = 0;
-    let texts = 0;
-    for (const b of blocks as Array<Record<string, unknown>>) {
-      if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') {
-        const role = ev.type;
-        if (role === 'user') task ??= b.text;
-        texts += 1;
-        body.push({ type: 'message', v, ts, turn, role, text: b.text });
-      } else if (b.type === 'tool_use' && ev.type === 'assistant' && typeof b.id === 'string' && typeof b.name === 'string') {
-        calls += 1;
-        const tool = mapClaudeCodeTool(b.name, b.input ?? {});
-        names.set(b.id, tool.name);
-        body.push({ type: 'tool_call', v, ts, turn, id: b.id, name: tool.name, input: tool.input });
-      } else if (b.type === 'tool_result' && ev.type === 'user' && typeof b.tool_use_id === 'string') {
-        const c = b.content;
-        const output =
-          typeof c === 'string'
-            ? c
-            : Array.isArray(c)
-              ? c.map((x: { type?: string; text?: string }) => (x.type === 'text' ? (x.text ?? '') : `[${x.type}]`)).join('\n')
-              : '';
-        const name = names.get(b.tool_use_id);
-        const isError = b.is_error === true;
-        const exitCode = name === 'bash' ? claudeCodeExitCode(output, isError) : undefined;
-        body.push({
-          type: 'tool_result',
-          v,
-          ts,
-          turn,
-          id: b.tool_use_id,
-          ...(name ? { name } : {}),
-          output,
-          isError,
-          ...(exitCode !== undefined ? { exitCode } : {}),
-        });
+    const content = message.content;
+    const blocks: unknown[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+    for (const raw of blocks) {
+      const out = block(raw, type, turn, ts, names, ctx, d.line);
+      if (!out) continue;
+      if (out.type === 'message' && out.role === 'user') {
+        firstUser ??= out.text;
+        interrupted = /^\[Request interrupted by user/.test(out.text);
       }
+      yield out;
     }
-    if (ev.type === 'assistant') endsOnAnswer = calls === 0 && texts > 0;
-    else if (texts > 0 || calls > 0) endsOnAnswer = false;
   }
-
-  const rolloutId = options.rolloutId ?? sessionId ?? `import-${Date.now()}`;
-  const start = firstTs ?? options.startedAt ?? new Date().toISOString();
-  const endTs = lastTs ?? start;
-  return {
-    skipped,
-    records: [
-      { type: 'session_meta', v, ts: start, rolloutId, conversationId: sessionId ?? rolloutId, task: task ?? '', model, source: 'claude-code', versions: {} },
-      ...body,
-      {
-        type: 'session_end',
-        v,
-        ts: endTs,
-        outcome: endsOnAnswer ? 'completed' : 'interrupted',
-        turns: turn,
-        usage: { inputTokens, outputTokens, cacheReadTokens: 0, cacheCreationTokens: 0 },
-        wallMs: Math.max(0, Date.parse(endTs) - Date.parse(start)) || 0,
-      },
-    ],
-  };
+  if (interrupted) ctx.meta.outcome = 'interrupted';
+  if (parent) ctx.meta.task = `${parent}\n\nSubagent task: ${firstUser ?? ''}`;
 }
 
-/**
- * Streams a Claude Code session file and imports it (`importClaudeCode`); damaged lines are skipped and
- * reported, as in `readTranscript`.
- * @throws MnemaraError `NOT_FOUND` when the file does not exist.
- */
-export async function importClaudeCodeFile(
-  path: string,
-  options: ImportOptions = {},
-): Promise<{ records: TranscriptRecord[]; skipped: SkippedLine[] }> {
-  let fallbackStart: string;
+function block(raw: unknown, role: 'user' | 'assistant', turn: number, ts: string | undefined, names: Map<string, string>, ctx: ImportContext, line: number): Draft | undefined {
+  const b = obj(raw);
+  const type = str(b?.type) ?? 'non-object';
+  const at = ts ? { ts } : {};
+  if (type === 'text' && typeof b?.text === 'string') {
+    return b.text.trim() === '' ? undefined : { type: 'message', ...at, turn, role, text: b.text };
+  }
+  if (type === 'tool_use' && role === 'assistant' && typeof b?.id === 'string' && typeof b.name === 'string') {
+    const tool = mapClaudeCodeTool(b.name, b.input ?? {});
+    names.set(b.id, tool.name);
+    return { type: 'tool_call', ...at, turn, id: b.id, name: tool.name, input: tool.input };
+  }
+  if (type === 'tool_result' && role === 'user' && typeof b?.tool_use_id === 'string') {
+    const c = b.content;
+    const output = typeof c === 'string' ? c : Array.isArray(c) ? c.map((x) => (obj(x)?.type === 'text' ? (str(obj(x)?.text) ?? '') : `[${str(obj(x)?.type) ?? 'block'}]`)).join('\n') : '';
+    const name = names.get(b.tool_use_id);
+    const isError = b.is_error === true;
+    const exitCode = name === 'bash' ? claudeCodeExitCode(output, isError) : undefined;
+    return { type: 'tool_result', ...at, turn, id: b.tool_use_id, ...(name ? { name } : {}), output, isError, ...(exitCode !== undefined ? { exitCode } : {}) };
+  }
+  if (type === 'thinking' || type === 'redacted_thinking' || type === 'image' || type === 'document') return ctx.verbatim(`block:${type}`, raw, line, ts);
+  return ctx.unknown(`block:${type}`, raw, line, ts);
+}
+
+/** A subagent's `agent-<id>.meta.json` (or `meta.json`) beside it: the parent's task and session, and the file as parsed. */
+async function parentTask(src: ImportSource, agentId: string | undefined): Promise<{ task?: string; parentSessionId?: string; raw?: unknown }> {
+  const text = (await src.sibling('{base}.meta.json')) ?? (agentId ? await src.sibling(`agent-${agentId}.meta.json`) : undefined) ?? (await src.sibling('meta.json'));
+  if (!text) return {};
+  let meta: Record<string, unknown> | undefined;
   try {
-    fallbackStart = (await stat(path)).mtime.toISOString();
-  } catch (err) {
-    throw new MnemaraError('NOT_FOUND', `transcript ${path} does not exist`, { hint: 'Check the path.', cause: err });
+    meta = obj(JSON.parse(text));
+  } catch {
+    return { raw: text.slice(0, 4096) };
   }
-  const events: Array<{ line: number; value: unknown }> = [];
-  const skipped: SkippedLine[] = [];
-  for await (const raw of readRawLines(path)) {
-    if ('oversizedBytes' in raw) {
-      skipped.push({ line: raw.line, reason: `line of ${raw.oversizedBytes} bytes is over the cap` });
-      continue;
-    }
-    const text = raw.bytes.toString('utf8');
-    if (text.trim() === '') continue;
-    try {
-      events.push({ line: raw.line, value: JSON.parse(text) });
-    } catch {
-      skipped.push({ line: raw.line, reason: raw.lastWithoutNewline ? 'truncated last line' : 'invalid JSON' });
-    }
-  }
-  // Events carry their own times; the file's time stands in only where they do not (stable re-imports).
-  const out = importClaudeCode(events, { ...options, startedAt: options.startedAt ?? fallbackStart });
-  return { records: out.records, skipped: [...skipped, ...out.skipped].sort((a, b) => a.line - b.line) };
+  if (!meta) return { raw: text.slice(0, 4096) };
+  const task = str(meta.parentTask) ?? str(meta.description) ?? str(meta.task) ?? str(meta.prompt);
+  const parentSessionId = str(meta.parentSessionId) ?? str(meta.sessionId);
+  return { ...(task ? { task } : {}), ...(parentSessionId ? { parentSessionId } : {}), raw: meta };
 }
+
+export const claudeCodeImporter: Importer = { format: 'claude-code', title: 'Claude Code session JSONL', detect, read };

@@ -1,16 +1,96 @@
-import { open } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MnemaraError } from '../../config/errors.js';
 import { loadTranscript, type RepairedLine } from '../reader.js';
-import type { NumberedRecord, SkippedLine, TranscriptRecord } from '../schema.js';
-import { importAnthropicMessagesFile, type ImportOptions } from './anthropic-messages.js';
-import { importClaudeCodeFile } from './claude-code.js';
+import type { NumberedRecord, SkippedLine, TranscriptRecord, TranscriptSource } from '../schema.js';
+import { agentsSdkMemoryImporter } from './agents-sdk-memory.js';
+import { agentsSdkImporter } from './agents-sdk.js';
+import { aiderImporter } from './aider.js';
+import type { ImportOptions } from './anthropic-messages.js';
+import { claudeCodeImporter } from './claude-code.js';
+import { codexImporter } from './codex.js';
+import { anthropicMessagesImporter } from './messages-importer.js';
+import { miniSweAgentImporter } from './mini-swe-agent.js';
+import { mnemaraImporter } from './mnemara.js';
+import { openHandsImporter } from './openhands.js';
+import { openSource, probeFile } from './source.js';
+import { storeImport } from './store.js';
+import { sweAgentImporter } from './swe-agent.js';
+import { emptyStats, obj, type Importer, type Probe } from './types.js';
 
 export { importAnthropicMessages, importAnthropicMessagesFile, type ImportOptions } from './anthropic-messages.js';
-export { importClaudeCode, importClaudeCodeFile } from './claude-code.js';
 export { splitMemoryBlock } from './memory-block.js';
+export { storeImport, digest, type ImportedRollout } from './store.js';
+export { openSource, probeFile, MAX_DOCUMENT_BYTES } from './source.js';
+export { MEMORY_ENTRY } from './agents-sdk-memory.js';
+export type { ImportStats, Importer } from './types.js';
 
-/** Formats `importTranscriptFile` recognises. */
-export type TranscriptFormat = 'mnemara' | 'anthropic-messages' | 'claude-code';
+/** Formats `importTranscriptFile` recognises (a transcript's `session_meta.source`). */
+export type TranscriptFormat = TranscriptSource;
+
+/**
+ * Every importer, in the order detection tries them (the more specific first). Keys name them in the
+ * `learn` table (`agents-sdk-memory` is the Agents SDK's MEMORY.md, `agents-sdk` its session transcripts).
+ */
+export const IMPORTERS: Array<{ key: string; importer: Importer }> = [
+  { key: 'mnemara', importer: mnemaraImporter },
+  { key: 'codex', importer: codexImporter },
+  { key: 'claude-code', importer: claudeCodeImporter },
+  { key: 'agents-sdk', importer: agentsSdkImporter },
+  { key: 'openhands', importer: openHandsImporter },
+  { key: 'mini-swe-agent', importer: miniSweAgentImporter },
+  { key: 'swe-agent', importer: sweAgentImporter },
+  { key: 'anthropic-messages', importer: anthropicMessagesImporter },
+  { key: 'aider', importer: aiderImporter },
+  { key: 'agents-sdk-memory', importer: agentsSdkMemoryImporter },
+];
+
+/** The supported formats, one a line, for refusals and help texts. */
+export function supportedFormats(): string {
+  return IMPORTERS.map(({ key, importer }) => `${key}: ${importer.title}`).join('; ');
+}
+
+/**
+ * Picks the importer for a file by its content (never its name; only the Agents SDK's MEMORY.md is known by
+ * its place in that SDK's memory layout).
+ * @throws MnemaraError `NOT_FOUND` (no such file), `INVALID_INPUT` (a directory, an empty file, or no format
+ *   matches: the message lists the supported formats and says what the file looked like).
+ */
+export async function detectImporter(path: string): Promise<{ key: string; importer: Importer; size: number }> {
+  let size: number;
+  try {
+    const st = await stat(path);
+    if (st.isDirectory()) {
+      throw new MnemaraError('INVALID_INPUT', `${path} is a directory, not a transcript file`, { hint: 'Pass one transcript file, or use `mnemara learn DIR` to learn every transcript under a directory.' });
+    }
+    size = st.size;
+  } catch (err) {
+    if (err instanceof MnemaraError) throw err;
+    throw new MnemaraError('NOT_FOUND', `transcript ${path} does not exist`, { hint: 'Check the path.', cause: err });
+  }
+  const probe = size === 0 ? ({ kind: 'text', head: '' } as const) : await probeFile(path, size);
+  const withPath = { ...probe, path } as Probe & { path: string };
+  for (const entry of IMPORTERS) if (entry.importer.detect(withPath)) return { ...entry, size };
+  throw new MnemaraError('INVALID_INPUT', `${path} is not a transcript mnemara can read: it looks like ${describeProbe(probe, size)}`, {
+    hint: `Supported formats — ${supportedFormats()}.`,
+  });
+}
+
+/** What a file looked like, for a refusal: its kind, and its first keys/types or text. */
+export function describeProbe(probe: Probe, size: number): string {
+  if (size === 0) return 'an empty file';
+  const keys = (v: unknown) => Object.keys(obj(v) ?? {}).slice(0, 8).join(', ');
+  if (probe.kind === 'json') {
+    return Array.isArray(probe.doc) ? `a JSON array of ${probe.doc.length} item(s) (first item's keys: ${keys(probe.doc[0]) || 'none'})` : `a JSON document with keys ${keys(probe.doc) || '(none)'}`;
+  }
+  if (probe.kind === 'jsonl') {
+    const types = [...new Set(probe.values.map((v) => String(obj(v)?.type ?? '(no type)')))].slice(0, 6).join(', ');
+    return `JSONL (${probe.values.length} readable line(s) probed; types: ${types}; first line's keys: ${keys(probe.values[0])})`;
+  }
+  const head = probe.head.replace(/\s+/g, ' ').trim().slice(0, 120);
+  return `text starting with ${JSON.stringify(head)}`;
+}
 
 export interface ImportedTranscript {
   format: TranscriptFormat;
@@ -20,66 +100,29 @@ export interface ImportedTranscript {
 }
 
 /**
- * Reads a transcript from anywhere, sniffing its format from the first line: mnemara's own JSONL
- * (`session_meta` first), Claude Code session JSONL (`sessionId`/`uuid` lines), or one JSON object in the
- * Anthropic Messages form. Imported records are numbered 1…N in order, which are their lines once
- * written out as `sessions/<rollout-id>.jsonl`.
- * @throws MnemaraError `NOT_FOUND`, or `INVALID_INPUT` when the format is none of these.
+ * Imports one file in any supported format and returns its (first) rollout's records, collected: for small
+ * transcripts (tests, the eval). `mnemara learn` streams instead (`storeImport`). `startedAt` stands in for
+ * the file's modification time where the format records no times.
+ * @throws MnemaraError `NOT_FOUND`, `INVALID_INPUT` (see {@link detectImporter}).
  */
 export async function importTranscriptFile(path: string, options: ImportOptions = {}): Promise<ImportedTranscript> {
-  const head = await firstLine(path);
-  let first: unknown;
+  const { importer } = await detectImporter(path);
+  const stats = emptyStats();
+  const src = await openSource(path, stats);
+  if (options.startedAt) src.mtime = options.startedAt;
+  const dir = await mkdtemp(join(tmpdir(), 'mnemara-import-'));
   try {
-    first = JSON.parse(head);
-  } catch {
-    first = undefined;
+    const { rollouts } = await storeImport(importer, src, dir, { stats });
+    if (!rollouts[0]) throw new MnemaraError('INVALID_INPUT', `${path} holds no rollout`, { hint: 'The file has no records mnemara can use.' });
+    const loaded = await loadTranscript(rollouts[0].file);
+    const records = options.rolloutId ? loaded.records.map((r) => (r.record.type === 'session_meta' ? { ...r, record: { ...r.record, rolloutId: options.rolloutId! } } : r)) : loaded.records;
+    return { format: importer.format, records, skipped: loaded.skipped, repaired: loaded.repaired };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-  const obj = typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : undefined;
-  if (obj?.type === 'session_meta') {
-    const { records, skipped, repaired } = await loadTranscript(path);
-    return { format: 'mnemara', records, skipped, repaired };
-  }
-  if (obj && ('sessionId' in obj || 'uuid' in obj || obj.type === 'summary')) {
-    const { records, skipped } = await importClaudeCodeFile(path, options);
-    return { format: 'claude-code', records: numbered(records), skipped, repaired: [] };
-  }
-  if (head.trimStart().startsWith('{')) {
-    return { format: 'anthropic-messages', records: numbered(await importAnthropicMessagesFile(path, options)), skipped: [], repaired: [] };
-  }
-  throw new MnemaraError('INVALID_INPUT', `${path} is not a transcript mnemara can read`, {
-    hint: 'Supported: mnemara sessions/*.jsonl, Claude Code session JSONL, and the Anthropic Messages JSON form.',
-  });
 }
 
 /** Numbers records 1…N (their line numbers once written out one a line). */
 export function numbered(records: TranscriptRecord[]): NumberedRecord[] {
   return records.map((record, i) => ({ line: i + 1, record }));
-}
-
-/** The first line (up to 1 MiB) of a file; enough to tell the formats apart. */
-async function firstLine(path: string): Promise<string> {
-  let fh;
-  try {
-    fh = await open(path, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new MnemaraError('NOT_FOUND', `transcript ${path} does not exist`, { hint: 'Check the path.', cause: err });
-    }
-    throw err;
-  }
-  try {
-    // Reading a directory fails with EISDIR deep in a reader; say what is wrong instead.
-    if ((await fh.stat()).isDirectory()) {
-      throw new MnemaraError('INVALID_INPUT', `${path} is a directory, not a transcript file`, {
-        hint: 'Pass one transcript file, e.g. sessions/<rollout-id>.jsonl or an Anthropic Messages .json file.',
-      });
-    }
-    const buf = Buffer.alloc(1024 * 1024);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const text = buf.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
-    const nl = text.indexOf('\n');
-    return nl === -1 ? text : text.slice(0, nl);
-  } finally {
-    await fh.close();
-  }
 }
