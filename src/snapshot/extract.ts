@@ -3,11 +3,10 @@ import { chmod, lutimes, rm, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadEntry } from 'tar';
 import type { OnProgress } from '../config/progress.js';
 import { UnsafeArchiveError } from './errors.js';
 import { ArchiveBudget, guardMode, guardPath, guardSymlinkTarget, guardType } from './restore-guard.js';
-import { readTar } from './tar-read.js';
+import { readTar, type TarEntry } from './tar-read.js';
 import { MergedTree } from './tree.js';
 import type { RestoreLimits } from './types.js';
 import { writeFileEntry, type ExtractedContent } from './write-entry.js';
@@ -57,10 +56,12 @@ export class GuardedExtractor {
   }
 
   /** The per-entry handler for `readTar` (or `readLayer`), for one archive. */
-  handler(options: ApplyOptions): (entry: ReadEntry) => Promise<void> {
+  handler(options: ApplyOptions): (entry: TarEntry) => Promise<void> {
     let ordinal = -1;
     return async (entry) => {
       ordinal += 1;
+      // Every entry is declared, kept or not: the inflation check compares against all of them.
+      this.budget.declare(entry.path, entry.size);
       const segments = guardPath(entry.path, this.limits);
       if (segments.length === 0) return void entry.resume();
       const base = segments[segments.length - 1]!;
@@ -70,7 +71,7 @@ export class GuardedExtractor {
       if (options.keep && !options.keep(subject)) return void entry.resume();
       if (whiteout) {
         entry.resume();
-        this.budget.onHeader(entry.path, 0);
+        this.budget.apply(0);
         for (const gone of this.tree.whiteout(segments, options.layer, entry.path)) {
           const target = join(this.dest, ...gone);
           await rm(target, { recursive: true, force: true });
@@ -96,9 +97,9 @@ export class GuardedExtractor {
     };
   }
 
-  private async write(entry: ReadEntry, segments: string[], source: { layer: number; ordinal: number }): Promise<void> {
+  private async write(entry: TarEntry, segments: string[], source: { layer: number; ordinal: number }): Promise<void> {
     const type = guardType(entry.type, entry.path);
-    this.budget.onHeader(entry.path, type === 'file' ? entry.size : 0);
+    this.budget.apply(type === 'file' ? entry.size : 0);
     const mode = guardMode(entry.mode, type);
     const mtime = entry.mtime?.getTime() ?? Date.now();
     const target = join(this.dest, ...segments);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { TarEntry } from './tar-read.js';
 import { closeSync, constants, fchmodSync, fstatSync, futimesSync, openSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { ReadEntry } from 'tar';
 import type { FileHandle } from 'node:fs/promises';
 import { statKey } from './walk.js';
 
@@ -43,7 +43,7 @@ export type ExtractedContent = Map<string, { hash: string; key: string }>;
  * created with its mode, and fchmod'ed only when the umask clears some of its bits.
  */
 export async function writeFileEntry(
-  entry: ReadEntry,
+  entry: TarEntry,
   target: string,
   mode: number,
   mtime: number,
