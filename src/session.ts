@@ -21,6 +21,7 @@ import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
 import { HeadPublisher } from './session/publish.js';
 import { assertWorkspace, defaultLineage, resolveStart, restoreWorkspace } from './session/start.js';
+import { snapshotSandbox } from './session/snapshot-sandbox.js';
 import type { SessionEvent, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 
 export * from './session/types.js';
@@ -95,7 +96,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   try {
     // 3. Restore the start into /workspace.
     await step('restore', emit, timings, () =>
-      restoreWorkspace(sandbox, store, start, { workspace, ignore: config.snapshot.ignore, layout }),
+      restoreWorkspace(sandbox, store, start, { workspace, ignore: config.snapshot.ignore, layout, onProgress }),
     );
 
     // 4. Read memory: memory_summary.md within its budget, fenced as data, for the system prompt.
@@ -113,10 +114,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     const parent = start.snapshotId ?? start.headAtStart;
     const inherited = parent ? (await store.get(parent)).rolloutIds : [];
     const workspaceSnapshot = await step('snapshot-workspace', emit, timings, async () =>
-      store.create(
-        { tar: await sandbox.getArchive(sandbox.workspaceDir) },
-        { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress },
-      ), (m) => m.id,
+      snapshotSandbox(sandbox, store, { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress }),
+      (m) => m.id,
     ).catch((err: unknown) => {
       keepForRescue = sandbox.kind === 'docker'; // the work exists only in the container now
       throw snapshotFailed(err, sandbox, transcriptPath);

@@ -115,7 +115,7 @@ export async function scanChain(
       let linkpath: string | undefined;
       if (type === 'symlink') {
         linkpath = entry.linkpath ?? '';
-        guardSymlinkTarget(segments.slice(0, -1), linkpath, entry.path);
+        guardSymlinkTarget(linkpath, entry.path);
       } else if (type === 'hardlink') {
         const target = guardPath(entry.linkpath ?? '', limits);
         if (tree.get(target)?.entry.type !== 'file') {
@@ -146,7 +146,6 @@ export async function scanChain(
       );
     });
   }
-  tree.checkSymlinksInside();
   return tree;
 }
 
