@@ -20,12 +20,12 @@ import { eventSink, progressOf, step } from './session/context.js';
 import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
 import { HeadPublisher } from './session/publish.js';
-import { assertWorkspace, defaultLineage, resolveStart, restoreWorkspace } from './session/start.js';
+import { assertWorkspace, resolveStart, restoreWorkspace, workspaceLineage } from './session/start.js';
 import { snapshotSandbox } from './session/snapshot-sandbox.js';
 import type { SessionEvent, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 
 export * from './session/types.js';
-export { defaultLineage } from './session/start.js';
+export { defaultLineage, lineageFromRemote, workspaceLineage } from './session/start.js';
 export { SESSION_INSTRUCTIONS } from './session/agent-step.js';
 
 const log = logger('session');
@@ -46,7 +46,8 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const timings: Partial<Record<SessionStep, number>> = {};
   const { config } = options;
   const workspace = await assertWorkspace(options.workspace);
-  const lineage = options.lineage ?? defaultLineage(workspace);
+  const chosen = options.lineage !== undefined ? { lineage: options.lineage, source: 'named' as const } : await workspaceLineage(workspace);
+  const lineage = chosen.lineage;
   const client = sessionModelClient(config);
   const store = await openStore(config.snapshot.store as string, config.snapshot);
   const rolloutId = newRolloutId();
@@ -54,7 +55,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   await mkdir(join(config.home, 'tmp'), { recursive: true });
   const workDir = await mkdtemp(join(config.home, 'tmp', `session-${rolloutId}-`));
   try {
-    return await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, client, store, rolloutId, transcriptPath, workDir });
+    return await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, lineageSource: chosen.source, client, store, rolloutId, transcriptPath, workDir });
   } finally {
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -68,6 +69,7 @@ interface SessionContext {
   began: number;
   workspace: string;
   lineage: string;
+  lineageSource: 'named' | 'git remote' | 'directory';
   client: ModelClient;
   store: SnapshotStore;
   rolloutId: string;
@@ -77,7 +79,7 @@ interface SessionContext {
 
 /** Steps 1–10 (see the module comment); `runSession` sets up their context and removes the scratch space. */
 async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
-  const { options, emit, onProgress, timings, began, workspace, lineage, client, store, rolloutId, transcriptPath, workDir } = ctx;
+  const { options, emit, onProgress, timings, began, workspace, lineage, lineageSource, client, store, rolloutId, transcriptPath, workDir } = ctx;
   const { config } = options;
   const layout = config.memory.layout;
 
@@ -85,7 +87,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   const start = await step('resolve', emit, timings, () => resolveStart(store, { lineage, ...pick(options) }), (s) =>
     s.snapshotId ? `${s.kind} ${s.snapshotId} (lineage ${lineage})` : `fresh copy of ${workspace} (lineage ${lineage})`,
   );
-  emit({ type: 'started', rolloutId, lineage, transcriptPath });
+  emit({ type: 'started', rolloutId, lineage, lineageSource, transcriptPath });
 
   // 2. Start the hardened sandbox.
   const sandbox: Sandbox = await step('sandbox', emit, timings, () =>

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
@@ -15,17 +15,7 @@ import type { SessionStart } from './types.js';
 
 const log = logger('session');
 
-/**
- * The default lineage of a workspace: its directory's name, with characters a lineage may not hold replaced
- * by `-` (e.g. `/home/me/My Repo` → `My-Repo`).
- */
-export function defaultLineage(workspace: string): string {
-  const name = basename(resolve(workspace))
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^[.-]+|-+$/g, '')
-    .slice(0, 200);
-  return name || 'workspace';
-}
+export { defaultLineage, lineageFromRemote, workspaceLineage } from './default-lineage.js';
 
 /** Checks the workspace is a readable directory. Throws `MnemaraError('NOT_FOUND')` when it is not. */
 export async function assertWorkspace(workspace: string): Promise<string> {

@@ -153,7 +153,7 @@ export function registerRunCommand(program: Command): void {
     .option('-w, --workspace <dir>', 'host directory of the workspace', '.')
     .option('-t, --task <text>', 'what the agent should do')
     .option('--task-file <file>', 'read the task from a file (- for stdin)')
-    .option('-l, --lineage <name>', "lineage to start from and advance (default: the workspace directory's name)")
+    .option('-l, --lineage <name>', 'lineage to start from and advance (default: host/owner/repo of the git remote, else the directory name plus a hash of its path)')
     .option('--from <snapshot>', 'start from this snapshot instead of the lineage head')
     .option('--memory-from <lineage>', "fresh copy of the workspace with this lineage's memory laid over it (CI)")
     .option('-m, --model <model>', 'model of the run (agent.model)')
@@ -195,7 +195,8 @@ export function registerRunCommand(program: Command): void {
           onEvent: (event) => {
             if (event.type === 'progress') printProgress(event.progress);
             else if (event.type === 'started' && !json) {
-              process.stderr.write(`rollout ${event.rolloutId} on lineage ${event.lineage}\n  transcript ${event.transcriptPath}\n`);
+              const how = event.lineageSource === 'named' ? '' : ` (default, from the ${event.lineageSource}; name one with --lineage NAME)`;
+              process.stderr.write(`rollout ${event.rolloutId} on lineage ${event.lineage}${how}\n  transcript ${event.transcriptPath}\n`);
             } else printTool(event);
           },
         },

@@ -17,7 +17,7 @@ import { extractChain, interrupted, scanChain, type Chain } from '../layers.js';
 import { resolveLimits } from '../limits.js';
 import { packLayer } from '../pack.js';
 import { guardPath } from '../restore-guard.js';
-import { makeStaging, swapInto, swapPaths } from '../swap.js';
+import { makeStaging, removeTree, swapInto, swapPaths } from '../swap.js';
 import type { MergedTree } from '../tree.js';
 import { readTreeIndex, writeTreeIndex } from '../tree-index.js';
 import {
@@ -268,7 +268,7 @@ export class DirectoryStore implements SnapshotStore {
       onProgress({ step: 'restore', phase: 'end', message: `${result.files} entries, ${result.bytes} bytes`, elapsedMs: Date.now() - started });
       return result;
     } finally {
-      await rm(staging, { recursive: true, force: true });
+      await removeTree(staging);
     }
   }
 }
