@@ -4,6 +4,7 @@ import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OnProgress } from '../config/progress.js';
 import { SourceChangedError } from './errors.js';
+import { MnemaraError } from '../config/errors.js';
 import type { TarWriter } from './tar-write.js';
 import type { ExtractedContent } from './write-entry.js';
 import { MergedTree, type TreeEntry } from './tree.js';
@@ -38,6 +39,8 @@ export interface PackOptions {
   scope?: string[][];
   ignore: (path: string) => boolean;
   onSkip: (skip: WalkSkip) => void;
+  /** A file larger than this (bytes; the restore limit on total content) is refused before it is read. */
+  maxFileBytes?: number;
   onProgress?: OnProgress;
 }
 
@@ -106,6 +109,12 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
       result.files += 1;
       result.unread += 1;
       return;
+    }
+    if (entry.stats.size > (options.maxFileBytes ?? Infinity)) {
+      // Refused before a byte is read: packing gigabytes that no restore would accept helps nobody.
+      throw new MnemaraError('INVALID_INPUT', `${displayName(entry.path)} is ${entry.stats.size} bytes, over the restore limit of ${options.maxFileBytes} bytes of content, so the snapshot could never be restored`, {
+        hint: 'Add it to snapshot.ignore (or delete it), then snapshot again.',
+      });
     }
     let packed: PackedFile;
     try {
