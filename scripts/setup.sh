@@ -20,9 +20,11 @@ PULL_TIMEOUT_S=${MNEMARA_PULL_TIMEOUT_S:-30}
 source scripts/setup/node.sh
 source scripts/setup/engine.sh
 source scripts/setup/images.sh
+source scripts/setup/corpus.sh
 
 setup_node_packages
 setup_engine
 setup_base_image
 setup_sandbox_image
+setup_corpus
 print_summary
