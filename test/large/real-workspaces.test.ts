@@ -87,7 +87,7 @@ async function threeRuns(label: string, workspace: string, home: string, lineage
   expect(readdirSync(join(layout, 'sessions'))).toEqual(expect.arrayContaining([`${results[0]!.rolloutId}.jsonl`, `${results[1]!.rolloutId}.jsonl`]));
   expect(readlinkSync(join(layout, 'memories/runs-link'))).toBe('../notes/runs.txt');
   const summary = join(layout, 'memories', 'memory_summary.md');
-  const body = existsSync(summary) ? readFileSync(summary, 'utf8').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#')) : [];
+  const body = existsSync(summary) ? readFileSync(summary, 'utf8').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#') && !l.startsWith('<!--')) : [];
   if (body.length > 0) expect(systemText(third!.messageRequests[0]!)).toContain(body[0]!.trim());
 
   const ws = await store.get(results[2]!.workspaceSnapshot!);
