@@ -30,10 +30,12 @@ source scripts/setup/node.sh
 source scripts/setup/engine.sh
 source scripts/setup/images.sh
 source scripts/setup/command.sh
+source scripts/setup/corpus.sh
 
 setup_node_packages
 setup_engine
 setup_base_image
 setup_sandbox_image
 setup_command
+setup_corpus
 print_summary

@@ -23,11 +23,12 @@ import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
 import { adoptOrphans, endSessionRecord, removeDeadScratch, writeSessionRecord } from './session/orphans.js';
 import { HeadPublisher, sessionBranch } from './session/publish.js';
 import { redactLayoutInSandbox } from './session/redact-notes.js';
-import { assertWorkspace, defaultLineage, resolveStart, restoreWorkspace } from './session/start.js';
+import { assertWorkspace, resolveStart, restoreWorkspace, workspaceLineage } from './session/start.js';
+import { snapshotSandbox } from './session/snapshot-sandbox.js';
 import type { SessionEvent, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 
 export * from './session/types.js';
-export { defaultLineage } from './session/start.js';
+export { defaultLineage, lineageFromRemote, workspaceLineage } from './session/start.js';
 export { SESSION_INSTRUCTIONS } from './session/agent-step.js';
 
 const log = logger('session');
@@ -48,7 +49,8 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const timings: Partial<Record<SessionStep, number>> = {};
   const { config } = options;
   const workspace = await assertWorkspace(options.workspace);
-  const lineage = options.lineage ?? defaultLineage(workspace);
+  const chosen = options.lineage !== undefined ? { lineage: options.lineage, source: 'named' as const } : await workspaceLineage(workspace);
+  const lineage = chosen.lineage;
   const client = sessionModelClient(config);
   const store = await openSnapshotStore(config.snapshot.store as string, config.snapshot, { home: config.home });
   const rolloutId = newRolloutId();
@@ -61,7 +63,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const saved: SavedWork = { home: config.home };
   let landed = false;
   try {
-    const result = await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, client, store, rolloutId, transcriptPath, workDir, saved });
+    const result = await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, lineageSource: chosen.source, client, store, rolloutId, transcriptPath, workDir, saved });
     landed = result.head !== null;
     return result;
   } catch (err) {
@@ -81,6 +83,7 @@ interface SessionContext {
   began: number;
   workspace: string;
   lineage: string;
+  lineageSource: 'named' | 'git remote' | 'directory';
   client: ModelClient;
   store: SnapshotStore;
   rolloutId: string;
@@ -92,7 +95,7 @@ interface SessionContext {
 
 /** Steps 1–10 (see the module comment); `runSession` sets up their context and removes the scratch space. */
 async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
-  const { options, emit, onProgress, timings, began, workspace, lineage, client, store, rolloutId, transcriptPath, workDir, saved } = ctx;
+  const { options, emit, onProgress, timings, began, workspace, lineage, lineageSource, client, store, rolloutId, transcriptPath, workDir, saved } = ctx;
   const { config } = options;
   const layout = config.memory.layout;
 
@@ -100,7 +103,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   const start = await step('resolve', emit, timings, () => resolveStart(store, { lineage, ...pick(options) }), (s) =>
     s.snapshotId ? `${s.kind} ${s.snapshotId} (lineage ${lineage})` : `fresh copy of ${workspace} (lineage ${lineage})`,
   );
-  emit({ type: 'started', rolloutId, lineage, transcriptPath });
+  emit({ type: 'started', rolloutId, lineage, lineageSource, transcriptPath });
 
   // 2. Start the hardened sandbox.
   const sandbox: Sandbox = await step('sandbox', emit, timings, () =>
@@ -111,7 +114,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   try {
     // 3. Restore the start into /workspace.
     await step('restore', emit, timings, () =>
-      restoreWorkspace(sandbox, store, start, { workspace, ignore: config.snapshot.ignore, layout }),
+      restoreWorkspace(sandbox, store, start, { workspace, ignore: config.snapshot.ignore, layout, onProgress }),
     );
 
     // 4. Read memory: memory_summary.md within its budget, fenced as data, for the system prompt.
@@ -131,10 +134,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     const workspaceSnapshot = await step('snapshot-workspace', emit, timings, async () => {
       // No layer may hold a secret the agent wrote into memories/ or sessions/: redact them where they are first.
       await redactLayoutInSandbox(sandbox, layout);
-      return store.create(
-        { tar: await sandbox.getArchive(sandbox.workspaceDir) },
-        { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress },
-      );
+      return snapshotSandbox(sandbox, store, { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress });
     }, (m) => m.id,
     ).catch((err: unknown) => {
       keepForRescue = sandbox.kind === 'docker'; // the work exists only in the container now

@@ -1,13 +1,31 @@
 import { z } from 'zod';
 
+/** Build caches left out of every snapshot by default (documented in docs/snapshots.md). */
+export const DEFAULT_SNAPSHOT_IGNORE: readonly string[] = [
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.ruff_cache',
+  'node_modules/.cache',
+  '.next/cache',
+  '.parcel-cache',
+  '.turbo',
+  '.gradle/caches',
+  '.git/objects/pack/tmp_*',
+];
+
 /** Options of the snapshot store (issue 3). */
 export const SnapshotConfigSchema = z.object({
   /** Store directory; default `$MNEMARA_HOME/store`. */
   store: z.string().optional(),
   codec: z.enum(['gzip', 'zstd', 'none']).default('gzip'),
   level: z.number().int().optional(),
-  /** Glob-like patterns of paths never packed. */
-  ignore: z.array(z.string()).default(['node_modules/.cache', '.git/objects/pack/tmp_*']),
+  /**
+   * Glob-like patterns of paths never packed (at any depth unless they start with `/`). The default leaves out
+   * pure build caches, which tools rebuild and which would show in every `snapshot diff`; setting `ignore`
+   * replaces the whole list (keep `DEFAULT_SNAPSHOT_IGNORE`'s entries you want).
+   */
+  ignore: z.array(z.string()).default([...DEFAULT_SNAPSHOT_IGNORE]),
   /** A chain longer than this is squashed into one full layer. */
   maxChainLength: z.number().int().positive().default(16),
   /**

@@ -4,6 +4,9 @@ import type { MemoryLayout } from '../config/memory.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { extractTar } from '../snapshot/extract.js';
 import { DEFAULT_RESTORE_LIMITS } from '../snapshot/limits.js';
+import { logger } from '../config/logger.js';
+
+const log = logger('session');
 
 /**
  * Copies the sandbox's memory layout (`memories/`, `sessions/`) into `dir` on the host, through the snapshot
@@ -23,6 +26,10 @@ export async function copyLayoutFromSandbox(sandbox: Sandbox, dir: string, layou
     const inside = `${sandbox.workspaceDir}/${sub}`;
     await mkdir(target, { recursive: true });
     if (!present.has(sub)) continue;
-    await extractTar(await sandbox.getArchive(inside), target, { limits: DEFAULT_RESTORE_LIMITS });
+    // FIFOs and devices the agent left in the layout are left out (the workspace snapshot lists them), never waited on.
+    await extractTar(await sandbox.getArchive(inside), target, {
+      limits: DEFAULT_RESTORE_LIMITS,
+      onSkip: (path, reason) => log.warn({ path: `${sub}/${path}`, reason }, 'left out of the memory layout'),
+    });
   }
 }

@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
-import { Readable } from 'node:stream';
-import { create as tarCreate } from 'tar';
+import { resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
@@ -9,22 +8,14 @@ import { gitExcludeEntries } from '../memory/layout.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { isValidLineage } from '../snapshot/id.js';
 import { compileIgnore } from '../snapshot/ignore.js';
+import { directoryTar } from '../snapshot/dir-tar.js';
+import type { OnProgress } from '../config/progress.js';
 import type { SnapshotStore } from '../snapshot/types.js';
 import type { SessionStart } from './types.js';
 
 const log = logger('session');
 
-/**
- * The default lineage of a workspace: its directory's name, with characters a lineage may not hold replaced
- * by `-` (e.g. `/home/me/My Repo` → `My-Repo`).
- */
-export function defaultLineage(workspace: string): string {
-  const name = basename(resolve(workspace))
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^[.-]+|-+$/g, '')
-    .slice(0, 200);
-  return name || 'workspace';
-}
+export { defaultLineage, lineageFromRemote, workspaceLineage } from './default-lineage.js';
 
 /** Checks the workspace is a readable directory. Throws `MnemaraError('NOT_FOUND')` when it is not. */
 export async function assertWorkspace(workspace: string): Promise<string> {
@@ -78,22 +69,19 @@ export async function resolveStart(
   return { kind: 'fresh', snapshotId: null, headAtStart };
 }
 
-/** The host directory as an uncompressed tar stream (symlinks kept as links), minus the ignore patterns. */
-export function hostDirectoryTar(dir: string, ignore: string[]): Readable {
-  const ignored = compileIgnore(ignore);
-  const pack = tarCreate(
-    {
-      cwd: dir,
-      portable: true,
-      follow: false,
-      filter: (path) => {
-        const rel = path.replace(/^\.\/?/, '');
-        return rel === '' || !ignored(rel);
-      },
+/**
+ * The host directory as an uncompressed tar stream (symlinks kept as links, names byte for byte), minus the
+ * ignore patterns. FIFOs, sockets, devices and unreadable files are left out, each logged and reported
+ * through `onProgress`: nothing ever opens (and waits on) a FIFO.
+ */
+export function hostDirectoryTar(dir: string, ignore: string[], onProgress?: OnProgress): Readable {
+  return directoryTar(dir, {
+    ignore: compileIgnore(ignore),
+    onSkip: (skip) => {
+      log.warn(skip, 'left out of the sandbox copy of the workspace');
+      onProgress?.({ step: 'restore', phase: 'progress', message: `skipped ${skip.path}: ${skip.reason}` });
     },
-    ['.'],
-  );
-  return Readable.from(pack as AsyncIterable<Buffer>);
+  });
 }
 
 /**
@@ -115,18 +103,20 @@ export async function excludeLayoutFromGit(sandbox: Sandbox, layout: MemoryLayou
 /**
  * Step 3: fills the sandbox's workspace. A snapshot or head start streams the snapshot's merged tree
  * (`exportTar`, guarded); a fresh start streams the host directory; `memory-from` streams the host directory
- * and then the lineage head's memory layout over it.
+ * without its memory layout, then the lineage head's memory layout: the checkout's own `memories/` and
+ * `sessions/` are replaced, not merged with the lineage's.
  */
 export async function restoreWorkspace(
   sandbox: Sandbox,
   store: SnapshotStore,
   start: SessionStart,
-  options: { workspace: string; ignore: string[]; layout: MemoryLayout },
+  options: { workspace: string; ignore: string[]; layout: MemoryLayout; onProgress?: OnProgress },
 ): Promise<void> {
   if ((start.kind === 'snapshot' || start.kind === 'head') && start.snapshotId) {
     await sandbox.putArchive(await store.exportTar(start.snapshotId), sandbox.workspaceDir);
   } else {
-    await sandbox.putArchive(hostDirectoryTar(options.workspace, options.ignore), sandbox.workspaceDir);
+    const layoutDirs = start.kind === 'memory-from' ? [`/${options.layout.memoriesDir}`, `/${options.layout.sessionsDir}`] : [];
+    await sandbox.putArchive(hostDirectoryTar(options.workspace, [...options.ignore, ...layoutDirs], options.onProgress), sandbox.workspaceDir);
     if (start.kind === 'memory-from' && start.snapshotId) {
       const paths = [options.layout.memoriesDir, options.layout.sessionsDir];
       await sandbox.putArchive(await store.exportTar(start.snapshotId, { paths }), sandbox.workspaceDir);

@@ -1,5 +1,4 @@
-import { Parser, type ReadEntry } from 'tar';
-import { readEntryBuffer } from './tar-read.js';
+import { readEntryBuffer, readTar } from './tar-read.js';
 import type { DirectoryStore } from './store/dir-store.js';
 import type { TreeEntry } from './tree.js';
 import { unifiedDiff } from './line-diff.js';
@@ -62,24 +61,14 @@ async function readFiles(store: Pick<DirectoryStore, 'exportTar'>, id: string, p
   const want = new Set(paths);
   const tar = await store.exportTar(id, { paths });
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  await new Promise<void>((resolve, reject) => {
-    const parser = new Parser();
-    const pending: Promise<void>[] = [];
-    parser.on('entry', (e: ReadEntry) => {
-      if (e.type !== 'File' || !want.has(e.path)) return void e.resume();
-      pending.push(
-        readEntryBuffer(e).then((buf) => {
-          try {
-            out.set(e.path, decoder.decode(buf));
-          } catch {
-            // binary: listed as changed, no text diff
-          }
-        }),
-      );
-    });
-    parser.on('end', () => void Promise.all(pending).then(() => resolve(), reject));
-    tar.on('error', reject);
-    tar.pipe(parser as never);
+  await readTar(tar, async (e) => {
+    if (e.type !== 'File' || !want.has(e.path)) return;
+    const buf = await readEntryBuffer(e);
+    try {
+      out.set(e.path, decoder.decode(buf));
+    } catch {
+      // binary: listed as changed, no text diff
+    }
   });
   return out;
 }

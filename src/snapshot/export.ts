@@ -39,7 +39,7 @@ export async function writeMerged(
     let ordinal = -1;
     await readLayer(blobs, chain.id, layer, budget, async (entry) => {
       ordinal += 1;
-      budget.onHeader(entry.path, entry.type === 'File' || entry.type === 'OldFile' || entry.type === 'ContiguousFile' ? entry.size : 0);
+      budget.onHeader(entry.path, entry.size);
       const segments = guardPath(entry.path, options.limits);
       const node = segments.length ? tree.get(segments) : undefined;
       const src = node?.entry.source;

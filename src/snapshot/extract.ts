@@ -3,11 +3,11 @@ import { chmod, lutimes, rm, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadEntry } from 'tar';
 import type { OnProgress } from '../config/progress.js';
 import { UnsafeArchiveError } from './errors.js';
 import { ArchiveBudget, guardMode, guardPath, guardSymlinkTarget, guardType } from './restore-guard.js';
-import { readTar } from './tar-read.js';
+import { displayName, fsPath } from './names.js';
+import { readTar, type TarEntry } from './tar-read.js';
 import { MergedTree } from './tree.js';
 import type { RestoreLimits } from './types.js';
 import { writeFileEntry, type ExtractedContent } from './write-entry.js';
@@ -19,22 +19,27 @@ export interface ApplyOptions {
   /** Keep only entries for which this is true (guarded segments); default everything. */
   keep?: (segments: string[]) => boolean;
   /**
-   * Source mode, for a workspace read from a sandbox (never for a restore): FIFOs, device files and symlinks
-   * pointing outside the tree are left out and reported here instead of refusing the archive, as packing a
-   * host directory does. Everything else is still refused.
+   * Source mode, for a workspace read from a sandbox (never for a restore): FIFOs and device files are left
+   * out and reported here instead of refusing the archive, as packing a host directory does. Everything else
+   * is still refused.
    */
   onSkip?: (path: string, reason: string) => void;
 }
 
-const SPECIAL_TYPES = new Set(['FIFO', 'CharacterDevice', 'BlockDevice']);
+const SPECIAL_TYPES = new Map([
+  ['FIFO', 'FIFO'],
+  ['CharacterDevice', 'device file'],
+  ['BlockDevice', 'device file'],
+]);
 
 /**
  * Writes archives into `dest`, a new, empty directory nobody else writes to (a staging directory). Every
- * entry passes the restore guard first (paths, types, caps, setuid/setgid stripped). The tree of what is on
- * disk is mirrored in memory, so no write ever goes through a symlink or a file, and files are created with
- * O_EXCL|O_NOFOLLOW. Several archives can be applied in order (a layer chain, OCI semantics: later entries
- * replace earlier ones, whiteouts delete). `finish()` checks symlink chains on the final tree and applies
- * directory modes and times last (deepest first), so a read-only directory does not block its own content.
+ * entry passes the restore guard first (paths, types, caps, setuid/setgid stripped). Symlinks are data, restored
+ * as they are wherever they point; what keeps the restore safe is that the tree of what is on disk is mirrored
+ * in memory, so no entry is ever written under a symlink or a file (whatever order the archive has), and files
+ * are created with O_EXCL|O_NOFOLLOW. Several archives can be applied in order (a layer chain, OCI semantics:
+ * later entries replace earlier ones, whiteouts delete). `finish()` applies directory modes and times last
+ * (deepest first), so a read-only directory does not block its own content.
  * On any error `dest` is left half-written: the caller removes it.
  */
 export class GuardedExtractor {
@@ -57,10 +62,12 @@ export class GuardedExtractor {
   }
 
   /** The per-entry handler for `readTar` (or `readLayer`), for one archive. */
-  handler(options: ApplyOptions): (entry: ReadEntry) => Promise<void> {
+  handler(options: ApplyOptions): (entry: TarEntry) => Promise<void> {
     let ordinal = -1;
     return async (entry) => {
       ordinal += 1;
+      // Every entry is declared, kept or not: the inflation check compares against all of them.
+      this.budget.declare(entry.path, entry.size);
       const segments = guardPath(entry.path, this.limits);
       if (segments.length === 0) return void entry.resume();
       const base = segments[segments.length - 1]!;
@@ -70,42 +77,32 @@ export class GuardedExtractor {
       if (options.keep && !options.keep(subject)) return void entry.resume();
       if (whiteout) {
         entry.resume();
-        this.budget.onHeader(entry.path, 0);
+        this.budget.apply(0);
         for (const gone of this.tree.whiteout(segments, options.layer, entry.path)) {
           const target = join(this.dest, ...gone);
-          await rm(target, { recursive: true, force: true });
+          await rm(fsPath(target), { recursive: true, force: true });
           this.forgetMade(target); // a later layer may create the directory again
         }
         return;
       }
       if (options.onSkip && SPECIAL_TYPES.has(entry.type)) {
-        entry.resume();
-        options.onSkip(segments.join('/'), `${entry.type} cannot be snapshotted`);
+        options.onSkip(displayName(segments.join('/')), `${SPECIAL_TYPES.get(entry.type)!} cannot be snapshotted`);
         return;
-      }
-      if (options.onSkip && entry.type === 'SymbolicLink') {
-        try {
-          guardSymlinkTarget(segments.slice(0, -1), entry.linkpath ?? '', entry.path);
-        } catch {
-          entry.resume();
-          options.onSkip(segments.join('/'), `symlink points outside the tree (${entry.linkpath ?? ''})`);
-          return;
-        }
       }
       await this.write(entry, segments, { layer: options.layer, ordinal });
     };
   }
 
-  private async write(entry: ReadEntry, segments: string[], source: { layer: number; ordinal: number }): Promise<void> {
+  private async write(entry: TarEntry, segments: string[], source: { layer: number; ordinal: number }): Promise<void> {
     const type = guardType(entry.type, entry.path);
-    this.budget.onHeader(entry.path, type === 'file' ? entry.size : 0);
+    this.budget.apply(type === 'file' ? entry.size : 0);
     const mode = guardMode(entry.mode, type);
     const mtime = entry.mtime?.getTime() ?? Date.now();
     const target = join(this.dest, ...segments);
     let linkpath: string | undefined;
     if (type === 'symlink') {
       linkpath = entry.linkpath ?? '';
-      guardSymlinkTarget(segments.slice(0, -1), linkpath, entry.path);
+      guardSymlinkTarget(linkpath, entry.path);
     } else if (type === 'hardlink') {
       const to = guardPath(entry.linkpath ?? '', this.limits);
       if (this.tree.get(to)?.entry.type !== 'file') {
@@ -117,7 +114,7 @@ export class GuardedExtractor {
     // Validates the parent chain (no symlink or file on the way) before anything touches the disk.
     this.tree.put(segments, { type, mode, size: type === 'file' ? entry.size : 0, mtime, linkpath, source }, entry.path);
     if (existing && !(existing.entry.type === 'dir' && type === 'dir')) {
-      await rm(target, { recursive: true, force: true });
+      await rm(fsPath(target), { recursive: true, force: true });
       this.forgetMade(target);
       // What was recorded at or under a replaced path no longer describes the disk.
       const rel = segments.join('/');
@@ -130,13 +127,13 @@ export class GuardedExtractor {
     }
     if (type === 'symlink') {
       entry.resume();
-      symlinkSync(linkpath!, target);
-      await lutimes(target, mtime / 1000, mtime / 1000).catch(() => {});
+      symlinkSync(fsPath(linkpath!), fsPath(target));
+      await lutimes(fsPath(target), mtime / 1000, mtime / 1000).catch(() => {});
       return;
     }
     if (type === 'hardlink') {
       entry.resume();
-      linkSync(join(this.dest, ...linkpath!.split('/')), target);
+      linkSync(fsPath(join(this.dest, ...linkpath!.split('/'))), fsPath(target));
       return;
     }
     const written = await writeFileEntry(entry, target, mode, mtime, this.extracted !== undefined, this.umask);
@@ -156,28 +153,17 @@ export class GuardedExtractor {
 
   private mkdir(path: string, mode: number): void {
     if (this.made.has(path)) return;
-    mkdirSync(path, { recursive: true, mode });
+    mkdirSync(fsPath(path), { recursive: true, mode });
     this.made.add(path);
   }
 
-  /**
-   * Checks symlink chains on the final tree (with `onSkip`, outward ones are removed and reported instead),
-   * then sets directory modes and times. Returns entries and bytes.
-   */
-  async finish(onSkip?: (path: string, reason: string) => void): Promise<{ files: number; bytes: number }> {
-    if (onSkip) {
-      for (const segs of this.tree.outwardSymlinks()) {
-        await rm(join(this.dest, ...segs), { force: true });
-        onSkip(segs.join('/'), `symlink resolves outside the tree (${this.tree.get(segs)!.entry.linkpath ?? ''})`);
-        this.tree.remove(segs);
-      }
-    }
-    this.tree.checkSymlinksInside();
+  /** Sets directory modes and times, deepest first (links are data: nothing about them is checked here). */
+  async finish(): Promise<{ files: number; bytes: number }> {
     const dirs = [...this.tree.walk()].filter((w) => w.node.entry.type === 'dir').reverse();
     for (const { segments, node } of dirs) {
       const p = join(this.dest, ...segments);
-      await chmod(p, node.entry.mode);
-      if (node.entry.source) await utimes(p, node.entry.mtime / 1000, node.entry.mtime / 1000);
+      await chmod(fsPath(p), node.entry.mode);
+      if (node.entry.source) await utimes(fsPath(p), node.entry.mtime / 1000, node.entry.mtime / 1000);
     }
     return { files: this.budget.files, bytes: this.budget.bytes };
   }
@@ -195,7 +181,7 @@ export async function extractTar(
     onProgress?: OnProgress;
     step?: string;
     totalBytes?: number;
-    /** Source mode (see `ApplyOptions.onSkip`): leave out FIFOs, devices and outward symlinks, reported here. */
+    /** Source mode (see `ApplyOptions.onSkip`): leave out FIFOs and devices, reported here. */
     onSkip?: (path: string, reason: string) => void;
     /** Filled with each file's sha256 and stat key as written (for packing the result without re-reading). */
     extracted?: ExtractedContent;
@@ -221,5 +207,5 @@ export async function extractTar(
     input.destroy();
     throw err;
   });
-  return x.finish(options.onSkip);
+  return x.finish();
 }

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadEntry } from 'tar';
 import { decompressor } from './codec.js';
 import { HashingCounter, type BlobStore } from './blobs.js';
 import { MnemaraError } from '../config/errors.js';
 import { SnapshotCorruptError, UnsafeArchiveError } from './errors.js';
 import { ArchiveBudget, guardMode, guardPath, guardSymlinkTarget, guardType } from './restore-guard.js';
-import { readTar } from './tar-read.js';
+import { readTar, type TarEntry } from './tar-read.js';
 import { MergedTree } from './tree.js';
 import { GuardedExtractor } from './extract.js';
 import { inflateInWorker, WORKER_MIN_BYTES } from './inflate-worker.js';
@@ -44,7 +43,7 @@ export async function readLayer(
   chainId: string,
   layer: Layer,
   budget: ArchiveBudget,
-  onEntry: (entry: ReadEntry) => Promise<void>,
+  onEntry: (entry: TarEntry) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<void> {
   const tar = new PassThrough({ highWaterMark: 256 * 1024 });
@@ -112,11 +111,11 @@ export async function scanChain(
         return void entry.resume();
       }
       const type = guardType(entry.type, entry.path);
-      budget.onHeader(entry.path, type === 'file' ? entry.size : 0);
+      budget.onHeader(entry.path, entry.size);
       let linkpath: string | undefined;
       if (type === 'symlink') {
         linkpath = entry.linkpath ?? '';
-        guardSymlinkTarget(segments.slice(0, -1), linkpath, entry.path);
+        guardSymlinkTarget(linkpath, entry.path);
       } else if (type === 'hardlink') {
         const target = guardPath(entry.linkpath ?? '', limits);
         if (tree.get(target)?.entry.type !== 'file') {
@@ -147,7 +146,6 @@ export async function scanChain(
       );
     });
   }
-  tree.checkSymlinksInside();
   return tree;
 }
 

@@ -4,10 +4,12 @@ import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OnProgress } from '../config/progress.js';
 import { SourceChangedError } from './errors.js';
+import { MnemaraError } from '../config/errors.js';
 import type { TarWriter } from './tar-write.js';
 import type { ExtractedContent } from './write-entry.js';
 import { MergedTree, type TreeEntry } from './tree.js';
 import { statKey, walkTree, type WalkEntry, type WalkSkip } from './walk.js';
+import { displayName, fsPath } from './names.js';
 
 /** Files up to this size are read whole into memory, checked, and retried if they changed meanwhile. */
 const SMALL_FILE_BYTES = 8 * 1024 * 1024;
@@ -37,6 +39,8 @@ export interface PackOptions {
   scope?: string[][];
   ignore: (path: string) => boolean;
   onSkip: (skip: WalkSkip) => void;
+  /** A file larger than this (bytes; the restore limit on total content) is refused before it is read. */
+  maxFileBytes?: number;
   onProgress?: OnProgress;
 }
 
@@ -106,11 +110,24 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
       result.unread += 1;
       return;
     }
+    if (entry.stats.size > (options.maxFileBytes ?? Infinity)) {
+      // Refused before a byte is read: packing gigabytes that no restore would accept helps nobody.
+      throw new MnemaraError('INVALID_INPUT', `${displayName(entry.path)} is ${entry.stats.size} bytes, over the restore limit of ${options.maxFileBytes} bytes of content, so the snapshot could never be restored`, {
+        hint: 'Add it to snapshot.ignore (or delete it), then snapshot again.',
+      });
+    }
     let packed: PackedFile;
     try {
       packed = await packFile(root, entry.path, prev, writer);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM') {
+        // Not ours to read (mode 0000, another user's): left out and reported, like a FIFO.
+        visited.delete(entry.path);
+        options.onSkip({ path: displayName(entry.path), reason: `file cannot be read (${code}): left out` });
+        return;
+      }
+      if (code !== 'ENOENT') throw err;
       visited.delete(entry.path); // deleted between the walk and the read: it is simply not in the snapshot
       return;
     }
@@ -137,7 +154,7 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
   for (const scope of scopes) {
     for (let k = 1; k < scope.length; k++) {
       const anc = scope.slice(0, k);
-      const stats = await lstat(join(root, ...anc)).catch(() => null);
+      const stats = await lstat(fsPath(join(root, ...anc))).catch(() => null);
       if (!stats?.isDirectory()) break;
       await emit({ path: anc.join('/'), segments: anc, type: 'dir', stats });
     }
@@ -176,7 +193,7 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
  * Reads exactly `size` bytes with synchronous calls (small files: a thread-pool round trip per call would
  * cost more than the read). `null` when the file is shorter or longer than `size` now.
  */
-function readWhole(fd: number, size: number): Buffer | null {
+export function readWhole(fd: number, size: number): Buffer | null {
   const buf = Buffer.allocUnsafe(size + 1);
   let got = 0;
   for (;;) {
@@ -188,7 +205,7 @@ function readWhole(fd: number, size: number): Buffer | null {
   return got === size ? buf.subarray(0, size) : null;
 }
 
-function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
+export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
   return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.ino === b.ino;
 }
 
@@ -203,10 +220,10 @@ interface PackedFile {
 
 /** Packs one regular file, unless it equals the parent's copy (same size, mode and sha256). */
 async function packFile(root: string, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<PackedFile> {
-  const abs = join(root, ...path.split('/'));
+  const abs = fsPath(join(root, ...path.split('/')));
   for (let attempt = 0; attempt < SMALL_FILE_ATTEMPTS; attempt++) {
     // Small files take synchronous calls: a thread-pool round trip per open/stat/close cost more than the read.
-    const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     let buf: Buffer | null;
     let before: BigIntStats;
     try {
@@ -225,7 +242,7 @@ async function packFile(root: string, path: string, prev: TreeEntry | undefined,
     if (!same) await writer.file({ path, mode, mtime }, buf);
     return { written: !same, size: buf.length, mode, mtime, hash };
   }
-  const probe = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const probe = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   const isLarge = await probe.stat().then((st) => st.isFile() && st.size > SMALL_FILE_BYTES, () => false);
   await probe.close();
   if (!isLarge) throw new SourceChangedError(path);
@@ -237,8 +254,8 @@ async function packFile(root: string, path: string, prev: TreeEntry | undefined,
  * noticed while streaming cannot be undone in place: it throws `SourceChangedError` and the caller discards
  * the whole layer.
  */
-async function packLargeFile(abs: string, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<PackedFile> {
-  const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+async function packLargeFile(abs: string | Buffer, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<PackedFile> {
+  const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const before = await fh.stat({ bigint: true });
     const size = Number(before.size);

@@ -50,48 +50,58 @@ export function guardMode(mode: number | undefined, type: GuardedType): number {
 }
 
 /**
- * Checks a symlink target before it is recorded: not empty, no NUL, no backslash, not absolute, and
- * lexically inside the target when taken relative to the link's directory (`linkDir` segments).
- * Chains through other links are checked on the whole tree by `checkSymlinksInside`.
+ * Checks a symlink target before it is recorded: not empty and no NUL byte (no filesystem can hold either).
+ * Anything else is kept as data, absolute and outward targets included: a restore never writes through a
+ * link (see `GuardedExtractor`), so where a link points cannot make the restore write outside its target.
  */
-export function guardSymlinkTarget(linkDir: string[], target: string, entryPath: string): void {
+export function guardSymlinkTarget(target: string, entryPath: string): void {
   if (target === '' || target.includes('\0')) throw new UnsafeArchiveError('symlink with an empty or NUL target', entryPath);
-  if (target.includes('\\')) throw new UnsafeArchiveError('symlink target contains a backslash', entryPath);
-  if (target.startsWith('/') || /^[A-Za-z]:/.test(target)) throw new UnsafeArchiveError(`symlink points to an absolute path (${target})`, entryPath);
-  let depth = linkDir.length;
-  for (const seg of target.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    depth += seg === '..' ? -1 : 1;
-    if (depth < 0) throw new UnsafeArchiveError(`symlink points outside the target (${target})`, entryPath);
-  }
 }
 
 /**
- * Counts what an archive costs as it is read and throws once a cap is passed. `onHeader` runs before an
- * entry's content is read (declared size), `onInflated` on every decompressed chunk: a stream that inflates
- * past what its headers declared (plus room for headers) is a decompression bomb and is stopped there.
+ * Counts what an archive costs as it is read and throws once a cap is passed. `declare` runs for every entry
+ * before its content is read, whether the reader keeps it or not (declared size); `onInflated` on every
+ * decompressed chunk: a stream that inflates past what its headers declared (plus room for headers) is a
+ * decompression bomb and is stopped there. Caps apply to the whole archive, so a restore limited to some paths
+ * accepts exactly the archives a full restore accepts. `files`/`bytes` count what the reader applied (`apply`).
  */
 export class ArchiveBudget {
+  /** Entries and content bytes the reader applied (written, recorded), for its report. */
   files = 0;
   bytes = 0;
+  private declaredFiles = 0;
+  private declaredBytes = 0;
   private inflated = 0;
 
   constructor(private readonly limits: RestoreLimits) {}
 
-  onHeader(path: string, size: number): void {
+  /** An entry's header was read: `size` = the content bytes it declares. Throws past `maxFiles`/`maxTotalBytes`. */
+  declare(path: string, size: number): void {
+    this.declaredFiles += 1;
+    this.declaredBytes += size;
+    if (this.declaredFiles > this.limits.maxFiles) throw new UnsafeArchiveError(`more than ${this.limits.maxFiles} entries`, path);
+    if (this.declaredBytes > this.limits.maxTotalBytes) throw new UnsafeArchiveError(`more than ${this.limits.maxTotalBytes} bytes of content`, path);
+  }
+
+  /** The reader kept a declared entry (`size` content bytes). */
+  apply(size: number): void {
     this.files += 1;
     this.bytes += size;
-    if (this.files > this.limits.maxFiles) throw new UnsafeArchiveError(`more than ${this.limits.maxFiles} entries`, path);
-    if (this.bytes > this.limits.maxTotalBytes) throw new UnsafeArchiveError(`more than ${this.limits.maxTotalBytes} bytes of content`, path);
+  }
+
+  /** `declare` and `apply` at once, for readers that keep every entry. */
+  onHeader(path: string, size: number): void {
+    this.declare(path, size);
+    this.apply(size);
   }
 
   onInflated(chunkBytes: number): void {
     this.inflated += chunkBytes;
     // 16 KiB a header covers pax records with two 4 KiB paths; 1 MiB covers chunks the parser has not seen yet.
-    const allowed = this.bytes + (this.files + 2) * 16384 + 1024 * 1024;
+    const allowed = this.declaredBytes + (this.declaredFiles + 2) * 16384 + 1024 * 1024;
     if (this.inflated > allowed && this.inflated > this.limits.maxTotalBytes / 1024) {
       throw new UnsafeArchiveError(
-        `archive inflates to more than its entries declare (${this.inflated} bytes for ${this.bytes} declared): decompression bomb or trailing garbage`,
+        `archive inflates to more than its entries declare (${this.inflated} bytes for ${this.declaredBytes} declared): decompression bomb or trailing garbage`,
       );
     }
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, rename, rm, stat, chmod } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
@@ -76,6 +76,8 @@ export async function swapInto(staging: string, target: string): Promise<void> {
     });
   }
   await chmod(staging, old ? old.mode & 0o7777 : 0o755);
+  // The target directory keeps its owner too (a restore as root must not re-own a user's directory).
+  if (old && process.getuid?.() === 0) await chown(staging, old.uid, old.gid);
   if (!old) {
     await rename(staging, target);
     return;
@@ -96,7 +98,32 @@ export async function swapInto(staging: string, target: string): Promise<void> {
     await rename(aside, target);
     throw err;
   }
-  await rm(aside, { recursive: true, force: true });
+  await removeTree(aside);
+}
+
+/**
+ * Removes a tree even when it holds read-only directories (which `rm` cannot empty as a non-root user):
+ * on EACCES the directories are made writable, then it is removed again. Never leaves a `.mnemara-old-*`.
+ */
+export async function removeTree(path: string): Promise<void> {
+  try {
+    await rm(path, { recursive: true, force: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM') throw err;
+    await makeWritable(Buffer.from(path));
+    await rm(path, { recursive: true, force: true });
+  }
+}
+
+/** Adds u+rwx to every directory under `dir` (paths as bytes: any name). */
+async function makeWritable(dir: Buffer): Promise<void> {
+  const st = await lstat(dir).catch(() => null);
+  if (!st?.isDirectory()) return;
+  await chmod(dir, (st.mode & 0o7777) | 0o700).catch(() => undefined);
+  for (const name of await readdir(dir, { encoding: 'buffer' }).catch(() => [] as Buffer[])) {
+    await makeWritable(Buffer.concat([dir, Buffer.from('/'), name]));
+  }
 }
 
 /**
@@ -127,6 +154,6 @@ export async function swapPaths(staging: string, target: string, paths: string[]
       if (await lstat(src).then(() => true, () => false)) await rename(src, dest);
     }
   } finally {
-    await rm(aside, { recursive: true, force: true });
+    await removeTree(aside);
   }
 }

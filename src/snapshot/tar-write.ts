@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { Header, Pax } from 'tar';
+import { encodeName } from './names.js';
 
 /** Header fields of one entry written by `TarWriter`. `mtime` in ms since the epoch; `size` in bytes. */
 export interface TarEntryHeader {
@@ -18,8 +18,9 @@ const ZERO = Buffer.alloc(1024);
 const BATCH_BYTES = 256 * 1024;
 
 /**
- * Writes a POSIX (pax) tar stream entry by entry onto `out`, honouring back-pressure. Headers come from
- * node-tar's `Header`/`Pax`, so long and unicode names and large sizes get pax records like `tar` writes.
+ * Writes a POSIX (pax) tar stream entry by entry onto `out`, honouring back-pressure. Headers are encoded here
+ * (ustar, with pax records for long names and sizes over 8 GiB; names that are not UTF-8 are written
+ * byte for byte); node-tar's `Header` can only encode names as UTF-8.
  * Directory paths get a trailing `/`. Call `end()` to write the two zero blocks that close the archive.
  */
 export class TarWriter {
@@ -52,27 +53,49 @@ export class TarWriter {
   /** Writes a header; for files the caller then writes exactly `size` bytes and calls `pad(size)`. */
   async header(h: TarEntryHeader): Promise<void> {
     const path = h.type === 'Directory' && !h.path.endsWith('/') ? `${h.path}/` : h.path;
-    const data = {
-      path,
-      type: h.type,
-      mode: h.mode,
-      mtime: new Date(Math.floor(h.mtime / 1000) * 1000),
-      size: h.type === 'File' ? (h.size ?? 0) : 0,
-      linkpath: h.linkpath ?? '',
-      uid: h.uid ?? 0,
-      gid: h.gid ?? 0,
-      uname: '',
-      gname: '',
-    };
-    // node-tar's ustar prefix split is quadratic in the path length; a path that cannot fit ustar
-    // (over 255 bytes) goes straight to a pax record with a short placeholder in the header.
-    const long = Buffer.byteLength(path) > 255;
-    const header = new Header(long ? { ...data, path: `PaxHeader/${path.slice(-80)}` } : data);
-    const block = Buffer.alloc(512);
-    if (header.encode(block) || long) {
-      await this.write(new Pax({ path, linkpath: h.linkpath, size: data.size, mtime: data.mtime }).encode());
-    }
-    await this.write(block);
+    const size = h.type === 'File' ? (h.size ?? 0) : 0;
+    const mtime = Math.floor(h.mtime / 1000);
+    const name = encodeName(path);
+    const link = encodeName(h.linkpath ?? '');
+    const split = splitUstar(name);
+    const records: Buffer[] = [];
+    // Names go in byte for byte (not UTF-8 ones too): GNU tar and Go keep bytes they cannot convert as they are.
+    if (!split) records.push(paxRecord('path', name));
+    if (link.length > 100) records.push(paxRecord('linkpath', link));
+    if (size > MAX_OCTAL_SIZE) records.push(paxRecord('size', Buffer.from(String(size))));
+    if (records.length) await this.writePax(records, name);
+    await this.write(
+      encodeHeader({
+        name: split ? split.name : name.subarray(-100),
+        prefix: split ? split.prefix : EMPTY,
+        flag: FLAGS[h.type],
+        mode: h.mode,
+        size: size > MAX_OCTAL_SIZE ? 0 : size,
+        mtime,
+        link: link.length > 100 ? link.subarray(0, 100) : link,
+        uid: h.uid ?? 0,
+        gid: h.gid ?? 0,
+      }),
+    );
+  }
+
+  /**
+   * A header-only FIFO (`6`) or device (`3`, `4`) entry, as Docker's archive API writes one; a reader in
+   * source mode lists it as skipped. Device numbers are not kept (nothing restores a device).
+   */
+  async special(path: string, flag: '3' | '4' | '6', mode: number, mtime: number): Promise<void> {
+    const name = encodeName(path);
+    const split = splitUstar(name);
+    if (!split) await this.writePax([paxRecord('path', name)], name);
+    await this.write(encodeHeader({ name: split ? split.name : name.subarray(-100), prefix: split ? split.prefix : EMPTY, flag, mode, size: 0, mtime: Math.floor(mtime / 1000), link: EMPTY, uid: 0, gid: 0 }));
+  }
+
+  private async writePax(records: Buffer[], name: Buffer): Promise<void> {
+    const body = Buffer.concat(records);
+    const paxName = Buffer.from(`PaxHeader/${name.subarray(-80).toString('latin1').replace(/[^\x20-\x7e]/g, '_')}`, 'latin1');
+    await this.write(encodeHeader({ name: paxName, prefix: EMPTY, flag: 'x', mode: 0o644, size: body.length, mtime: 0, link: EMPTY, uid: 0, gid: 0 }));
+    await this.write(body);
+    await this.pad(body.length);
   }
 
   /** Pads a file's content to the 512-byte block boundary. */
@@ -93,4 +116,54 @@ export class TarWriter {
     await this.write(ZERO);
     await this.flush();
   }
+}
+
+const EMPTY = Buffer.alloc(0);
+/** Largest size an 11-digit octal field holds (8 GiB − 1); larger files get a pax `size` record. */
+const MAX_OCTAL_SIZE = 0o77777777777;
+const FLAGS: Record<TarEntryHeader['type'], string> = { File: '0', Directory: '5', SymbolicLink: '2', Link: '1' };
+
+/** A pax record `<len> <key>=<value>\n`, where `<len>` counts the whole record including its own digits. */
+function paxRecord(key: string, value: Buffer): Buffer {
+  const rest = Buffer.byteLength(key) + value.length + 3; // space, '=', newline
+  let len = rest + String(rest).length;
+  if (String(len).length !== String(rest).length) len = rest + String(len).length;
+  return Buffer.concat([Buffer.from(`${len} ${key}=`), value, Buffer.from('\n')]);
+}
+
+/** The ustar name/prefix split of a path (prefix ≤ 155 bytes, name ≤ 100, split at a `/`), or null. */
+function splitUstar(path: Buffer): { name: Buffer; prefix: Buffer } | null {
+  if (path.length <= 100) return { name: path, prefix: EMPTY };
+  if (path.length > 256) return null;
+  // The last `/` that leaves a name of at most 100 bytes (a directory's trailing `/` cannot be the split).
+  for (let i = path.length - 2; i >= 0; i--) {
+    if (path[i] !== 0x2f) continue;
+    if (path.length - i - 1 > 100) return null;
+    if (i <= 155) return { name: path.subarray(i + 1), prefix: path.subarray(0, i) };
+  }
+  return null;
+}
+
+function octal(block: Buffer, off: number, len: number, value: number): void {
+  block.write(`${value.toString(8).padStart(len - 1, '0')}\0`, off, len, 'latin1');
+}
+
+/** One 512-byte ustar header block with its checksum. */
+function encodeHeader(f: { name: Buffer; prefix: Buffer; flag: string; mode: number; size: number; mtime: number; link: Buffer; uid: number; gid: number }): Buffer {
+  const block = Buffer.alloc(512);
+  f.name.copy(block, 0, 0, 100);
+  octal(block, 100, 8, f.mode & 0o7777);
+  octal(block, 108, 8, f.uid);
+  octal(block, 116, 8, f.gid);
+  octal(block, 124, 12, f.size);
+  octal(block, 136, 12, Math.max(0, Math.min(f.mtime, 0o77777777777)));
+  block.write(f.flag, 156, 1, 'latin1');
+  f.link.copy(block, 157, 0, 100);
+  block.write('ustar\x0000', 257, 8, 'latin1');
+  f.prefix.copy(block, 345, 0, 155);
+  block.fill(0x20, 148, 156);
+  let sum = 0;
+  for (let i = 0; i < 512; i++) sum += block[i]!;
+  block.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
+  return block;
 }

@@ -119,53 +119,9 @@ export class MergedTree {
     }
   }
 
-  /**
-   * Resolves every symlink through the whole tree (chains included, at most 40 hops) and throws when one
-   * ends outside the root. Components missing from the tree are taken literally: they cannot lead out.
-   */
-  checkSymlinksInside(): void {
-    const [first] = this.outwardSymlinks();
-    if (first) {
-      const link = this.get(first)!.entry.linkpath;
-      throw new UnsafeArchiveError(`symlink resolves outside the target through other links (${link})`, first.join('/'));
-    }
-  }
-
-  /** Symlinks that resolve outside the root (see `checkSymlinksInside`), as segments. */
-  outwardSymlinks(): string[][] {
-    const out: string[][] = [];
-    for (const { segments, node } of this.walk()) {
-      if (node.entry.type === 'symlink' && !this.resolvesInside(segments.slice(0, -1), node.entry.linkpath!, 0)) out.push(segments);
-    }
-    return out;
-  }
-
   /** Forgets the node at `segments` (and what is under it). */
   remove(segments: string[]): void {
     this.get(segments.slice(0, -1))?.children?.delete(segments[segments.length - 1]!);
-  }
-
-  private resolvesInside(base: string[], target: string, hops: number): boolean {
-    if (hops > 40 || target.startsWith('/')) return false;
-    const stack = [...base];
-    const parts = target.split('/').filter((s) => s !== '' && s !== '.');
-    for (let i = 0; i < parts.length; i++) {
-      const seg = parts[i]!;
-      if (seg === '..') {
-        if (stack.length === 0) return false;
-        stack.pop();
-        continue;
-      }
-      stack.push(seg);
-      const node = this.get(stack);
-      if (node?.entry.type === 'symlink') {
-        stack.pop();
-        const rest = parts.slice(i + 1).join('/');
-        const next = rest ? `${node.entry.linkpath!}/${rest}` : node.entry.linkpath!;
-        return this.resolvesInside(stack, next, hops + 1);
-      }
-    }
-    return true;
   }
 }
 

@@ -2,7 +2,7 @@ import { lstat, readdir, readlink } from 'node:fs/promises';
 import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_RESTORE_LIMITS } from './limits.js';
-import { guardSymlinkTarget } from './restore-guard.js';
+import { decodeName, displayName, fsPath, nameBytes } from './names.js';
 
 /** One thing found in a source directory. `path` is `/`-separated and relative to the root. */
 export interface WalkEntry {
@@ -27,12 +27,18 @@ export interface WalkSkip {
   reason: string;
 }
 
+/** What a non-file, non-directory, non-link is called in a skip reason. */
+export function specialKind(stats: Stats): string {
+  return stats.isFIFO() ? 'FIFO' : stats.isSocket() ? 'socket' : stats.isCharacterDevice() || stats.isBlockDevice() ? 'device file' : 'special file';
+}
+
 /**
  * Walks `root/start` depth-first, parents before children, names in byte order (so layers are
- * reproducible). Leaves out, reporting each through `onSkip`: ignored paths; sockets, FIFOs and devices
- * (reading a FIFO would hang); names starting with `.wh.` (they would read as whiteouts); symlinks that
- * point outside the root, and paths deeper or longer than a restore's default limits (a restore would
- * refuse them). Does not follow symlinks.
+ * reproducible). Leaves out, reporting each through `onSkip` (ignored paths silently): sockets, FIFOs and
+ * devices (opening a FIFO would hang); names starting with `.wh.` (they would read as whiteouts); directories
+ * it may not read; paths deeper or longer than a restore's default limits (a restore would refuse them).
+ * Symlinks are yielded as links wherever they point, never followed. Names that are not UTF-8 are kept
+ * (escaped, `names.ts`).
  */
 export async function* walkTree(
   root: string,
@@ -42,7 +48,7 @@ export async function* walkTree(
   const startPath = start.join('/');
   let stats: Stats;
   try {
-    stats = await lstat(join(root, ...start));
+    stats = await lstat(fsPath(join(root, ...start)));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw err;
@@ -61,12 +67,25 @@ async function* walkDir(
   rel: string,
   options: { ignore: (path: string) => boolean; onSkip: (skip: WalkSkip) => void },
 ): AsyncGenerator<WalkEntry> {
-  const names = (await readdir(join(root, rel))).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // Names as bytes: one that is not UTF-8 is kept (escaped, see names.ts), never merged with another.
+  let raw: Buffer[];
+  try {
+    raw = await readdir(fsPath(join(root, rel)), { encoding: 'buffer' });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') {
+      options.onSkip({ path: displayName(rel), reason: `directory cannot be read (${code}): left out with its content` });
+      return;
+    }
+    if (code === 'ENOENT') return; // deleted while we walked
+    throw err;
+  }
+  const names = raw.map(decodeName).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const name of names) {
     const path = rel ? `${rel}/${name}` : name;
     let stats: Stats;
     try {
-      stats = lstatSync(join(root, path)); // sync: one syscall, cheaper than a thread-pool round trip per file
+      stats = lstatSync(fsPath(join(root, path))); // sync: one syscall, cheaper than a thread-pool round trip per file
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // deleted while we walked: absent
       throw err;
@@ -86,27 +105,21 @@ async function classify(
 ): Promise<WalkEntry | undefined> {
   const path = segments.join('/');
   if (options.ignore(path)) return undefined;
-  if (segments.length > DEFAULT_RESTORE_LIMITS.maxDepth || Buffer.byteLength(path) > DEFAULT_RESTORE_LIMITS.maxPathBytes) {
-    options.onSkip({ path: path.slice(0, 200), reason: 'deeper or longer than a restore accepts (256 levels, 4096 bytes)' });
+  if (segments.length > DEFAULT_RESTORE_LIMITS.maxDepth || nameBytes(path) > DEFAULT_RESTORE_LIMITS.maxPathBytes) {
+    options.onSkip({ path: displayName(path.slice(0, 200)), reason: 'deeper or longer than a restore accepts (256 levels, 4096 bytes)' });
     return undefined;
   }
   if (segments[segments.length - 1]!.startsWith('.wh.')) {
-    options.onSkip({ path, reason: 'name starts with .wh. (reserved for whiteouts)' });
+    options.onSkip({ path: displayName(path), reason: 'name starts with .wh. (reserved for whiteouts)' });
     return undefined;
   }
   if (stats.isDirectory()) return { path, segments, type: 'dir', stats };
   if (stats.isFile()) return { path, segments, type: 'file', stats };
   if (stats.isSymbolicLink()) {
-    const linkpath = await readlink(join(root, path));
-    try {
-      guardSymlinkTarget(segments.slice(0, -1), linkpath, path);
-    } catch {
-      options.onSkip({ path, reason: `symlink points outside the tree (${linkpath})` });
-      return undefined;
-    }
+    // A link is data: kept as it is, wherever it points (a venv's python, an absolute /workspace/… link).
+    const linkpath = decodeName(await readlink(fsPath(join(root, path)), { encoding: 'buffer' }));
     return { path, segments, type: 'symlink', stats, linkpath };
   }
-  const kind = stats.isFIFO() ? 'FIFO' : stats.isSocket() ? 'socket' : 'device file';
-  options.onSkip({ path, reason: `${kind} cannot be snapshotted` });
+  options.onSkip({ path: displayName(path), reason: `${specialKind(stats)} cannot be snapshotted` });
   return undefined;
 }

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { TarEntry } from './tar-read.js';
 import { closeSync, constants, fchmodSync, fstatSync, futimesSync, openSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { ReadEntry } from 'tar';
 import type { FileHandle } from 'node:fs/promises';
 import { statKey } from './walk.js';
+import { fsPath } from './names.js';
 
 /** O_EXCL|O_NOFOLLOW: never reuse or follow anything already at the path. */
 const WRITE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -43,7 +44,7 @@ export type ExtractedContent = Map<string, { hash: string; key: string }>;
  * created with its mode, and fchmod'ed only when the umask clears some of its bits.
  */
 export async function writeFileEntry(
-  entry: ReadEntry,
+  entry: TarEntry,
   target: string,
   mode: number,
   mtime: number,
@@ -57,7 +58,7 @@ export async function writeFileEntry(
     const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     // Created with its mode: fchmod only when the umask clears some of its bits (as GNU tar does; one
     // syscall less per file in the common case). The staging directory is 0700 while it is written.
-    const fd = openSync(target, WRITE_NEW, mode & 0o777);
+    const fd = openSync(fsPath(target), WRITE_NEW, mode & 0o777);
     try {
       for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off);
       if ((mode & ~umask & 0o777) !== mode) fchmodSync(fd, mode);
@@ -67,7 +68,7 @@ export async function writeFileEntry(
       closeSync(fd);
     }
   }
-  const fh = await open(target, WRITE_NEW, 0o600);
+  const fh = await open(fsPath(target), WRITE_NEW, 0o600);
   try {
     // Runs of zeros (a sparse disk image, a preallocated file) become holes instead of written blocks; the
     // final truncate sets the size, so the content read back is the same bytes.

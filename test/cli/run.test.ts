@@ -69,7 +69,7 @@ describe('mnemara run: sessions', () => {
     const first = await mnemara(['run', '-w', dirs.workspace, '--task', FIX_BUG.task, '--json'], { ANTHROPIC_BASE_URL: s1.url });
     expect(first.exitCode).toBe(0);
     const r1 = JSON.parse(first.stdout) as SessionResult;
-    expect(r1).toMatchObject({ outcome: 'completed', lineage: 'durations', pending: false });
+    expect(r1).toMatchObject({ outcome: 'completed', lineage: expect.stringMatching(/^durations-[0-9a-f]{8}$/), pending: false });
     expect(first.stderr).not.toContain('✓'); // --json: no progress lines
 
     // --task-file - reads stdin: an empty stdin is a missing task.

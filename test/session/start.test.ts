@@ -1,11 +1,12 @@
 /** Step 1 without Docker: how the start is resolved, and the errors for bad starts. */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/snapshot/index.js';
 import type { SnapshotStore } from '../../src/snapshot/types.js';
-import { defaultLineage, resolveStart } from '../../src/session/start.js';
+import { defaultLineage, lineageFromRemote, resolveStart, workspaceLineage } from '../../src/session/start.js';
 
 let root: string;
 let store: SnapshotStore;
@@ -22,10 +23,44 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('defaultLineage', () => {
-  it("is the workspace directory's name, made a valid lineage", () => {
-    expect(defaultLineage('/home/me/durations')).toBe('durations');
-    expect(defaultLineage('/home/me/My Repo (copy)/')).toBe('My-Repo-copy');
-    expect(defaultLineage('/srv/.hidden')).toBe('hidden');
+  it("is the workspace directory's name, made a valid lineage, plus a hash of its absolute path", () => {
+    expect(defaultLineage('/home/me/durations')).toMatch(/^durations-[0-9a-f]{8}$/);
+    expect(defaultLineage('/home/me/My Repo (copy)/')).toMatch(/^My-Repo-copy-[0-9a-f]{8}$/);
+    expect(defaultLineage('/srv/.hidden')).toMatch(/^hidden-[0-9a-f]{8}$/);
+    // two projects in folders of the same name no longer share a lineage
+    expect(defaultLineage('/home/a/app')).not.toBe(defaultLineage('/home/b/app'));
+    expect(defaultLineage('/home/a/app/')).toBe(defaultLineage('/home/a/app'));
+  });
+});
+
+describe('lineageFromRemote', () => {
+  it('names host/owner/repo the same for every form of the URL', () => {
+    for (const url of [
+      'git@github.com:me/app.git',
+      'https://github.com/me/app',
+      'https://user:token@github.com/me/app.git',
+      'ssh://git@github.com:22/me/app.git',
+      'git://github.com/me/app.git/',
+    ]) expect(lineageFromRemote(url), url).toBe('github.com/me/app');
+    expect(lineageFromRemote('/srv/git/team/app.git')).toBe('local/team/app');
+    expect(lineageFromRemote('file:///srv/git/app.git')).toBe('local/git/app');
+    expect(lineageFromRemote('https://gitlab.example.org/group/sub/My Repo.git')).toBe('gitlab.example.org/group/sub/My-Repo');
+    expect(lineageFromRemote('')).toBeNull();
+  });
+
+  it('a git checkout takes its lineage from origin, so a renamed or re-cloned checkout finds its memory', async () => {
+    const a = join(root, 'checkout-a');
+    const b = join(root, 'renamed-b');
+    for (const d of [a, b]) {
+      mkdirSync(d, { recursive: true });
+      execFileSync('git', ['init', '-q', d]);
+      execFileSync('git', ['-C', d, 'remote', 'add', 'origin', d === a ? 'git@github.com:me/app.git' : 'https://github.com/me/app']);
+    }
+    expect(await workspaceLineage(a)).toEqual({ lineage: 'github.com/me/app', source: 'git remote' });
+    expect((await workspaceLineage(b)).lineage).toBe('github.com/me/app');
+    const plain = join(root, 'plain');
+    mkdirSync(plain, { recursive: true });
+    expect(await workspaceLineage(plain)).toEqual({ lineage: defaultLineage(plain), source: 'directory' });
   });
 });
 

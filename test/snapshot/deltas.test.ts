@@ -163,11 +163,11 @@ describe('pack details', () => {
     await new Promise<void>((resolve) => server.listen(join(src, 'sock'), resolve));
     const store = await openStore(tempDir());
     const m = await store.create({ dir: src }, { lineage: 'l', kind: 'workspace' }).finally(() => server.close());
-    expect(m.skipped?.map((s) => s.path).sort()).toEqual(['.wh.reserved', 'fifo', 'outside-link', 'sock']);
+    expect(m.skipped?.map((s) => s.path).sort()).toEqual(['.wh.reserved', 'fifo', 'sock']);
     const out = join(tempDir(), 'out');
     await store.restoreToDirectory(m.id, out);
     const want = describeTree(src);
-    for (const k of ['fifo', 'sock', '.wh.reserved', 'outside-link', 'node_modules/.cache', 'node_modules/.cache/junk']) delete want[k];
+    for (const k of ['fifo', 'sock', '.wh.reserved', 'node_modules/.cache', 'node_modules/.cache/junk']) delete want[k];
     expect(describeTree(out)).toEqual(want);
   });
 

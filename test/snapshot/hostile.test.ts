@@ -16,21 +16,9 @@ const hostile: Record<string, RawEntry[]> = {
   'drive letter': [{ path: 'C:/Windows/evil', body: 'x' }],
   'drive letter, relative': [{ path: 'C:evil', body: 'x' }],
   backslash: [{ path: '..\\..\\evil', body: 'x' }],
-  'symlink to an absolute path': [{ path: 'etc', type: 'SymbolicLink', linkpath: '/etc' }],
-  'symlink up and out': [...ok, { path: 'sub/out', type: 'SymbolicLink', linkpath: '../../..' }],
-  'symlink chain out through an earlier link': [
-    ...ok,
-    { path: 'sub/up', type: 'SymbolicLink', linkpath: '..' },
-    { path: 'esc', type: 'SymbolicLink', linkpath: 'sub/up/..' },
-  ],
-  'symlink turned outward by a later link': [
-    ...ok,
-    { path: 'a', type: 'SymbolicLink', linkpath: 'b/x' },
-    { path: 'b', type: 'SymbolicLink', linkpath: 'sub/..' },
-    { path: 'sub/deeper', type: 'SymbolicLink', linkpath: '..' },
-    { path: 'c', type: 'SymbolicLink', linkpath: 'sub/deeper/../etc' },
-  ],
   'file written through a symlink': [...ok, { path: 'link', type: 'SymbolicLink', linkpath: 'sub' }, { path: 'link/f', body: 'x' }],
+  'file written through an absolute symlink': [{ path: 'etc', type: 'SymbolicLink', linkpath: '/etc' }, { path: 'etc/mnemara-evil', body: 'x' }],
+  'directory created through an outward symlink': [{ path: 'up', type: 'SymbolicLink', linkpath: '../..' }, { path: 'up/evil/', type: 'Directory' }],
   'hardlink to an absolute path': [{ path: 'pw', type: 'Link', linkpath: '/etc/passwd' }],
   'hardlink out by dot-dot': [{ path: 'pw', type: 'Link', linkpath: '../../etc/passwd' }],
   'hardlink to a symlink': [...ok, { path: 's', type: 'SymbolicLink', linkpath: 'sub/ok.txt' }, { path: 'h', type: 'Link', linkpath: 's' }],
@@ -99,6 +87,23 @@ describe('restore guard: hostile layers in the store are refused and the target 
     expect(statSync(join(out, 'sgid')).mode & 0o7777).toBe(0o775);
   });
 
+  it('restores links as data wherever they point (absolute, up and out, chains), writing nothing through them', async () => {
+    const store = await openStore(tempDir());
+    const links: RawEntry[] = [
+      ...ok,
+      { path: 'etc', type: 'SymbolicLink', linkpath: '/etc' },
+      { path: 'sub/out', type: 'SymbolicLink', linkpath: '../../..' },
+      { path: 'sub/up', type: 'SymbolicLink', linkpath: '..' },
+      { path: 'esc', type: 'SymbolicLink', linkpath: 'sub/up/..' },
+      { path: 'ws', type: 'SymbolicLink', linkpath: '/workspace/sub/ok.txt' },
+    ];
+    const m = await plantSnapshot(store, buildTar(links));
+    const out = join(tempDir(), 'out');
+    await store.restoreToDirectory(m.id, out);
+    expect(describeTree(out)).toMatchObject({ etc: 'link -> /etc', 'sub/out': 'link -> ../../..', esc: 'link -> sub/up/..', ws: 'link -> /workspace/sub/ok.txt' });
+    expect(readdirSync(dirname(out))).toEqual(['out']);
+  });
+
   it('accepts links that stay inside, including a chain', async () => {
     const store = await openStore(tempDir());
     const m = await plantSnapshot(
@@ -123,7 +128,7 @@ describe('restore guard: a hostile tar stream as a snapshot source is refused', 
     });
   }
 
-  it('leaves FIFOs, devices and outward symlinks of a source stream out with a warning, like packing a directory', async () => {
+  it('leaves FIFOs and devices of a source stream out with a warning, like packing a directory, and keeps every link as it is', async () => {
     const store = await openStore(tempDir());
     const tar = buildTar([
       ...ok,
@@ -136,12 +141,16 @@ describe('restore guard: a hostile tar stream as a snapshot source is refused', 
     const m = await store.create({ tar: Readable.from([tar]) }, { lineage: 'x', kind: 'workspace' });
     expect(m.skipped).toEqual([
       { path: 'pipe', reason: 'FIFO cannot be snapshotted' },
-      { path: 'sub/null', reason: 'CharacterDevice cannot be snapshotted' },
-      { path: 'python', reason: 'symlink points outside the tree (/usr/bin/python3)' },
-      { path: 'chain', reason: 'symlink resolves outside the tree (sub/up/..)' },
+      { path: 'sub/null', reason: 'device file cannot be snapshotted' },
     ]);
     const out = join(tempDir(), 'out');
     await store.restoreToDirectory(m.id, out);
-    expect(describeTree(out)).toEqual({ sub: 'dir 755', 'sub/ok.txt': expect.stringMatching(/^file 644 /), 'sub/up': 'link -> ..' });
+    expect(describeTree(out)).toEqual({
+      sub: 'dir 755',
+      'sub/ok.txt': expect.stringMatching(/^file 644 /),
+      'sub/up': 'link -> ..',
+      python: 'link -> /usr/bin/python3',
+      chain: 'link -> sub/up/..',
+    });
   });
 });

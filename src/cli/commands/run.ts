@@ -192,7 +192,7 @@ export function registerRunCommand(program: Command): void {
     .option('-w, --workspace <dir>', 'host directory of the workspace', '.')
     .option('-t, --task <text>', 'what the agent should do')
     .option('--task-file <file>', 'read the task from a file (- for stdin)')
-    .option('-l, --lineage <name>', "lineage to start from and advance (default: the workspace directory's name)")
+    .option('-l, --lineage <name>', 'lineage to start from and advance (default: host/owner/repo of the git remote, else the directory name plus a hash of its path)')
     .option('--from <snapshot>', 'start from this snapshot instead of the lineage head')
     .option('--memory-from <lineage>', "fresh copy of the workspace with this lineage's memory laid over it (CI)")
     .option('-m, --model <model>', 'model of the run (agent.model)')
@@ -238,7 +238,8 @@ export function registerRunCommand(program: Command): void {
             if (event.type === 'progress') printProgress(event.progress);
             else if (event.type === 'started' && !json) {
               // The transcript is named once the agent starts: a run that fails before has none to point to.
-              process.stderr.write(`rollout ${event.rolloutId} on lineage ${event.lineage}\n`);
+              const how = event.lineageSource === 'named' ? '' : ` (default, from the ${event.lineageSource}; name one with --lineage NAME)`;
+              process.stderr.write(`rollout ${event.rolloutId} on lineage ${event.lineage}${how}\n`);
               transcriptPath = event.transcriptPath;
             } else printTool(event);
             if (!json && event.type === 'progress' && event.progress.step === 'agent' && event.progress.phase === 'start' && transcriptPath) {

@@ -1,9 +1,10 @@
-import { mkdtemp, mkdir, readFile, rm, stat, writeFile, chmod } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, readdir, rename, rm, stat, lstat, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import * as tar from 'tar';
+import { directoryTar } from '../../snapshot/dir-tar.js';
+import { extractTar } from '../../snapshot/extract.js';
+import { DEFAULT_RESTORE_LIMITS } from '../../snapshot/limits.js';
 import { logger } from '../../config/logger.js';
 import type { ExecOptions, ExecResult, Sandbox } from '../types.js';
 import { SandboxError } from '../errors.js';
@@ -106,13 +107,18 @@ export class LocalSandbox implements Sandbox {
     this.assertOpen();
     const abs = this.resolve(dir);
     await mkdir(abs, { recursive: true });
-    // tar refuses absolute paths, `..` and writing through symlinks; owners are not taken from the archive.
+    // The snapshot module's guarded extraction (no escapes, never through a link, names byte for byte) into a
+    // staging directory beside the target, then moved over what is there (as `tar -x` overwrites).
+    const staging = await mkdtemp(join(dirname(abs), '.put-'));
     try {
-      await pipeline(stream, tar.x({ cwd: abs, preserveOwner: false, strict: true }));
+      await extractTar(stream, staging, { limits: DEFAULT_RESTORE_LIMITS });
+      await moveOver(Buffer.from(staging), Buffer.from(abs));
     } catch (err) {
       throw new SandboxError('SANDBOX_FAILED', `could not extract the archive into ${abs}: ${(err as Error).message}`, {
         cause: err,
       });
+    } finally {
+      await rm(staging, { recursive: true, force: true });
     }
   }
 
@@ -123,8 +129,13 @@ export class LocalSandbox implements Sandbox {
       throw fileError(err, abs);
     });
     if (!info.isDirectory()) throw new SandboxError('INVALID_INPUT', `${abs} is not a directory`);
-    // Same shape as Docker's archive of `dir/.`: `./` first, then `./name` entries.
-    return tar.c({ cwd: abs, portable: true }, ['.']) as unknown as Readable;
+    // Same shape as Docker's archive of `dir/.`: `./` first, then `./name` entries, FIFOs and devices as
+    // header-only entries (the snapshot lists them as skipped), nothing ever opened but files and directories.
+    return directoryTar(abs, {
+      ignore: () => false,
+      specials: 'header',
+      onSkip: (skip) => log.warn(skip, 'left out of the workspace archive'),
+    });
   }
 
   async close(): Promise<void> {
@@ -160,6 +171,24 @@ export class LocalSandbox implements Sandbox {
 
   private assertOpen(): void {
     if (this.closed) throw new SandboxError('SANDBOX_CLOSED', `sandbox ${this.id} is closed`);
+  }
+}
+
+/**
+ * Moves everything in `from` into `to`, replacing what is there; directories present in both are merged.
+ * Paths are bytes, so names that are not UTF-8 move as they are.
+ */
+async function moveOver(from: Buffer, to: Buffer): Promise<void> {
+  for (const name of await readdir(from, { encoding: 'buffer' })) {
+    const src = Buffer.concat([from, Buffer.from('/'), name]);
+    const dest = Buffer.concat([to, Buffer.from('/'), name]);
+    const [a, b] = await Promise.all([lstat(src), lstat(dest).catch(() => null)]);
+    if (a.isDirectory() && b?.isDirectory()) {
+      await moveOver(src, dest);
+      continue;
+    }
+    if (b) await rm(dest, { recursive: true, force: true });
+    await rename(src, dest);
   }
 }
 

@@ -17,7 +17,8 @@ import { extractChain, interrupted, scanChain, type Chain } from '../layers.js';
 import { resolveLimits } from '../limits.js';
 import { packLayer } from '../pack.js';
 import { guardPath } from '../restore-guard.js';
-import { makeStaging, swapInto, swapPaths } from '../swap.js';
+import { displayName } from '../names.js';
+import { makeStaging, removeTree, swapInto, swapPaths } from '../swap.js';
 import type { MergedTree } from '../tree.js';
 import { readTreeIndex, writeTreeIndex } from '../tree-index.js';
 import {
@@ -199,6 +200,7 @@ export class DirectoryStore implements SnapshotStore {
               ignore,
               onSkip,
               onProgress,
+              maxFileBytes: limits.maxTotalBytes,
             }),
           );
         } catch (err) {
@@ -206,6 +208,7 @@ export class DirectoryStore implements SnapshotStore {
           log.warn({ path: err.path }, 'source changed while packing; packing again');
         }
       }
+      assertRestorable(written.result.tree, limits);
       if (written.result.unread > 0) {
         onProgress({ step: 'snapshot', phase: 'progress', message: `${written.result.unread} unchanged file(s) not re-read` });
       }
@@ -290,8 +293,34 @@ export class DirectoryStore implements SnapshotStore {
       onProgress({ step: 'restore', phase: 'end', message: `${result.files} entries, ${result.bytes} bytes`, elapsedMs: Date.now() - started });
       return result;
     } finally {
-      await rm(staging, { recursive: true, force: true });
+      await removeTree(staging);
     }
+  }
+}
+
+/**
+ * What create accepts, restore restores: the new snapshot's merged tree must fit the restore limits (total
+ * content bytes, entries). Throws `MnemaraError('INVALID_INPUT')` naming the limit (exit 2), before any
+ * manifest is written. A sparse file counts with its apparent size (a restore writes it sparse again).
+ */
+function assertRestorable(tree: MergedTree, limits: RestoreLimits): void {
+  let files = 0;
+  let bytes = 0;
+  let largest = { path: '', size: 0 };
+  for (const { path, node } of tree.walk()) {
+    files += 1;
+    if (node.entry.type !== 'file') continue;
+    bytes += node.entry.size;
+    if (node.entry.size > largest.size) largest = { path, size: node.entry.size };
+  }
+  const over =
+    files > limits.maxFiles ? `${files} entries, over the restore limit of ${limits.maxFiles}` :
+    bytes > limits.maxTotalBytes ? `${bytes} bytes of content, over the restore limit of ${limits.maxTotalBytes} bytes (largest: ${displayName(largest.path)}, ${largest.size} bytes)` :
+    null;
+  if (over) {
+    throw new MnemaraError('INVALID_INPUT', `the snapshot would hold ${over}, so it could never be restored`, {
+      hint: 'Add the large paths to snapshot.ignore (or delete them), then snapshot again.',
+    });
   }
 }
 

@@ -1,0 +1,86 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { basename, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { isValidLineage } from '../snapshot/id.js';
+
+const run = promisify(execFile);
+
+/** One lineage segment from free text: runs of characters a lineage may not hold become `-`. */
+function segment(text: string): string {
+  return text
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[.-]+|-+$/g, '')
+    .replace(/\.(lock|tmp)$/, '-$1');
+}
+
+/**
+ * The lineage a git remote URL names: `host/owner/repo`, the same for every clone and every form of the URL
+ * (`git@github.com:me/app.git`, `https://user:token@github.com/me/app`, `ssh://git@github.com:22/me/app.git`
+ * all give `github.com/me/app`). Credentials, ports, schemes and a `.git` suffix are dropped. A local path
+ * remote gives its last two segments under `local/`. `null` when nothing usable is left.
+ */
+export function lineageFromRemote(url: string): string | null {
+  let rest = url.trim();
+  let host = '';
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\/([^/]*)(.*)$/i.exec(rest);
+  const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/\/)(.*)$/.exec(rest);
+  if (scheme) {
+    host = scheme[2]!.replace(/^.*@/, '').replace(/:\d*$/, '');
+    rest = scheme[3]!;
+    if (scheme[1]!.toLowerCase() === 'file') host = 'local';
+  } else if (scp && !rest.startsWith('/')) {
+    host = scp[1]!;
+    rest = scp[2]!;
+  } else {
+    host = 'local';
+  }
+  const parts = rest
+    .replace(/\.git\/?$/, '')
+    .split('/')
+    .map(segment)
+    .filter((s) => s !== '');
+  const kept = host === 'local' ? parts.slice(-2) : parts;
+  const name = [segment(host.toLowerCase()), ...kept].filter((s) => s !== '').join('/').slice(0, 200);
+  return kept.length > 0 && isValidLineage(name) ? name : null;
+}
+
+/**
+ * The lineage of a workspace without a git remote: its directory's name plus the first 8 hex digits of the
+ * sha256 of its absolute path (`/home/me/app` → `app-1a2b3c4d`), so two projects that both live in a folder
+ * called `app` do not share a lineage.
+ */
+export function defaultLineage(workspace: string): string {
+  const abs = resolve(workspace);
+  const name = segment(basename(abs)).slice(0, 180) || 'workspace';
+  return `${name}-${createHash('sha256').update(abs).digest('hex').slice(0, 8)}`;
+}
+
+/** The lineage a workspace gets when none is named, and where the name came from. */
+export interface WorkspaceLineage {
+  lineage: string;
+  source: 'git remote' | 'directory';
+}
+
+/**
+ * The default lineage of `workspace`: from its git remote (`origin`, else the first remote) when it is a git
+ * checkout with one, so a renamed or re-cloned checkout finds its memory; otherwise `defaultLineage`. Runs
+ * `git` (5 s timeout); no git, no checkout or no remote all fall back to the directory.
+ */
+export async function workspaceLineage(workspace: string): Promise<WorkspaceLineage> {
+  const dir = resolve(workspace);
+  try {
+    const { stdout } = await run('git', ['-C', dir, 'config', '--get-regexp', '^remote\\..*\\.url$'], { timeout: 5000 });
+    const remotes = stdout
+      .split('\n')
+      .map((l) => /^remote\.(.+)\.url (.+)$/.exec(l.trim()))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ name: m[1]!, url: m[2]! }));
+    const remote = remotes.find((r) => r.name === 'origin') ?? remotes[0];
+    const lineage = remote ? lineageFromRemote(remote.url) : null;
+    if (lineage) return { lineage, source: 'git remote' };
+  } catch {
+    // not a git checkout, no remote, or no git at all
+  }
+  return { lineage: defaultLineage(dir), source: 'directory' };
+}
