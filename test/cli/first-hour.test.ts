@@ -57,8 +57,10 @@ beforeAll(async () => {
   expect(r.exitCode, r.stderr).toBe(0);
   run1Out = { stdout: r.stdout, stderr: r.stderr };
   const j = await mnemara(['snapshot', 'list', '-w', dirs.workspace, '--json']);
-  const listed = JSON.parse(j.stdout) as { heads: Record<string, string> };
-  run1 = { head: listed.heads.durations, lineage: 'durations' } as SessionResult;
+  const listed = JSON.parse(j.stdout) as { lineage: string; heads: Record<string, string> };
+  // The default lineage is the directory's name plus a hash of its path (no git remote here).
+  expect(listed.lineage).toMatch(/^durations-[0-9a-f]{8}$/);
+  run1 = { head: listed.heads[listed.lineage], lineage: listed.lineage } as SessionResult;
 }, 240_000);
 
 afterAll(async () => {
@@ -69,9 +71,10 @@ afterAll(async () => {
 // Every case starts `mnemara` processes; on a loaded two-core machine one start takes seconds.
 describe('after a run on -w DIR', { timeout: 180_000 }, () => {
   it("the summary says the host directory was not changed, where the result is, and how to bring it back", () => {
-    expect(run1Out.stdout).toContain(`was not changed: the result is snapshot ${run1.head}, the head of lineage durations.`);
+    expect(run1Out.stdout).toContain(`was not changed: the result is snapshot ${run1.head}, the head of lineage ${run1.lineage}.`);
     expect(run1Out.stdout).toMatch(/see it: +mnemara snapshot patch \S+ -w /);
-    expect(run1Out.stdout).toMatch(/bring it: mnemara apply -w \S+ --lineage durations/);
+    expect(run1Out.stdout).toContain(`bring it: mnemara apply -w `);
+    expect(run1Out.stdout).toContain(`--lineage ${run1.lineage}`);
     // The host directory really is unchanged.
     expect(readFileSync(join(dirs.workspace, 'src/durations/parse.py'), 'utf8')).toBe(readFileSync(join(original, 'src/durations/parse.py'), 'utf8'));
   });
@@ -79,13 +82,13 @@ describe('after a run on -w DIR', { timeout: 180_000 }, () => {
   it("memory show/search -w DIR read the directory's lineage head and say so", async () => {
     const show = await mnemara(['memory', 'show', '-w', dirs.workspace]);
     expect(show.exitCode).toBe(0);
-    expect(show.stdout).toContain(`memory of lineage durations (head ${run1.head}), the lineage of ${dirs.workspace}, which holds no memory of its own: 1 entries`);
+    expect(show.stdout).toContain(`memory of lineage ${run1.lineage} (head ${run1.head}), the lineage of ${dirs.workspace}, which holds no memory of its own: 1 entries`);
     expect(show.stdout).toContain('Run the tests with `./scripts/check.sh`');
     const search = await mnemara(['memory', 'search', 'tests', '-w', dirs.workspace]);
     expect(search.exitCode).toBe(0);
     expect(search.stdout).toContain('./scripts/check.sh');
     const list = await mnemara(['snapshot', 'list', '-w', dirs.workspace]);
-    expect(list.stdout.split('\n')[0]).toBe(`lineage durations (of ${dirs.workspace})`);
+    expect(list.stdout.split('\n')[0]).toBe(`lineage ${run1.lineage} (of ${dirs.workspace})`);
   });
 
   it('with no argument, memory show lists the lineages of the store', async () => {
@@ -94,19 +97,19 @@ describe('after a run on -w DIR', { timeout: 180_000 }, () => {
     const r = await mnemara(['memory', 'show'], {}, { cwd: empty });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain(`no memory in ${empty}; lineages in ${join(dirs.home, 'store')}:`);
-    expect(r.stdout).toMatch(new RegExp(`^ {2}durations +head ${run1.head}$`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^ {2}${run1.lineage} +head ${run1.head}$`, 'm'));
     // Named explicitly, a directory without memory or lineage is the user's input: exit 2 with the lineages.
     const named = await mnemara(['memory', 'show', '-w', empty]);
     expect(named.exitCode).toBe(2);
-    expect(named.stderr).toContain(`holds no memory, and its lineage elsewhere has no snapshot`);
+    expect(named.stderr).toMatch(/holds no memory, and its lineage elsewhere-[0-9a-f]{8} has no snapshot/);
     expect(named.stderr).toContain('durations');
   });
 
   it('memory show --lineage --json points to no temporary folder', async () => {
-    const r = await mnemara(['memory', 'show', '--lineage', 'durations', '--json']);
+    const r = await mnemara(['memory', 'show', '--lineage', run1.lineage, '--json']);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(doc.memoriesDir).toBeNull();
-    expect(doc).toMatchObject({ source: 'lineage', lineage: 'durations', snapshot: run1.head });
+    expect(doc).toMatchObject({ source: 'lineage', lineage: run1.lineage, snapshot: run1.head });
     expect(r.stdout).not.toMatch(/mnemara-memory-/);
   });
 
@@ -127,7 +130,7 @@ describe('after a run on -w DIR', { timeout: 180_000 }, () => {
     const changed = join(dirs.root, 'changed');
     execFileSync('cp', ['-a', original, changed]);
     writeFileSync(join(changed, 'README.md'), 'my own edit\n');
-    const refused = await mnemara(['apply', '-w', changed, '--lineage', 'durations']);
+    const refused = await mnemara(['apply', '-w', changed, '--lineage', run1.lineage]);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('changed after the run started');
     expect(refused.stderr).toContain('README.md');
