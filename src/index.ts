@@ -9,6 +9,8 @@
 export {
   runSession,
   defaultLineage,
+  directoryLineage,
+  workspaceLineage,
   SESSION_INSTRUCTIONS,
   SESSION_STEPS,
   type SessionOptions,

@@ -28,7 +28,7 @@ import { snapshotSandbox } from './session/snapshot-sandbox.js';
 import type { SessionEvent, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 
 export * from './session/types.js';
-export { defaultLineage, lineageFromRemote, workspaceLineage } from './session/start.js';
+export { defaultLineage, directoryLineage, lineageFromRemote, workspaceLineage } from './session/start.js';
 export { SESSION_INSTRUCTIONS } from './session/agent-step.js';
 
 const log = logger('session');

@@ -50,7 +50,7 @@ export function lineageFromRemote(url: string): string | null {
  * sha256 of its absolute path (`/home/me/app` → `app-1a2b3c4d`), so two projects that both live in a folder
  * called `app` do not share a lineage.
  */
-export function defaultLineage(workspace: string): string {
+export function directoryLineage(workspace: string): string {
   const abs = resolve(workspace);
   const name = segment(basename(abs)).slice(0, 180) || 'workspace';
   return `${name}-${createHash('sha256').update(abs).digest('hex').slice(0, 8)}`;
@@ -82,5 +82,14 @@ export async function workspaceLineage(workspace: string): Promise<WorkspaceLine
   } catch {
     // not a git checkout, no remote, or no git at all
   }
-  return { lineage: defaultLineage(dir), source: 'directory' };
+  return { lineage: directoryLineage(dir), source: 'directory' };
+}
+
+/**
+ * The lineage `mnemara run -w DIR` uses when none is named (`workspaceLineage`'s name): every command that
+ * takes `-w DIR` must find a run's lineage through this one function, or a git checkout's runs (on the
+ * remote's lineage) and its memory commands (on the directory's) would look in different places.
+ */
+export async function defaultLineage(workspace: string): Promise<string> {
+  return (await workspaceLineage(workspace)).lineage;
 }

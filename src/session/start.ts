@@ -15,7 +15,7 @@ import type { SessionStart } from './types.js';
 
 const log = logger('session');
 
-export { defaultLineage, lineageFromRemote, workspaceLineage } from './default-lineage.js';
+export { defaultLineage, directoryLineage, lineageFromRemote, workspaceLineage } from './default-lineage.js';
 
 /** Checks the workspace is a readable directory. Throws `MnemaraError('NOT_FOUND')` when it is not. */
 export async function assertWorkspace(workspace: string): Promise<string> {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/snapshot/index.js';
 import type { SnapshotStore } from '../../src/snapshot/types.js';
-import { defaultLineage, lineageFromRemote, resolveStart, workspaceLineage } from '../../src/session/start.js';
+import { directoryLineage, lineageFromRemote, resolveStart, workspaceLineage } from '../../src/session/start.js';
 
 let root: string;
 let store: SnapshotStore;
@@ -22,14 +22,14 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe('defaultLineage', () => {
+describe('directoryLineage', () => {
   it("is the workspace directory's name, made a valid lineage, plus a hash of its absolute path", () => {
-    expect(defaultLineage('/home/me/durations')).toMatch(/^durations-[0-9a-f]{8}$/);
-    expect(defaultLineage('/home/me/My Repo (copy)/')).toMatch(/^My-Repo-copy-[0-9a-f]{8}$/);
-    expect(defaultLineage('/srv/.hidden')).toMatch(/^hidden-[0-9a-f]{8}$/);
+    expect(directoryLineage('/home/me/durations')).toMatch(/^durations-[0-9a-f]{8}$/);
+    expect(directoryLineage('/home/me/My Repo (copy)/')).toMatch(/^My-Repo-copy-[0-9a-f]{8}$/);
+    expect(directoryLineage('/srv/.hidden')).toMatch(/^hidden-[0-9a-f]{8}$/);
     // two projects in folders of the same name no longer share a lineage
-    expect(defaultLineage('/home/a/app')).not.toBe(defaultLineage('/home/b/app'));
-    expect(defaultLineage('/home/a/app/')).toBe(defaultLineage('/home/a/app'));
+    expect(directoryLineage('/home/a/app')).not.toBe(directoryLineage('/home/b/app'));
+    expect(directoryLineage('/home/a/app/')).toBe(directoryLineage('/home/a/app'));
   });
 });
 
@@ -60,7 +60,7 @@ describe('lineageFromRemote', () => {
     expect((await workspaceLineage(b)).lineage).toBe('github.com/me/app');
     const plain = join(root, 'plain');
     mkdirSync(plain, { recursive: true });
-    expect(await workspaceLineage(plain)).toEqual({ lineage: defaultLineage(plain), source: 'directory' });
+    expect(await workspaceLineage(plain)).toEqual({ lineage: directoryLineage(plain), source: 'directory' });
   });
 });
 
