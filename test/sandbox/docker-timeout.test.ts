@@ -62,7 +62,8 @@ describe('DockerSandbox timeouts (real Docker)', () => {
   it('reports "timed out" only when the deadline passed before the command ended', async () => {
     // Ends at once but leaves a child holding stdout: Docker keeps the stream open ~2 s after the exit.
     const n = marker();
-    const r = await sb.exec(`sleep ${n} & echo started`, { timeoutMs: 500 });
+    // 1 s: well under the ~2 s Docker holds the stream, and room for bash to start on a loaded two-core machine.
+    const r = await sb.exec(`sleep ${n} & echo started`, { timeoutMs: 1_000 });
     expect(r.timedOut).toBe(false);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('started\n');
@@ -70,7 +71,7 @@ describe('DockerSandbox timeouts (real Docker)', () => {
     expect(await count(sb, `sleep ${n}`)).toBe(1);
     await sb.exec(['pkill', '-f', `sleep ${n}`]);
     for (let i = 0; i < 5; i++) {
-      const quick = await sb.exec('exit 3', { timeoutMs: 200 });
+      const quick = await sb.exec('exit 3', { timeoutMs: 1_000 });
       expect(quick).toMatchObject({ timedOut: false, exitCode: 3 });
     }
   });
