@@ -31,4 +31,14 @@ describe('issue 12, kind 3: failed and partial runs keep what they found', () =>
     expect(found).toMatch(/[.!?]$/);
     for (const s of found.split(/(?<=\.)\s+/)) expect(s).toMatch(/[.!?]$/);
   });
+
+  it('a run stopped before it did anything (Ctrl-C at the start, an endpoint that never answered) leaves no note', async () => {
+    for (const outcome of ['interrupted', 'error', 'max_turns'] as const) {
+      const e = await extract(new TranscriptBuilder('Speed up the CSV export.').end(outcome));
+      expect(e.memories.filter((m) => m.kind === 'task_state'), outcome).toEqual([]);
+    }
+    // One step is work to pick up.
+    const one = await extract(new TranscriptBuilder('Speed up the CSV export.').bash('make bench', 2, 'no rule to make target').end('interrupted'));
+    expect(one.memories.some((m) => m.kind === 'task_state')).toBe(true);
+  });
 });

@@ -51,7 +51,7 @@ export class TranscriptBuilder {
     return this;
   }
 
-  end(outcome: 'completed' | 'max_turns' | 'budget' | 'error' = 'completed'): NumberedRecord[] {
+  end(outcome: 'completed' | 'max_turns' | 'budget' | 'error' | 'interrupted' = 'completed'): NumberedRecord[] {
     this.records.push({ type: 'session_end', v: 1, ts: this.ts, outcome, turns: this.turn, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 }, wallMs: 1 });
     return this.records.map((record, i) => ({ line: i + 1, record }));
   }

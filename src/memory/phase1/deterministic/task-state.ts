@@ -27,6 +27,9 @@ export function unfinishedTask(view: RolloutView): RawMemory[] {
   const base = onPurpose ? 'the agent stopped on purpose' : reason;
   const why = view.endError && !onPurpose ? `${base}: ${clip(view.endError, 160)}` : base;
   const found = runFindings(view);
+  // A run stopped before it did anything (Ctrl-C at start, an endpoint that never answered) left no work to
+  // pick up: a note would only repeat the task, in every later prompt.
+  if (view.steps.length === 0 && view.filesChanged.length === 0 && found.length === 0) return [];
   const last = view.steps.at(-1);
   const lastCmd = last ? commandOf(last) : undefined;
   const lastStep = last
