@@ -196,7 +196,7 @@ function render(checks: DoctorCheck[]): string {
 export function registerDoctorCommand(program: Command): void {
   const cmd = program
     .command('doctor')
-    .summary('check Node, the Docker engine (local or remote), the sandbox image, free disk, an S3 store and model access')
+    .summary('check Node, the Docker engine, the sandbox image, disk, the store and model access')
     .description(
       'Check this machine: Node version, a Docker engine that answers, the sandbox image built and current, ' +
         'free disk for images and snapshots, and model access (ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL; a warning only).\n\n' +
