@@ -3,6 +3,18 @@ import { ioFailureCode, ioFailureError } from '../config/io-errors.js';
 import { mnemaraHome } from '../config/paths.js';
 import type { ProgressEvent } from '../config/progress.js';
 
+/** A byte count for people: `1536` → `1.5 KiB` (binary units, B to GiB). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+}
+
 /**
  * Exit codes of every `mnemara` command:
  * 0 success; 1 the work ran but failed (an agent run that did not complete, a failed check or verify);

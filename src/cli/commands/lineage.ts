@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { defaultStoreDir } from '../../config/paths.js';
 import { createBranch, deleteBranch, lineageHistory, listLineages, resetLineage, type LineageInfo } from '../../session/lineage.js';
 import { openStore, type DirectoryStore } from '../../snapshot/index.js';
-import { emit } from '../output.js';
+import { emit, formatBytes } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
 type Opts = ConfigCliOptions & { json?: boolean };
@@ -12,17 +12,7 @@ async function store(opts: Opts): Promise<DirectoryStore> {
   return openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
 }
 
-function size(bytes: number | undefined): string {
-  if (bytes === undefined) return '?';
-  const units = ['B', 'KiB', 'MiB', 'GiB'];
-  let v = bytes;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
-}
+const size = (bytes: number | undefined): string => (bytes === undefined ? '?' : formatBytes(bytes));
 
 function renderList(ls: LineageInfo[], root: string): string {
   if (ls.length === 0) return `no lineages in ${root}`;

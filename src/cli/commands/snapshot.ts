@@ -11,7 +11,7 @@ import { makePatch, type PatchSide } from '../../snapshot/patch.js';
 import { copyLineage, type CopyReport } from '../../snapshot/store/copy.js';
 import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
 import { isS3Store, openSnapshotStore, type AnyStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
-import { EXIT, emit, progressPrinter, reportError } from '../output.js';
+import { EXIT, emit, formatBytes as size, progressPrinter, reportError } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
 /** Exit code of a restore stopped by SIGINT/SIGTERM (128 + 2, as a shell reports Ctrl-C; `run` uses the same). */
@@ -41,16 +41,6 @@ function layoutDirs(opts: Opts): string[] {
   return [layout.memoriesDir, layout.sessionsDir];
 }
 
-function size(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB'];
-  let v = bytes;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
-}
 
 const stored = (m: Manifest): number => m.layers.reduce((n, l) => n + l.compressedBytes, 0);
 

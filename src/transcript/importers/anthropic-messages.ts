@@ -5,7 +5,7 @@ import { TRANSCRIPT_FORMAT_VERSION, type Outcome, type TranscriptRecord } from '
 import { splitMemoryBlock } from './memory-block.js';
 
 /**
- * The Anthropic Messages form of a run (`../shared/fixtures/transcripts/README.md`): a JSON object with
+ * The Anthropic Messages form of a run (`test/fixtures/transcripts/README.md`): a JSON object with
  * `system` and `messages` as sent to the Messages API, plus optional `id`, `task`, `outcome`, `model`.
  * Validated loosely: unknown block types (thinking, images) are ignored, not refused.
  */
