@@ -46,3 +46,9 @@ export function isValidBranch(name: string): boolean {
 export function lineageOfBranch(branch: string): string {
   return branch.slice(0, branch.lastIndexOf('@'));
 }
+
+/** The branches of `all` (name → snapshot id) that belong to `lineage`; all of them when it is undefined. */
+export function branchesOf(all: Record<string, string>, lineage?: string): Record<string, string> {
+  if (lineage === undefined) return all;
+  return Object.fromEntries(Object.entries(all).filter(([name]) => lineageOfBranch(name) === lineage));
+}

@@ -11,7 +11,7 @@ import { BlobStore } from '../blobs.js';
 import { SourceChangedError, UnsafeArchiveError } from '../errors.js';
 import { exportChain, writeMerged, type ExportOwner } from '../export.js';
 import { extractTar } from '../extract.js';
-import { newSnapshotId, isValidLineage, lineageOfBranch } from '../id.js';
+import { newSnapshotId, isValidLineage, branchesOf } from '../id.js';
 import { compileIgnore } from '../ignore.js';
 import { extractChain, interrupted, scanChain, type Chain } from '../layers.js';
 import { resolveLimits } from '../limits.js';
@@ -118,9 +118,7 @@ export class DirectoryStore implements SnapshotStore {
   }
 
   async listBranches(lineage?: string): Promise<Record<string, string>> {
-    const all = await this.branches.all();
-    if (lineage === undefined) return all;
-    return Object.fromEntries(Object.entries(all).filter(([name]) => lineageOfBranch(name) === lineage));
+    return branchesOf(await this.branches.all(), lineage);
   }
 
   async moveBranch(name: string, expected: string | null, next: string | null): Promise<void> {

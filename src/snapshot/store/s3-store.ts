@@ -7,7 +7,7 @@ import { logger } from '../../config/logger.js';
 import { noProgress, type OnProgress } from '../../config/progress.js';
 import type { SnapshotConfig } from '../../config/snapshot.js';
 import { SnapshotCorruptError, SnapshotNotFoundError } from '../errors.js';
-import { isValidLineage, lineageOfBranch, SNAPSHOT_ID_RE } from '../id.js';
+import { isValidLineage, branchesOf, SNAPSHOT_ID_RE } from '../id.js';
 import type { MergedTree } from '../tree.js';
 import type { CreateSnapshotOptions, Manifest, RestoreLimits, SnapshotSource, SnapshotStore } from '../types.js';
 import { DirectoryStore, type ReadOptions } from './dir-store.js';
@@ -143,9 +143,7 @@ export class S3Store implements SnapshotStore {
   }
 
   async listBranches(lineage?: string): Promise<Record<string, string>> {
-    const all = await this.branches.all();
-    if (lineage === undefined) return all;
-    return Object.fromEntries(Object.entries(all).filter(([name]) => lineageOfBranch(name) === lineage));
+    return branchesOf(await this.branches.all(), lineage);
   }
 
   async moveBranch(name: string, expected: string | null, next: string | null): Promise<void> {

@@ -1,0 +1,64 @@
+/**
+ * Whether a name (env var, YAML/JSON key, CLI flag) says its value is a secret: the word-level rules
+ * `redact` applies to assignments (`redact.ts`), kept apart so the patterns there stay readable.
+ */
+
+const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'secret', 'secrets', 'token', 'credential', 'credentials', 'apikey', 'pat', 'authorization', 'sig', 'salt', 'authtoken']);
+const SECRET_PAIRS: Array<[string, string]> = [
+  ['api', 'key'],
+  ['access', 'key'],
+  ['private', 'key'],
+  ['secret', 'key'],
+  ['auth', 'key'],
+  ['session', 'key'],
+  ['signing', 'key'],
+  ['encryption', 'key'],
+  ['master', 'key'],
+  ['client', 'secret'],
+  ['auth', 'token'],
+  ['account', 'key'],
+];
+/** Words that make a secret-looking name describe something else (a limit, a path, a variable's name). */
+const NOT_SECRET_WORDS = new Set([
+  'max', 'min', 'count', 'length', 'len', 'limit', 'limits', 'file', 'path', 'dir', 'url', 'endpoint', 'type',
+  'name', 'names', 'expiry', 'expires', 'ttl', 'usage', 'budget', 'header', 'field', 'policy', 'prefix',
+  'regex', 'pattern', 'env', 'var', 'ref', 'id', 'store', 'manager', 'provider', 'rotation', 'required', 'helper',
+]);
+
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+const SECRET_HINT_RE = /pass|pwd|secret|token|key|credential|auth|pat|^sig$|salt|cookie/i;
+
+/**
+ * Whether an assigned name (env var, YAML key, JSON key, CLI flag) looks like it holds a secret:
+ * `GITHUB_TOKEN`, `dbPassword`, `client_secret`, `ANTHROPIC_API_KEY` yes; `PWD`, `max_tokens`, `TOKEN_FILE` no.
+ * `PWD`/`OLDPWD` are the shell's working directory, not a password.
+ */
+export function isSecretName(name: string): boolean {
+  // Fast path: most names (PATH, HOME, LANG …) hold none of the parts a secret name needs.
+  if (!SECRET_HINT_RE.test(name)) return false;
+  const upper = name.toUpperCase();
+  if (upper === 'PWD' || upper === 'OLDPWD') return false;
+  // A service account key's id (GCP `private_key_id`) names the key: treat it as the key.
+  if (/private_?key_?id$/i.test(name)) return true;
+  const words = nameWords(name);
+  if (words.some((w) => NOT_SECRET_WORDS.has(w))) {
+    // AWS_ACCESS_KEY_ID etc. hold key ids whose own shape rule catches them; a `..._ID` name alone is not secret.
+    return false;
+  }
+  if (words.some((w) => SECRET_WORDS.has(w))) return true;
+  // `DB_PASS` is a password, but `gbuffer_pass.cpp` and `TaaPass` are not: only a trailing `pass` in a plain name.
+  if (words.at(-1) === 'pass' && /^[A-Za-z0-9_-]+$/.test(name) && !/[a-z]Pass$/.test(name)) return true;
+  const joined = words.join('_');
+  if (/(password|passwd|secret|token|apikey|credential)/.test(joined.replace(/_/g, '')) && !/tokens|tokeniz/.test(joined)) return true;
+  return SECRET_PAIRS.some(([a, b]) => {
+    const i = words.indexOf(a);
+    return i >= 0 && words[i + 1] === b;
+  });
+}
