@@ -1,38 +1,58 @@
 # Step of scripts/setup.sh: the real-project corpus of test/large/real-workspaces.test.ts (sourced, not run).
-# A published npm package's source (express 4.21.2, from `npm pack`) with its dependencies and dev
-# dependencies installed by `npm ci` from the npm registry, against the lock file pinned in
-# scripts/setup/corpus/. Cached outside the clone (MNEMARA_CORPUS_DIR, default /var/cache/mnemara-corpus),
-# so CI and later runs reuse it; a second run takes milliseconds. One progress line; npm's output goes to
-# the log file. A failure (no registry) is reported and leaves the large test to say what is missing.
+# A published npm package's source (axios 1.7.9, from `npm pack`) with its dependencies AND dev dependencies
+# installed from the npm registry: about 350 MB and 40,000 entries (2,100 packages, `.bin` symlinks), the size
+# of a real checkout someone works in. The versions are pinned twice: the package by its exact version, and
+# every dependency by resolving the registry as it stood at CORPUS_BEFORE (`npm install --before`), which
+# writes the lock file at setup time (kept in the corpus as package-lock.json). Cached outside the clone
+# (MNEMARA_CORPUS_DIR, default /var/cache/mnemara-corpus) under a ready marker naming that key, so CI and later
+# runs reuse it; a second run takes milliseconds. The registry is asked with npm's own retries, and the whole
+# install is tried CORPUS_ATTEMPTS times; one progress line, npm's output goes to the log file. A failure is
+# reported with the log's last npm error line and leaves the large test to say what is missing.
 
-CORPUS_PACKAGE=express
-CORPUS_VERSION=4.21.2
+CORPUS_PACKAGE=axios
+CORPUS_VERSION=1.7.9
+CORPUS_BEFORE=2025-01-01T00:00:00Z
+CORPUS_ATTEMPTS=${MNEMARA_CORPUS_ATTEMPTS:-3}
+
+# The corpus's directory name; test/large/real-workspaces.test.ts uses the same one.
+corpus_key() { printf '%s@%s before %s\n' "$CORPUS_PACKAGE" "$CORPUS_VERSION" "$CORPUS_BEFORE"; }
+
+# One attempt in a fresh directory $1: fetch the package, unpack it, install everything, write the lock file.
+corpus_attempt() {
+  local tmp=$1
+  cd "$tmp" &&
+    npm pack "$CORPUS_PACKAGE@$CORPUS_VERSION" --silent --fetch-retries=5 --fetch-retry-mintimeout=2000 &&
+    mkdir src && tar -xzf "$CORPUS_PACKAGE-$CORPUS_VERSION.tgz" -C src --strip-components=1 &&
+    cd src &&
+    npm install --include=dev --ignore-scripts --no-audit --no-fund --before="$CORPUS_BEFORE" \
+      --fetch-retries=5 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=60000 &&
+    [ -f package-lock.json ] && [ -d node_modules ]
+}
 
 setup_corpus() {
   local t0; t0=$(now_ms)
   local cache=${MNEMARA_CORPUS_DIR:-/var/cache/mnemara-corpus}
   local dest="$cache/$CORPUS_PACKAGE-$CORPUS_VERSION"
-  local lock="$PWD/scripts/setup/corpus/$CORPUS_PACKAGE-$CORPUS_VERSION.package-lock.json"
   local log="$cache/setup.log"
-  if [ -f "$dest/.mnemara-corpus-ready" ] && cmp -s "$lock" "$dest/package-lock.json"; then
-    record corpus "$CORPUS_PACKAGE@$CORPUS_VERSION with dependencies (cached)" "$t0"
+  if [ -f "$dest/.mnemara-corpus-ready" ] && [ "$(cat "$dest/.mnemara-corpus-ready")" = "$(corpus_key)" ]; then
+    record corpus "$CORPUS_PACKAGE@$CORPUS_VERSION with dev dependencies (cached)" "$t0"
     return
   fi
-  mkdir -p "$cache" || { record corpus "cannot create $cache (set MNEMARA_CORPUS_DIR)" "$t0"; return; }
-  say "caching the real-project test corpus ($CORPUS_PACKAGE@$CORPUS_VERSION + npm ci) in $dest; log $log"
-  local tmp; tmp=$(mktemp -d "$cache/.tmp-XXXXXX")
-  if (
-    cd "$tmp" &&
-      npm pack "$CORPUS_PACKAGE@$CORPUS_VERSION" --silent &&
-      mkdir src && tar -xzf "$CORPUS_PACKAGE-$CORPUS_VERSION.tgz" -C src --strip-components=1 &&
-      cp "$lock" src/package-lock.json &&
-      cd src && npm ci --ignore-scripts --no-audit --no-fund
-  ) >>"$log" 2>&1; then
-    rm -rf "$dest" && mv "$tmp/src" "$dest" && touch "$dest/.mnemara-corpus-ready"
+  mkdir -p "$cache" || { record corpus "cannot create $cache (set MNEMARA_CORPUS_DIR to a writable directory)" "$t0"; return; }
+  say "caching the real-project test corpus ($CORPUS_PACKAGE@$CORPUS_VERSION + dev dependencies, ~350 MB) in $dest; log $log"
+  local attempt tmp
+  for attempt in $(seq 1 "$CORPUS_ATTEMPTS"); do
+    tmp=$(mktemp -d "$cache/.tmp-XXXXXX")
+    if (corpus_attempt "$tmp") >>"$log" 2>&1; then
+      rm -rf "$dest" && mv "$tmp/src" "$dest" && corpus_key >"$dest/.mnemara-corpus-ready"
+      rm -rf "$tmp"
+      record corpus "$CORPUS_PACKAGE@$CORPUS_VERSION with dev dependencies (installed, attempt $attempt)" "$t0"
+      return
+    fi
     rm -rf "$tmp"
-    record corpus "$CORPUS_PACKAGE@$CORPUS_VERSION with dependencies (installed)" "$t0"
-  else
-    rm -rf "$tmp"
-    record corpus "FAILED (see $log); test/large/real-workspaces.test.ts will fail" "$t0"
-  fi
+    [ "$attempt" -lt "$CORPUS_ATTEMPTS" ] && sleep $((attempt * 10))
+  done
+  local why; why=$(grep -E 'npm (ERR!|error)' "$log" | tail -n 1 | cut -c1-160 || true)
+  printf '✗ %-14s FAILED after %s attempts: %s\n    is registry.npmjs.org reachable? full log: %s; test/large/real-workspaces.test.ts (c) will fail until a setup succeeds\n' \
+    corpus "$CORPUS_ATTEMPTS" "${why:-no npm error line}" "$log" >&2
 }
