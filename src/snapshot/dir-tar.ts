@@ -7,6 +7,7 @@ import { displayName, fsPath } from './names.js';
 import { readWhole, sameVersion } from './pack.js';
 import { TarWriter } from './tar-write.js';
 import { walkTree, type WalkSkip } from './walk.js';
+import { HardLinkGroups } from './hardlinks.js';
 
 /** Files up to this size are read whole and checked before they are written to the stream. */
 const WHOLE_FILE_BYTES = 8 * 1024 * 1024;
@@ -40,6 +41,7 @@ export function directoryTar(dir: string, options: DirectoryTarOptions): Readabl
   const writer = new TarWriter(out);
   const pending: string[] = [];
   const onSkip = options.onSkip;
+  const links = new HardLinkGroups();
   const write = async (): Promise<void> => {
     const root = await lstat(dir);
     await writer.header({ path: './', type: 'Directory', mode: root.mode & 0o1777, mtime: root.mtimeMs });
@@ -64,7 +66,12 @@ export function directoryTar(dir: string, options: DirectoryTarOptions): Readabl
       } else if (e.type === 'symlink') {
         await writer.header({ path, type: 'SymbolicLink', mode: 0o777, mtime, linkpath: e.linkpath! });
       } else {
-        await writeFile(writer, join(dir, e.path), path, e.path, onSkip);
+        const linkTo = links.targetOf(e.stats);
+        if (linkTo !== undefined) {
+          await writer.header({ path, type: 'Link', mode: e.stats.mode & 0o1777, mtime, linkpath: `./${linkTo}` });
+        } else if (await writeFile(writer, join(dir, e.path), path, e.path, onSkip)) {
+          links.packed(e.path, e.stats);
+        }
       }
     }
     await flushSpecials();
@@ -77,7 +84,8 @@ export function directoryTar(dir: string, options: DirectoryTarOptions): Readabl
   return out;
 }
 
-async function writeFile(writer: TarWriter, abs: string, path: string, rel: string, onSkip: (s: WalkSkip) => void): Promise<void> {
+/** Writes one regular file's entry; false when it is not in the stream (deleted, replaced, unreadable). */
+async function writeFile(writer: TarWriter, abs: string, path: string, rel: string, onSkip: (s: WalkSkip) => void): Promise<boolean> {
   const p = fsPath(abs);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     let fd: number;
@@ -85,16 +93,19 @@ async function writeFile(writer: TarWriter, abs: string, path: string, rel: stri
       fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return; // deleted since the walk: not in the stream
-      if (code === 'EACCES' || code === 'EPERM') return onSkip({ path: displayName(rel), reason: `file cannot be read (${code}): left out` });
-      if (code === 'ELOOP') return; // replaced by a link since the walk
+      if (code === 'ENOENT') return false; // deleted since the walk: not in the stream
+      if (code === 'EACCES' || code === 'EPERM') {
+        onSkip({ path: displayName(rel), reason: `file cannot be read (${code}): left out` });
+        return false;
+      }
+      if (code === 'ELOOP') return false; // replaced by a link since the walk
       throw err;
     }
     let before: BigIntStats;
     let buf: Buffer | null = null;
     try {
       before = fstatSync(fd, { bigint: true });
-      if (!before.isFile()) return; // replaced by something else since the walk
+      if (!before.isFile()) return false; // replaced by something else since the walk
       if (before.size > BigInt(WHOLE_FILE_BYTES)) break;
       buf = readWhole(fd, Number(before.size));
       if (buf === null || !sameVersion(before, fstatSync(fd, { bigint: true }))) continue;
@@ -102,7 +113,7 @@ async function writeFile(writer: TarWriter, abs: string, path: string, rel: stri
       closeSync(fd);
     }
     await writer.file({ path, mode: Number(before.mode) & 0o1777, mtime: Number(before.mtimeNs / 1_000_000n) }, buf);
-    return;
+    return true;
   }
   const fh = await open(p, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
@@ -117,6 +128,7 @@ async function writeFile(writer: TarWriter, abs: string, path: string, rel: stri
     }
     if (read !== size || !sameVersion(before, await fh.stat({ bigint: true }))) throw new SourceChangedError(displayName(rel));
     await writer.pad(size);
+    return true;
   } finally {
     await fh.close();
   }

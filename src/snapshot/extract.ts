@@ -8,7 +8,7 @@ import { UnsafeArchiveError } from './errors.js';
 import { ArchiveBudget, guardMode, guardPath, guardSymlinkTarget, guardType } from './restore-guard.js';
 import { displayName, fsPath } from './names.js';
 import { readTar, type TarEntry } from './tar-read.js';
-import { MergedTree } from './tree.js';
+import { MergedTree, type TreeEntry } from './tree.js';
 import type { RestoreLimits } from './types.js';
 import { writeFileEntry, type ExtractedContent } from './write-entry.js';
 
@@ -44,6 +44,12 @@ const SPECIAL_TYPES = new Map([
  */
 export class GuardedExtractor {
   readonly tree = new MergedTree();
+  /**
+   * Hard links kept by a path filter whose target the filter left out (`--path memories` with
+   * `memories/n.md` linked to `notes/n.md`): nothing is on disk for them yet; `extractChain` gives each the
+   * target's content in a second pass. `entry` is the placeholder in `tree` (a later entry may replace it).
+   */
+  readonly unresolved: Array<{ segments: string[]; target: string[]; entry: TreeEntry }> = [];
   readonly budget: ArchiveBudget;
   private readonly made: Set<string>;
   private lastReport = 0;
@@ -84,6 +90,10 @@ export class GuardedExtractor {
           this.forgetMade(target); // a later layer may create the directory again
         }
         return;
+      }
+      if (options.keep && entry.type === 'Link') {
+        const target = guardPath(entry.linkpath ?? '', this.limits);
+        if (!options.keep(target) && this.tree.get(target) === undefined) return this.deferLink(entry, segments, target, { layer: options.layer, ordinal });
       }
       if (options.onSkip && SPECIAL_TYPES.has(entry.type)) {
         options.onSkip(displayName(segments.join('/')), `${SPECIAL_TYPES.get(entry.type)!} cannot be snapshotted`);
@@ -144,6 +154,21 @@ export class GuardedExtractor {
       const { onProgress, step, totalBytes } = this.progress;
       onProgress({ step, phase: 'progress', done: this.budget.bytes, total: totalBytes, unit: 'bytes' });
     }
+  }
+
+  /** Records a hard link whose target a path filter leaves out (see `unresolved`); its parent directories are made now. */
+  private async deferLink(entry: TarEntry, segments: string[], target: string[], source: { layer: number; ordinal: number }): Promise<void> {
+    entry.resume();
+    this.budget.apply(0);
+    const placeholder: TreeEntry = { type: 'file', mode: guardMode(entry.mode, 'file'), size: 0, mtime: entry.mtime?.getTime() ?? Date.now(), source };
+    const existing = this.tree.get(segments);
+    this.tree.put(segments, placeholder, entry.path);
+    if (existing) {
+      await rm(fsPath(join(this.dest, ...segments)), { recursive: true, force: true });
+      this.forgetMade(join(this.dest, ...segments));
+    }
+    if (segments.length > 1) this.mkdir(join(this.dest, ...segments.slice(0, -1)), 0o755);
+    this.unresolved.push({ segments, target, entry: placeholder });
   }
 
   /** Forgets the directories made at or under `target` (removed from the disk). */

@@ -1,4 +1,8 @@
 import { createHash } from 'node:crypto';
+import { linkSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fsPath } from './names.js';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { decompressor } from './codec.js';
@@ -180,7 +184,41 @@ export async function extractChain(
   for (const [li, layer] of chain.layers.entries()) {
     await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }), options.signal);
   }
+  await resolveDeferredLinks(blobs, chain, staging, x, options);
   const result = await x.finish();
   if (options.signal?.aborted) throw interrupted(chain.id);
   return result;
+}
+
+/**
+ * Second pass of a filtered restore, only when it kept hard links whose targets it left out: those targets
+ * alone are extracted into a side directory of `staging`, and each link is made a link to its target's
+ * content there; the side directory is then removed, so the link stays as a file with that content (the
+ * path filter did not ask for the rest of its group). A target the chain does not hold is refused as before.
+ */
+async function resolveDeferredLinks(
+  blobs: BlobStore,
+  chain: Chain,
+  staging: string,
+  x: GuardedExtractor,
+  options: { limits: RestoreLimits; signal?: AbortSignal },
+): Promise<void> {
+  const open = x.unresolved.filter((u) => x.tree.get(u.segments)?.entry === u.entry);
+  if (open.length === 0) return;
+  const side = join(staging, '.mnemara-link-targets');
+  const y = new GuardedExtractor(side, options.limits);
+  const keep = pathFilter(open.map((u) => u.target));
+  try {
+    for (const [li, layer] of chain.layers.entries()) {
+      await readLayer(blobs, chain.id, layer, y.budget, y.handler({ layer: li, whiteouts: true, keep }), options.signal);
+    }
+    for (const u of open) {
+      if (y.tree.get(u.target)?.entry.type !== 'file') {
+        throw new UnsafeArchiveError('hardlink to something that is not a file already extracted', u.segments.join('/'));
+      }
+      linkSync(fsPath(join(side, ...u.target)), fsPath(join(staging, ...u.segments)));
+    }
+  } finally {
+    await rm(fsPath(side), { recursive: true, force: true });
+  }
 }

@@ -10,6 +10,7 @@ import type { ExtractedContent } from './write-entry.js';
 import { MergedTree, type TreeEntry } from './tree.js';
 import { statKey, walkTree, type WalkEntry, type WalkSkip } from './walk.js';
 import { displayName, fsPath } from './names.js';
+import { HardLinkGroups } from './hardlinks.js';
 
 /** Files up to this size are read whole into memory, checked, and retried if they changed meanwhile. */
 const SMALL_FILE_BYTES = 8 * 1024 * 1024;
@@ -76,6 +77,9 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
   const started = Date.now();
   let lastReport = started;
   const source = { layer: options.layer ?? 0, ordinal: 0 };
+  const links = new HardLinkGroups();
+  /** Paths whose content this layer writes: a hard link to one of them is written again (it names the new file). */
+  const rewritten = new Set<string>();
 
   const emit = async (entry: WalkEntry): Promise<void> => {
     visited.set(entry.path, entry.type);
@@ -95,6 +99,18 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
       result.entries += 1;
       return;
     }
+    const linkTo = links.targetOf(entry.stats);
+    if (linkTo !== undefined) {
+      const mode = Number(entry.stats.mode) & 0o1777;
+      result.files += 1;
+      if (prev?.type === 'hardlink' && prev.linkpath === linkTo && prev.mode === mode && !rewritten.has(linkTo)) return;
+      await writer.header({ path: entry.path, type: 'Link', mode, mtime: entry.stats.mtimeMs, linkpath: linkTo });
+      tree.put(entry.segments, { type: 'hardlink', mode, size: 0, mtime: Math.floor(entry.stats.mtimeMs), linkpath: linkTo, source }, entry.path);
+      result.entries += 1;
+      return;
+    }
+    // Every way out below that keeps the file in the snapshot makes it the content of its hard-link group.
+    links.packed(entry.path, entry.stats);
     const known = options.extracted?.get(entry.path);
     if (known && prev?.type === 'file' && prev.hash === known.hash && prev.mode === (entry.stats.mode & 0o1777) && known.key === statKey(entry.stats)) {
       result.files += 1;
@@ -124,15 +140,18 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
       if (code === 'EACCES' || code === 'EPERM') {
         // Not ours to read (mode 0000, another user's): left out and reported, like a FIFO.
         visited.delete(entry.path);
+        links.forget(entry.path, entry.stats);
         options.onSkip({ path: displayName(entry.path), reason: `file cannot be read (${code}): left out` });
         return;
       }
       if (code !== 'ENOENT') throw err;
+      links.forget(entry.path, entry.stats);
       visited.delete(entry.path); // deleted between the walk and the read: it is simply not in the snapshot
       return;
     }
     result.files += 1;
     if (packed.written) {
+      rewritten.add(entry.path);
       result.entries += 1;
       result.contentBytes += packed.size;
       tree.put(
