@@ -82,6 +82,11 @@ export interface CreateSnapshotOptions {
   scope?: string[];
   /** Extra ignore patterns on top of the configured ones. */
   ignore?: string[];
+  /**
+   * What the source left out that its stream cannot show (a sandbox's sockets: Docker's archive API drops
+   * them without an entry): listed in the manifest's `skipped` and reported like the FIFOs the pack skips.
+   */
+  skipped?: Array<{ path: string; reason: string }>;
   onProgress?: OnProgress;
 }
 

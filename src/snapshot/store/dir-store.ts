@@ -176,6 +176,7 @@ export class DirectoryStore implements SnapshotStore {
       log.warn(s, 'left out of snapshot');
       onProgress({ step: 'snapshot', phase: 'progress', message: `skipped ${s.path}: ${s.reason}` });
     };
+    for (const s of options.skipped ?? []) onSkip(s);
     try {
       if ('tar' in source) {
         await extractTar(source.tar, dir, { limits, onProgress, step: 'snapshot', onSkip: (path, reason) => onSkip({ path, reason }), extracted });
