@@ -7,6 +7,7 @@ import { retryHeadMove } from '../snapshot/head-retry.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
 import type { MemoryEntry } from '../memory/memory-md.js';
 import type { Sandbox } from '../sandbox/types.js';
+import { codeOnHead } from './code-contained.js';
 import { copyLayoutFromSandbox } from './layout-io.js';
 import { mergeLayouts } from './layout-merge.js';
 import { readEntries } from './lessons.js';
@@ -127,8 +128,13 @@ export class HeadPublisher {
       candidate = (await this.snapshotLayout(workspaceSnapshot)).id;
     }
     const conflictsBefore = this.conflicts;
-    await this.advance(candidate, async (current) => (await this.snapshotLayout(current)).id);
+    const head = await this.advance(candidate, async (current) => (await this.snapshotLayout(current)).id);
     if (this.conflicts === conflictsBefore) return { entries };
+    // Another session already put the same code on the head (under contention, the usual case): no branch.
+    if (await codeOnHead(this.store, workspaceSnapshot, head, this.dirs)) {
+      this.onProgress?.({ step: 'publish', phase: 'progress', message: `the head moved meanwhile; it already holds this session's code, so no branch is kept` });
+      return { entries };
+    }
     // The head now holds our memory on top of someone else's code: ours is kept, named, on a branch.
     const branch = sessionBranch(this.lineage, this.rolloutId);
     await this.store.moveBranch(branch, null, workspaceSnapshot);

@@ -51,6 +51,19 @@ async function survivors(store: DirectoryStore, head: string, out: string): Prom
   return { inSessions, cited };
 }
 
+/** Same files (content, mode, links) in both snapshots outside memories/ and sessions/, by scanning their chains. */
+async function sameCode(store: DirectoryStore, a: string, b: string): Promise<boolean> {
+  const flat = async (id: string): Promise<string> => {
+    const rows: string[] = [];
+    for (const { path, node } of (await store.tree(id, { hashContent: true })).walk()) {
+      if (path === 'memories' || path === 'sessions' || path.startsWith('memories/') || path.startsWith('sessions/')) continue;
+      rows.push(`${path} ${node.entry.type} ${node.entry.mode} ${node.entry.hash ?? ''} ${node.entry.linkpath ?? ''}`);
+    }
+    return rows.join('\n');
+  };
+  return (await flat(a)) === (await flat(b));
+}
+
 function table(name: string, tried: number, survived: number): string {
   const line = `| ${name} | tried ${tried} | survived ${survived} | lost ${tried - survived} |`;
   console.log(line);
@@ -81,10 +94,15 @@ describe(`8 concurrent sessions on one lineage, ${ROUNDS} round(s)`, () => {
     const chain = await chainOf(store, head);
     const survived = results.filter((r) => inSessions.has(r.rolloutId) && cited.has(r.rolloutId));
     const codeKept = [];
+    let branches = 0;
     for (const r of results) {
       const onBranch = r.branch ? (await store.getBranch(r.branch.name)) === r.workspaceSnapshot : false;
-      if (onBranch || chain.has(r.workspaceSnapshot as string)) codeKept.push(r.rolloutId);
+      if (r.branch) branches += 1;
+      // Without a branch, the session's code must be on the head it left: its workspace snapshot on the chain,
+      // or every file of it (outside the memory layout) equal on that head, checked by scanning both chains.
+      if (onBranch || chain.has(r.workspaceSnapshot as string) || (!r.branch && (await sameCode(store, r.workspaceSnapshot as string, r.head as string)))) codeKept.push(r.rolloutId);
     }
+    console.log(`branches kept: ${branches} of ${results.length} sessions (${Object.keys(await store.listBranches('crowd')).length} branch refs)`);
     table(`8×${ROUNDS} concurrent sessions (rollouts)`, 8 * ROUNDS, survived.length);
     table(`8×${ROUNDS} concurrent sessions (code on head or branch)`, 8 * ROUNDS, codeKept.length);
     expect(failures).toEqual([]);

@@ -1,0 +1,56 @@
+import { logger } from '../config/logger.js';
+import { resolveLimits } from '../snapshot/limits.js';
+import type { MergedTree, TreeEntry } from '../snapshot/tree.js';
+import type { Manifest, SnapshotStore } from '../snapshot/types.js';
+
+const log = logger('session');
+
+/** What `codeOnHead` needs of a store: manifests, and a snapshot's merged tree with content hashes. */
+type TreeSource = Pick<SnapshotStore, 'get'> & {
+  /** DirectoryStore: the tree from the snapshot's tree index (cheap), else by scanning its chain. */
+  parentTree?: (m: Manifest, limits: ReturnType<typeof resolveLimits>) => Promise<MergedTree>;
+  /** Any store: the tree by scanning the chain. */
+  tree?: (id: string, options: { hashContent: boolean }) => Promise<MergedTree>;
+};
+
+/** Path → `type:mode:hash:link` of every entry outside `exclude` (top-level directory names). */
+function flatten(tree: MergedTree, exclude: Set<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  const key = (e: TreeEntry): string => `${e.type}:${e.mode.toString(8)}:${e.type === 'file' ? (e.hash ?? `?${e.size}`) : ''}:${e.linkpath ?? ''}`;
+  for (const { path, segments, node } of tree.walk()) if (!exclude.has(segments[0]!)) out.set(path, key(node.entry));
+  return out;
+}
+
+/**
+ * True when everything the session changed in its workspace is already on `head`: for every path (outside the
+ * memory layout's directories `layoutDirs`) where the session's workspace snapshot differs from the snapshot it
+ * started from (its `parent`; nothing for a fresh start), the head has exactly the session's version (or lacks
+ * the path too). Equal trees are the simplest case; another session that made the same change is the common
+ * one under contention. Such a session needs no branch: its code is on the head. Trees come from the tree
+ * indexes where the store has them. Any failure to read a tree gives `false` (keep the branch: nothing lost).
+ */
+export async function codeOnHead(store: TreeSource, workspaceSnapshot: string, head: string, layoutDirs: string[]): Promise<boolean> {
+  const limits = resolveLimits();
+  const treeOf = async (id: string): Promise<MergedTree> => {
+    if (store.parentTree) return store.parentTree(await store.get(id), limits);
+    if (store.tree) return store.tree(id, { hashContent: true });
+    throw new Error('the store cannot give a snapshot tree');
+  };
+  try {
+    const exclude = new Set(layoutDirs.map((d) => d.split('/')[0]!));
+    const ours = await store.get(workspaceSnapshot);
+    const [w, h, p] = await Promise.all([treeOf(workspaceSnapshot), treeOf(head), ours.parent ? treeOf(ours.parent) : null]);
+    const mine = flatten(w, exclude);
+    const theirs = flatten(h, exclude);
+    const before = p ? flatten(p, exclude) : new Map<string, string>();
+    for (const path of new Set([...mine.keys(), ...before.keys()])) {
+      const now = mine.get(path);
+      if (now === before.get(path)) continue; // not changed by this session
+      if (theirs.get(path) !== now) return false;
+    }
+    return true;
+  } catch (err) {
+    log.warn({ workspaceSnapshot, head, err: (err as Error).message }, 'could not compare the session code with the head; keeping it on a branch');
+    return false;
+  }
+}
