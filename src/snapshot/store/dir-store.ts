@@ -20,7 +20,7 @@ import { guardPath } from '../restore-guard.js';
 import { displayName } from '../names.js';
 import { makeStaging, removeTree, swapInto, swapPaths } from '../swap.js';
 import type { MergedTree } from '../tree.js';
-import { readTreeIndex, writeTreeIndex } from '../tree-index.js';
+import { indexRows, readTreeIndex, writeTreeIndex, type IndexParent } from '../tree-index.js';
 import {
   MANIFEST_FORMAT_VERSION,
   type CreateSnapshotOptions,
@@ -183,10 +183,14 @@ export class DirectoryStore implements SnapshotStore {
       const fromSource = [...skipped];
       const ignore = compileIgnore([...this.config.ignore, ...(options.ignore ?? [])]);
       let written: Awaited<ReturnType<typeof writeLayerBlob<Awaited<ReturnType<typeof packLayer>>>>> | undefined;
+      let indexParent: IndexParent | undefined;
       for (let attempt = 1; !written; attempt++) {
         skipped.splice(0, skipped.length, ...fromSource);
         // Loaded per attempt: packing updates it in place into the new snapshot's tree.
-        const parentTree = parent ? await this.parentTree(parent, limits) : null;
+        const loaded = parent ? await this.loadParentTree(parent, limits) : null;
+        const parentTree = loaded?.tree ?? null;
+        // The parent's rows before packing changes them: the new index is stored as a change against them.
+        indexParent = loaded?.fromIndex && parent?.treeIndex ? { ref: parent.treeIndex, rows: indexRows(loaded.tree) } : undefined;
         try {
           written = await writeLayerBlob(this.blobs, this.config.codec, this.config.level, (w) =>
             packLayer(dir, w, {
@@ -218,7 +222,7 @@ export class DirectoryStore implements SnapshotStore {
         layers = [await this.squashLayers({ id, layers }, limits)];
       }
       // Written before the manifest, like the layers, so a visible manifest never names a missing index.
-      const treeIndex = await writeTreeIndex(this.blobs, written.result.tree);
+      const treeIndex = await writeTreeIndex(this.blobs, written.result.tree, indexParent);
       const manifest: Manifest = {
         formatVersion: MANIFEST_FORMAT_VERSION,
         id,
@@ -245,14 +249,19 @@ export class DirectoryStore implements SnapshotStore {
    * otherwise (older snapshots, a damaged index) by scanning its whole chain.
    */
   async parentTree(parent: Manifest, limits: RestoreLimits): Promise<MergedTree> {
+    return (await this.loadParentTree(parent, limits)).tree;
+  }
+
+  /** `parentTree`, and whether it came from the tree index (`fromIndex`) rather than a scan of the chain. */
+  private async loadParentTree(parent: Manifest, limits: RestoreLimits): Promise<{ tree: MergedTree; fromIndex: boolean }> {
     if (parent.treeIndex) {
       try {
-        return await readTreeIndex(this.blobs, parent.treeIndex, limits);
+        return { tree: await readTreeIndex(this.blobs, parent.treeIndex, limits), fromIndex: true };
       } catch (err) {
         log.warn({ id: parent.id, err: (err as Error).message }, 'tree index unreadable; scanning the chain instead');
       }
     }
-    return scanChain(this.blobs, parent, limits, { hashContent: true });
+    return { tree: await scanChain(this.blobs, parent, limits, { hashContent: true }), fromIndex: false };
   }
 
   /** Folds a chain into one full layer holding its merged tree (the blob is written; no manifest). */
