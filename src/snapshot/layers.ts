@@ -93,7 +93,11 @@ export async function scanChain(
   blobs: BlobStore,
   chain: Chain,
   limits: RestoreLimits,
-  options: { hashContent?: boolean | ((segments: string[]) => boolean) } = {},
+  options: {
+    hashContent?: boolean | ((segments: string[]) => boolean);
+    /** Called after each layer is applied, with the tree so far (e.g. to note what the full base layer holds). */
+    onLayerDone?: (layer: number, tree: MergedTree) => void;
+  } = {},
 ): Promise<MergedTree> {
   const hashable = typeof options.hashContent === 'function' ? options.hashContent : () => options.hashContent === true;
   const tree = new MergedTree();
@@ -145,6 +149,7 @@ export async function scanChain(
         entry.path,
       );
     });
+    options.onLayerDone?.(li, tree);
   }
   return tree;
 }

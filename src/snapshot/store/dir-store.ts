@@ -11,6 +11,7 @@ import { BlobStore } from '../blobs.js';
 import { SourceChangedError, UnsafeArchiveError } from '../errors.js';
 import { exportChain, writeMerged, type ExportOwner } from '../export.js';
 import { extractTar } from '../extract.js';
+import { FOLD_FRACTION, writeFolded } from '../fold.js';
 import { newSnapshotId, isValidLineage, branchesOf } from '../id.js';
 import { compileIgnore } from '../ignore.js';
 import { extractChain, interrupted, scanChain, type Chain } from '../layers.js';
@@ -218,8 +219,15 @@ export class DirectoryStore implements SnapshotStore {
       const id = newSnapshotId();
       let layers = parent ? [...parent.layers, layer] : [layer];
       if (layers.length > this.config.maxChainLength) {
-        onProgress({ step: 'snapshot', phase: 'progress', message: `chain of ${layers.length} layers is over ${this.config.maxChainLength}: squashing` });
-        layers = [await this.squashLayers({ id, layers }, limits)];
+        // Folding the deltas onto the full base costs what changed since it; a full squash costs the whole tree.
+        const folded = layers.length > 2 && !layers[0]!.delta ? await this.foldLayers({ id, layers }, limits) : undefined;
+        if (folded && folded.uncompressedBytes <= layers[0]!.uncompressedBytes * FOLD_FRACTION) {
+          onProgress({ step: 'snapshot', phase: 'progress', message: `chain of ${layers.length} layers is over ${this.config.maxChainLength}: deltas folded into one` });
+          layers = [layers[0]!, folded];
+        } else {
+          onProgress({ step: 'snapshot', phase: 'progress', message: `chain of ${layers.length} layers is over ${this.config.maxChainLength}: squashing` });
+          layers = [await this.squashLayers({ id, layers }, limits)];
+        }
       }
       // Written before the manifest, like the layers, so a visible manifest never names a missing index.
       const treeIndex = await writeTreeIndex(this.blobs, written.result.tree, indexParent);
@@ -271,6 +279,12 @@ export class DirectoryStore implements SnapshotStore {
       writeMerged(this.blobs, chain, tree, w, { limits }),
     );
     return { ...layer, fileCount: result.files, delta: false };
+  }
+
+  /** Folds a chain's deltas into one delta on its full first layer (`fold.ts`; the blob is written, no manifest). */
+  async foldLayers(chain: Chain, limits: RestoreLimits = resolveLimits()): Promise<Layer> {
+    const { layer, result } = await writeLayerBlob(this.blobs, this.config.codec, this.config.level, (w) => writeFolded(this.blobs, chain, w, limits));
+    return { ...layer, fileCount: result.entries, delta: true };
   }
 
   async exportTar(id: string, options: ReadOptions = {}): Promise<Readable> {
