@@ -23,7 +23,17 @@ export async function writeMerged(
   chain: Chain,
   tree: MergedTree,
   writer: TarWriter,
-  options: { filters?: string[][]; owner?: ExportOwner; limits: RestoreLimits },
+  options: {
+    filters?: string[][];
+    owner?: ExportOwner;
+    limits: RestoreLimits;
+    /**
+     * Write only what layers from this one up contributed (folding deltas onto a base that stays below them;
+     * see `fold.ts`); directories never listed by any layer are written only when `basePaths` lacks them.
+     */
+    fromLayer?: number;
+    basePaths?: ReadonlySet<string>;
+  },
 ): Promise<{ files: number; bytes: number }> {
   const keep = pathFilter(options.filters);
   const owner = options.owner ?? { uid: 0, gid: 0 };
@@ -31,11 +41,14 @@ export async function writeMerged(
   let bytes = 0;
   for (const { path, segments, node } of tree.walk()) {
     if (node.entry.type !== 'dir' || !keep(segments)) continue;
+    const src = node.entry.source;
+    if (options.fromLayer && (src ? src.layer < options.fromLayer : options.basePaths?.has(path))) continue;
     await writer.header({ path, type: 'Directory', mode: node.entry.mode, mtime: node.entry.mtime, ...owner });
     files += 1;
   }
   const budget = new ArchiveBudget(options.limits);
   for (const [li, layer] of chain.layers.entries()) {
+    if (li < (options.fromLayer ?? 0)) continue;
     let ordinal = -1;
     await readLayer(blobs, chain.id, layer, budget, async (entry) => {
       ordinal += 1;

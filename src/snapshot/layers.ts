@@ -97,7 +97,11 @@ export async function scanChain(
   blobs: BlobStore,
   chain: Chain,
   limits: RestoreLimits,
-  options: { hashContent?: boolean | ((segments: string[]) => boolean) } = {},
+  options: {
+    hashContent?: boolean | ((segments: string[]) => boolean);
+    /** Called after each layer is applied, with the tree so far (e.g. to note what the full base layer holds). */
+    onLayerDone?: (layer: number, tree: MergedTree) => void;
+  } = {},
 ): Promise<MergedTree> {
   const hashable = typeof options.hashContent === 'function' ? options.hashContent : () => options.hashContent === true;
   const tree = new MergedTree();
@@ -149,6 +153,7 @@ export async function scanChain(
         entry.path,
       );
     });
+    options.onLayerDone?.(li, tree);
   }
   return tree;
 }
@@ -181,8 +186,13 @@ export async function extractChain(
   const totalBytes = chain.layers.reduce((n, l) => n + l.uncompressedBytes, 0);
   const x = new GuardedExtractor(staging, options.limits, options.onProgress ? { onProgress: options.onProgress, step: 'restore', totalBytes } : undefined);
   const keep = options.filters ? pathFilter(options.filters) : undefined;
-  for (const [li, layer] of chain.layers.entries()) {
-    await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }), options.signal);
+  try {
+    for (const [li, layer] of chain.layers.entries()) {
+      await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }), options.signal);
+    }
+  } catch (err) {
+    await x.settle(); // the caller removes staging: nothing may still be writing into it
+    throw err;
   }
   await resolveDeferredLinks(blobs, chain, staging, x, options);
   const result = await x.finish();
@@ -212,6 +222,7 @@ async function resolveDeferredLinks(
     for (const [li, layer] of chain.layers.entries()) {
       await readLayer(blobs, chain.id, layer, y.budget, y.handler({ layer: li, whiteouts: true, keep }), options.signal);
     }
+    await y.flush(); // the targets are written on the pool; linking before they land would fail
     for (const u of open) {
       if (y.tree.get(u.target)?.entry.type !== 'file') {
         throw new UnsafeArchiveError('hardlink to something that is not a file already extracted', u.segments.join('/'));

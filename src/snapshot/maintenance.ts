@@ -7,7 +7,7 @@ import { SnapshotCorruptError, SnapshotNotFoundError } from './errors.js';
 import { newSnapshotId, SNAPSHOT_ID_RE } from './id.js';
 import { scanChain } from './layers.js';
 import { resolveLimits } from './limits.js';
-import { compareTrees, readTreeIndex } from './tree-index.js';
+import { compareTrees, indexDigests, readTreeIndex } from './tree-index.js';
 import type { DirectoryStore } from './store/dir-store.js';
 import { MANIFEST_FORMAT_VERSION, type Manifest } from './types.js';
 
@@ -184,7 +184,7 @@ async function removeTempRefs(dir: string, graceMs: number, report: CleanupRepor
 }
 
 async function removeUnreferencedBlobs(store: DirectoryStore, keep: Manifest[], graceMs: number, report: CleanupReport): Promise<number> {
-  const referenced = new Set(keep.flatMap((m) => [...m.layers.map((l) => l.digest), ...(m.treeIndex ? [m.treeIndex.digest] : [])]));
+  const referenced = new Set(keep.flatMap((m) => [...m.layers.map((l) => l.digest), ...indexDigests(m)]));
   let freed = 0;
   for (const blob of await store.blobs.all()) {
     if (referenced.has(blob.digest) || Date.now() - blob.mtimeMs < graceMs) continue;

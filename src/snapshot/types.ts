@@ -20,14 +20,19 @@ export const LayerSchema = z.object({
 export type Layer = z.infer<typeof LayerSchema>;
 
 /**
- * Reference to a snapshot's tree index (`tree-index.ts`): a gzip'd JSON blob in the blob store listing the
- * merged tree of the whole chain with content hashes. Optional: snapshots written before it existed (or whose
+ * Reference to a snapshot's tree index (`tree-index.ts`): gzip'd JSON blob(s) in the blob store listing the
+ * merged tree of the whole chain with content hashes, stored as a change against the parent's index when small. Optional: snapshots written before it existed (or whose
  * index cannot be read) are handled by scanning their layers.
  */
 export const TreeIndexRefSchema = z.object({
   digest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
   compressedBytes: z.number().int().nonnegative(),
   entries: z.number().int().nonnegative(),
+  /**
+   * When `digest` is a delta index (format 2): the digests of the index blobs it is built on, nearest first,
+   * ending at a full index. Every blob listed is as much this snapshot's as `digest` (gc and copy keep it).
+   */
+  bases: z.array(z.string().regex(/^sha256:[0-9a-f]{64}$/)).optional(),
 });
 export type TreeIndexRef = z.infer<typeof TreeIndexRefSchema>;
 

@@ -34,3 +34,32 @@ export function describeTree(root: string): Record<string, string> {
   visit('');
   return out;
 }
+
+/**
+ * `describeTree` byte for byte: names are read as bytes (keys are latin1, so names that are not UTF-8 stay
+ * distinct), link targets too; FIFOs, sockets and devices are left out (a snapshot skips them); unreadable
+ * files are described by mode only when `process.getuid() !== 0`.
+ */
+export function describeTreeBytes(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const visit = (rel: Buffer): void => {
+    const dir = Buffer.concat([Buffer.from(root), rel.length ? Buffer.from('/') : Buffer.alloc(0), rel]);
+    for (const name of readdirSync(dir, { encoding: 'buffer' }).sort(Buffer.compare)) {
+      const p = rel.length ? Buffer.concat([rel, Buffer.from('/'), name]) : name;
+      const abs = Buffer.concat([Buffer.from(`${root}/`), p]);
+      const st = lstatSync(abs);
+      const key = p.toString('latin1');
+      const mode = (st.mode & 0o7777).toString(8);
+      if (st.isSymbolicLink()) out[key] = `link -> ${readlinkSync(abs, { encoding: 'buffer' }).toString('latin1')}`;
+      else if (st.isDirectory()) {
+        out[key] = `dir ${mode}`;
+        visit(p);
+      } else if (st.isFile()) {
+        const content = process.getuid?.() === 0 || st.mode & 0o444 ? createHash('sha256').update(readFileSync(abs)).digest('hex').slice(0, 16) : '?';
+        out[key] = `file ${mode} ${st.size} ${content}`;
+      }
+    }
+  };
+  visit(Buffer.alloc(0));
+  return out;
+}

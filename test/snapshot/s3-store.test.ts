@@ -101,11 +101,34 @@ describe.skipIf(env.skip !== undefined)('S3 store on a real S3-compatible server
     const b = await openS3(url, tempDir('mnemara-home-b-'), { config });
     writeFileSync(join(src, 'memories/MEMORY.md'), '# Memory\n- three\n');
     const m3 = await b.create({ dir: src }, { lineage: 'sq', kind: 'workspace' });
-    expect(m3.layers).toHaveLength(1); // squashed
+    expect(m3.layers).toHaveLength(2); // the deltas folded into one on the full base (which reads the whole chain)
+    expect(m3.layers[0]!.digest).toBe(m1.layers[0]!.digest);
     expect(await b.cache.blobs.has(m2.treeIndex!.digest)).toBe(true);
     const out = join(tempDir(), 'out');
     await a.restoreToDirectory(m3.id, out);
     expect(describeTree(out)).toEqual(describeTree(src));
+  });
+
+  it('a second machine builds on a head whose tree index is a change: it fetches the bases and writes a change again', async () => {
+    const url = freshS3Url(bucket);
+    const a = await openS3(url, tempDir('mnemara-home-a-'));
+    const src = project(tempDir());
+    const m1 = await a.create({ dir: src }, { lineage: 'ix', kind: 'workspace' });
+    await a.advanceHead('ix', null, m1.id);
+    writeFileSync(join(src, 'memories/MEMORY.md'), '# Memory\n- two\n');
+    const m2 = await a.create({ dir: src }, { lineage: 'ix', kind: 'memory', scope: ['memories'] });
+    await a.advanceHead('ix', m1.id, m2.id);
+    expect(m2.treeIndex!.bases).toEqual([m1.treeIndex!.digest]);
+    const b = await openS3(url, tempDir('mnemara-home-b-'));
+    writeFileSync(join(src, 'memories/MEMORY.md'), '# Memory\n- three\n');
+    const m3 = await b.create({ dir: src }, { lineage: 'ix', kind: 'memory', scope: ['memories'] });
+    expect(m3.treeIndex!.bases).toEqual([m2.treeIndex!.digest, m1.treeIndex!.digest]); // not a full index: the chain was read
+    expect(m3.layers.at(-1)!.fileCount).toBe(1);
+    const c = await openS3(url, tempDir('mnemara-home-c-'));
+    const out = join(tempDir(), 'out');
+    await c.restoreToDirectory(m3.id, out);
+    expect(describeTree(out)).toEqual(describeTree(src));
+    for (const d of [m3.treeIndex!.digest, ...m3.treeIndex!.bases!]) expect(await c.blobs.has(d)).toBe(true);
   });
 
   it('refuses a blob whose bytes in the store do not match its digest, and does not cache it', async () => {

@@ -1,4 +1,6 @@
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { indexDigests } from '../tree-index.js';
 import { MnemaraError } from '../../config/errors.js';
 import { noProgress, type OnProgress } from '../../config/progress.js';
 import { SnapshotCorruptError, SnapshotNotFoundError } from '../errors.js';
@@ -89,7 +91,7 @@ export async function copyLineage(from: AnyStore, to: AnyStore, lineage: string,
   onProgress({ step: 'copy', phase: 'start', message: `${lineage}: ${from.root} → ${to.root}`, total: snapshots.length, unit: 'entries' });
   for (const m of snapshots.sort((a, b) => (a.id < b.id ? -1 : 1))) {
     if (await has(to, m.id)) continue;
-    for (const digest of [...m.layers.map((l) => l.digest), ...(m.treeIndex ? [m.treeIndex.digest] : [])]) {
+    for (const digest of [...m.layers.map((l) => l.digest), ...indexDigests(m)]) {
       if (seen.has(digest)) continue;
       seen.add(digest);
       if (await destHasBlob(to, digest)) {
@@ -99,7 +101,7 @@ export async function copyLineage(from: AnyStore, to: AnyStore, lineage: string,
       const path = await localBlob(from, m, digest, onProgress);
       await putBlob(to, m, digest, path, onProgress);
       report.blobs += 1;
-      report.bytes += m.layers.find((l) => l.digest === digest)?.compressedBytes ?? m.treeIndex?.compressedBytes ?? 0;
+      report.bytes += (await stat(path)).size;
     }
     if (isS3Store(to)) await to.putManifest(m);
     else await to.manifests.write(m);

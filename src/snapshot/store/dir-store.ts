@@ -11,6 +11,7 @@ import { BlobStore } from '../blobs.js';
 import { SourceChangedError, UnsafeArchiveError } from '../errors.js';
 import { exportChain, writeMerged, type ExportOwner } from '../export.js';
 import { extractTar } from '../extract.js';
+import { FOLD_FRACTION, writeFolded } from '../fold.js';
 import { newSnapshotId, isValidLineage, branchesOf } from '../id.js';
 import { compileIgnore } from '../ignore.js';
 import { extractChain, interrupted, scanChain, type Chain } from '../layers.js';
@@ -20,7 +21,7 @@ import { guardPath } from '../restore-guard.js';
 import { displayName } from '../names.js';
 import { makeStaging, removeTree, swapInto, swapPaths } from '../swap.js';
 import type { MergedTree } from '../tree.js';
-import { readTreeIndex, writeTreeIndex } from '../tree-index.js';
+import { indexRows, readTreeIndex, writeTreeIndex, type IndexParent } from '../tree-index.js';
 import {
   MANIFEST_FORMAT_VERSION,
   type CreateSnapshotOptions,
@@ -184,10 +185,14 @@ export class DirectoryStore implements SnapshotStore {
       const fromSource = [...skipped];
       const ignore = compileIgnore([...this.config.ignore, ...(options.ignore ?? [])]);
       let written: Awaited<ReturnType<typeof writeLayerBlob<Awaited<ReturnType<typeof packLayer>>>>> | undefined;
+      let indexParent: IndexParent | undefined;
       for (let attempt = 1; !written; attempt++) {
         skipped.splice(0, skipped.length, ...fromSource);
         // Loaded per attempt: packing updates it in place into the new snapshot's tree.
-        const parentTree = parent ? await this.parentTree(parent, limits) : null;
+        const loaded = parent ? await this.loadParentTree(parent, limits) : null;
+        const parentTree = loaded?.tree ?? null;
+        // The parent's rows before packing changes them: the new index is stored as a change against them.
+        indexParent = loaded?.fromIndex && parent?.treeIndex ? { ref: parent.treeIndex, rows: indexRows(loaded.tree) } : undefined;
         try {
           written = await writeLayerBlob(this.blobs, this.config.codec, this.config.level, (w) =>
             packLayer(dir, w, {
@@ -215,11 +220,18 @@ export class DirectoryStore implements SnapshotStore {
       const id = newSnapshotId();
       let layers = parent ? [...parent.layers, layer] : [layer];
       if (layers.length > this.config.maxChainLength) {
-        onProgress({ step: 'snapshot', phase: 'progress', message: `chain of ${layers.length} layers is over ${this.config.maxChainLength}: squashing` });
-        layers = [await this.squashLayers({ id, layers }, limits)];
+        // Folding the deltas onto the full base costs what changed since it; a full squash costs the whole tree.
+        const folded = layers.length > 2 && !layers[0]!.delta ? await this.foldLayers({ id, layers }, limits) : undefined;
+        if (folded && folded.uncompressedBytes <= layers[0]!.uncompressedBytes * FOLD_FRACTION) {
+          onProgress({ step: 'snapshot', phase: 'progress', message: `chain of ${layers.length} layers is over ${this.config.maxChainLength}: deltas folded into one` });
+          layers = [layers[0]!, folded];
+        } else {
+          onProgress({ step: 'snapshot', phase: 'progress', message: `chain of ${layers.length} layers is over ${this.config.maxChainLength}: squashing` });
+          layers = [await this.squashLayers({ id, layers }, limits)];
+        }
       }
       // Written before the manifest, like the layers, so a visible manifest never names a missing index.
-      const treeIndex = await writeTreeIndex(this.blobs, written.result.tree);
+      const treeIndex = await writeTreeIndex(this.blobs, written.result.tree, indexParent);
       const manifest: Manifest = {
         formatVersion: MANIFEST_FORMAT_VERSION,
         id,
@@ -246,14 +258,19 @@ export class DirectoryStore implements SnapshotStore {
    * otherwise (older snapshots, a damaged index) by scanning its whole chain.
    */
   async parentTree(parent: Manifest, limits: RestoreLimits): Promise<MergedTree> {
+    return (await this.loadParentTree(parent, limits)).tree;
+  }
+
+  /** `parentTree`, and whether it came from the tree index (`fromIndex`) rather than a scan of the chain. */
+  private async loadParentTree(parent: Manifest, limits: RestoreLimits): Promise<{ tree: MergedTree; fromIndex: boolean }> {
     if (parent.treeIndex) {
       try {
-        return await readTreeIndex(this.blobs, parent.treeIndex, limits);
+        return { tree: await readTreeIndex(this.blobs, parent.treeIndex, limits), fromIndex: true };
       } catch (err) {
         log.warn({ id: parent.id, err: (err as Error).message }, 'tree index unreadable; scanning the chain instead');
       }
     }
-    return scanChain(this.blobs, parent, limits, { hashContent: true });
+    return { tree: await scanChain(this.blobs, parent, limits, { hashContent: true }), fromIndex: false };
   }
 
   /** Folds a chain into one full layer holding its merged tree (the blob is written; no manifest). */
@@ -263,6 +280,12 @@ export class DirectoryStore implements SnapshotStore {
       writeMerged(this.blobs, chain, tree, w, { limits }),
     );
     return { ...layer, fileCount: result.files, delta: false };
+  }
+
+  /** Folds a chain's deltas into one delta on its full first layer (`fold.ts`; the blob is written, no manifest). */
+  async foldLayers(chain: Chain, limits: RestoreLimits = resolveLimits()): Promise<Layer> {
+    const { layer, result } = await writeLayerBlob(this.blobs, this.config.codec, this.config.level, (w) => writeFolded(this.blobs, chain, w, limits));
+    return { ...layer, fileCount: result.entries, delta: true };
   }
 
   async exportTar(id: string, options: ReadOptions = {}): Promise<Readable> {

@@ -12,6 +12,7 @@ import type { MergedTree } from '../tree.js';
 import type { CreateSnapshotOptions, Manifest, RestoreLimits, SnapshotSource, SnapshotStore } from '../types.js';
 import { DirectoryStore, type ReadOptions } from './dir-store.js';
 import { parseManifest } from './manifests.js';
+import { indexDigests } from '../tree-index.js';
 import { S3Blobs, type S3UploadOptions } from './s3-blobs.js';
 import { endpointFromEnv, makeS3Client, type S3Location } from './s3-client.js';
 import { S3Objects } from './s3-objects.js';
@@ -162,7 +163,7 @@ export class S3Store implements SnapshotStore {
    */
   async fetch(m: Manifest, what: 'layers' | 'index' | 'all', onProgress: OnProgress = noProgress): Promise<number> {
     await this.cache.manifests.write(m);
-    const index = m.treeIndex ? [m.treeIndex.digest] : [];
+    const index = indexDigests(m);
     const layers = [...new Set(m.layers.map((l) => l.digest))];
     const digests = what === 'index' && index.length ? index : what === 'all' ? [...layers, ...index] : layers;
     let bytes = 0;
@@ -177,7 +178,7 @@ export class S3Store implements SnapshotStore {
 
   /** Uploads what `m` names and the store lacks (layers, tree index), then its manifest. Returns bytes uploaded. */
   async publish(m: Manifest, onProgress: OnProgress = noProgress): Promise<number> {
-    const digests = [...new Set([...m.layers.map((l) => l.digest), ...(m.treeIndex ? [m.treeIndex.digest] : [])])];
+    const digests = [...new Set([...m.layers.map((l) => l.digest), ...indexDigests(m)])];
     let sent = 0;
     for (const d of digests) sent += await this.blobs.upload(d, onProgress);
     await this.putManifest(m);
