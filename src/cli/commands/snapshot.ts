@@ -214,9 +214,14 @@ export function registerSnapshotCommand(program: Command): void {
     },
   );
 
-  sub('patch <a> [b]', "What a run changed, as a git patch (binary-safe; `git apply` takes it): from snapshot a to b, or with one snapshot from the host directory (-w, default .) to it. The memory layout, .git/ and build caches are left out.")
+  sub('patch [a] [b]', "What a run changed, as a git patch (binary-safe; `git apply` takes it): from snapshot a to b, or with one snapshot from the host directory (-w, default .) to it. The memory layout, .git/ and build caches are left out.")
     .option('-w, --workspace <dir>', 'host directory the patch starts from when only one snapshot is given', '.')
-    .action(async (a: string, b: string | undefined, opts: Opts & { workspace: string }) => {
+    .action(async (a: string | undefined, b: string | undefined, opts: Opts & { workspace: string }) => {
+      if (!a?.trim() || (b !== undefined && !b.trim())) {
+        throw new MnemaraError('USAGE', a?.trim() ? 'the second snapshot id is empty' : 'snapshot patch needs a snapshot id, and got none (or an empty one)', {
+          hint: '`mnemara snapshot patch SNAPSHOT` (from the host directory -w, default ., to SNAPSHOT) or `mnemara snapshot patch FROM TO`; `mnemara snapshot list` shows the ids.',
+        });
+      }
       const s = await store(opts);
       const { config } = loadCliConfig(opts);
       const from: PatchSide = b === undefined ? { dir: await existingWorkspaceDir(opts.workspace) } : { snapshot: a };
