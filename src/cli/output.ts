@@ -91,3 +91,6 @@ function loadHome(): string {
     return '$MNEMARA_HOME';
   }
 }
+
+/** `s` as one shell word for a printed hint: as it is when it is plain, else single-quoted. */
+export const shellWord = (s: string): string => (/^[A-Za-z0-9_./@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import { HeadConflictError } from './errors.js';
 import { HeadWaitExpiredError, retryHeadMove } from './head-retry.js';
@@ -8,6 +10,8 @@ export interface CreatedOnHead {
   manifest: Manifest;
   /** Times another writer moved the head first and the snapshot was packed again on top of the new head. */
   conflicts: number;
+  /** Directories of `inheritMissing` that `dir` lacks and that were kept as the head had them. */
+  inherited: string[];
 }
 
 /**
@@ -16,15 +20,21 @@ export interface CreatedOnHead {
  * delta on the new head (so the other writer's snapshot stays in the head's history) and the swap is retried
  * with backoff and jitter until `boundMs` passes. Past the bound the last snapshot is kept on the branch
  * `LINEAGE@<snapshot-id>` and `MnemaraError('HEAD_WAIT_EXPIRED')` names it. With `full`, every attempt packs a
- * full layer. Throws what `create` throws for bad input.
+ * full layer. `inheritMissing` (the memory layout's directories, for a workspace snapshot of a checkout): those
+ * that `dir` lacks are left out of the pack, so the new snapshot keeps the head's (a checkout has no
+ * `sessions/`, and a snapshot of it must not drop the lineage's transcripts); not with `full`, which has no
+ * parent to keep them from. Throws what `create` throws for bad input.
  */
 export async function createOnHead(
   store: SnapshotStore,
   dir: string,
-  options: Omit<CreateSnapshotOptions, 'parent'> & { full?: boolean; boundMs: number },
+  options: Omit<CreateSnapshotOptions, 'parent'> & { full?: boolean; boundMs: number; inheritMissing?: string[] },
 ): Promise<CreatedOnHead> {
-  const { full, boundMs, ...create } = options;
+  const { full, boundMs, inheritMissing, ...create } = options;
   const source: SnapshotSource = { dir };
+  const inherited = full ? [] : (inheritMissing ?? []).filter((d) => !existsSync(join(dir, d)));
+  // An ignored path is neither packed nor deleted: the delta inherits it from the parent.
+  if (inherited.length) create.ignore = [...(create.ignore ?? []), ...inherited.map((d) => `/${d}`)];
   let head = await store.getHead(options.lineage);
   let manifest = await store.create(source, { ...create, parent: full ? null : head });
   let conflicts = 0;
@@ -49,5 +59,5 @@ export async function createOnHead(
       cause: err,
     });
   }
-  return { manifest, conflicts };
+  return { manifest, conflicts, inherited: manifest.parent ? inherited : [] };
 }

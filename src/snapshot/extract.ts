@@ -54,6 +54,8 @@ export class GuardedExtractor {
   readonly budget: ArchiveBudget;
   private readonly made: Set<string>;
   private lastReport = 0;
+  /** Content bytes of every entry read so far, kept or left out by a path filter: what progress counts. */
+  private scanned = 0;
   /** Read once: decides whether a new file needs an fchmod after open (mnemara never changes it). */
   private readonly umask = process.umask();
   /** Small files are created on the thread pool while parsing goes on (see `write-pool.ts` for the order rules). */
@@ -77,6 +79,8 @@ export class GuardedExtractor {
       ordinal += 1;
       // Every entry is declared, kept or not: the inflation check compares against all of them.
       this.budget.declare(entry.path, entry.size);
+      this.scanned += entry.size;
+      this.report(options.keep !== undefined);
       const segments = guardPath(entry.path, this.limits);
       if (segments.length === 0) return void entry.resume();
       const base = segments[segments.length - 1]!;
@@ -152,22 +156,28 @@ export class GuardedExtractor {
       linkSync(fsPath(join(this.dest, ...linkpath!.split('/'))), fsPath(target));
       return;
     }
-    if (entry.size <= SYNC_WRITE_BYTES) {
-      const chunks: Buffer[] = [];
-      for await (const c of entry as AsyncIterable<Buffer>) chunks.push(c);
-      const rel = segments.join('/');
-      const record = this.extracted;
-      await this.pool.submit(target, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), mode, mtime, this.umask, record ? (hash, key) => record.set(rel, { hash, key }) : undefined);
-    } else {
-      const written = await writeFileEntry(entry, target, mode, mtime, this.extracted !== undefined, this.umask);
-      if (written) this.extracted!.set(segments.join('/'), written);
-    }
+    const written = await writeFileEntry(entry, target, mode, mtime, this.extracted !== undefined, this.umask);
+    if (written) this.extracted!.set(segments.join('/'), written);
+  }
+
+  /**
+   * Progress (every 250 ms at most) as bytes of the archive read out of `totalBytes`: a restore limited to some
+   * paths reads the whole archive to find them, so counting only what it writes would stall near 0%; its
+   * events say so and how much was written.
+   */
+  private report(filtered: boolean): void {
     const now = Date.now();
-    if (this.progress && now - this.lastReport > 250) {
-      this.lastReport = now;
-      const { onProgress, step, totalBytes } = this.progress;
-      onProgress({ step, phase: 'progress', done: this.budget.bytes, total: totalBytes, unit: 'bytes' });
-    }
+    if (!this.progress || now - this.lastReport <= 250) return;
+    this.lastReport = now;
+    const { onProgress, step, totalBytes } = this.progress;
+    onProgress({
+      step,
+      phase: 'progress',
+      done: this.scanned,
+      total: totalBytes,
+      unit: 'bytes',
+      ...(filtered ? { message: `read of the archive (${this.budget.files} entries, ${this.budget.bytes} bytes of the paths asked for written)` } : {}),
+    });
   }
 
   /** Records a hard link whose target a path filter leaves out (see `unresolved`); its parent directories are made now. */

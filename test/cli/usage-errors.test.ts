@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +23,27 @@ describe('usage errors', () => {
     expect(r.exitCode).toBe(2);
     expect((JSON.parse(r.stdout) as { error: { message: string } }).error.message).toMatch(/required/);
     expect(r.stderr).toBe('');
+  });
+
+  it('`snapshot patch` without a snapshot id, or with an empty one, says what it needs (not "missing argument \'a\'")', async () => {
+    const env = { MNEMARA_HOME: mkdtempSync(join(tmpdir(), 'mnemara-usage-')) };
+    for (const args of [['snapshot', 'patch'], ['snapshot', 'patch', ''], ['snapshot', 'patch', ' '], ['snapshot', 'patch', 'x', '']]) {
+      const r = await execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { reject: false, env });
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/snapshot id/);
+      expect(r.stderr).toMatch(/mnemara snapshot patch SNAPSHOT/);
+      expect(r.stderr).not.toMatch(/argument 'a'|snapshot {2}not found/);
+    }
+  });
+
+  it('the `learn` report names -w DIR in its `memory show` hint when the workspace is not the current directory', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mnemara-usage-'));
+    const ws = join(home, 'ws');
+    mkdirSync(ws);
+    const fixture = fileURLToPath(new URL('../fixtures/transcripts/pebble-docs-typo-receive.json', import.meta.url));
+    const r = await execa(process.execPath, ['--import', 'tsx', MAIN, 'learn', fixture, '-w', ws, '--deterministic'], { reject: false, env: { MNEMARA_HOME: join(home, 'home') } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`(see: mnemara memory show -w ${ws})`);
   });
 
   it('without --json, commander prints the error and the usage hint on stderr, exit 2', async () => {

@@ -152,6 +152,8 @@ describe('real workspaces, three sessions in a row each (real Docker)', () => {
     const restore = await execa(process.execPath, ['--import', 'tsx', MAIN, 'snapshot', 'restore', runs[2]!.head!, target, '--path', 'memories'], { env, extendEnv: false, reject: false });
     expect(restore.exitCode, restore.stderr).toBe(0);
     expect(readlinkSync(join(target, 'memories', 'runs-link'))).toBe('../notes/runs.txt');
+    // Its progress counts the archive it reads to find memories/ (200 MB), not only the few bytes it writes.
+    expect(restore.stderr).toMatch(/restore [1-9]\d*% \d+\/\d+ bytes read of the archive/);
     const show = await execa(process.execPath, ['--import', 'tsx', MAIN, 'memory', 'show', '--lineage', 'large/generated'], { env, extendEnv: false, reject: false });
     expect(show.exitCode, show.stderr).toBe(0);
     expect(show.stdout.trim().length).toBeGreaterThan(0);

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { MnemaraError } from '../../config/errors.js';
 import type { Command } from 'commander';
 import { existingWorkspaceDir } from '../../memory/layout.js';
@@ -5,7 +6,7 @@ import { learnPaths, type LearnReport } from '../../memory/learn.js';
 import { sessionModelClient } from '../../session/agent-step.js';
 import { extractorOf } from '../../session/memory-step.js';
 import { supportedFormats } from '../../transcript/importers/index.js';
-import { EXIT, emit, progressPrinter } from '../output.js';
+import { EXIT, emit, progressPrinter, shellWord } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
 /** Registers `mnemara learn PATH…`. */
@@ -32,7 +33,8 @@ export function registerLearnCommand(program: Command): void {
     const { config } = loadCliConfig(opts);
     const extractor = opts.deterministic ? 'deterministic' : extractorOf(config);
     const contextTokens = contextTokensOf(opts.contextTokens, config.memory.contextTokens);
-    const report = await learnPaths(paths, await existingWorkspaceDir(opts.workspace), {
+    const workspace = await existingWorkspaceDir(opts.workspace);
+    const report = await learnPaths(paths, workspace, {
       layout: config.memory.layout,
       extractor,
       ...(extractor === 'model' ? { client: sessionModelClient(config), model: opts.memoryModel ?? config.memory.model ?? config.agent.model, contextTokens } : {}),
@@ -40,15 +42,19 @@ export function registerLearnCommand(program: Command): void {
       dryRun: Boolean(opts.dryRun),
       onProgress: progressPrinter(!opts.json),
     });
-    emit(Boolean(opts.json), report, () => renderReport(report));
+    emit(Boolean(opts.json), report, () => renderReport(report, workspace));
     const p = report.pipeline;
     const mine = new Set(report.files.flatMap((f) => f.rollouts.map((r) => r.rolloutId)));
     if (p && (p.phase2Error || p.pending.some((x) => mine.has(x.rolloutId)))) process.exitCode = EXIT.failed;
   });
 }
 
-/** The per-format table, then skips by reason, then what the pipeline did. */
-export function renderReport(report: LearnReport): string {
+/**
+ * The per-format table, then skips by reason, then what the pipeline did. `workspace` (absolute) is named in
+ * the `memory show` hint when it is not the current directory, so the hint works as printed.
+ */
+export function renderReport(report: LearnReport, workspace = process.cwd()): string {
+  const showHint = `mnemara memory show${resolve(workspace) === process.cwd() ? '' : ` -w ${shellWord(workspace)}`}`;
   const head = ['format', 'files', 'records', 'rollouts', 'lessons', 'skipped', 'unknown (kept)', 'damaged (stubs)'];
   const rows = report.formats.map((r) => [
     r.format, String(r.files), String(r.records), String(r.rollouts), report.dryRun ? '-' : String(r.lessons), String(r.skipped),
@@ -72,7 +78,7 @@ export function renderReport(report: LearnReport): string {
       p.phase2Error
         ? `consolidation failed (${p.phase2Error.code}): ${p.phase2Error.message}; the previous MEMORY.md is kept`
         : p.consolidated
-          ? `MEMORY.md: +${p.added.length} ~${p.changed.length} -${p.removed.length} entries (see: mnemara memory show)${archivedLine(p)}`
+          ? `MEMORY.md: +${p.added.length} ~${p.changed.length} -${p.removed.length} entries (see: ${showHint})${archivedLine(p)}`
           : 'nothing new to consolidate',
     );
   }

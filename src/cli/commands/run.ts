@@ -5,7 +5,7 @@ import { MnemaraError } from '../../config/errors.js';
 import type { FlagValue } from '../../config/load.js';
 import type { ProgressEvent } from '../../config/progress.js';
 import { runSession, SESSION_STEPS, type SessionEvent, type SessionResult } from '../../session.js';
-import { EXIT, emit, progressPrinter, reportError } from '../output.js';
+import { EXIT, emit, progressPrinter, reportError, shellWord } from '../output.js';
 import { applySnapshot, describeApply } from './apply.js';
 import type { ApplyResult } from '../../snapshot/apply.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
@@ -162,8 +162,6 @@ function whereTheResultIs(r: SessionResult, host: { dir: string; applied?: Apply
     `  bring it: mnemara apply -w ${shellWord(host.dir)} --lineage ${r.lineage}   (or run with --apply)`,
   ];
 }
-
-const shellWord = (s: string): string => (/^[A-Za-z0-9_./@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** Registers `mnemara run`: one session, start to finish. */
 export function registerRunCommand(program: Command): void {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -106,18 +107,23 @@ export function registerSnapshotCommand(program: Command): void {
         throw new MnemaraError('USAGE', `--kind must be workspace or memory, got ${JSON.stringify(opts.kind)}`, { hint: 'Use --kind workspace or --kind memory.' });
       }
       const s = await store(opts);
-      const { manifest: m } = await createOnHead(s, dir, {
+      const layout = layoutDirs(opts);
+      const { manifest: m, inherited } = await createOnHead(s, dir, {
         lineage: opts.lineage,
         kind: opts.kind,
         full: Boolean(opts.full),
+        ...(opts.kind === 'workspace' ? { inheritMissing: layout } : {}),
         rolloutIds: opts.rollout ?? [],
-        ...(opts.kind === 'memory' ? { scope: layoutDirs(opts) } : {}),
+        ...(opts.kind === 'memory' ? { scope: layout } : {}),
         onProgress: progressPrinter(!opts.json),
         boundMs: loadCliConfig(opts).config.snapshot.headWaitMinutes * 60_000,
       });
       const last = m.layers[m.layers.length - 1]!;
-      emit(Boolean(opts.json), { snapshot: m, head: m.id }, () =>
+      const dropped = opts.kind === 'workspace' && opts.full && m.parent === null ? layout.filter((d) => !existsSync(resolve(dir, d))) : [];
+      emit(Boolean(opts.json), { snapshot: m, head: m.id, inherited }, () =>
         `${m.id}  ${m.lineage} → head\n  ${last.delta ? 'delta' : 'full layer'}: ${last.fileCount} entries, ${size(last.compressedBytes)} stored (${m.layers.length} layer${m.layers.length > 1 ? 's' : ''})` +
+        (inherited.length ? `\n  kept the previous head's ${inherited.map((d) => `${d}/`).join(' and ')} (not in ${dir}: the lineage's memory layout stays)` : '') +
+        (dropped.length ? `\n  note: ${dir} has no ${dropped.map((d) => `${d}/`).join(' or ')}, and a --full snapshot keeps nothing of a previous head` : '') +
         (m.skipped?.length ? `\n  skipped ${m.skipped.length} path(s): ${m.skipped.map((x) => x.path).join(', ')}` : ''),
       );
     });
@@ -214,9 +220,14 @@ export function registerSnapshotCommand(program: Command): void {
     },
   );
 
-  sub('patch <a> [b]', "What a run changed, as a git patch (binary-safe; `git apply` takes it): from snapshot a to b, or with one snapshot from the host directory (-w, default .) to it. The memory layout, .git/ and build caches are left out.")
+  sub('patch [a] [b]', "What a run changed, as a git patch (binary-safe; `git apply` takes it): from snapshot a to b, or with one snapshot from the host directory (-w, default .) to it. The memory layout, .git/ and build caches are left out.")
     .option('-w, --workspace <dir>', 'host directory the patch starts from when only one snapshot is given', '.')
-    .action(async (a: string, b: string | undefined, opts: Opts & { workspace: string }) => {
+    .action(async (a: string | undefined, b: string | undefined, opts: Opts & { workspace: string }) => {
+      if (!a?.trim() || (b !== undefined && !b.trim())) {
+        throw new MnemaraError('USAGE', a?.trim() ? 'the second snapshot id is empty' : 'snapshot patch needs a snapshot id, and got none (or an empty one)', {
+          hint: '`mnemara snapshot patch SNAPSHOT` (from the host directory -w, default ., to SNAPSHOT) or `mnemara snapshot patch FROM TO`; `mnemara snapshot list` shows the ids.',
+        });
+      }
       const s = await store(opts);
       const { config } = loadCliConfig(opts);
       const from: PatchSide = b === undefined ? { dir: await existingWorkspaceDir(opts.workspace) } : { snapshot: a };

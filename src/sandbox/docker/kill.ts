@@ -9,6 +9,13 @@ const log = logger('sandbox');
 const KILLER = '/opt/mnemara/bin/mnemara-kill';
 /** How long (ms) the reaper has to end the command before the exec'd killer is tried. */
 const REAPER_WAIT_MS = 3_000;
+/**
+ * How often (ms) the reaper is signalled again until the command has ended. The first signal can find nothing
+ * due: a leader still starting (mnemara-exec has not exec'd the command yet) shows no deadline in its
+ * environment, and on a loaded machine that takes a second or more; waiting for the exec'd fallback then cost
+ * seconds while a fork bomb filled the process table.
+ */
+const RESIGNAL_MS = 100;
 /** How long (ms) to keep trying to start the exec'd killer when a fork bomb holds every process slot. */
 const KILL_RETRY_MS = 5_000;
 
@@ -26,15 +33,21 @@ export interface KillRequest {
  *
  * A `docker exec` needs a free process slot, which a fork bomb holds, so the kill starts no process: the
  * container's main process, mnemara-reaper, is sent SIGUSR1 and ends every command whose deadline (written by
- * mnemara-exec into its leader's environment) has passed, with bash builtins. `ended` resolves once the command's
- * output stream has ended (the caller's). When that does not happen within 3 s (an image without the reaper, or
+ * mnemara-exec into its leader's environment) has passed, with bash builtins; the signal is repeated every 100 ms
+ * until `ended` resolves, once the command's output stream has ended (the caller's). When that does not happen within 3 s (an image without the reaper, or
  * a reaper the agent killed), mnemara-kill is exec'd, retried every 20 ms for up to 5 s. Never throws; a failure
  * is logged at error level.
  */
 export async function killStartedSince(container: Docker.Container, req: KillRequest, ended: Promise<unknown>): Promise<void> {
   try {
-    await container.kill({ signal: 'SIGUSR1' });
-    if (await Promise.race([ended.then(() => true), delay(REAPER_WAIT_MS).then(() => false)])) return;
+    let done = false;
+    void ended.then(() => (done = true));
+    const until = performance.now() + REAPER_WAIT_MS;
+    while (!done && performance.now() < until) {
+      await container.kill({ signal: 'SIGUSR1' });
+      await Promise.race([ended, delay(RESIGNAL_MS)]);
+    }
+    if (done) return;
     log.debug({ token: req.token }, 'mnemara-reaper did not end the command; trying mnemara-kill');
   } catch (err) {
     log.debug({ err }, 'could not signal mnemara-reaper; trying mnemara-kill');
