@@ -119,7 +119,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
 
     // 4. Read memory: memory_summary.md within its budget, fenced as data, for the system prompt.
     const memory = config.memory.read
-      ? await step('memory-read', emit, timings, () => readMemoryBlock(sandbox, config, options.task, workDir), (m) => m.note)
+      ? await step('memory-read', emit, timings, () => readMemoryBlock(sandbox, config, options.task, workDir, client), (m) => m.note)
       : { block: undefined, note: 'memory read is off' };
 
     // 5. Run the agent; its failures are outcomes. The transcript is appended on the host as the run goes.

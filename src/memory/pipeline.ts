@@ -16,6 +16,7 @@ import { consolidate } from './phase2/index.js';
 import { REDACTION_VERSION, redact, redactDeep } from './redact.js';
 import { reRedactLayout, redactForeignMemoryFiles } from './redact-files.js';
 import { loadState, saveState, type MemoryState } from './state.js';
+import { tokenCounter } from './token-count.js';
 import { countMemoryUse, memoryMdWrites, type MemoryUse } from './use.js';
 
 /** Options of {@link runMemoryPipeline}. */
@@ -30,6 +31,8 @@ export interface MemoryPipelineOptions {
   model?: string;
   /** Model path: the model's context window in tokens (phase 1 budget); default 200,000. */
   contextTokens?: number;
+  /** Model path: receive phase 1 answers as streams (SSE). */
+  stream?: boolean;
   config: Pick<MemoryConfig, 'maxRawMemories' | 'memoryMdTokens' | 'summaryTokens'> & { layout?: MemoryLayout };
   /** Consolidate even when no raw memory changed. */
   forceConsolidation?: boolean;
@@ -109,6 +112,9 @@ async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelin
       ...(options.client ? { client: options.client } : {}),
       ...(options.model ? { model: options.model } : {}),
       ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+      // Requests are counted by the endpoint when it can (count_tokens), so a part over the window is split before it is sent.
+      ...(options.client ? { countTokens: tokenCounter(options.client) } : {}),
+      ...(options.stream ? { stream: true } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     }),
   );

@@ -6,6 +6,7 @@ import type { OnProgress } from '../config/progress.js';
 import { logger } from '../config/logger.js';
 import { runMemoryPipeline, type MemoryPipelineResult } from '../memory/pipeline.js';
 import { buildMemoryBlock } from '../memory/read.js';
+import { blockCounter } from '../memory/token-count.js';
 import type { Sandbox } from '../sandbox/types.js';
 
 const log = logger('session');
@@ -21,7 +22,8 @@ export function extractorOf(config: MnemaraConfig): 'model' | 'deterministic' {
 
 /**
  * Step 4: the memory block of the system prompt, built by the memory module's read path from the restored
- * workspace's `memory_summary.md` (and MEMORY.md + state for ranking). The few files are read from the sandbox
+ * workspace's `memory_summary.md` (and MEMORY.md + state for ranking), sized by `client`'s token count when given
+ * (the endpoint's `count_tokens`, else the estimate). The few files are read from the sandbox
  * into a scratch directory. Never fails the session: no memory, or an unreadable one, gives no block.
  */
 export async function readMemoryBlock(
@@ -29,6 +31,7 @@ export async function readMemoryBlock(
   config: MnemaraConfig,
   task: string,
   scratchDir: string,
+  client?: ModelClient,
 ): Promise<{ block: string | undefined; note: string }> {
   const layout = config.memory.layout;
   const dir = await mkdtemp(join(scratchDir, 'read-'));
@@ -45,7 +48,9 @@ export async function readMemoryBlock(
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, data);
     }
-    const block = await buildMemoryBlock({ workspaceDir: dir, layout, budgetTokens: config.memory.readBudgetTokens, task });
+    // Sized by the endpoint's own count when it has count_tokens (the estimate otherwise).
+    const countBlock = client ? { countBlock: blockCounter(client, config.agent.model) } : {};
+    const block = await buildMemoryBlock({ workspaceDir: dir, layout, budgetTokens: config.memory.readBudgetTokens, task, ...countBlock });
     if (!block.text) return { block: undefined, note: 'no memory yet' };
     const over = block.overBudget ? `; ${block.omitted.length} left out for the ${config.memory.readBudgetTokens}-token budget` : '';
     return { block: block.text, note: `${block.included.length} lessons in the prompt${over}` };
