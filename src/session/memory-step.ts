@@ -5,6 +5,7 @@ import type { MnemaraConfig } from '../config/schema.js';
 import type { OnProgress } from '../config/progress.js';
 import { logger } from '../config/logger.js';
 import { runMemoryPipeline, type MemoryPipelineResult } from '../memory/pipeline.js';
+import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';
 import { buildMemoryBlock } from '../memory/read.js';
 import { blockCounter } from '../memory/token-count.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -64,6 +65,7 @@ export async function readMemoryBlock(
 
 /**
  * Steps 7 and 8 on a host directory holding the memory layout: phase 1 for every pending rollout, then phase 2.
+ * `agentMemoryMd`: the run's own edits of MEMORY.md, judged as that rollout's proposals.
  * Returns the pipeline's result; a phase 1 or phase 2 failure is in the result (the rollout stays pending, the
  * previous MEMORY.md stays). When the model path fails because the endpoint does not give the structured answer
  * (it calls no tool or an invalid one, twice: a server that is not Claude), the deterministic extractor runs
@@ -75,9 +77,10 @@ export async function runPipelineOn(
   config: MnemaraConfig,
   client: ModelClient,
   onProgress: OnProgress,
+  agentMemoryMd?: AgentMemoryEdits,
 ): Promise<MemoryPipelineResult> {
   const extractor = extractorOf(config);
-  const base = { workspaceDir: dir, layout: config.memory.layout, config: config.memory, onProgress };
+  const base = { workspaceDir: dir, layout: config.memory.layout, config: config.memory, onProgress, ...(agentMemoryMd ? { agentMemoryMd } : {}) };
   const result = await runMemoryPipeline({ ...base, extractor, ...(extractor === 'model' ? { client, model: config.memory.model ?? config.agent.model, contextTokens: config.memory.contextTokens } : {}) });
   const unstructured = extractor === 'model' ? structuredAnswerMissing(result) : undefined;
   if (!unstructured) return result;
