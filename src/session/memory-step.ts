@@ -98,7 +98,7 @@ export async function runPipelineOn(
 }
 
 /** The problem when the model path failed for want of a structured answer (see `structuredCall`), else undefined. */
-function structuredAnswerMissing(r: MemoryPipelineResult): string | undefined {
+export function structuredAnswerMissing(r: MemoryPipelineResult): string | undefined {
   if (r.phase2Error?.code === 'MODEL_OUTPUT_INVALID') return r.phase2Error.message;
   return r.pending.find((p) => /was invalid twice/.test(p.error))?.error;
 }
