@@ -119,7 +119,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
 
     // 4. Read memory: memory_summary.md within its budget, fenced as data, for the system prompt.
     const memory = config.memory.read
-      ? await step('memory-read', emit, timings, () => readMemoryBlock(sandbox, config, options.task, workDir), (m) => m.note)
+      ? await step('memory-read', emit, timings, () => readMemoryBlock(sandbox, config, options.task, workDir, client), (m) => m.note)
       : { block: undefined, note: 'memory read is off' };
 
     // 5. Run the agent; its failures are outcomes. The transcript is appended on the host as the run goes.
@@ -185,7 +185,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       try {
         // 7 + 8. Phase 1 (extraction) and phase 2 (consolidation) on the host copy of the memory layout.
         const consolidate = async (): Promise<void> => {
-          const p = await step('memory-pipeline', emit, timings, () => runPipelineOn(layoutDir, config, client, onProgress), (r) =>
+          const p = await step('memory-pipeline', emit, timings, () => runPipelineOn(layoutDir, config, client, onProgress, publisher.agentMemoryMd), (r) =>
             `${r.extracted.length} extracted, ${r.consolidated ? `${r.added.length} added, ${r.changed.length} changed` : 'nothing to consolidate'}`,
           );
           const mine = p.pending.find((x) => x.rolloutId === rolloutId);

@@ -94,14 +94,15 @@ export async function existingWorkspaceDir(dir: string): Promise<string> {
 
 /**
  * The paths of a memory layout that mnemara alone writes (relative to the workspace, `/`-separated):
- * `MEMORY.md`, `memory_summary.md`, `.state.json`, `rollout_summaries/`, `raw_memories/` and the transcripts
- * folder. Everything else under the memories folder is the agent's own (memory-tool notes). A session should
+ * `MEMORY.md`, `memory_summary.md`, `archive.md` (entries the caps or an agent's supported edits moved out of
+ * MEMORY.md: a forged one would come back with `memory restore`), `.state.json`, `.imports.json`,
+ * `rollout_summaries/`, `raw_memories/` and the transcripts folder. Everything else under the memories folder is the agent's own (memory-tool notes). A session should
  * take these from the snapshot it started from, not from the sandbox the agent could write to.
  */
 export function mnemaraOwnedPaths(layout: MemoryLayout = { memoriesDir: 'memories', sessionsDir: 'sessions' }): string[] {
   const mem = checkRelative('memoriesDir', layout.memoriesDir).split(sep).join('/');
   const ses = checkRelative('sessionsDir', layout.sessionsDir).split(sep).join('/');
-  return [`${mem}/MEMORY.md`, `${mem}/memory_summary.md`, `${mem}/.state.json`, `${mem}/.imports.json`, `${mem}/rollout_summaries`, `${mem}/raw_memories`, ses];
+  return [`${mem}/MEMORY.md`, `${mem}/memory_summary.md`, `${mem}/archive.md`, `${mem}/.state.json`, `${mem}/.imports.json`, `${mem}/rollout_summaries`, `${mem}/raw_memories`, ses];
 }
 
 /** The lines `.git/info/exclude` gets for a layout: anchored folder patterns such as `/memories/`. */

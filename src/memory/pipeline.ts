@@ -10,12 +10,15 @@ import { parseRawMemories, parseRolloutSummary, renderRawMemories, renderRollout
 import { writeFileAtomic } from './atomic.js';
 import { excludeFromGit, memoryPaths, type MemoryPaths } from './layout.js';
 import { withMemoryLock } from './lock.js';
-import { sha256 } from './normalize.js';
+import { normalizeText, sha256 } from './normalize.js';
 import { DEFAULT_CONTEXT_TOKENS, TOO_LARGE_MARK, extractRollout } from './phase1/index.js';
 import { consolidate } from './phase2/index.js';
 import { REDACTION_VERSION, redact, redactDeep } from './redact.js';
 import { reRedactLayout, redactForeignMemoryFiles } from './redact-files.js';
 import { loadState, saveState, type MemoryState } from './state.js';
+import { tokenCounter } from './token-count.js';
+import { judgeAgentEdits, type AgentMemoryEdits, type JudgedEdits, type RejectedEdit, type RetiredEntry } from './phase2/agent-proposals.js';
+import { viewRollout } from './phase1/rollout.js';
 import { countMemoryUse, memoryMdWrites, type MemoryUse } from './use.js';
 
 /** Options of {@link runMemoryPipeline}. */
@@ -30,7 +33,15 @@ export interface MemoryPipelineOptions {
   model?: string;
   /** Model path: the model's context window in tokens (phase 1 budget); default 200,000. */
   contextTokens?: number;
+  /** Model path: receive phase 1 answers as streams (SSE). */
+  stream?: boolean;
   config: Pick<MemoryConfig, 'maxRawMemories' | 'memoryMdTokens' | 'summaryTokens'> & { layout?: MemoryLayout };
+  /**
+   * A run's edits of MEMORY.md (its start and its end in the sandbox): judged against that rollout's transcript
+   * when it is extracted (`judgeAgentEdits`) — additions and supported corrections become its raw memories,
+   * supported corrections and deletions retire the old entries, the rest is reported in `agentEdits.rejected`.
+   */
+  agentMemoryMd?: AgentMemoryEdits;
   /** Consolidate even when no raw memory changed. */
   forceConsolidation?: boolean;
   onProgress?: OnProgress;
@@ -56,6 +67,8 @@ export interface MemoryPipelineResult {
   forgottenRollouts: string[];
   /** Model calls of both phases. */
   modelCalls: number;
+  /** What came of the run's own edits of MEMORY.md (`agentMemoryMd`), when it had any. */
+  agentEdits?: { rolloutId: string; proposed: number; retired: Array<{ id: string; reason: 'corrected' | 'deleted'; personal: boolean }>; rejected: RejectedEdit[] };
   /** Phase 2's failure, when it failed: the previous MEMORY.md is still in place. */
   phase2Error: { code: string; message: string; hint?: string } | null;
 }
@@ -96,7 +109,7 @@ function rel(paths: MemoryPaths, file: string): string {
 }
 
 /** Phase 1 of one rollout, written atomically and redacted once more on the way to disk. */
-async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelineOptions): Promise<{ time: string; producer: string; rawHash: string; calls: number; use: MemoryUse; memoryMdWrites: number[] }> {
+async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelineOptions): Promise<{ time: string; producer: string; rawHash: string; calls: number; use: MemoryUse; memoryMdWrites: number[]; judged?: JudgedEdits }> {
   // Bounded: a transcript of any size is read in bounded memory (long outputs cut to head and tail).
   const { records, skipped } = await loadTranscriptBounded(paths.transcript(id));
   if (skipped.length) log.warn({ rolloutId: id, skipped: skipped.slice(0, 5) }, 'transcript lines skipped');
@@ -109,15 +122,27 @@ async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelin
       ...(options.client ? { client: options.client } : {}),
       ...(options.model ? { model: options.model } : {}),
       ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+      // Requests are counted by the endpoint when it can (count_tokens), so a part over the window is split before it is sent.
+      ...(options.client ? { countTokens: tokenCounter(options.client) } : {}),
+      ...(options.stream ? { stream: true } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     }),
   );
+  const layout = options.layout ?? options.config.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' };
+  const writes = memoryMdWrites(records, layout);
+  let judged: JudgedEdits | undefined;
+  if (options.agentMemoryMd?.rolloutId === id && options.agentMemoryMd.start !== options.agentMemoryMd.end) {
+    // The agent's edits of MEMORY.md are proposals of this rollout: judged against its own transcript.
+    judged = judgeAgentEdits(options.agentMemoryMd, viewRollout(records, id), writes);
+    const have = new Set(extraction.memories.map((m) => normalizeText(m.text)));
+    for (const m of judged.memories) if (!have.has(normalizeText(m.text))) extraction.memories.push(m);
+    if (judged.rejected.length) log.warn({ rolloutId: id, rejected: judged.rejected }, "edits of MEMORY.md by the run's agent that do not win (the old entries stay)");
+  }
   const rawText = renderRawMemories(extraction.meta, extraction.memories);
   await writeFileAtomic(paths.rolloutSummary(id), renderRolloutSummary(extraction.meta, extraction.summary));
   await writeFileAtomic(paths.rawMemories(id), rawText);
   const calls = extraction.modelCalls ?? (extraction.meta.producer.startsWith('model:') ? 1 : 0);
-  const layout = options.layout ?? options.config.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' };
-  return { time: extraction.meta.time, producer: extraction.meta.producer, rawHash: sha256(rawText), calls, use: countMemoryUse(records, layout), memoryMdWrites: memoryMdWrites(records, layout) };
+  return { time: extraction.meta.time, producer: extraction.meta.producer, rawHash: sha256(rawText), calls, use: countMemoryUse(records, layout), memoryMdWrites: writes, ...(judged ? { judged } : {}) };
 }
 
 /**
@@ -158,6 +183,7 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
     const todo: string[] = [];
     // The newest rollout that wrote MEMORY.md itself: its changes are the agent's, not a person's.
     let agentEdits: { rolloutId: string; lines: number[] } | undefined;
+    const retired: RetiredEntry[] = [];
     for (const id of await transcriptIds(paths)) {
       const s = state.rollouts[id];
       if (s?.status === 'extracted' || s?.status === 'forgotten') continue;
@@ -175,7 +201,14 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
         const out = await extractOne(paths, id, options);
         state.rollouts[id] = { status: 'extracted', time: out.time, producer: out.producer, rawHash: out.rawHash, attempts, seq: nextSeq(state), updatedAt: now().toISOString() };
         result.extracted.push(id);
-        if (out.memoryMdWrites.length) agentEdits = { rolloutId: id, lines: out.memoryMdWrites };
+        if (out.memoryMdWrites.length && !out.judged) agentEdits = { rolloutId: id, lines: out.memoryMdWrites };
+        if (out.judged) {
+          retired.push(...out.judged.retired);
+          result.agentEdits = { rolloutId: id, proposed: out.judged.memories.length, retired: [], rejected: out.judged.rejected };
+          if (out.judged.rejected.length) {
+            onProgress({ step: 'agent-edits', phase: 'end', ok: false, message: `${out.judged.rejected.length} edit(s) of MEMORY.md by the agent of ${id} did not win (${out.judged.rejected.map((x) => `${x.change} ${x.id}: ${x.why}`).join('; ').slice(0, 400)})` });
+          }
+        }
         result.modelCalls += out.calls;
         if (!state.usesCounted.includes(id)) {
           for (const [k, n] of Object.entries(out.use.entries)) state.uses[k] = (state.uses[k] ?? 0) + n;
@@ -205,11 +238,13 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
         ...(options.model ? { model: options.model } : {}),
         force: (options.forceConsolidation ?? false) || rescrubbed,
         ...(agentEdits ? { agentEdits } : {}),
+        ...(retired.length ? { retired } : {}),
         now,
         onProgress,
       });
       Object.assign(result, { consolidated: c.consolidated, added: c.added, changed: c.changed, removed: c.removed, forgottenRollouts: c.forgottenRollouts, archived: c.archived, archivedPersonal: c.archivedPersonal });
       result.modelCalls += c.modelCalls;
+      if (result.agentEdits) result.agentEdits.retired = c.retiredByAgent.map(({ id, reason, personal }) => ({ id, reason, personal }));
     } catch (err) {
       const e = err as { code?: string; message?: string; hint?: string };
       result.phase2Error = { code: typeof e.code === 'string' ? e.code : 'INTERNAL', message: redact(e.message ?? String(err)), ...(e.hint ? { hint: e.hint } : {}) };

@@ -26,8 +26,13 @@ export interface BuildMemoryBlockOptions {
   /** Host directory holding the memory layout. */
   workspaceDir: string;
   layout?: MemoryLayout;
-  /** Budget of the whole block (tokens, ≈ 4 bytes each). */
+  /** Budget of the whole block (tokens: the endpoint's count with `countBlock`, else the conservative estimate). */
   budgetTokens: number;
+  /**
+   * Counts a block's tokens as the model's endpoint does (`blockCounter`); when given, the block is sized to the
+   * endpoint's count instead of the estimate. Should never throw (the counter falls back to the estimate).
+   */
+  countBlock?: (text: string) => Promise<number>;
   /** The run's task: entries that share its words are kept first when over budget, and its keywords are named. */
   task?: string;
   /** How the run sees the memories folder (default `memories`, i.e. `/workspace/memories`). */
@@ -164,6 +169,27 @@ export async function buildMemoryBlock(options: BuildMemoryBlockOptions): Promis
     kept = kept.filter((e) => e !== victim);
     omitted.push(victim.id);
     text = kept.length ? render(memDir, keywords, kept, omitted.length) : '';
+  }
+  if (options.countBlock && text) {
+    // The estimate errs high; the endpoint's count decides. Entries left out for the estimate come back while
+    // the counted block still fits; then entries go, by rank, while it does not.
+    const measure = options.countBlock;
+    while (omitted.length > 0) {
+      const back = entries.find((e) => e.id === omitted.at(-1));
+      const trial = [...kept, back!].sort((a, b) => entries.indexOf(a) - entries.indexOf(b));
+      const t = render(memDir, keywords, trial, omitted.length - 1);
+      if ((await measure(t)) > options.budgetTokens) break;
+      kept = trial;
+      omitted.pop();
+      order.unshift(back!);
+      text = t;
+    }
+    while (kept.length > 0 && (await measure(text)) > options.budgetTokens) {
+      const victim = order.shift()!;
+      kept = kept.filter((e) => e !== victim);
+      omitted.push(victim.id);
+      text = kept.length ? render(memDir, keywords, kept, omitted.length) : '';
+    }
   }
   const overBudget = omitted.length > 0;
   if (overBudget) {

@@ -46,7 +46,8 @@ export type Written = z.infer<typeof WrittenSchema>;
 const TombstoneSchema = z.object({
   text: z.string(),
   at: z.string(),
-  reason: z.enum(['deleted-by-hand', 'forget-command']),
+  /** `corrected-by-agent` / `deleted-by-agent`: a run's agent changed MEMORY.md with evidence (`agent-proposals.ts`). */
+  reason: z.enum(['deleted-by-hand', 'forget-command', 'corrected-by-agent', 'deleted-by-agent']),
 });
 export type Tombstone = z.infer<typeof TombstoneSchema>;
 

@@ -28,6 +28,8 @@ export async function structuredCall<S extends z.ZodType>(options: {
   shorter: string;
   /** Said when the model called no tool: what to call it with. */
   callWith: string;
+  /** Receive each answer as a stream (SSE, `messages.stream`) instead of one JSON body; the result is the same. */
+  stream?: boolean;
   onRejected?: (attempt: number, problem: string) => void;
 }): Promise<StructuredCallResult<z.infer<S>>> {
   const { toolName } = options;
@@ -39,14 +41,15 @@ export async function structuredCall<S extends z.ZodType>(options: {
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: options.content }];
   let problem = '';
   for (let attempt = 1; attempt <= 2; attempt += 1) {
-    const reply = await options.client.sdk.messages.create({
+    const params: Anthropic.MessageCreateParamsNonStreaming = {
       model: options.model,
       max_tokens: options.maxTokens,
       system: options.system,
       messages,
       tools: [tool],
       tool_choice: { type: 'tool', name: toolName },
-    });
+    };
+    const reply = options.stream ? await options.client.sdk.messages.stream(params).finalMessage() : await options.client.sdk.messages.create(params);
     const use = reply.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use' && b.name === toolName);
     const parsed = use ? options.schema.safeParse(use.input) : undefined;
     if (parsed?.success) return { ok: true, value: parsed.data as z.infer<S>, calls: attempt };

@@ -5,7 +5,9 @@ import type { MnemaraConfig } from '../config/schema.js';
 import type { OnProgress } from '../config/progress.js';
 import { logger } from '../config/logger.js';
 import { runMemoryPipeline, type MemoryPipelineResult } from '../memory/pipeline.js';
+import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';
 import { buildMemoryBlock } from '../memory/read.js';
+import { blockCounter } from '../memory/token-count.js';
 import type { Sandbox } from '../sandbox/types.js';
 
 const log = logger('session');
@@ -21,7 +23,8 @@ export function extractorOf(config: MnemaraConfig): 'model' | 'deterministic' {
 
 /**
  * Step 4: the memory block of the system prompt, built by the memory module's read path from the restored
- * workspace's `memory_summary.md` (and MEMORY.md + state for ranking). The few files are read from the sandbox
+ * workspace's `memory_summary.md` (and MEMORY.md + state for ranking), sized by `client`'s token count when given
+ * (the endpoint's `count_tokens`, else the estimate). The few files are read from the sandbox
  * into a scratch directory. Never fails the session: no memory, or an unreadable one, gives no block.
  */
 export async function readMemoryBlock(
@@ -29,6 +32,7 @@ export async function readMemoryBlock(
   config: MnemaraConfig,
   task: string,
   scratchDir: string,
+  client?: ModelClient,
 ): Promise<{ block: string | undefined; note: string }> {
   const layout = config.memory.layout;
   const dir = await mkdtemp(join(scratchDir, 'read-'));
@@ -45,7 +49,9 @@ export async function readMemoryBlock(
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, data);
     }
-    const block = await buildMemoryBlock({ workspaceDir: dir, layout, budgetTokens: config.memory.readBudgetTokens, task });
+    // Sized by the endpoint's own count when it has count_tokens (the estimate otherwise).
+    const countBlock = client ? { countBlock: blockCounter(client, config.agent.model) } : {};
+    const block = await buildMemoryBlock({ workspaceDir: dir, layout, budgetTokens: config.memory.readBudgetTokens, task, ...countBlock });
     if (!block.text) return { block: undefined, note: 'no memory yet' };
     const over = block.overBudget ? `; ${block.omitted.length} left out for the ${config.memory.readBudgetTokens}-token budget` : '';
     return { block: block.text, note: `${block.included.length} lessons in the prompt${over}` };
@@ -59,6 +65,7 @@ export async function readMemoryBlock(
 
 /**
  * Steps 7 and 8 on a host directory holding the memory layout: phase 1 for every pending rollout, then phase 2.
+ * `agentMemoryMd`: the run's own edits of MEMORY.md, judged as that rollout's proposals.
  * Returns the pipeline's result; a phase 1 or phase 2 failure is in the result (the rollout stays pending, the
  * previous MEMORY.md stays). When the model path fails because the endpoint does not give the structured answer
  * (it calls no tool or an invalid one, twice: a server that is not Claude), the deterministic extractor runs
@@ -70,9 +77,10 @@ export async function runPipelineOn(
   config: MnemaraConfig,
   client: ModelClient,
   onProgress: OnProgress,
+  agentMemoryMd?: AgentMemoryEdits,
 ): Promise<MemoryPipelineResult> {
   const extractor = extractorOf(config);
-  const base = { workspaceDir: dir, layout: config.memory.layout, config: config.memory, onProgress };
+  const base = { workspaceDir: dir, layout: config.memory.layout, config: config.memory, onProgress, ...(agentMemoryMd ? { agentMemoryMd } : {}) };
   const result = await runMemoryPipeline({ ...base, extractor, ...(extractor === 'model' ? { client, model: config.memory.model ?? config.agent.model, contextTokens: config.memory.contextTokens } : {}) });
   const unstructured = extractor === 'model' ? structuredAnswerMissing(result) : undefined;
   if (!unstructured) return result;
@@ -90,7 +98,7 @@ export async function runPipelineOn(
 }
 
 /** The problem when the model path failed for want of a structured answer (see `structuredCall`), else undefined. */
-function structuredAnswerMissing(r: MemoryPipelineResult): string | undefined {
+export function structuredAnswerMissing(r: MemoryPipelineResult): string | undefined {
   if (r.phase2Error?.code === 'MODEL_OUTPUT_INVALID') return r.phase2Error.message;
   return r.pending.find((p) => /was invalid twice/.test(p.error))?.error;
 }

@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
@@ -6,6 +6,7 @@ import { HeadConflictError } from '../snapshot/errors.js';
 import { retryHeadMove } from '../snapshot/head-retry.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
 import type { MemoryEntry } from '../memory/memory-md.js';
+import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { codeOnHead } from './code-contained.js';
 import { copyLayoutFromSandbox } from './layout-io.js';
@@ -41,6 +42,8 @@ export class HeadPublisher {
   base: string | null;
   parent: string | null = null;
   conflicts = 0;
+  /** MEMORY.md at the run's start and as the agent left it, when the agent changed it (set by `publishWorkspace`). */
+  agentMemoryMd: AgentMemoryEdits | undefined;
   private scratch = 0;
 
   constructor(
@@ -109,13 +112,20 @@ export class HeadPublisher {
    */
   async publishWorkspace(sandbox: Sandbox, workspaceSnapshot: string): Promise<PublishOutcome> {
     await copyLayoutFromSandbox(sandbox, this.layoutDir, this.layout);
+    const memoryMd = join(this.layoutDir, this.layout.memoriesDir, 'MEMORY.md');
+    const end = this.trust ? await readFile(memoryMd, 'utf8').catch(() => null) : null;
     const agentWroteOwned = this.trust
       ? await trustOwnedPaths(this.layoutDir, this.layout, this.trust.source, this.store, {
           rolloutId: this.rolloutId,
           transcriptPath: this.trust.transcriptPath,
         })
       : false;
-    const entries = await readEntries(join(this.layoutDir, this.layout.memoriesDir, 'MEMORY.md'));
+    if (this.trust) {
+      // The trusted copy replaced the agent's MEMORY.md: its edits go to the pipeline as this rollout's proposals.
+      const start = await readFile(memoryMd, 'utf8').catch(() => null);
+      this.agentMemoryMd = start !== end ? { rolloutId: this.rolloutId, start, end } : undefined;
+    }
+    const entries = await readEntries(memoryMd);
     const adopted = this.adopt ? await this.adopt(this.layoutDir) : [];
     let candidate = workspaceSnapshot;
     if (this.expected !== null && this.expected !== this.base) {

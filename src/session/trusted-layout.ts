@@ -10,7 +10,8 @@ export type TrustedSource = { snapshotId: string } | { hostDir: string };
 
 /**
  * Replaces, in the host copy `layoutDir` of the sandbox's memory layout, every path that only mnemara writes
- * (`mnemaraOwnedPaths`: MEMORY.md, memory_summary.md, .state.json, raw_memories/, rollout_summaries/, sessions/)
+ * (`mnemaraOwnedPaths`: MEMORY.md, memory_summary.md, archive.md, .state.json, .imports.json, raw_memories/,
+ * rollout_summaries/, sessions/)
  * with the copy from where the session started, and puts this run's transcript in `sessions/` from the host file
  * the agent loop appended (`transcriptPath`).
  *
@@ -18,7 +19,8 @@ export type TrustedSource = { snapshotId: string } | { hostDir: string };
  * transcript or raw memory would otherwise come out of the pipeline as a lesson "from the user", a flood of them
  * would push real rollouts out of the raw-memory window (and get their files deleted), and a damaged `.state.json`
  * would stop the lineage's pipeline for good. The agent's other files under the memories folder (memory-tool
- * notes) are kept as it left them; its edits of MEMORY.md reach phase 1 through the transcript.
+ * notes) are kept as it left them; its edits of MEMORY.md are not lost: the caller reads the sandbox's MEMORY.md
+ * before this and hands start and end to the pipeline as the rollout's proposals (`judgeAgentEdits`).
  *
  * Returns whether the sandbox's copy of those paths differed from the trusted one (then the workspace snapshot
  * holds agent-written bookkeeping and must not become the head as it is). Throws what the store's restore throws.

@@ -104,7 +104,7 @@ describe('eval:memory on the model path (scripted Messages server)', () => {
       const f = await runEval(folder, { how: { extractor: 'model', client, model: 'claude-test' } });
       expect(f.producer).toBe('model:claude-test');
       expect(f.total).toMatchObject({ lessons: 3, captured: 2, entries: 1, junk: 0, forbidden: 0 }); // libpq-dev + apt-get update
-      expect(server.requests.map((r) => r.body.tool_choice?.name)).toEqual(['record_rollout', 'write_memory']);
+      expect(server.messageRequests.map((r) => r.body.tool_choice?.name)).toEqual(['record_rollout', 'write_memory']);
     } finally {
       await server.close();
       await rm(folder, { recursive: true, force: true });

@@ -49,6 +49,7 @@ describe('mnemaraOwnedPaths', () => {
       const ws = await mkdtemp(join(tmpdir(), 'mnemara-owned-'));
       const owned = mnemaraOwnedPaths(layout);
       expect(owned).toContain(`${layout.memoriesDir}/MEMORY.md`);
+      expect(owned).toContain(`${layout.memoriesDir}/archive.md`);
       await learnTranscript(join(defaultFixtures(), 'harbor-ledger-s3-export-region.json'), ws, { extractor: 'deterministic', config: { ...CONFIG, layout }, layout });
       const written = (await readdir(ws, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => relative(ws, join(e.parentPath, e.name)).split(sep).join('/'));
       expect(written.length).toBeGreaterThanOrEqual(5);

@@ -11,7 +11,11 @@
  *   then `message_delta` (stop_reason + output usage) and `message_stop`.
  * - Errors: status + `{"type":"error","error":{"type":"rate_limit_error","message":…},"request_id":…}`,
  *   with `retry-after-ms` / `retry-after` headers so the SDK's own retries wait only `retryAfterMs`.
- * - `POST /v1/messages/count_tokens` answers `{input_tokens}` (≈ request chars / 4).
+ * - `POST /v1/messages/count_tokens` answers `{input_tokens}` by a deterministic rule ({@link countTokensRule}:
+ *   one token per 3 UTF-8 bytes of the request's text, more than mnemara's estimate for English, as a real
+ *   tokenizer often is); `countTokens: 'unsupported'` answers it 404 instead, like a gateway that lacks it.
+ * - `contextTokens`: a `/v1/messages` request whose counted input is over it is refused with 400
+ *   "prompt is too long: N tokens > W maximum" (as the API does), before it takes a script step.
  * - Server-side message threads (the `thread` param that SDK 1.14's tool runner sends by default) are NOT
  *   supported: such a request gets 400 saying so. Pass `thread: false` to `toolRunner()`; every request then
  *   carries the whole history, which is also what gateways and local servers need.
@@ -180,6 +184,32 @@ export interface MessagesServerOptions {
    * Default `any`: tools are not checked.
    */
   tools?: 'any' | 'portable';
+  /** `rule` (default): answer count_tokens with {@link countTokensRule}; `unsupported`: 404 it. */
+  countTokens?: 'rule' | 'unsupported';
+  /** The "model's" context window (tokens by {@link countTokensRule}); larger requests are refused with 400. */
+  contextTokens?: number;
+}
+
+/**
+ * The server's token count of a request: one token per 3 UTF-8 bytes (rounded up) of the system prompt, of
+ * every message's text (text blocks, tool_result contents, tool_use inputs as JSON) and of the tools as JSON,
+ * plus 3 per message. Deterministic, so a test can compute what the endpoint will say.
+ */
+export function countTokensRule(body: any): number {
+  const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
+  let n = Math.ceil(bytes(flatten(body?.system)) / 3);
+  for (const m of (body?.messages ?? []) as Array<{ content: unknown }>) {
+    n += 3;
+    if (typeof m.content === 'string') n += Math.ceil(bytes(m.content) / 3);
+    else if (Array.isArray(m.content)) {
+      for (const b of m.content as Array<Record<string, unknown>>) {
+        const t = b.type === 'text' ? String(b.text ?? '') : b.type === 'tool_result' ? flatten(b.content) : b.type === 'tool_use' ? JSON.stringify(b.input ?? {}) : '';
+        n += Math.ceil(bytes(t) / 3);
+      }
+    }
+  }
+  if (body?.tools) n += Math.ceil(bytes(JSON.stringify(body.tools)) / 3);
+  return n;
 }
 
 /** Why a portable-only server refuses `tools`, or null when every tool is a JSON-schema tool. */
@@ -234,7 +264,8 @@ export async function startMessagesServer(script: Script, options: MessagesServe
     const path = (req.url ?? '').split('?')[0];
 
     if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
-      return sendJson(res, 200, { input_tokens: estimate(raw) });
+      if (options.countTokens === 'unsupported') return sendError(res, { kind: 'error', status: 404, message: `messages-server: no route ${req.method} ${path}` });
+      return sendJson(res, 200, { input_tokens: countTokensRule(body) });
     }
     if (req.method !== 'POST' || path !== '/v1/messages') {
       return sendError(res, { kind: 'error', status: 404, message: `messages-server: no route ${req.method} ${path}` });
@@ -249,6 +280,12 @@ export async function startMessagesServer(script: Script, options: MessagesServe
     if (options.tools === 'portable') {
       const problem = portableToolProblem((body as { tools?: unknown } | undefined)?.tools);
       if (problem) return sendError(res, { kind: 'error', status: 400, message: `messages-server (portable tools only): ${problem}` });
+    }
+    if (options.contextTokens !== undefined) {
+      const counted = countTokensRule(body);
+      if (counted > options.contextTokens) {
+        return sendError(res, { kind: 'error', status: 400, message: `prompt is too long: ${counted} tokens > ${options.contextTokens} maximum` });
+      }
     }
     const step = await nextStep(recorded);
     const stream = (body as { stream?: boolean } | undefined)?.stream === true;

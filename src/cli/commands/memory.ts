@@ -7,10 +7,8 @@ import { contextTokensOf } from './learn.js';
 import { describeMemory, forgetEntry, searchMemory, type MemoryOverview } from '../../memory/handbook.js';
 import { KIND_ORDER, SECTION_TITLES, type MemoryEntry } from '../../memory/memory-md.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
-import { runMemoryPipeline } from '../../memory/pipeline.js';
 import { renderLessonsSection, writeLessonsSection, type ExportFormat } from '../../memory/export.js';
-import { sessionModelClient } from '../../session/agent-step.js';
-import { extractorOf } from '../../session/memory-step.js';
+import { consolidateWithFallback } from './consolidate-path.js';
 import { describeSource, lineageLines, memoryStore, onMemoryDir, resolveMemorySource, sourceJson, type MemorySource } from '../memory-source.js';
 import { EXIT, emit, progressPrinter } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
@@ -129,18 +127,17 @@ export function registerMemoryCommand(program: Command): void {
     .option('--context-tokens <n>', "the pipeline model's context window in tokens (memory.contextTokens, default 200000)")
     .action(async (opts: Opts & { force?: boolean; deterministic?: boolean; memoryModel?: string; contextTokens?: string }) => {
       const { config } = loadCliConfig(opts);
-      const extractor = opts.deterministic ? 'deterministic' : extractorOf(config);
       const contextTokens = contextTokensOf(opts.contextTokens, config.memory.contextTokens);
-      const result = await runMemoryPipeline({
-        workspaceDir: await existingWorkspaceDir(opts.workspace),
-        layout: config.memory.layout,
-        extractor,
-        ...(extractor === 'model' ? { client: sessionModelClient(config), model: opts.memoryModel ?? config.memory.model ?? config.agent.model, contextTokens } : {}),
-        config: config.memory,
-        forceConsolidation: Boolean(opts.force),
+      const ran = await consolidateWithFallback(await existingWorkspaceDir(opts.workspace), config, {
+        ...(opts.deterministic ? { deterministic: true } : {}),
+        ...(opts.memoryModel ? { model: opts.memoryModel } : {}),
+        contextTokens,
+        force: Boolean(opts.force),
         onProgress: progressPrinter(!opts.json),
       });
-      emit(Boolean(opts.json), result, () =>
+      const { result } = ran;
+      const pathLine = ran.path === 'model' ? `path: model (${ran.model})` : `path: deterministic${ran.fallback ? ' (fallback)' : ''}: ${ran.reason}`;
+      emit(Boolean(opts.json), { ...result, path: ran.path, ...(ran.model ? { model: ran.model } : {}), ...(ran.reason ? { pathReason: ran.reason } : {}), fallback: ran.fallback }, () =>
         [
           `extracted ${result.extracted.length} rollout(s)${result.extracted.length ? `: ${result.extracted.join(', ')}` : ''}`,
           ...result.pending.map((p) => `pending ${p.rolloutId}: ${p.error}`),
@@ -149,7 +146,8 @@ export function registerMemoryCommand(program: Command): void {
             : result.consolidated
               ? `consolidated: +${result.added.length} ~${result.changed.length} -${result.removed.length} entries${result.forgottenRollouts.length ? `, forgot ${result.forgottenRollouts.length} old rollout(s)` : ''}${result.archived?.length ? `; ${result.archived.length} moved to memories/archive.md by the size cap${result.archivedPersonal?.length ? ` (yours: ${result.archivedPersonal.map((e) => e.id).join(', ')}; mnemara memory restore <id>)` : ''}` : ''}`
               : 'nothing new to consolidate',
-          `model calls: ${result.modelCalls} (${extractor})`,
+          pathLine,
+          `model calls: ${result.modelCalls}`,
         ].join('\n'),
       );
       if (result.phase2Error || result.pending.length) process.exitCode = EXIT.failed;

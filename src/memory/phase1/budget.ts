@@ -8,16 +8,18 @@ const TRANSCRIPT_SHARE = 0.6;
 /** Per tool output: characters kept from its start and from its end (decisive errors come last). */
 const OUTPUT_HEAD = 1_500;
 const OUTPUT_TAIL = 3_500;
-/** Of the transcript budget, the share given to its beginning; the rest goes to its end. */
-const HEAD_SHARE = 0.35;
 
-export interface RenderedTranscript {
-  /** The transcript as fenced data, `<transcript>…</transcript>`. */
+/** One part of a transcript for one model call. */
+export interface TranscriptChunk {
+  /** The part as fenced data, `<transcript rollout=… part=…>…</transcript>`. */
   text: string;
   /** Estimated tokens of `text` (`estimateTokens`). */
   tokens: number;
-  /** Entries left out in the middle to fit the budget (0 when it fit). */
-  cutEntries: number;
+  /** The rendered entries it holds (for splitting it further). */
+  entries: string[];
+  /** Transcript lines of its first and last entry. */
+  firstLine: number;
+  lastLine: number;
 }
 
 /** The transcript budget (tokens) for a model with `contextTokens` of context. */
@@ -27,35 +29,50 @@ export function transcriptBudget(contextTokens = DEFAULT_CONTEXT_TOKENS): number
 
 /**
  * Renders a filtered, redacted rollout for the model as numbered entries (`L<line> user: …`,
- * `L<line> $ <command>`, `L<line> → exit 1: <output>`), fenced as data. Each tool output keeps its start
- * and its end with a visible marker in between; when the whole is over `budgetTokens`, the beginning and
- * the end are kept and a visible marker says how many entries were cut from the middle.
+ * `L<line> $ <command>`, `L<line> → exit 1: <output>`), fenced as data, in consecutive parts of at most
+ * `budgetTokens` (estimated) each: nothing in the middle is cut (issue 12). Each tool output keeps its start and
+ * its end with a visible marker in between; a single entry larger than the budget is clipped in its middle the
+ * same way. A transcript that fits is one part.
  */
-export function renderTranscript(view: RolloutView, budgetTokens: number): RenderedTranscript {
-  const entries = toEntries(view);
-  const costs = entries.map((e) => estimateTokens(e) + 1);
-  const total = costs.reduce((a, b) => a + b, 0);
-  let kept = entries;
-  let cutEntries = 0;
-  if (total > budgetTokens) {
-    const headBudget = Math.floor(budgetTokens * HEAD_SHARE);
-    const tailBudget = budgetTokens - headBudget - 50;
-    let head = 0;
-    let used = 0;
-    while (head < entries.length && used + costs[head]! <= headBudget) used += costs[head++]!;
-    let tail = entries.length;
-    used = 0;
-    while (tail > head && used + costs[tail - 1]! <= tailBudget) used += costs[--tail]!;
-    cutEntries = tail - head;
-    const cutTokens = costs.slice(head, tail).reduce((a, b) => a + b, 0);
-    kept = [
-      ...entries.slice(0, head),
-      `[… ${cutEntries} transcript entries (about ${cutTokens} tokens) cut here to fit the model's context budget …]`,
-      ...entries.slice(tail),
-    ];
+export function chunkTranscript(view: RolloutView, budgetTokens: number): TranscriptChunk[] {
+  const maxEntryChars = Math.max(400, budgetTokens * 3);
+  const entries = toEntries(view).map((e) => (estimateTokens(e) > budgetTokens - 60 ? clipMiddle(e, Math.floor(maxEntryChars * 0.3), Math.floor(maxEntryChars * 0.6)) : e));
+  const groups: string[][] = [];
+  let cur: string[] = [];
+  let used = 0;
+  for (const e of entries) {
+    const cost = estimateTokens(e) + 1;
+    if (cur.length && used + cost > budgetTokens - 40) {
+      groups.push(cur);
+      cur = [];
+      used = 0;
+    }
+    cur.push(e);
+    used += cost;
   }
-  const text = `<transcript rollout="${view.rolloutId}">\n${kept.join('\n')}\n</transcript>`;
-  return { text, tokens: estimateTokens(text), cutEntries };
+  if (cur.length) groups.push(cur);
+  return groups.map((g) => fenceChunk(view.rolloutId, g));
+}
+
+/**
+ * Splits a chunk in two halves of its entries (a one-entry chunk: its entry clipped to half its length).
+ * Returns null when it cannot get smaller (one entry of at most `minChars` characters).
+ */
+export function splitChunk(rolloutId: string, chunk: TranscriptChunk, minChars = 1_000): TranscriptChunk[] | null {
+  if (chunk.entries.length >= 2) {
+    const mid = Math.ceil(chunk.entries.length / 2);
+    return [chunk.entries.slice(0, mid), chunk.entries.slice(mid)].map((g) => fenceChunk(rolloutId, g));
+  }
+  const only = chunk.entries[0] ?? '';
+  if (only.length <= minChars) return null;
+  const half = Math.floor(only.length / 2);
+  return [fenceChunk(rolloutId, [clipMiddle(only, Math.floor(half * 0.3), Math.floor(half * 0.6), 0)])];
+}
+
+function fenceChunk(rolloutId: string, entries: string[]): TranscriptChunk {
+  const text = `<transcript rollout="${rolloutId}">\n${entries.join('\n')}\n</transcript>`;
+  const lines = entries.flatMap((e) => [...e.matchAll(/^L(\d+) /gm)].map((m) => Number(m[1])));
+  return { text, tokens: estimateTokens(text), entries, firstLine: lines[0] ?? 0, lastLine: lines.at(-1) ?? 0 };
 }
 
 function toEntries(view: RolloutView): string[] {
@@ -80,9 +97,9 @@ function toEntries(view: RolloutView): string[] {
   return [...evs.map((e) => e.text), outcome];
 }
 
-/** Keeps the start and the end of a long output with a visible marker. */
-export function clipMiddle(text: string, head = OUTPUT_HEAD, tail = OUTPUT_TAIL): string {
-  if (text.length <= head + tail + 200) return text;
+/** Keeps the start and the end of a long output with a visible marker (`slack`: length over head + tail left whole). */
+export function clipMiddle(text: string, head = OUTPUT_HEAD, tail = OUTPUT_TAIL, slack = 200): string {
+  if (text.length <= head + tail + slack) return text;
   return `${text.slice(0, head)}\n[… ${text.length - head - tail} characters cut …]\n${text.slice(-tail)}`;
 }
 

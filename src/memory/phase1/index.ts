@@ -7,11 +7,12 @@ import { redactDeep } from '../redact.js';
 import type { Extraction, RawMemory } from '../types.js';
 import { DEFAULT_CONTEXT_TOKENS, transcriptBudget } from './budget.js';
 import { extractDeterministic } from './deterministic/index.js';
-import { extractWithModel } from './model.js';
+import type { CountTokens } from '../token-count.js';
+import { TooLargeError, extractWithModel } from './model.js';
 import { viewRollout } from './rollout.js';
 import { summarizeRollout } from './summary.js';
 
-export { renderTranscript, transcriptBudget, DEFAULT_CONTEXT_TOKENS } from './budget.js';
+export { chunkTranscript, transcriptBudget, DEFAULT_CONTEXT_TOKENS } from './budget.js';
 export { ModelExtractionSchema } from './model.js';
 export { viewRollout, type RolloutView } from './rollout.js';
 
@@ -21,12 +22,7 @@ export const DETERMINISTIC_VERSION = 'deterministic-v1';
 /** Start of the error of a rollout refused as too large at a context window: `too large at contextTokens=<n>`. */
 export const TOO_LARGE_MARK = 'too large at contextTokens=';
 
-/** The endpoint refused the request as too large (HTTP 400/413 saying so): the same request will be refused again. */
-export function refusedAsTooLarge(err: unknown): boolean {
-  const status = (err as { status?: number }).status;
-  const message = err instanceof Error ? err.message : String(err);
-  return (status === 400 || status === 413) && /too (long|large)|maximum context|context (length|window)|exceeds|prompt is too long/i.test(message);
-}
+export { refusedAsTooLarge } from './model.js';
 
 /** Inputs of {@link extractRollout}. */
 export interface ExtractRolloutOptions {
@@ -44,6 +40,10 @@ export interface ExtractRolloutOptions {
   contextTokens?: number;
   /** Model path: max output tokens of the call (default 8,192). */
   maxOutputTokens?: number;
+  /** Model path: receive answers as streams (SSE). */
+  stream?: boolean;
+  /** Model path: counts requests before they are sent (`tokenCounter(client)`); default: not counted, estimated only. */
+  countTokens?: CountTokens;
   /** Model path: the prompt (default `src/memory/prompts/phase1.md`). */
   prompt?: Prompt;
   onProgress?: OnProgress;
@@ -55,11 +55,14 @@ export interface ExtractRolloutOptions {
  * Filter: the system prompt and the memory block the run started with are dropped. Redaction runs on the
  * records before anything reads them and again on every output. `mode: 'deterministic'` reads the
  * transcript's structure (no network; `producer: deterministic`, `promptVersion: deterministic-v1`);
- * `mode: 'model'` makes one structured call (retried once on invalid output) on the transcript cut to
- * the budget derived from `contextTokens` (`producer: model:<name>`, `promptVersion` from the prompt file).
+ * `mode: 'model'` makes one structured call (retried once on invalid output) per part of the transcript, parts
+ * of at most the budget derived from `contextTokens`, and merges the parts' lessons (`extractWithModel`;
+ * `producer: model:<name>`, `promptVersion` from the prompt file).
  * An empty `memories` is a valid result: the run taught nothing.
  * @throws MnemaraError `INVALID_INPUT` (no records, or no rollout id), `USAGE` (model mode without a client
- *   or model), `MODEL_OUTPUT_INVALID` (the model answered invalidly twice); SDK errors pass through.
+ *   or model), `MODEL_OUTPUT_INVALID` (the model answered invalidly twice), `MODEL_INPUT_TOO_LARGE` (a part
+ *   still refused or counted too large after splitting; the message starts `too large at contextTokens=<n>`);
+ *   SDK errors pass through.
  */
 export async function extractRollout(options: ExtractRolloutOptions): Promise<Extraction> {
   const { records, mode, onProgress = noProgress } = options;
@@ -91,29 +94,24 @@ export async function extractRollout(options: ExtractRolloutOptions): Promise<Ex
     }
     const prompt = options.prompt ?? (await loadPrompt('phase1'));
     const contextTokens = options.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
-    let budgetTokens = transcriptBudget(contextTokens);
-    let result: Awaited<ReturnType<typeof extractWithModel>> | undefined;
-    // The estimate can undercount (the endpoint counted 28.4k where it said 17.5k): a refusal as too large is
-    // never retried identically — the transcript is cut to half the budget, twice at most, then the rollout
-    // fails with the reason and the command to retry (the pipeline does not retry it at the same window).
-    for (let shrink = 0; !result; shrink += 1) {
-      try {
-        result = await extractWithModel(view, {
-          client: options.client,
-          model: options.model,
-          prompt,
-          budgetTokens,
-          ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
-        });
-      } catch (err) {
-        if (!refusedAsTooLarge(err)) throw err;
-        if (shrink >= 2 || budgetTokens <= 2000) {
-          throw new MnemaraError('MODEL_INPUT_TOO_LARGE', `${TOO_LARGE_MARK}${contextTokens}: the endpoint refused rollout ${view.rolloutId} as too large even cut to ${budgetTokens} tokens (${(err as Error).message.slice(0, 200)})`, {
-            hint: `Retry with a smaller window: mnemara memory consolidate --context-tokens ${Math.max(4000, Math.floor(contextTokens / 2))} (or --deterministic).`,
-          });
-        }
-        budgetTokens = Math.max(2000, Math.floor(budgetTokens / 2));
-      }
+    let result: Awaited<ReturnType<typeof extractWithModel>>;
+    try {
+      result = await extractWithModel(view, {
+        client: options.client,
+        model: options.model,
+        prompt,
+        contextTokens,
+        budgetTokens: transcriptBudget(contextTokens),
+        ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+        ...(options.stream ? { stream: true } : {}),
+        ...(options.countTokens ? { countTokens: options.countTokens } : {}),
+      });
+    } catch (err) {
+      // Never retried identically: the pipeline skips a rollout marked so at this window or a larger one.
+      if (!(err instanceof TooLargeError)) throw err;
+      throw new MnemaraError('MODEL_INPUT_TOO_LARGE', `${TOO_LARGE_MARK}${contextTokens}: rollout ${view.rolloutId}: ${err.message}`, {
+        hint: `Retry with a smaller window: mnemara memory consolidate --context-tokens ${Math.max(4000, Math.floor(contextTokens / 2))} (or --deterministic).`,
+      });
     }
     memories = result.memories;
     modelCalls = result.calls;

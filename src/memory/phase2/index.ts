@@ -22,6 +22,7 @@ import { dropSuperseded } from './supersede.js';
 import { closeFinishedTasks, loadOutcomes } from './task-state.js';
 import { readMemoryMd, renderHandbook, writeHandbook } from './write.js';
 import { applyConcurrentEdits, concurrentEdits } from './concurrent-edits.js';
+import type { RetiredEntry } from './agent-proposals.js';
 
 /** Version of the deterministic consolidation rules, recorded like a prompt version. */
 export const DETERMINISTIC_PHASE2_VERSION = 'consolidate-v1';
@@ -41,6 +42,11 @@ export interface ConsolidateOptions {
    * MEMORY.md becomes raw memories of that rollout instead of a person's pinned edits.
    */
   agentEdits?: { rolloutId: string; lines: number[] };
+  /**
+   * Entries a run's agent corrected or deleted with evidence in its transcript (`judgeAgentEdits`): they leave
+   * MEMORY.md for the archive, with a tombstone so that older raw memories cannot bring them back.
+   */
+  retired?: RetiredEntry[];
   now?: () => Date;
   onProgress?: OnProgress;
 }
@@ -62,6 +68,8 @@ export interface ConsolidationResult {
   archived: string[];
   /** Of `archived`, the entries a person wrote or edited: always named in the run's summary line. */
   archivedPersonal: Array<{ id: string; text: string }>;
+  /** Entries a run's agent corrected or deleted with evidence (`retired`), moved to the archive. */
+  retiredByAgent: Array<{ id: string; reason: 'corrected' | 'deleted'; rolloutId: string; personal: boolean }>;
   entries: number;
   modelCalls: number;
   producer: string;
@@ -92,7 +100,7 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   const prompt = mode === 'model' ? await loadPrompt('phase2') : undefined;
   const producer = mode === 'model' ? `model:${options.model}` : 'deterministic';
   const promptVersion = prompt?.version ?? DETERMINISTIC_PHASE2_VERSION;
-  const base: ConsolidationResult = { consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], superseded: [], invalid: inputs.invalid, archived: [], archivedPersonal: [], entries: book.entries.length, modelCalls: 0, producer, promptVersion };
+  const base: ConsolidationResult = { consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], superseded: [], invalid: inputs.invalid, archived: [], archivedPersonal: [], retiredByAgent: [], entries: book.entries.length, modelCalls: 0, producer, promptVersion };
 
   if (!options.force && memoryText !== null && state.consolidation?.inputHash === inputs.inputHash) {
     onProgress({ step: 'phase2', phase: 'end', message: 'nothing new', elapsedMs: Date.now() - started });
@@ -103,6 +111,17 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     return base;
   }
 
+  // Corrected or deleted by a run's agent, with evidence: out of the book, tombstoned unless the correction is a
+  // rewording of it (then the merged lesson carries the new wording and must not be blocked by the old one).
+  const retired = (options.retired ?? []).filter((r) => book.entries.some((e) => e.id === r.entry.id));
+  if (retired.length) {
+    const ids = new Set(retired.map((r) => r.entry.id));
+    book.entries = book.entries.filter((e) => !ids.has(e.id));
+    for (const r of retired) {
+      if (r.by && nearDuplicate(r.entry.text, r.by)) continue;
+      book.deleted[r.entry.id] = { text: normalizeText(r.entry.text), at: now, reason: r.reason === 'corrected' ? 'corrected-by-agent' : 'deleted-by-agent' };
+    }
+  }
   const forgotten = { ...state.forgotten, ...book.deleted };
   // A bullet a person wrote back after deleting it is theirs again.
   for (const e of book.entries) delete forgotten[e.id];
@@ -156,7 +175,12 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     modelCalls,
     archived: rendered.capped.map((e) => e.id),
     archivedPersonal: rendered.capped.filter((e) => e.edited).map((e) => ({ id: e.id, text: e.text })),
+    retiredByAgent: retired.map((r) => ({ id: r.entry.id, reason: r.reason, rolloutId: r.rolloutId, personal: r.entry.edited })),
   };
+  if (retired.length) {
+    await archiveEntries(paths, retired.map((r) => r.entry), info);
+    log.info({ retired: result.retiredByAgent }, `${retired.length} entr${retired.length === 1 ? 'y' : 'ies'} corrected or deleted by a run's agent, with evidence; moved to archive.md`);
+  }
   if (rendered.capped.length) {
     // Not deleted: moved to the archive, where `memory search` finds them and `memory restore` brings them back.
     const fellOut = await archiveEntries(paths, rendered.capped, info);
@@ -168,10 +192,13 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   for (const id of inputs.forgotten) state.rollouts[id] = { ...(state.rollouts[id] ?? { attempts: 0, time: '' }), status: 'forgotten', updatedAt: now };
   await writeHandbook(paths, state, rendered);
   await removeRolloutFiles(paths, inputs.forgotten);
+  const agentNote = retired.length
+    ? `; ${retired.length} corrected or deleted by the agent of ${[...new Set(retired.map((r) => r.rolloutId))].join(', ')} (archived: ${retired.map((r) => `${r.entry.id}${r.entry.edited ? ' (yours)' : ''}`).join(', ')}; mnemara memory restore <id>)`
+    : '';
   const archivedNote = result.archived.length
     ? `; ${result.archived.length} moved to archive.md by the size cap${result.archivedPersonal.length ? ` (${result.archivedPersonal.length} of them yours: ${result.archivedPersonal.map((e) => e.id).join(', ')}; mnemara memory restore <id>)` : ''}`
     : '';
-  onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})${archivedNote}`, elapsedMs: Date.now() - started });
+  onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})${archivedNote}${agentNote}`, elapsedMs: Date.now() - started });
   return result;
 }
 

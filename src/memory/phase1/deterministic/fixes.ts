@@ -1,6 +1,7 @@
 import type { RawMemory } from '../../types.js';
 import { essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { errorLines } from '../error-lines.js';
+import { checksOnly, jobOf } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
 import { segmentOutcome } from '../outcome.js';
 import { commandOf, failed, isEdit, type RolloutView, type Step } from '../rollout.js';
@@ -10,8 +11,9 @@ import { clip, keywordsOf, quote } from './text.js';
  * A failure followed by the change that fixed it: a command fails, and a later related command succeeds
  * with no edit to the code in between (so the failure was about the environment or the way of running it,
  * not a bug the run then fixed). Related = same program and subcommand (`make gen`), or same kind of work
- * (test, install) by the same program (`npm test` → `npm run test:unit`), or any install after an install
- * failed (`npm ci` → `pnpm install`). Edits to configuration files and successful setup commands between
+ * (test, install) by the same program (`npm test` → `npm run test:unit`), any install after an install
+ * failed (`npm ci` → `pnpm install`), or the same check by another route (`jobOf`: `eslint .` → `npm run lint`,
+ * `mypy src` → `make typecheck`). Edits to configuration files and successful setup commands between
  * the two are the fix. Failures that were never fixed, and diagnostics that "fail" (grep finding nothing),
  * teach nothing and yield nothing.
  */
@@ -87,7 +89,12 @@ function failedSegment(step: Step): Segment | undefined {
 }
 
 function related(a: Segment, b: Segment): boolean {
+  const job = jobOf(a);
+  // A check and a fixer of the same job (`prettier --check` → `prettier --write`) are a dev loop: the code changed.
+  if (job && job === jobOf(b) && checksOnly(a) !== checksOnly(b)) return false;
   if (a.key === b.key || sameCommand(a, b)) return true;
+  // The same check by another route: `eslint .` failed, `npm run lint` passed (a tool and the repository's wrapper).
+  if (job && job === jobOf(b) && checksOnly(a) && checksOnly(b)) return true;
   if (a.category !== b.category) return false;
   if (a.program === b.program) return a.category !== 'other' && a.category !== 'env';
   return a.category === 'install';
