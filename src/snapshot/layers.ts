@@ -182,13 +182,8 @@ export async function extractChain(
   const totalBytes = chain.layers.reduce((n, l) => n + l.uncompressedBytes, 0);
   const x = new GuardedExtractor(staging, options.limits, options.onProgress ? { onProgress: options.onProgress, step: 'restore', totalBytes } : undefined);
   const keep = options.filters ? pathFilter(options.filters) : undefined;
-  try {
-    for (const [li, layer] of chain.layers.entries()) {
-      await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }), options.signal);
-    }
-  } catch (err) {
-    await x.settle(); // the caller removes staging: nothing may still be writing into it
-    throw err;
+  for (const [li, layer] of chain.layers.entries()) {
+    await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }), options.signal);
   }
   const result = await x.finish();
   if (options.signal?.aborted) throw interrupted(chain.id);
