@@ -10,8 +10,7 @@ import { displayName, fsPath } from './names.js';
 import { readTar, type TarEntry } from './tar-read.js';
 import { MergedTree, type TreeEntry } from './tree.js';
 import type { RestoreLimits } from './types.js';
-import { SYNC_WRITE_BYTES, writeFileEntry, type ExtractedContent } from './write-entry.js';
-import { FileWritePool } from './write-pool.js';
+import { writeFileEntry, type ExtractedContent } from './write-entry.js';
 
 /** How one archive is applied: its index in a layer chain, whether `.wh.` entries are whiteouts, a path filter. */
 export interface ApplyOptions {
@@ -58,8 +57,6 @@ export class GuardedExtractor {
   private scanned = 0;
   /** Read once: decides whether a new file needs an fchmod after open (mnemara never changes it). */
   private readonly umask = process.umask();
-  /** Small files are created on the thread pool while parsing goes on (see `write-pool.ts` for the order rules). */
-  private readonly pool = new FileWritePool();
 
   constructor(
     private readonly dest: string,
@@ -91,7 +88,6 @@ export class GuardedExtractor {
       if (whiteout) {
         entry.resume();
         this.budget.apply(0);
-        await this.pool.drain();
         for (const gone of this.tree.whiteout(segments, options.layer, entry.path)) {
           const target = join(this.dest, ...gone);
           await rm(fsPath(target), { recursive: true, force: true });
@@ -127,13 +123,11 @@ export class GuardedExtractor {
         throw new UnsafeArchiveError('hardlink to something that is not a file already extracted', entry.path);
       }
       linkpath = to.join('/');
-      await this.pool.drain(); // the file it links to must be on disk
     }
     const existing = this.tree.get(segments);
     // Validates the parent chain (no symlink or file on the way) before anything touches the disk.
     this.tree.put(segments, { type, mode, size: type === 'file' ? entry.size : 0, mtime, linkpath, source }, entry.path);
     if (existing && !(existing.entry.type === 'dir' && type === 'dir')) {
-      await this.pool.drain();
       await rm(fsPath(target), { recursive: true, force: true });
       this.forgetMade(target);
       // What was recorded at or under a replaced path no longer describes the disk.
@@ -188,7 +182,6 @@ export class GuardedExtractor {
     const existing = this.tree.get(segments);
     this.tree.put(segments, placeholder, entry.path);
     if (existing) {
-      await this.pool.drain(); // the entry it replaces may still be on its way to the disk
       await rm(fsPath(join(this.dest, ...segments)), { recursive: true, force: true });
       this.forgetMade(join(this.dest, ...segments));
     }
@@ -196,15 +189,6 @@ export class GuardedExtractor {
     this.unresolved.push({ segments, target, entry: placeholder });
   }
 
-  /** Waits until every file handed to the write pool is on disk; throws the first write error. */
-  async flush(): Promise<void> {
-    await this.pool.drain();
-  }
-
-  /** After a failure: waits for the files still being written, so the caller can remove `dest` completely. */
-  async settle(): Promise<void> {
-    await this.pool.drain().catch(() => {});
-  }
 
   /** Forgets the directories made at or under `target` (removed from the disk). */
   private forgetMade(target: string): void {
@@ -219,7 +203,6 @@ export class GuardedExtractor {
 
   /** Sets directory modes and times, deepest first (links are data: nothing about them is checked here). */
   async finish(): Promise<{ files: number; bytes: number }> {
-    await this.pool.drain();
     const dirs = [...this.tree.walk()].filter((w) => w.node.entry.type === 'dir').reverse();
     for (const { segments, node } of dirs) {
       const p = join(this.dest, ...segments);
@@ -264,9 +247,8 @@ export async function extractTar(
       }
     },
   });
-  await Promise.all([pipeline(input, meter), readTar(meter, x.handler({ layer: 0, whiteouts: false, ...(options.onSkip ? { onSkip: options.onSkip } : {}) }))]).catch(async (err: unknown) => {
+  await Promise.all([pipeline(input, meter), readTar(meter, x.handler({ layer: 0, whiteouts: false, ...(options.onSkip ? { onSkip: options.onSkip } : {}) }))]).catch((err: unknown) => {
     input.destroy();
-    await x.settle(); // the caller removes dest: nothing may still be writing into it
     throw err;
   });
   return x.finish();

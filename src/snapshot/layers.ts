@@ -186,13 +186,8 @@ export async function extractChain(
   const totalBytes = chain.layers.reduce((n, l) => n + l.uncompressedBytes, 0);
   const x = new GuardedExtractor(staging, options.limits, options.onProgress ? { onProgress: options.onProgress, step: 'restore', totalBytes } : undefined);
   const keep = options.filters ? pathFilter(options.filters) : undefined;
-  try {
-    for (const [li, layer] of chain.layers.entries()) {
-      await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }), options.signal);
-    }
-  } catch (err) {
-    await x.settle(); // the caller removes staging: nothing may still be writing into it
-    throw err;
+  for (const [li, layer] of chain.layers.entries()) {
+    await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }), options.signal);
   }
   await resolveDeferredLinks(blobs, chain, staging, x, options);
   const result = await x.finish();
@@ -222,7 +217,6 @@ async function resolveDeferredLinks(
     for (const [li, layer] of chain.layers.entries()) {
       await readLayer(blobs, chain.id, layer, y.budget, y.handler({ layer: li, whiteouts: true, keep }), options.signal);
     }
-    await y.flush(); // the targets are written on the pool; linking before they land would fail
     for (const u of open) {
       if (y.tree.get(u.target)?.entry.type !== 'file') {
         throw new UnsafeArchiveError('hardlink to something that is not a file already extracted', u.segments.join('/'));

@@ -10,7 +10,7 @@ import { fsPath } from './names.js';
 const WRITE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /** Files up to this size are written with synchronous calls: one syscall each, no thread-pool round trips. */
-export const SYNC_WRITE_BYTES = 4 * 1024 * 1024;
+const SYNC_WRITE_BYTES = 4 * 1024 * 1024;
 
 /** Chunks of at least this many zero bytes are left as holes. */
 const HOLE_MIN_BYTES = 64 * 1024;

@@ -2,16 +2,17 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writ
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import type { ProgressEvent } from '../../src/config/progress.js';
 import { openStore, type DirectoryStore, type Manifest } from '../../src/snapshot/index.js';
 import { collectGarbage, pruneSnapshots, verifySnapshots } from '../../src/snapshot/maintenance.js';
 import { DEFAULT_RESTORE_LIMITS } from '../../src/snapshot/limits.js';
 import { scanChain } from '../../src/snapshot/layers.js';
-import { compareTrees, MAX_INDEX_CHAIN, readTreeIndex } from '../../src/snapshot/tree-index.js';
+import { compareTrees, indexRows, MAX_INDEX_CHAIN, readTreeIndex, writeTreeIndex } from '../../src/snapshot/tree-index.js';
 import { describeTree, tempDir } from './helpers.js';
 
-async function snap(store: DirectoryStore, src: string, kind: 'workspace' | 'memory' = 'workspace', scope?: string[]): Promise<Manifest> {
+async function snap(store: DirectoryStore, src: string, kind: 'workspace' | 'memory' = 'workspace', scope?: string[], events: ProgressEvent[] = []): Promise<Manifest> {
   const head = await store.getHead('l');
-  const m = await store.create({ dir: src }, { lineage: 'l', kind, ...(scope ? { scope } : {}) });
+  const m = await store.create({ dir: src }, { lineage: 'l', kind, ...(scope ? { scope } : {}), onProgress: (e) => events.push(e) });
   await store.advanceHead('l', head, m.id);
   return m;
 }
@@ -44,9 +45,12 @@ describe('tree index stored as a change against the parent', () => {
     const srcBytes = 2000 * 4300;
     for (let run = 1; run <= 5; run++) {
       writeFileSync(join(src, 'memories/MEMORY.md'), `# Memory\n${'- lesson\n'.repeat(run)}`);
-      const m = await snap(store, src, 'memory', ['memories']);
+      const events: ProgressEvent[] = [];
+      const m = await snap(store, src, 'memory', ['memories'], events);
       expect(m.treeIndex!.bases).toHaveLength(run);
       const added = m.layers.at(-1)!.compressedBytes + indexBytes(store, m) + statSync(store.manifests.pathOf(m.id)).size;
+      // What the snapshot reports having added is every byte of it, index and manifest included.
+      expect(events.find((e) => e.phase === 'end')?.message).toBe(`${m.id} (+${added} bytes)`);
       // Before, each snapshot wrote the whole-tree index again (here about 0.4 % of the tree).
       expect(m.treeIndex!.compressedBytes).toBeLessThan(fullIndex / 20);
       expect(added / srcBytes).toBeLessThan(0.0005);
@@ -75,8 +79,20 @@ describe('tree index stored as a change against the parent', () => {
       ids.push(await snap(store, src));
     }
     const chains = ids.map((m) => m.treeIndex!.bases?.length ?? 0);
-    expect(Math.max(...chains)).toBe(MAX_INDEX_CHAIN);
-    expect(chains.filter((n) => n === 0).length).toBeGreaterThan(1); // a full index again after the bound
+    // Each index is one more delta on its parent's, or full again (at the bound, or when many rows changed:
+    // files get their stat fingerprints once they are 2 s old, which changes every row at once).
+    for (let i = 1; i < chains.length; i++) expect([0, chains[i - 1]! + 1]).toContain(chains[i]);
+    expect(Math.max(...chains)).toBeLessThanOrEqual(MAX_INDEX_CHAIN);
+    expect(Math.max(...chains)).toBeGreaterThanOrEqual(8);
+    // At the bound the next index is full, whatever the change.
+    const last = ids.at(-1)!;
+    const tree = await readTreeIndex(store.blobs, last.treeIndex!, DEFAULT_RESTORE_LIMITS);
+    const rows = indexRows(tree);
+    const atBound = { ...last.treeIndex!, bases: Array.from({ length: MAX_INDEX_CHAIN }, () => last.treeIndex!.digest) };
+    expect((await writeTreeIndex(store.blobs, tree, { ref: atBound, rows })).bases).toBeUndefined();
+    const below = { ...last.treeIndex!, bases: Array.from({ length: MAX_INDEX_CHAIN - 1 }, () => last.treeIndex!.digest) };
+    tree.remove(['d']); // present as a file or a directory at every step
+    expect((await writeTreeIndex(store.blobs, tree, { ref: below, rows })).bases).toHaveLength(MAX_INDEX_CHAIN);
     for (const m of ids) {
       const read = await readTreeIndex(store.blobs, m.treeIndex!, DEFAULT_RESTORE_LIMITS);
       expect(compareTrees(read, await scanChain(store.blobs, m, DEFAULT_RESTORE_LIMITS, { hashContent: true }))).toBeNull();

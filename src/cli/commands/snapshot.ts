@@ -59,6 +59,9 @@ function describeManifest(m: Manifest, heads: Record<string, string>): string {
       (l, i) =>
         `  ${i + 1}. ${l.delta ? 'delta' : 'full '} ${l.digest.slice(0, 19)}…  ${size(l.compressedBytes)} (${size(l.uncompressedBytes)} tar, ${l.fileCount} entries, ${l.codec}${l.level !== undefined ? ` ${l.level}` : ''})`,
     ),
+    ...(m.treeIndex
+      ? [`index     ${m.treeIndex.digest.slice(0, 19)}…  ${size(m.treeIndex.compressedBytes)}, ${m.treeIndex.entries} entries${m.treeIndex.bases?.length ? `, a change on ${m.treeIndex.bases.length} earlier index blob(s)` : ', full'}`]
+      : []),
     ...(m.skipped?.length ? ['skipped', ...m.skipped.map((s) => `  ${s.path}: ${s.reason}`)] : []),
   ].join('\n');
 }

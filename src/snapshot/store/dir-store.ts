@@ -219,15 +219,18 @@ export class DirectoryStore implements SnapshotStore {
       const layer: Layer = { ...written.layer, fileCount: written.result.entries, delta: parent !== null };
       const id = newSnapshotId();
       let layers = parent ? [...parent.layers, layer] : [layer];
+      let written2 = 0; // a folded or squashed layer written on top of the new one
       if (layers.length > this.config.maxChainLength) {
         // Folding the deltas onto the full base costs what changed since it; a full squash costs the whole tree.
         const folded = layers.length > 2 && !layers[0]!.delta ? await this.foldLayers({ id, layers }, limits) : undefined;
         if (folded && folded.uncompressedBytes <= layers[0]!.uncompressedBytes * FOLD_FRACTION) {
           onProgress({ step: 'snapshot', phase: 'progress', message: `chain of ${layers.length} layers is over ${this.config.maxChainLength}: deltas folded into one` });
           layers = [layers[0]!, folded];
+          written2 = folded.compressedBytes;
         } else {
           onProgress({ step: 'snapshot', phase: 'progress', message: `chain of ${layers.length} layers is over ${this.config.maxChainLength}: squashing` });
           layers = [await this.squashLayers({ id, layers }, limits)];
+          written2 = (folded?.compressedBytes ?? 0) + layers[0]!.compressedBytes;
         }
       }
       // Written before the manifest, like the layers, so a visible manifest never names a missing index.
@@ -246,7 +249,9 @@ export class DirectoryStore implements SnapshotStore {
         treeIndex,
       };
       await this.manifests.write(manifest);
-      onProgress({ step: 'snapshot', phase: 'end', message: `${id} (+${layer.compressedBytes} bytes)`, elapsedMs: Date.now() - started });
+      // Every byte this snapshot wrote (layer blobs, its index blob unless it reuses the parent's, the manifest).
+      const added = layer.compressedBytes + written2 + (treeIndex.digest === parent?.treeIndex?.digest ? 0 : treeIndex.compressedBytes) + (await this.manifests.size(id));
+      onProgress({ step: 'snapshot', phase: 'end', message: `${id} (+${added} bytes)`, elapsedMs: Date.now() - started });
       return manifest;
     } finally {
       if (tmpSource) await rm(tmpSource, { recursive: true, force: true });

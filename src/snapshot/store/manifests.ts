@@ -1,4 +1,4 @@
-import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../fs-atomic.js';
 import { SnapshotCorruptError, SnapshotNotFoundError } from '../errors.js';
@@ -27,6 +27,11 @@ export class ManifestStore {
     const parsed = ManifestSchema.parse(manifest);
     await mkdir(join(this.dir, parsed.id), { recursive: true });
     await writeFileAtomic(this.pathOf(parsed.id), `${JSON.stringify(parsed, null, 2)}\n`);
+  }
+
+  /** Bytes of a snapshot's manifest file (0 when absent). */
+  async size(id: string): Promise<number> {
+    return (await stat(this.pathOf(id)).catch(() => null))?.size ?? 0;
   }
 
   /** Throws `SnapshotNotFoundError` when absent (or the id is malformed), `SnapshotCorruptError` when unparsable. */
