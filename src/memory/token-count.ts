@@ -22,6 +22,9 @@ export type CountTokens = (request: CountRequest) => Promise<TokenCount>;
 
 const log = logger('memory.tokens');
 
+/** How long one count_tokens request may take (ms) before the estimate is used instead. */
+const COUNT_TIMEOUT_MS = 10_000;
+
 /**
  * Endpoints (base URLs) that answered `count_tokens` with 404/405/501 or a body without `input_tokens`: they are
  * not asked again in this process (a gateway or a local server that speaks only `/v1/messages`).
@@ -41,19 +44,24 @@ export function estimateRequest(request: CountRequest): number {
  * `messages.countTokens` (https://docs.anthropic.com/en/api/messages-count-tokens) when the endpoint has it, and
  * the conservative {@link estimateRequest} otherwise. An endpoint that answers 404, 405 or 501 (or a body with no
  * number) is remembered as unable to count, for the rest of the process, and asked no more; any other failure
- * (network, 5xx after the SDK's retries, 429) gives the estimate for that one request only.
+ * (network, 5xx, 429, a timeout of 10 s; asked once, without the SDK's retries) gives the estimate for that
+ * one request only.
  * Without a client every count is the estimate.
  */
 export function tokenCounter(client: ModelClient | undefined): CountTokens {
   return async (request) => {
     if (!client || unsupported.has(client.baseURL)) return { tokens: estimateRequest(request), source: 'estimate' };
     try {
-      const r = await client.sdk.messages.countTokens({
-        model: request.model,
-        messages: request.messages,
-        ...(request.system !== undefined ? { system: request.system } : {}),
-        ...(request.tools ? { tools: request.tools } : {}),
-      });
+      // A count is an optimisation: one quick try, never the SDK's retries and 10-minute timeout.
+      const r = await client.sdk.messages.countTokens(
+        {
+          model: request.model,
+          messages: request.messages,
+          ...(request.system !== undefined ? { system: request.system } : {}),
+          ...(request.tools ? { tools: request.tools } : {}),
+        },
+        { maxRetries: 0, timeout: COUNT_TIMEOUT_MS },
+      );
       if (typeof r?.input_tokens === 'number' && Number.isFinite(r.input_tokens) && r.input_tokens >= 0) return { tokens: r.input_tokens, source: 'endpoint' };
       unsupported.add(client.baseURL);
       log.info({ baseURL: client.baseURL }, 'count_tokens gave no input_tokens; estimating token counts for this endpoint');

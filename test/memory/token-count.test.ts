@@ -47,6 +47,20 @@ describe('tokenCounter', () => {
     expect(countCalls(plain)).toBe(1);
   });
 
+  it('a failing count_tokens (500) gives the estimate once, without retries, and is asked again next time', async () => {
+    const failing = await startMessagesServer([], { countTokens: 'failing' });
+    try {
+      const c = tokenCounter(createModelClient({ baseURL: failing.url, apiKey: 'test', maxRetries: 4, env: {} }));
+      expect((await c(REQ)).source).toBe('estimate');
+      expect(countCalls(failing)).toBe(1); // the client's own 4 retries are not used for a count
+      expect(countTokensUnsupported(failing.url)).toBe(false);
+      await c(REQ);
+      expect(countCalls(failing)).toBe(2);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('without a client: the estimate, which counts a CJK character as at least one token', async () => {
     expect(await tokenCounter(undefined)(REQ)).toEqual({ tokens: estimateRequest(REQ), source: 'estimate' });
     expect(estimateTokens('数据库已经迁移')).toBeGreaterThanOrEqual(7);

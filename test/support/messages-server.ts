@@ -184,8 +184,8 @@ export interface MessagesServerOptions {
    * Default `any`: tools are not checked.
    */
   tools?: 'any' | 'portable';
-  /** `rule` (default): answer count_tokens with {@link countTokensRule}; `unsupported`: 404 it. */
-  countTokens?: 'rule' | 'unsupported';
+  /** `rule` (default): answer count_tokens with {@link countTokensRule}; `unsupported`: 404 it; `failing`: 500 it. */
+  countTokens?: 'rule' | 'unsupported' | 'failing';
   /** The "model's" context window (tokens by {@link countTokensRule}); larger requests are refused with 400. */
   contextTokens?: number;
 }
@@ -265,6 +265,7 @@ export async function startMessagesServer(script: Script, options: MessagesServe
 
     if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
       if (options.countTokens === 'unsupported') return sendError(res, { kind: 'error', status: 404, message: `messages-server: no route ${req.method} ${path}` });
+      if (options.countTokens === 'failing') return sendError(res, { kind: 'error', status: 500, message: 'scripted count_tokens failure' });
       return sendJson(res, 200, { input_tokens: countTokensRule(body) });
     }
     if (req.method !== 'POST' || path !== '/v1/messages') {
