@@ -21,7 +21,7 @@ corpus_key() { printf '%s@%s before %s\n' "$CORPUS_PACKAGE" "$CORPUS_VERSION" "$
 corpus_attempt() {
   local tmp=$1
   cd "$tmp" &&
-    npm pack "$CORPUS_PACKAGE@$CORPUS_VERSION" --silent --fetch-retries=5 --fetch-retry-mintimeout=2000 &&
+    npm pack "$CORPUS_PACKAGE@$CORPUS_VERSION" --fetch-retries=5 --fetch-retry-mintimeout=2000 &&
     mkdir src && tar -xzf "$CORPUS_PACKAGE-$CORPUS_VERSION.tgz" -C src --strip-components=1 &&
     cd src &&
     npm install --include=dev --ignore-scripts --no-audit --no-fund --before="$CORPUS_BEFORE" \
@@ -52,7 +52,9 @@ setup_corpus() {
     rm -rf "$tmp"
     [ "$attempt" -lt "$CORPUS_ATTEMPTS" ] && sleep $((attempt * 10))
   done
-  local why; why=$(grep -E 'npm (ERR!|error)' "$log" | tail -n 1 | cut -c1-160 || true)
+  local why; why=$(grep -E 'npm (ERR!|error) ' "$log" | grep -v 'complete log of this run' | tail -n 1 | cut -c1-160 || true)
+  # No npm error line (npm killed, a tar failure): the log's last line is the next best reason.
+  [ -n "$why" ] || why=$(grep -v '^[[:space:]]*$' "$log" | tail -n 1 | cut -c1-160 || true)
   printf '✗ %-14s FAILED after %s attempts: %s\n    is registry.npmjs.org reachable? full log: %s; test/large/real-workspaces.test.ts (c) will fail until a setup succeeds\n' \
-    corpus "$CORPUS_ATTEMPTS" "${why:-no npm error line}" "$log" >&2
+    corpus "$CORPUS_ATTEMPTS" "${why:-the log is empty}" "$log" >&2
 }
