@@ -3,11 +3,14 @@ import { gzip } from 'node:zlib';
 
 /** Uncompressed bytes per gzip member: large enough that restarting the window costs < 1 % of the size. */
 export const MEMBER_BYTES = 1024 * 1024;
-/** Members compressed at once on libuv's thread pool (4 threads): both cores stay busy, memory stays bounded. */
-export const MEMBERS_IN_FLIGHT = 4;
+/** Members compressed at once on the thread pool: one per core. 4 was measured slower on a 6,345-file tree (3.1 s vs 2.1 s): the extra threads took CPU from the main thread, which reads and hashes. */
+export const MEMBERS_IN_FLIGHT = 2;
 
 function gzipAsync(data: Buffer, level: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => gzip(data, { level, memLevel: 9 }, (err, out) => (err ? reject(err) : resolve(out))));
+  // One output buffer big enough for the whole member (incompressible input grows by < 0.1 %): the member is
+  // compressed in one thread-pool call, not in 16 KiB steps that each wait for the busy main thread.
+  const chunkSize = data.length + (data.length >> 6) + 1024;
+  return new Promise((resolve, reject) => gzip(data, { level, memLevel: 9, chunkSize }, (err, out) => (err ? reject(err) : resolve(out))));
 }
 
 /**
@@ -30,6 +33,7 @@ export class ParallelGzip extends Transform {
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
+    if (this.pendingBytes < MEMBER_BYTES) return cb(); // most writes (tar headers, small files): no promise
     this.cutAndSend(false).then(() => cb(), cb);
   }
 
