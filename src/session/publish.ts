@@ -40,6 +40,8 @@ export class HeadPublisher {
   base: string | null;
   parent: string | null = null;
   conflicts = 0;
+  /** Where `publishWorkspace` spent its time, ms: `publish.layout-copy`, `publish.trust`, `publish.head`. */
+  readonly parts: Record<string, number> = {};
   private scratch = 0;
 
   constructor(
@@ -107,13 +109,21 @@ export class HeadPublisher {
    * Throws `HeadWaitExpiredError` when the head kept moving past the bound; the caller records the branch then.
    */
   async publishWorkspace(sandbox: Sandbox, workspaceSnapshot: string): Promise<PublishOutcome> {
+    let t = Date.now();
+    const lap = (name: string): void => {
+      const now = Date.now();
+      this.parts[`publish.${name}`] = now - t;
+      t = now;
+    };
     await copyLayoutFromSandbox(sandbox, this.layoutDir, this.layout);
+    lap('layout-copy');
     const agentWroteOwned = this.trust
       ? await trustOwnedPaths(this.layoutDir, this.layout, this.trust.source, this.store, {
           rolloutId: this.rolloutId,
           transcriptPath: this.trust.transcriptPath,
         })
       : false;
+    lap('trust');
     const entries = await readEntries(join(this.layoutDir, this.layout.memoriesDir, 'MEMORY.md'));
     const adopted = this.adopt ? await this.adopt(this.layoutDir) : [];
     let candidate = workspaceSnapshot;
@@ -128,6 +138,7 @@ export class HeadPublisher {
     }
     const conflictsBefore = this.conflicts;
     await this.advance(candidate, async (current) => (await this.snapshotLayout(current)).id);
+    lap('head');
     if (this.conflicts === conflictsBefore) return { entries };
     // The head now holds our memory on top of someone else's code: ours is kept, named, on a branch.
     const branch = sessionBranch(this.lineage, this.rolloutId);
