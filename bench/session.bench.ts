@@ -12,7 +12,7 @@
  * tar -x` in + `docker exec C tar -c /workspace | gzip -1 > file` out + `docker rm` (the bare cost of a
  * container and of moving the tree in and out, without content addressing, deltas, guards, memory or fsync).
  *
- * `npm run bench -- session [--quick]`, or `npx tsx bench/session.bench.ts [--quick]`. Prints medians (ms), the
+ * `npm run bench -- session [--quick]`, or `npx tsx bench/session.bench.ts [--quick]` (MNEMARA_BENCH_RUNS=N: N runs). Prints medians (ms), the
  * parts of each step (`SessionResult.timings.parts`), and the ratios issue 15 asks for.
  */
 import { execFileSync, execSync } from 'node:child_process';
@@ -112,7 +112,7 @@ async function baseline(dir: string, runs: number): Promise<number> {
 }
 
 export default async function sessionBench(opts: { quick: boolean }): Promise<void> {
-  const runs = opts.quick ? 1 : 3;
+  const runs = Number(process.env.MNEMARA_BENCH_RUNS) || (opts.quick ? 1 : 3);
   const root = mkdtempSync(join(tmpdir(), 'mnemara-session-bench-ws-'));
   const small = join(root, 'small');
   generateWorkspace(small, 2, 200);
