@@ -32,14 +32,19 @@ export interface WorkspaceListing {
  * `date` first (the clock the ctimes are compared with), then one NUL-terminated record per path. The walk
  * runs as the sandbox user: a directory it cannot read makes find exit non-zero and the listing is refused.
  * The trailing pause (baseline only) puts every later write in a later clock tick than any ctime listed, so a
- * same-size rewrite right after the listing cannot share a ctime with the restored file.
+ * same-size rewrite right after the listing cannot share a ctime with the restored file: 50 ms covers the
+ * kernel's coarse clock (a jiffy); a filesystem that keeps whole seconds only (ext4 with 128-byte inodes, as
+ * mkfs makes on a small quota disk: the root's ctime has no fraction) waits for the next second.
  */
 const LISTING_SCRIPT = [
   'cd "$1" || exit 3',
   "printf '%s\\0' \"$(date +%s.%N)\"",
   "find . -printf '%y %m %i %s %C@ %P\\0'",
   'status=$?',
-  '[ "$2" = pause ] && sleep 0.05',
+  'if [ "$2" = pause ]; then',
+  "  frac=$(find . -maxdepth 0 -printf '%C@'); frac=${frac#*.}",
+  '  if [ -z "${frac//0/}" ]; then s=$(date +%s); while [ "$(date +%s)" = "$s" ]; do sleep 0.05; done; else sleep 0.05; fi',
+  'fi',
   'exit $status',
 ].join('\n');
 
