@@ -1,31 +1,32 @@
 /**
- * Session overhead without the model (issue 6): everything `runSession` does around the agent — sandbox start,
- * restore, workspace snapshot, head move, memory pipeline, memory snapshot, head swap, cleanup — for the two-run
- * example and for a generated ~100 MB workspace, on a first session (fresh copy of the host directory, full
- * layers) and a second one (restore from the lineage head, delta layers). The model is a scripted server that
- * ends the run at once; its time (the `agent` step) is left out.
+ * Session overhead without the model (issues 6 and 15): everything `runSession` does around the agent — sandbox
+ * start, restore, workspace snapshot, head move, memory pipeline, memory snapshot, head swap, cleanup — on a
+ * 2 MB repository, a generated 200 MB / 20,000-file tree, and a real project with its dependencies installed
+ * (the largest ready tree under MNEMARA_CORPUS_DIR, default /var/cache/mnemara-corpus, which
+ * scripts/setup/corpus.sh fills; or MNEMARA_BENCH_REAL=DIR). Per tree: a first session (fresh copy of the host
+ * directory), then sessions from the lineage head that change nothing, and sessions from the head whose agent
+ * changes 3 files. The model is the scripted server of test/support/messages-server.ts (no network); its time
+ * (the `agent` step) is left out.
  *
- * Baseline, measured in the same run on the same sandbox image: `tar -c DIR | docker exec -i C tar -x` into a
- * running container, plus `docker exec C tar -c /workspace | gzip -1 > file` back out (the bare cost of moving
- * the tree in and out, without content addressing, deltas, guards or fsync).
+ * Baseline, measured in the same run on the same tree and image: `docker run` + `tar -c DIR | docker exec -i C
+ * tar -x` in + `docker exec C tar -c /workspace | gzip -1 > file` out + `docker rm` (the bare cost of a
+ * container and of moving the tree in and out, without content addressing, deltas, guards, memory or fsync).
  *
- * `npm run bench session`, or `npx tsx bench/session.bench.ts [--quick]`. Prints medians (ms) and ratios.
- * Extraction goes into fresh directories each time (see MACHINE-NOTES: refilling a just-emptied directory is
- * ~10× slower on this disk and would measure the disk, not the tool).
+ * `npm run bench -- session [--quick]`, or `npx tsx bench/session.bench.ts [--quick]` (MNEMARA_BENCH_RUNS=N: N runs). Prints medians (ms), the
+ * parts of each step (`SessionResult.timings.parts`), and the ratios issue 15 asks for.
  */
 import { execFileSync, execSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config/load.js';
 import { sandboxImageTag } from '../src/sandbox/index.js';
 import { runSession, type SessionResult, type SessionStep } from '../src/session.js';
-import { startMessagesServer, text, turn } from '../test/support/messages-server.js';
-import { median } from './support/stats.js';
+import { lastToolResults, startMessagesServer, text, toolUse, turn } from '../test/support/messages-server.js';
+import { median, table } from './support/stats.js';
 
-const REPO = fileURLToPath(new URL('../examples/two-runs/repo', import.meta.url));
 const STEPS: SessionStep[] = ['sandbox', 'restore', 'memory-read', 'snapshot-workspace', 'publish', 'memory-pipeline', 'snapshot-memory', 'advance-head', 'cleanup'];
 
 /** ~`mb` MB in `files` files: half incompressible bytes, half source-like text (a repository is both). */
@@ -40,48 +41,65 @@ function generateWorkspace(dir: string, mb: number, files: number): void {
   }
 }
 
-/** Session overhead (ms, model excluded) and per-step times of one session. */
-function overhead(r: SessionResult): { total: number; steps: Partial<Record<SessionStep, number>> } {
-  return { total: r.timings.totalMs - (r.timings.agent ?? 0), steps: r.timings };
+/** The largest ready real-project tree of the corpus cache, or MNEMARA_BENCH_REAL; null when there is none. */
+function realTree(): string | null {
+  if (process.env.MNEMARA_BENCH_REAL) return process.env.MNEMARA_BENCH_REAL;
+  const cache = process.env.MNEMARA_CORPUS_DIR ?? '/var/cache/mnemara-corpus';
+  if (!existsSync(cache)) return null;
+  const ready = readdirSync(cache)
+    .map((n) => join(cache, n))
+    .filter((d) => existsSync(join(d, '.mnemara-corpus-ready')));
+  const size = (d: string): number => Number(execFileSync('du', ['-sk', d], { encoding: 'utf8' }).split('\t')[0]);
+  return ready.sort((a, b) => size(b) - size(a))[0] ?? null;
 }
 
-async function sessions(workspace: string, runs: number): Promise<{ first: SessionResult[]; second: SessionResult[] }> {
-  const server = await startMessagesServer(() => turn(text('Nothing to do.')));
+/** The agent's command in a "changed 3 files" session: appends a line to the first 3 files found outside the memory layout. */
+const EDIT_THREE = "find . -type f -not -path './memories/*' -not -path './sessions/*' -not -path './.git/*' | sort | head -3 | while read -r f; do echo \"// edit $RANDOM\" >> \"$f\"; done";
+
+type Kind = 'first' | 'head' | 'changed-3';
+
+/** Sessions on `workspace`: one first session, then `runs` from the head changing nothing and `runs` changing 3 files. */
+async function sessions(workspace: string, runs: number): Promise<Record<Kind, SessionResult[]>> {
+  const server = await startMessagesServer((req) => {
+    const wantsEdit = JSON.stringify(req.body).includes('Change three files');
+    if (wantsEdit && lastToolResults(req).length === 0) return turn(toolUse('bash', { command: EDIT_THREE }));
+    return turn(text('Done.'));
+  });
   const home = mkdtempSync(join(tmpdir(), 'mnemara-session-bench-'));
   const { config } = loadConfig({ env: { MNEMARA_HOME: home, ANTHROPIC_BASE_URL: server.url, MNEMARA_MEMORY_EXTRACTOR: 'deterministic' } });
-  const first: SessionResult[] = [];
-  const second: SessionResult[] = [];
+  const out: Record<Kind, SessionResult[]> = { first: [], head: [], 'changed-3': [] };
   try {
+    const lineage = 'bench';
+    out.first.push(await runSession({ workspace, task: 'Look around.', config, lineage }));
     for (let i = 0; i < runs; i++) {
-      const lineage = `bench-${i}`;
-      first.push(await runSession({ workspace, task: 'Look around.', config, lineage }));
-      second.push(await runSession({ workspace, task: 'Look around again.', config, lineage }));
+      out.head.push(await runSession({ workspace, task: 'Look around again.', config, lineage }));
+      out['changed-3'].push(await runSession({ workspace, task: 'Change three files.', config, lineage }));
     }
   } finally {
     await server.close();
     rmSync(home, { recursive: true, force: true });
   }
-  return { first, second };
+  return out;
 }
 
+/** Session overhead (ms): the whole session minus the agent step (the model and the agent's own commands). */
+const overhead = (r: SessionResult): number => r.timings.totalMs - (r.timings.agent ?? 0);
+
 /**
- * The bare cost of moving `dir` into a running sandbox container and back out gzipped (`io`), and the same with
- * the container's start and removal (`withContainer`); ms, medians of `runs`.
+ * The bare cost of a container and of moving `dir` into it and back out gzipped: `docker run` + tar in +
+ * `tar | gzip -1` out + `docker rm`; ms, median of `runs`.
  */
-async function baseline(dir: string, runs: number): Promise<{ io: number; withContainer: number }> {
+async function baseline(dir: string, runs: number): Promise<number> {
   const image = await sandboxImageTag();
   const out = mkdtempSync(join(tmpdir(), 'mnemara-session-bench-base-'));
-  const io: number[] = [];
   const whole: number[] = [];
   try {
     for (let i = 0; i < runs; i++) {
       const t0 = performance.now();
       const id = execFileSync('docker', ['run', '-d', '--network', 'none', '-v', '/workspace', image, 'sleep', 'infinity'], { encoding: 'utf8' }).trim();
       try {
-        const t = performance.now();
         execSync(`tar -C ${JSON.stringify(dir)} -c . | docker exec -i ${id} tar -x -C /workspace`);
         execSync(`docker exec ${id} tar -C /workspace -c . | gzip -1 > ${JSON.stringify(join(out, `w${i}.tgz`))}`);
-        io.push(performance.now() - t);
       } finally {
         execFileSync('docker', ['rm', '-f', '-v', id], { stdio: 'ignore' });
         whole.push(performance.now() - t0);
@@ -90,36 +108,54 @@ async function baseline(dir: string, runs: number): Promise<{ io: number; withCo
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
-  return { io: median(io), withContainer: median(whole) };
+  return median(whole);
 }
 
 export default async function sessionBench(opts: { quick: boolean }): Promise<void> {
-  const runs = opts.quick ? 1 : 3;
+  const runs = Number(process.env.MNEMARA_BENCH_RUNS) || (opts.quick ? 1 : 3);
   const root = mkdtempSync(join(tmpdir(), 'mnemara-session-bench-ws-'));
-  const example = join(root, 'durations');
-  cpSync(REPO, example, { recursive: true });
+  const small = join(root, 'small');
+  generateWorkspace(small, 2, 200);
   const big = join(root, 'big');
-  generateWorkspace(big, opts.quick ? 100 : 100, 2000);
+  generateWorkspace(big, opts.quick ? 50 : 200, opts.quick ? 5000 : 20_000);
+  const real = realTree();
   const du = (d: string): string => execFileSync('du', ['-sh', d], { encoding: 'utf8' }).split('\t')[0] as string;
+  const files = (d: string): number => Number(execSync(`find ${JSON.stringify(d)} | wc -l`, { encoding: 'utf8' }).trim());
+  const trees: Array<[string, string]> = [
+    [`2 MB (${files(small)} files)`, small],
+    [`generated ${du(big)} (${files(big)} files)`, big],
+    ...(real ? [[`real ${basename(real)} ${du(real)} (${files(real)} files)`, real] as [string, string]] : []),
+  ];
   try {
-    const rows: string[] = [];
-    const header = ['workspace', 'session', 'overhead', ...STEPS, 'tar in+out', 'ratio', '+container', 'ratio'];
-    for (const [name, dir] of [['example', example], [`100 MB (${du(big)})`, big]] as const) {
+    const rows: string[][] = [['tree', 'session', 'overhead', ...STEPS, 'baseline', 'ratio']];
+    const partRows: string[][] = [];
+    const results = new Map<string, Record<Kind, SessionResult[]>>();
+    const baselines = new Map<string, number>();
+    for (const [name, dir] of trees) {
       const base = await baseline(dir, runs);
-      const { first, second } = await sessions(dir, runs);
-      for (const [label, results] of [['first', first], ['second', second]] as const) {
-        const total = median(results.map((r) => overhead(r).total));
-        const steps = STEPS.map((s) => median(results.map((r) => r.timings[s] ?? 0)).toFixed(0));
-        rows.push(
-          [name, label, total.toFixed(0), ...steps, base.io.toFixed(0), `${(total / base.io).toFixed(2)}×`, base.withContainer.toFixed(0), `${(total / base.withContainer).toFixed(2)}×`].join(' | '),
-        );
+      const r = await sessions(dir, runs);
+      results.set(name, r);
+      baselines.set(name, base);
+      for (const kind of ['first', 'head', 'changed-3'] as const) {
+        const total = median(r[kind].map(overhead));
+        rows.push([name, kind, total.toFixed(0), ...STEPS.map((s) => median(r[kind].map((x) => x.timings[s] ?? 0)).toFixed(0)), base.toFixed(0), `${(total / base).toFixed(2)}×`]);
+        const keys = [...new Set(r[kind].flatMap((x) => Object.keys(x.timings.parts ?? {})))].sort();
+        const modes = [...new Set(r[kind].map((x) => x.workspaceSnapshotMode?.kind ?? '?'))].join('/');
+        partRows.push([name, kind, modes, keys.map((k) => `${k} ${median(r[kind].map((x) => x.timings.parts?.[k] ?? 0)).toFixed(0)}`).join(', ')]);
       }
     }
+    process.stdout.write(`\nsession overhead without the model (first: 1 run; head, changed-3: median of ${runs}), ms. Baseline: docker run + tar in + tar | gzip -1 out + docker rm, same tree, same run; ratio = overhead / baseline\n`);
+    process.stdout.write(`${table(rows)}\n\nparts (ms, medians) and how the workspace snapshot was taken\n`);
+    for (const p of partRows) process.stdout.write(`${p[0]} | ${p[1]} | snapshot: ${p[2]} | ${p[3]}\n`);
+    const biggest = trees[trees.length - 1]![0];
+    const headRatio = median(results.get(biggest)!.head.map(overhead)) / baselines.get(biggest)!;
+    const changedBig = median(results.get(biggest)!['changed-3'].map(overhead));
+    const changedSmall = median(results.get(trees[0]![0])!['changed-3'].map(overhead));
     process.stdout.write(
-      `\nsession overhead without the model (median of ${runs} run(s), ms). Baselines: tar in + tar out | gzip -1 through docker exec,\n` +
-        `and the same plus docker run + docker rm of the container; ratio = overhead / baseline\n`,
+      `\nissue 15 targets on ${biggest}:\n` +
+        `  second run from the head / docker-and-tar baseline: ${headRatio.toFixed(2)}× (target ≤ 1.2×)\n` +
+        `  run that changed 3 files / the same on the 2 MB repository: ${(changedBig / changedSmall).toFixed(2)}× (${changedBig.toFixed(0)} / ${changedSmall.toFixed(0)} ms; target ≤ 1.5×)\n`,
     );
-    process.stdout.write(`${header.join(' | ')}\n${header.map(() => '---').join(' | ')}\n${rows.join('\n')}\n`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -24,7 +24,9 @@ import { adoptOrphans, endSessionRecord, removeDeadScratch, writeSessionRecord }
 import { HeadPublisher, sessionBranch } from './session/publish.js';
 import { redactLayoutInSandbox } from './session/redact-notes.js';
 import { assertWorkspace, resolveStart, restoreWorkspace, workspaceLineage } from './session/start.js';
-import { snapshotSandbox } from './session/snapshot-sandbox.js';
+import { snapshotSandbox, type ChangeBaseline, type SnapshotTimings, type WorkspaceSnapshotMode } from './session/snapshot-sandbox.js';
+import { listWorkspace } from './session/workspace-listing.js';
+import { copyLayoutFromSandbox } from './session/layout-io.js';
 import type { SessionEvent, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 
 export * from './session/types.js';
@@ -96,6 +98,7 @@ interface SessionContext {
 /** Steps 1–10 (see the module comment); `runSession` sets up their context and removes the scratch space. */
 async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   const { options, emit, onProgress, timings, began, workspace, lineage, lineageSource, client, store, rolloutId, transcriptPath, workDir, saved } = ctx;
+  const parts: Record<string, number> = {};
   const { config } = options;
   const layout = config.memory.layout;
 
@@ -112,10 +115,34 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   let result: SessionResult;
   let keepForRescue = false;
   try {
-    // 3. Restore the start into /workspace.
-    await step('restore', emit, timings, () =>
-      restoreWorkspace(sandbox, store, start, { workspace, ignore: config.snapshot.ignore, layout, onProgress }),
-    );
+    // 3. Restore the start into /workspace. A restored snapshot is listed right away (the baseline the run's
+    // changes are found against, step 6), and mnemara's own memory files are copied out before the agent runs
+    // (the trusted copy publish needs, without unpacking the snapshot again).
+    let baseline: ChangeBaseline | undefined;
+    let trustedDir: string | undefined;
+    await step('restore', emit, timings, async () => {
+      const began = Date.now();
+      await restoreWorkspace(sandbox, store, start, {
+        workspace, ignore: config.snapshot.ignore, layout, onProgress,
+        afterFill: async () => {
+          parts['restore.fill'] = Date.now() - began;
+          if ((start.kind !== 'snapshot' && start.kind !== 'head') || !start.snapshotId) return;
+          const listed = Date.now();
+          const listing = await listWorkspace(sandbox, { pause: true }).catch((err: Error) => {
+            log.info({ reason: err.message }, 'no change baseline: the workspace snapshot will read the whole stream');
+            return null;
+          });
+          parts['restore.listing'] = Date.now() - listed;
+          if (listing) baseline = { listing, parent: start.snapshotId, ignore: config.snapshot.ignore };
+        },
+      });
+      if (start.snapshotId) {
+        const copied = Date.now();
+        trustedDir = join(workDir, 'trusted-layout');
+        await copyLayoutFromSandbox(sandbox, trustedDir, layout);
+        parts['restore.trusted-layout'] = Date.now() - copied;
+      }
+    });
 
     // 4. Read memory: memory_summary.md within its budget, fenced as data, for the system prompt.
     const memory = config.memory.read
@@ -130,12 +157,22 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
 
     // 6. Snapshot the workspace, whatever the outcome, and move the head to it: from here on the rollout is safe.
     const parent = start.snapshotId ?? start.headAtStart;
+    let snapshotMode: WorkspaceSnapshotMode | undefined;
     const inherited = parent ? (await store.get(parent)).rolloutIds : [];
     const workspaceSnapshot = await step('snapshot-workspace', emit, timings, async () => {
       // No layer may hold a secret the agent wrote into memories/ or sessions/: redact them where they are first.
       await redactLayoutInSandbox(sandbox, layout);
-      return snapshotSandbox(sandbox, store, { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress });
-    }, (m) => m.id,
+      const report: { mode?: WorkspaceSnapshotMode; timings?: SnapshotTimings } = {};
+      try {
+        return await snapshotSandbox(sandbox, store, { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress }, baseline, report);
+      } finally {
+        snapshotMode = report.mode;
+        const t = report.timings ?? {};
+        for (const [k, v] of [['snapshot.listing', t.listingMs], ['snapshot.transfer-out', t.transferOutMs], ['snapshot.pack', t.packMs], ['snapshot.full-stream', t.fullStreamMs]] as const) {
+          if (v !== undefined) parts[k] = v;
+        }
+      }
+    }, (m) => `${m.id}${snapshotMode?.kind === 'changes' ? ` (${snapshotMode.paths} changed paths, ${snapshotMode.deleted} deleted)` : ''}`,
     ).catch((err: unknown) => {
       keepForRescue = sandbox.kind === 'docker'; // the work exists only in the container now
       throw snapshotFailed(err, sandbox, transcriptPath, config.home);
@@ -147,7 +184,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       headAtStart: start.headAtStart,
       layoutFrom: start.snapshotId,
     }, onProgress, {
-      source: start.snapshotId ? { snapshotId: start.snapshotId } : { hostDir: workspace },
+      source: trustedDir ? { hostDir: trustedDir } : start.snapshotId ? { snapshotId: start.snapshotId } : { hostDir: workspace },
       transcriptPath,
     }, config.snapshot.headWaitMinutes * 60_000, async (dir) => {
       const a = await adoptOrphans(store, config.home, lineage, dir, layout, rolloutId);
@@ -161,6 +198,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       throw await pendingOnBranch(err, { store, lineage, rolloutId, workspaceSnapshot: workspaceSnapshot.id, saved });
     });
     const before = published.entries;
+    Object.assign(parts, publisher.parts);
 
     result = {
       rolloutId,
@@ -180,6 +218,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       ...(adopted.length ? { adopted } : {}),
       transcriptPath,
       timings: { totalMs: 0 },
+      ...(snapshotMode ? { workspaceSnapshotMode: snapshotMode } : {}),
     };
     if (config.memory.generate) {
       try {
@@ -224,7 +263,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       else await sandbox.close();
     }).catch((err: unknown) => log.error({ err }, 'cleanup failed'));
   }
-  result.timings = { ...timings, totalMs: Date.now() - began };
+  result.timings = { ...timings, totalMs: Date.now() - began, parts };
   return result;
 }
 

@@ -30,6 +30,15 @@ export interface ExecResult {
   oomKilled: boolean;
 }
 
+/** What `Sandbox.execBytes` returns: exit code, stdout as bytes, stderr as text. */
+export interface BytesExecResult {
+  exitCode: number | null;
+  stdout: Buffer;
+  stderr: string;
+  truncated: boolean;
+  timedOut: boolean;
+}
+
 /**
  * An isolated place to run commands on a workspace (DESIGN.md, "sandbox").
  * Paths are inside the sandbox: absolute, or relative to `workspaceDir`.
@@ -51,6 +60,12 @@ export interface Sandbox {
   putArchive(tar: Readable, dir: string): Promise<void>;
   /** An uncompressed tar stream of `dir`'s contents (entry names relative to `dir`), streamed, not buffered. */
   getArchive(dir: string): Promise<Readable>;
+  /**
+   * Runs argv (no shell) and returns stdout as raw bytes, for output that is not text: listings of names that
+   * are not UTF-8, tar streams. `stdin` is written and closed. `truncated` says stdout was over `maxOutputBytes`
+   * (then `stdout` is not whole and must not be used). Optional: only the Docker sandbox has it.
+   */
+  execBytes?(argv: string[], options: { stdin?: Buffer; maxOutputBytes: number; cwd?: string; timeoutMs?: number }): Promise<BytesExecResult>;
   /** Removes the sandbox (container and its volume, or the temp dir). Idempotent. */
   close(): Promise<void>;
 }

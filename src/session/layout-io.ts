@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { MemoryLayout } from '../config/memory.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { extractTar } from '../snapshot/extract.js';
@@ -18,6 +19,8 @@ const log = logger('session');
 export async function copyLayoutFromSandbox(sandbox: Sandbox, dir: string, layout: MemoryLayout): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   const subs = [layout.memoriesDir, layout.sessionsDir];
+  if (await copyInOneTrip(sandbox, dir, subs)) return;
+  await rm(dir, { recursive: true, force: true });
   // One round trip to learn which folders exist (a missing one is not an error: no memory yet).
   const probe = await sandbox.exec(['find', ...subs, '-maxdepth', '0', '-type', 'd'], { cwd: sandbox.workspaceDir });
   const present = new Set(probe.stdout.split('\n').map((l) => l.trim()).filter(Boolean));
@@ -32,4 +35,29 @@ export async function copyLayoutFromSandbox(sandbox: Sandbox, dir: string, layou
       onSkip: (path, reason) => log.warn({ path: `${sub}/${path}`, reason }, 'left out of the memory layout'),
     });
   }
+}
+
+/** The layout's tar is held in memory once; a larger layout takes the archive API path. */
+const MAX_LAYOUT_TAR_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The layout in one exec: GNU tar in the sandbox over the folders that exist (three engine round trips fewer
+ * than the archive API path, per copy). False, with nothing kept, when the sandbox cannot give raw bytes, tar
+ * failed (a file the sandbox user may not read: the archive API reads it as root) or the tar is over the cap.
+ */
+async function copyInOneTrip(sandbox: Sandbox, dir: string, subs: string[]): Promise<boolean> {
+  if (!sandbox.execBytes) return false;
+  const script = 'cd "$1" || exit 3; shift; for d in "$@"; do [ -d "$d" ] && [ ! -L "$d" ] && printf "%s\\0" "$d"; done | tar -c -f - --null --verbatim-files-from --hard-dereference --numeric-owner -T -';
+  const r = await sandbox.execBytes(['bash', '-c', script, 'mnemara-layout', sandbox.workspaceDir, ...subs], { maxOutputBytes: MAX_LAYOUT_TAR_BYTES });
+  if (r.exitCode !== 0 || r.truncated) {
+    log.info({ exitCode: r.exitCode, truncated: r.truncated, stderr: r.stderr.slice(0, 300) }, 'memory layout through the archive API instead');
+    return false;
+  }
+  await mkdir(dir, { recursive: true });
+  await extractTar(Readable.from([r.stdout]), dir, {
+    limits: DEFAULT_RESTORE_LIMITS,
+    onSkip: (path, reason) => log.warn({ path, reason }, 'left out of the memory layout'),
+  });
+  for (const sub of subs) await mkdir(join(dir, sub), { recursive: true });
+  return true;
 }

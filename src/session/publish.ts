@@ -44,6 +44,8 @@ export class HeadPublisher {
   conflicts = 0;
   /** MEMORY.md at the run's start and as the agent left it, when the agent changed it (set by `publishWorkspace`). */
   agentMemoryMd: AgentMemoryEdits | undefined;
+  /** Where `publishWorkspace` spent its time, ms: `publish.layout-copy`, `publish.trust`, `publish.head`. */
+  readonly parts: Record<string, number> = {};
   private scratch = 0;
 
   constructor(
@@ -111,7 +113,14 @@ export class HeadPublisher {
    * Throws `HeadWaitExpiredError` when the head kept moving past the bound; the caller records the branch then.
    */
   async publishWorkspace(sandbox: Sandbox, workspaceSnapshot: string): Promise<PublishOutcome> {
+    let t = Date.now();
+    const lap = (name: string): void => {
+      const now = Date.now();
+      this.parts[`publish.${name}`] = now - t;
+      t = now;
+    };
     await copyLayoutFromSandbox(sandbox, this.layoutDir, this.layout);
+    lap('layout-copy');
     const memoryMd = join(this.layoutDir, this.layout.memoriesDir, 'MEMORY.md');
     const end = this.trust ? await readFile(memoryMd, 'utf8').catch(() => null) : null;
     const agentWroteOwned = this.trust
@@ -120,6 +129,7 @@ export class HeadPublisher {
           transcriptPath: this.trust.transcriptPath,
         })
       : false;
+    lap('trust');
     if (this.trust) {
       // The trusted copy replaced the agent's MEMORY.md: its edits go to the pipeline as this rollout's proposals.
       const start = await readFile(memoryMd, 'utf8').catch(() => null);
@@ -139,6 +149,7 @@ export class HeadPublisher {
     }
     const conflictsBefore = this.conflicts;
     const head = await this.advance(candidate, async (current) => (await this.snapshotLayout(current)).id);
+    lap('head');
     if (this.conflicts === conflictsBefore) return { entries };
     // Another session already put the same code on the head (under contention, the usual case): no branch.
     if (await codeOnHead(this.store, workspaceSnapshot, head, this.dirs)) {

@@ -110,7 +110,14 @@ export async function restoreWorkspace(
   sandbox: Sandbox,
   store: SnapshotStore,
   start: SessionStart,
-  options: { workspace: string; ignore: string[]; layout: MemoryLayout; onProgress?: OnProgress },
+  options: {
+    workspace: string;
+    ignore: string[];
+    layout: MemoryLayout;
+    onProgress?: OnProgress;
+    /** Called once the tree is in, before mnemara's own edits (git exclude): where a change baseline is taken. */
+    afterFill?: () => Promise<void>;
+  },
 ): Promise<void> {
   if ((start.kind === 'snapshot' || start.kind === 'head') && start.snapshotId) {
     await sandbox.putArchive(await store.exportTar(start.snapshotId), sandbox.workspaceDir);
@@ -122,5 +129,6 @@ export async function restoreWorkspace(
       await sandbox.putArchive(await store.exportTar(start.snapshotId, { paths }), sandbox.workspaceDir);
     }
   }
+  await options.afterFill?.();
   await excludeLayoutFromGit(sandbox, options.layout);
 }

@@ -123,5 +123,15 @@ export interface SessionResult {
   transcriptPath: string;
   /** Sandbox left running (`--keep-sandbox`). */
   keptSandbox?: string;
-  timings: Partial<Record<SessionStep, number>> & { totalMs: number };
+  /**
+   * Wall time per step, ms, and `parts`: where the steps spent it (`restore.fill`: snapshot export and transfer
+   * in with extraction in the sandbox; `restore.listing`: the change baseline; `restore.trusted-layout`: the
+   * pre-run copy of mnemara's memory files; `snapshot.listing`, `snapshot.transfer-out` (changes tar),
+   * `snapshot.pack` (extraction of the changes, hashing, compression, index), `snapshot.full-stream` (all of
+   * that for the whole workspace, when it was read whole); `publish.layout-copy`, `publish.trust`,
+   * `publish.head`).
+   */
+  timings: Partial<Record<SessionStep, number>> & { totalMs: number; parts?: Record<string, number> };
+  /** How the workspace snapshot was taken: only the changes (paths, deletions, bytes), or the whole stream and why. */
+  workspaceSnapshotMode?: { kind: 'changes'; paths: number; deleted: number; bytes: number } | { kind: 'full'; reason: string };
 }

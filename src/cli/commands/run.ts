@@ -9,6 +9,7 @@ import { EXIT, emit, progressPrinter, reportError, shellWord } from '../output.j
 import { applySnapshot, describeApply } from './apply.js';
 import type { ApplyResult } from '../../snapshot/apply.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+import { formatTimings } from '../timings.js';
 
 interface RunCliOptions extends ConfigCliOptions {
   workspace: string;
@@ -27,6 +28,7 @@ interface RunCliOptions extends ConfigCliOptions {
   keepSandbox?: boolean;
   apply?: boolean;
   json?: boolean;
+  timings?: boolean;
 }
 
 async function readTask(opts: RunCliOptions): Promise<string> {
@@ -202,7 +204,8 @@ export function registerRunCommand(program: Command): void {
     .option('--no-live-update', "do not give the agent the memory tool")
     .option('--keep-sandbox', 'leave the container running afterwards, for inspection')
     .option('--apply', "when the agent completed, write its changes into the host directory (as `mnemara apply`; refused if the directory changed meanwhile)")
-    .option('--json', 'print one JSON result instead of live lines and a summary');
+    .option('--json', 'print one JSON result instead of live lines and a summary')
+    .option('--timings', 'after the summary, where the time went: every step and its parts, in ms (in --json: timings.parts)');
   addConfigOptions(cmd).action(async (opts: RunCliOptions) => {
     const json = Boolean(opts.json);
     const task = await readTask(opts);
@@ -256,7 +259,7 @@ export function registerRunCommand(program: Command): void {
           return undefined;
         });
       }
-      emit(json, applied ? { ...result, applied } : result, () => formatSummary(result, { dir: opts.workspace, ...(applied ? { applied } : {}) }));
+      emit(json, applied ? { ...result, applied } : result, () => formatSummary(result, { dir: opts.workspace, ...(applied ? { applied } : {}) }) + (opts.timings ? formatTimings(result) : ''));
       process.exitCode = result.outcome === 'completed' ? EXIT.ok : EXIT.failed;
       // The run is saved either way; a refused apply is reported after its summary, with its own exit code.
       // (With --json too it goes to stderr as text: stdout stays one document.)

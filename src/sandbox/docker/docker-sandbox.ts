@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { logger } from '../../config/logger.js';
-import type { ExecOptions, ExecResult, Sandbox } from '../types.js';
+import type { BytesExecResult, ExecOptions, ExecResult, Sandbox } from '../types.js';
 import { SandboxError } from '../errors.js';
 import { resolveSandboxPath } from '../paths.js';
 import { validateExec } from '../exec-options.js';
@@ -179,6 +179,18 @@ export class DockerSandbox implements Sandbox {
       truncated: r.stdout.truncated || r.stderr.truncated,
       oomKilled,
     };
+  }
+
+  async execBytes(argv: string[], options: { stdin?: Buffer; maxOutputBytes: number; cwd?: string; timeoutMs?: number }): Promise<BytesExecResult> {
+    this.assertOpen();
+    const r = await rawExec(this.container, this.docker, {
+      argv,
+      cwd: options.cwd === undefined ? undefined : this.resolve(options.cwd),
+      ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+      timeoutMs: options.timeoutMs ?? this.defaults.timeoutMs,
+      maxOutputBytes: options.maxOutputBytes,
+    });
+    return { exitCode: r.exitCode, stdout: r.stdout.bytes(), stderr: r.stderr.text(), truncated: r.stdout.truncated, timedOut: r.timedOut };
   }
 
   async readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
