@@ -47,7 +47,7 @@ const MAX_LAYOUT_TAR_BYTES = 256 * 1024 * 1024;
  */
 async function copyInOneTrip(sandbox: Sandbox, dir: string, subs: string[]): Promise<boolean> {
   if (!sandbox.execBytes) return false;
-  const script = 'cd "$1" || exit 3; shift; for d in "$@"; do [ -d "$d" ] && [ ! -L "$d" ] && printf "%s\\0" "$d"; done | tar -c -f - --null --verbatim-files-from --hard-dereference --numeric-owner -T -';
+  const script = 'cd "$1" || exit 3; shift; for d in "$@"; do [ -d "$d" ] && [ ! -L "$d" ] && printf "%s\\0" "$d"; done | tar -c -f - --null --verbatim-files-from --numeric-owner -T -';
   const r = await sandbox.execBytes(['bash', '-c', script, 'mnemara-layout', sandbox.workspaceDir, ...subs], { maxOutputBytes: MAX_LAYOUT_TAR_BYTES });
   if (r.exitCode !== 0 || r.truncated) {
     log.info({ exitCode: r.exitCode, truncated: r.truncated, stderr: r.stderr.slice(0, 300) }, 'memory layout through the archive API instead');

@@ -12,10 +12,10 @@ const EMPTY_TAR = Buffer.alloc(1024);
 
 /**
  * GNU tar inside the sandbox, as the sandbox user, over exactly the listed paths (`--no-recursion`), names
- * NUL-separated and taken verbatim (a name starting with `-` is a name), hard links stored as data like the
- * whole stream does. A file that changes while read makes tar exit 1 and the changes are refused.
+ * NUL-separated and taken verbatim (a name starting with `-` is a name). Hard links stay links: a link shares
+ * its inode's ctime, so every path of a changed inode is listed and sent, and tar links the later ones to the first. A file that changes while read makes tar exit 1 and the changes are refused.
  */
-const TAR_ARGV = ['tar', '-c', '-f', '-', '--null', '--verbatim-files-from', '--no-recursion', '--hard-dereference', '--numeric-owner', '-T', '-'];
+const TAR_ARGV = ['tar', '-c', '-f', '-', '--null', '--verbatim-files-from', '--no-recursion', '--numeric-owner', '-T', '-'];
 
 /** What `snapshotChanges` spent, ms: bringing the changes tar out, and packing it into the delta layer. */
 export interface ChangeTimings {
