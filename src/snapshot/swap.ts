@@ -149,11 +149,37 @@ export async function swapPaths(staging: string, target: string, paths: string[]
         if (!st) await mkdir(anc);
       }
       const dest = join(target, ...segs);
-      if (await lstat(dest).then(() => true, () => false)) await rename(dest, join(aside, String(i)));
+      if (await lstat(dest).then(() => true, () => false)) await renameAcross(dest, join(aside, String(i)));
       const src = join(staging, ...segs);
-      if (await lstat(src).then(() => true, () => false)) await rename(src, dest);
+      if (await lstat(src).then(() => true, () => false)) await renameAcross(src, dest);
     }
   } finally {
     await removeTree(aside);
+  }
+}
+
+/**
+ * `rename` to another parent directory as a user without root's rights: a directory that moves needs write
+ * permission on itself (its `..` changes) and both parents need it too, which a read-only directory (0555, a
+ * restored snapshot's or the target's) lacks. Owner write is added for the rename and the modes put back after.
+ */
+async function renameAcross(from: string, to: string): Promise<void> {
+  if (process.getuid?.() === 0) return rename(from, to);
+  const lifted: Array<{ path: string; mode: number }> = [];
+  const lift = async (path: string): Promise<void> => {
+    const st = await lstat(path).catch(() => null);
+    if (!st?.isDirectory() || st.mode & 0o200) return;
+    await chmod(path, (st.mode & 0o7777) | 0o200).catch(() => undefined);
+    lifted.push({ path, mode: st.mode & 0o7777 });
+  };
+  await lift(dirname(from));
+  await lift(dirname(to));
+  await lift(from);
+  let moved = false;
+  try {
+    await rename(from, to);
+    moved = true;
+  } finally {
+    for (const { path, mode } of lifted.reverse()) await chmod(moved && path === from ? to : path, mode).catch(() => undefined);
   }
 }
