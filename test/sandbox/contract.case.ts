@@ -1,13 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, writeFile, symlink, chmod, readFile, readlink, stat, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { SandboxError } from '../../src/sandbox/errors.js';
+import { openStore } from '../../src/snapshot/index.js';
 
 /** What a backend's test file hands the contract: how to make one, and what differs between backends. */
 export interface ContractTarget {
@@ -220,6 +221,32 @@ export function sandboxContract(target: ContractTarget): void {
       } finally {
         await rm(src, { recursive: true, force: true });
         await rm(back, { recursive: true, force: true });
+      }
+    });
+
+    it('puts read-only directories (a Go module cache is 0555) with their files in them, modes kept', async () => {
+      const src = await mkdtemp(join(tmpdir(), 'mnemara-ro-src-'));
+      try {
+        await mkdir(join(src, 'ro', 'inner'), { recursive: true });
+        await writeFile(join(src, 'ro', 'f'), 'f');
+        await writeFile(join(src, 'ro', 'inner', 'g'), 'g');
+        // `ro-x` sorts between `ro` and `ro/f` in byte order (as the snapshot export writes): tar leaves `ro`
+        // before its files come, and without delaying directory modes it has made `ro` read-only by then.
+        await mkdir(join(src, 'ro-x'));
+        await writeFile(join(src, 'ro-x', 'h'), 'h');
+        await chmod(join(src, 'ro', 'inner'), 0o555);
+        await chmod(join(src, 'ro'), 0o555);
+        const store = await openStore(join(src, '..', `${basename(src)}-store`));
+        const m = await store.create({ dir: src }, { lineage: 'ro', kind: 'workspace' });
+        await sb.putArchive(await store.exportTar(m.id), 'ro-put');
+
+        const inside = await sb.exec('cd ro-put && cat ro/f ro/inner/g && stat -c "%n %a" ro ro/inner');
+        expect(inside.stdout).toBe('fgro 555\nro/inner 555\n');
+      } finally {
+        await chmod(join(src, 'ro', 'inner'), 0o755).catch(() => undefined);
+        await chmod(join(src, 'ro'), 0o755).catch(() => undefined);
+        await rm(src, { recursive: true, force: true });
+        await rm(`${src}-store`, { recursive: true, force: true });
       }
     });
 

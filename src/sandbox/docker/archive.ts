@@ -7,12 +7,14 @@ import { rawExec } from './exec.js';
 /**
  * Extracts an uncompressed tar stream into `dir` (created when missing) by piping it to `tar -x` run as the
  * sandbox user: entries end up owned by that user whatever the headers say, and the user's permissions bound
- * where they can land. Modes are kept (`-p`). Throws `SandboxError('SANDBOX_FAILED')` with tar's message when
+ * where they can land. Modes are kept (`-p`); directory modes are set at the end (`--delay-directory-restore`):
+ * a snapshot's export is in byte order, where `ro-x/` comes between `ro/` and `ro/f`, and a read-only `ro/` set
+ * before its files would refuse them to a user without root's rights. Throws `SandboxError('SANDBOX_FAILED')` with tar's message when
  * extraction fails (a truncated or invalid archive, an entry the user may not create).
  */
 export async function putArchive(container: Docker.Container, docker: Docker, tar: Readable, dir: string): Promise<void> {
   const r = await rawExec(container, docker, {
-    argv: ['bash', '-c', 'mkdir -p -- "$1" && exec tar -x -p --no-same-owner -f - -C "$1"', 'put-archive', dir],
+    argv: ['bash', '-c', 'mkdir -p -- "$1" && exec tar -x -p --no-same-owner --delay-directory-restore -f - -C "$1"', 'put-archive', dir],
     stdin: tar,
     maxOutputBytes: 16 * 1024,
   });
