@@ -64,7 +64,7 @@ export interface WorkspaceLineage {
 
 /**
  * The default lineage of `workspace`: from its git remote (`origin`, else the first remote) when it is a git
- * checkout with one, so a renamed or re-cloned checkout finds its memory; otherwise `defaultLineage`. Runs
+ * checkout with one (plus the path below the top level when the workspace is a subdirectory), so a renamed or re-cloned checkout finds its memory; otherwise `defaultLineage`. Runs
  * `git` (5 s timeout); no git, no checkout or no remote all fall back to the directory.
  */
 export async function workspaceLineage(workspace: string): Promise<WorkspaceLineage> {
@@ -77,12 +77,26 @@ export async function workspaceLineage(workspace: string): Promise<WorkspaceLine
       .filter((m): m is RegExpExecArray => m !== null)
       .map((m) => ({ name: m[1]!, url: m[2]! }));
     const remote = remotes.find((r) => r.name === 'origin') ?? remotes[0];
-    const lineage = remote ? lineageFromRemote(remote.url) : null;
+    const repo = remote ? lineageFromRemote(remote.url) : null;
+    const lineage = repo ? await withinRepository(repo, dir) : null;
     if (lineage) return { lineage, source: 'git remote' };
   } catch {
     // not a git checkout, no remote, or no git at all
   }
   return { lineage: directoryLineage(dir), source: 'directory' };
+}
+
+/**
+ * A workspace below the checkout's top level (a package of a monorepo) is its own project: the remote's lineage
+ * plus the path from the top (`github.com/acme/mono/packages/app`), so two packages never share a head and a
+ * re-clone still finds each. `null` when the result is not a valid lineage (the caller uses the directory's).
+ */
+async function withinRepository(repo: string, dir: string): Promise<string | null> {
+  const { stdout } = await run('git', ['-C', dir, 'rev-parse', '--show-prefix'], { timeout: 5000 });
+  const below = stdout.trim().split('/').map(segment).filter((s) => s !== '');
+  if (below.length === 0) return repo;
+  const name = [repo, ...below].join('/');
+  return name.length <= 200 && isValidLineage(name) ? name : null;
 }
 
 /**

@@ -54,4 +54,14 @@ describe('the default lineage of -w DIR', { timeout: 120_000 }, () => {
     expect(show.exitCode, show.stderr).toBe(0);
     expect(JSON.parse(show.stdout)).toMatchObject({ source: 'lineage', lineage: REMOTE_LINEAGE });
   });
+
+  it('tells the packages of one checkout apart: the remote plus the path below the top level', async () => {
+    const a = join(ws, 'packages', 'app1', 'app');
+    const b = join(ws, 'packages', 'app2', 'app');
+    mkdirSync(a, { recursive: true });
+    mkdirSync(b, { recursive: true });
+    expect(await workspaceLineage(a)).toEqual({ lineage: `${REMOTE_LINEAGE}/packages/app1/app`, source: 'git remote' });
+    expect(await defaultLineage(b)).toBe(`${REMOTE_LINEAGE}/packages/app2/app`);
+    expect(await defaultLineage(ws)).toBe(REMOTE_LINEAGE);
+  });
 });
