@@ -55,6 +55,8 @@ export class GuardedExtractor {
   private lastReport = 0;
   /** Content bytes of every entry read so far, kept or left out by a path filter: what progress counts. */
   private scanned = 0;
+  /** Too-deep or too-long subtrees already reported in source mode (see `sourcePath`). */
+  private readonly tooDeep = new Set<string>();
   /** Read once: decides whether a new file needs an fchmod after open (mnemara never changes it). */
   private readonly umask = process.umask();
 
@@ -78,8 +80,8 @@ export class GuardedExtractor {
       this.budget.declare(entry.path, entry.size);
       this.scanned += entry.size;
       this.report(options.keep !== undefined);
-      const segments = guardPath(entry.path, this.limits);
-      if (segments.length === 0) return void entry.resume();
+      const segments = this.sourcePath(entry, options);
+      if (segments === undefined || segments.length === 0) return void entry.resume();
       const base = segments[segments.length - 1]!;
       const whiteout = options.whiteouts && base.startsWith('.wh.');
       // A whiteout is filtered by what it deletes (`dir/.wh.name` → dir/name; the opaque marker → dir).
@@ -172,6 +174,25 @@ export class GuardedExtractor {
       unit: 'bytes',
       ...(filtered ? { message: `read of the archive (${this.budget.files} entries, ${this.budget.bytes} bytes of the paths asked for written)` } : {}),
     });
+  }
+
+  /**
+   * The entry's guarded path. In source mode (`onSkip`: a snapshot being taken of a tree the agent wrote), a
+   * path deeper or longer than a restore accepts is left out and reported once per too-deep subtree, as the
+   * host walk does, instead of failing the whole snapshot; a restore (no `onSkip`) still refuses it.
+   */
+  private sourcePath(entry: TarEntry, options: ApplyOptions): string[] | undefined {
+    try {
+      return guardPath(entry.path, this.limits);
+    } catch (err) {
+      if (!options.onSkip || !(err instanceof UnsafeArchiveError) || !/^path (deeper|longer) than/.test(err.reason)) throw err;
+      const shown = entry.path.split('/').filter((s) => s !== '' && s !== '.').slice(0, this.limits.maxDepth + 1).join('/').slice(0, 200);
+      if (!this.tooDeep.has(shown)) {
+        this.tooDeep.add(shown);
+        options.onSkip(displayName(shown), `deeper or longer than a restore accepts (${this.limits.maxDepth} levels, ${this.limits.maxPathBytes} bytes)`);
+      }
+      return undefined;
+    }
   }
 
   /** Records a hard link whose target a path filter leaves out (see `unresolved`); its parent directories are made now. */

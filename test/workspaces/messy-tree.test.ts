@@ -80,6 +80,22 @@ describe('the messy tree, host directory', () => {
     expect(skips.join('\n')).toMatch(/skipped \.git\/x\.fifo: FIFO/);
   }, 30_000);
 
+  it('a path deeper than a restore accepts, in a tar stream like the sandbox sends, is left out and listed once, not fatal', async () => {
+    const deep = `aaa/${Array.from({ length: 300 }, () => 'd').join('/')}`;
+    const tar = buildTar([
+      { path: 'ok.txt', body: 'ok' },
+      ...Array.from({ length: 3 }, (_, i) => ({ path: `${deep}/f${i}`, body: 'deep' })),
+      { path: 'zz.txt', body: 'after' },
+    ]);
+    const store = await openStore(join(tempDir(), 'store'));
+    const m = await store.create({ tar: Readable.from([tar]) }, { lineage: 'deep', kind: 'workspace' });
+    expect(m.skipped).toHaveLength(1);
+    expect(m.skipped![0]!.reason).toMatch(/deeper or longer than a restore accepts/);
+    const out = join(tempDir(), 'out');
+    await store.restoreToDirectory(m.id, out);
+    expect(readdirSync(out).sort()).toEqual(['ok.txt', 'zz.txt']);
+  });
+
   it('an unreadable file is read as root, or left out with a warning naming it', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'ok.txt'), 'ok');
