@@ -11,7 +11,7 @@ const DANGEROUS: RegExp[] = [
   /\$\(\s*(curl|wget)\b[^)]*\)/i,
   /\b(iex|invoke-expression)\b/i,
   // fetch to a file, then run that file: `curl … -o /tmp/i.sh && bash /tmp/i.sh`, `curl … > i.sh; sh i.sh`
-  /\b(curl|wget|iwr|invoke-webrequest)\b[^\n]{0,200}?(\s-o\s*|\s-O\s*|--output(-document)?[=\s]|-outfile\s|>\s*)\S+[^\n]{0,120}?(&&|;|\|\||\bthen\b|,)\s*(sudo\s+)?((ba|z|da|k|fi)?sh\s+[^-\s]|(python[\d.]*|node|perl|ruby|pwsh|powershell)\s+[^-\s]|source\s|\.\s+\S|\.\/\S|chmod\s+\+?[0-7]*x)/i,
+  /\b(curl|wget|iwr|invoke-webrequest)\b[^\n]{0,200}?(?:\s-o\s*|\s-O\s*|--output(?:-document)?[=\s]|-outfile\s|>\s*)['"]?(?:\S*\/)?([^\s\/;&|'"`]+)[^\n]{0,120}?(?:&&|;|\|\||\bthen\b|,)\s*(?:sudo\s+)?(?:(?:(?:ba|z|da|k|fi)?sh|python[\d.]*|node|perl|ruby|pwsh|powershell|source|\.)\s+(?:\S*\/)?\2\b|\S*\.\/\2\b|chmod\s+\S+\s+(?:\S*\/)?\2\b)/i,
   // run what a one-liner fetched: `python3 -c "exec(urllib.request.urlopen(…).read())"`, `node -e "fetch(…).then(r=>r.text()).then(eval)"`
   /\b(exec|eval)\b[^\n]{0,200}\b(urlopen|urllib|requests\.get|fetch|https?:\/\/)/i,
   /\b(urlopen|urllib|requests\.get|fetch\s*\(|https?:\/\/)[^\n]{0,200}\b(exec|eval)\b/i,

@@ -31,6 +31,8 @@ const HARMLESS = [
   // Fetching a signing key and handing it to gpg runs nothing that was fetched.
   'curl -fsSL https://deb.nodesource.com/gpgkey/nodesource-repo.gpg.key -o key.gpg && sudo gpg --dearmor -o /etc/apt/keyrings/nodesource.gpg key.gpg',
   'curl -o out.json http://localhost:8080/api && python3 -m json.tool out.json',
+  // Downloading data and then running the project's own script runs nothing that was fetched.
+  'curl -sL https://example.org/rates.csv -o data/rates.csv && python3 scripts/import_rates.py data/rates.csv',
   'pip install -r requirements.txt',
   'pip install --index-url https://pypi.org/simple requests',
   'git config user.name "Ada"',
