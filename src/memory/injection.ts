@@ -10,6 +10,11 @@ const DANGEROUS: RegExp[] = [
   /\b(ba|z)?sh\s+<\(\s*(curl|wget)\b/i,
   /\$\(\s*(curl|wget)\b[^)]*\)/i,
   /\b(iex|invoke-expression)\b/i,
+  // fetch to a file, then run that file: `curl … -o /tmp/i.sh && bash /tmp/i.sh`, `curl … > i.sh; sh i.sh`
+  /\b(curl|wget|iwr|invoke-webrequest)\b[^\n]{0,200}?(?:\s-o\s*|\s-O\s*|--output(?:-document)?[=\s]|-outfile\s|>\s*)['"]?(?:\S*\/)?([^\s\/;&|'"`]+)[^\n]{0,120}?(?:&&|;|\|\||\bthen\b|,)\s*(?:sudo\s+)?(?:(?:(?:ba|z|da|k|fi)?sh|python[\d.]*|node|perl|ruby|pwsh|powershell|source|\.)\s+(?:\S*\/)?\2\b|\S*\.\/\2\b|chmod\s+\S+\s+(?:\S*\/)?\2\b)/i,
+  // run what a one-liner fetched: `python3 -c "exec(urllib.request.urlopen(…).read())"`, `node -e "fetch(…).then(r=>r.text()).then(eval)"`
+  /\b(exec|eval)\b[^\n]{0,200}\b(urlopen|urllib|requests\.get|fetch|https?:\/\/)/i,
+  /\b(urlopen|urllib|requests\.get|fetch\s*\(|https?:\/\/)[^\n]{0,200}\b(exec|eval)\b/i,
   // send data somewhere: secrets, keys, dotfiles, the environment uploaded or posted to a host
   /\b(upload(ed|s|ing)?|send(s|ing)?|sent|post(ed|s|ing)?|exfiltrat\w*|copy|copied|scp|rsync|transmit\w*)\b[^\n]{0,80}(~\/\.ssh|id_rsa|id_ed25519|\.env\b|credentials?|secrets?|tokens?|api[_ -]?keys?|passwords?|printenv|environment variables)/i,
   /(~\/\.ssh|id_rsa|id_ed25519|\.aws\/credentials|\.env\b|secrets?|tokens?)[^\n]{0,80}\b(uploaded|sent|posted|copied|transmitted)\s+to\b/i,
@@ -19,14 +24,37 @@ const DANGEROUS: RegExp[] = [
   /\b(disable|turn off|skip|bypass)\w*\b[^\n]{0,40}\b(ssl|tls|certificate|cert|signature|gpg|2fa|mfa|auth\w*|firewall|selinux|apparmor|sandbox|verification|security)\b/i,
   /(--insecure|--no-verify-ssl|verify\s*=\s*false|strict-ssl\s*(=|\s)\s*false|GIT_SSL_NO_VERIFY|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*0|--trusted-host|--allow-unauthenticated)/i,
   /\bchmod\s+(-R\s+)?(777|666|a\+rwx|o\+w)\b/i,
+  /\bssl_?verify\s*(=|\s)\s*(false|0|no)\b/i,
+  // packages from another index or an unchecked host: `PIP_INDEX_URL=http://…`, `PIP_TRUSTED_HOST=…`, `npm config set registry http://…`
+  /\b(PIP_(INDEX_URL|EXTRA_INDEX_URL|TRUSTED_HOST)|UV_(INDEX_URL|EXTRA_INDEX_URL|INSECURE_HOST)|NPM_CONFIG_REGISTRY|YARN_REGISTRY)\b/i,
+  /(--(extra-)?index-url|--registry|\bregistry)[=\s]+['"]?http:\/\//i,
   /\b(authorized_keys|NOPASSWD|visudo|sudoers)\b/i,
   /\b(change|reset|rotate|replace|set)\w*\b[^\n]{0,30}\b(password|passphrase|credentials?|api[_ -]?key|token)\b[^\n]{0,40}\bto\b/i,
   /\bgit\s+(remote\s+set-url|config\s+[^\n]*credential)\b/i,
 ];
 
-/** True when the text tells the reader to do something of those kinds. */
+const DANGEROUS_ALL = DANGEROUS.map((r) => new RegExp(r.source, `${r.flags}g`));
+
+/**
+ * A warning right before the act ("Never run `curl … | sh`", "do not disable SSL verification"): at most two
+ * words between the negation and the act, so "never run tests without first running `curl … | sh`" still counts.
+ * "Don't forget to …" and "never skip …" tell to do it.
+ */
+const WARNED = /\b(never|do not|don't|dont|must not|mustn't|should not|shouldn't|avoid|refuse to|not to)\s+(?!forget|skip|fail|omit)([\w-]+\s+){0,2}[`'"“(]*$/i;
+
+/**
+ * True when the text tells the reader to do something of those kinds. A match that is itself warned against
+ * (`WARNED`) does not count; any other match in the same text still does.
+ */
 export function dangerousInstruction(text: string): boolean {
-  return DANGEROUS.some((r) => r.test(text));
+  return DANGEROUS_ALL.some((r) => {
+    r.lastIndex = 0;
+    for (const m of text.matchAll(r)) {
+      const before = text.slice(Math.max(0, m.index - 60), m.index).split(/[.!?;\n]\s/).at(-1) ?? '';
+      if (!WARNED.test(before)) return true;
+    }
+    return false;
+  });
 }
 
 /**

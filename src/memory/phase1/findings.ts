@@ -1,3 +1,4 @@
+import { dangerousInstruction } from '../injection.js';
 import { looksLikeInstruction } from './error-lines.js';
 import type { RolloutView, Said } from './rollout.js';
 
@@ -42,7 +43,8 @@ export function sentencesOf(text: string): string[] {
 /**
  * What a failed or partial run found, in the agent's own whole sentences: its final message when it ended
  * the run itself, then its notes along the way (newest first) — only sentences that state a cause, a
- * constraint, a dead end or a plan, never one that passes on an instruction read in tool output. Within
+ * constraint, a dead end or a plan, never one that passes on an instruction read in tool output nor one that
+ * tells to fetch and run code or weaken security (`dangerousInstruction`, alone or with a neighbour). Within
  * `budget` characters: a sentence that does not fit is left out whole, never cut. In transcript order.
  */
 export function runFindings(view: RolloutView, budget = 900): string[] {
@@ -51,8 +53,14 @@ export function runFindings(view: RolloutView, budget = 900): string[] {
   const picked: Array<{ at: number; i: number; text: string }> = [];
   let used = 0;
   const take = (s: Said, all: boolean) => {
-    sentencesOf(s.text).forEach((text, i) => {
+    const sentences = sentencesOf(s.text);
+    sentences.forEach((text, i) => {
       if (looksLikeInstruction(text) || (!all && !FINDING.test(text))) return;
+      // A plan to fetch and run code or weaken security is never passed on, also when it spans two sentences
+      // ("Download it with `curl … -o /tmp/i.sh`. Then `bash /tmp/i.sh`.").
+      // A neighbour that is dangerous on its own is dropped by itself; only a pair that is dangerous together drops both.
+      const pair = (a: string | undefined, b: string | undefined) => !!a && !!b && !dangerousInstruction(a === text ? b : a) && dangerousInstruction(`${a} ${b}`);
+      if (dangerousInstruction(text) || pair(sentences[i - 1], text) || pair(text, sentences[i + 1])) return;
       if (used + text.length + 1 > budget) return;
       used += text.length + 1;
       picked.push({ at: s.at, i, text });

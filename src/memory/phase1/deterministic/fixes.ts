@@ -3,6 +3,7 @@ import { essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegmen
 import { errorLines } from '../error-lines.js';
 import { checksOnly, jobOf } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
+import { readOnlyCommand, startsService } from './services.js';
 import { segmentOutcome } from '../outcome.js';
 import { commandOf, failed, isEdit, type RolloutView, type Step } from '../rollout.js';
 import { clip, keywordsOf, quote } from './text.js';
@@ -64,6 +65,8 @@ interface Fix {
   resolverSegs: Segment[];
   resolverSeg: Segment;
   changes: Array<{ step: Step; text: string }>;
+  /** A command between the failure and the resolver that did more than look (`readOnlyCommand`). */
+  changedBetween: boolean;
 }
 
 const WORK = new Set(['test', 'build', 'install', 'system', 'generate', 'env']);
@@ -103,6 +106,7 @@ function related(a: Segment, b: Segment): boolean {
 function findFix(steps: Step[], failure: Step, target: Segment): Fix | undefined {
   const chain: Failure[] = [];
   const changes: Fix['changes'] = [];
+  let changedBetween = false;
   for (const next of steps.slice(failure.index + 1)) {
     if (isEdit(next)) {
       const path = String(next.input.path);
@@ -122,12 +126,13 @@ function findFix(steps: Step[], failure: Step, target: Segment): Fix | undefined
       const typedBefore = new Set(splitCommand(commandOf(failure) ?? '').map((s) => s.text));
       const before = setupSegments(next, segs, target).filter((s) => segs.indexOf(s) < segs.indexOf(match) && s.category !== 'env' && !typedBefore.has(s.text));
       if (before.length > 0) changes.push({ step: next, text: before.map((s) => s.text).join(' && ') });
-      return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes };
+      return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes, changedBetween };
     }
     if (match && (outcome === 'failed' || (outcome === 'unknown' && failed(next)))) {
       chain.push({ step: next, seg: match });
       continue;
     }
+    if (!readOnlyCommand(cmd)) changedBetween = true;
     // Every setup command of the step, not only its last: `go install …golangci-lint && export PATH=…/bin`.
     const setup = setupSegments(next, segs, target);
     if (setup.length > 0) changes.push({ step: next, text: setup.map((s) => s.text).join(' && ') });
@@ -136,14 +141,17 @@ function findFix(steps: Step[], failure: Step, target: Segment): Fix | undefined
 }
 
 /**
- * Setup commands of a step that passed: environment, system packages, dependency installs; for a failing
+ * Setup commands of a step that passed: environment, system packages, dependency installs, starting a service
+ * (`docker compose up -d postgres`, `service postgresql start`: `startsService`); for a failing
  * test or build also building or generating another part first (`pnpm --filter tokens build` before the ui tests).
  */
 function setupSegments(step: Step, segs: Segment[], target: Segment): Segment[] {
   const prep = target.category === 'test' || target.category === 'build' ? ['build', 'generate'] : [];
-  return workSegments(segs).filter(
+  // A service start can look like inspection to the categories (`brew services start x`); it is setup all the same.
+  const work = workSegments(segs);
+  return segs.filter((s) => work.includes(s) || startsService(s)).filter(
     (s) =>
-      (s.category === 'env' || s.category === 'system' || s.category === 'install' || (prep.includes(s.category) && !related(s, target))) &&
+      (s.category === 'env' || s.category === 'system' || s.category === 'install' || startsService(s) || (prep.includes(s.category) && !related(s, target))) &&
       s.program !== 'cd' &&
       segmentOutcome(step, segs, s) === 'passed',
   );
@@ -157,7 +165,8 @@ function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
   const unchanged = failures.every(
     (f) => f.seg.text === fixCmd || (sameCommand(f.seg, fix.resolverSeg) && !invocationError(f.step) && essentialCommand(fix.resolverSegs, fix.resolverSeg) === fix.resolverSeg.text),
   );
-  if (fix.changes.length === 0 && failures.every((f) => commandOf(f.step) === commandOf(fix.resolver))) return flakyTest(failures, fix);
+  // Only a rerun with nothing but looking in between is identical: a service started or anything else run is a change.
+  if (fix.changes.length === 0 && !fix.changedBetween && failures.every((f) => commandOf(f.step) === commandOf(fix.resolver))) return flakyTest(failures, fix);
   if (unchanged && fix.changes.length === 0) return undefined; // another spelling of the same command passed: a retry, no lesson
   const needsSetup = unchanged && fix.changes.length > 0;
   const parts = failures.map((f, i) => {

@@ -1,4 +1,6 @@
 import type { RawMemory } from '../../types.js';
+import { dangerousInstruction } from '../../injection.js';
+import { sentencesOf } from '../findings.js';
 import type { RolloutView } from '../rollout.js';
 import { failureFixes } from './fixes.js';
 import { userPreferences } from './preferences.js';
@@ -19,5 +21,15 @@ export function extractDeterministic(view: RolloutView): RawMemory[] {
   const memories = [...userPreferences(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
   memories.push(...commandsThatWorked(view, memories.map((m) => m.text)));
   memories.push(...unfinishedTask(view));
-  return memories;
+  return memories.filter((m) => !dangerousEntry(m.text, view));
+}
+
+/**
+ * The last net for every kind (issue 12): an entry with a sentence that tells to fetch and run code, send data
+ * out or weaken security is dropped, unless that sentence is the user's own words (a task they typed).
+ */
+function dangerousEntry(text: string, view: RolloutView): boolean {
+  const low = (t: string) => t.toLowerCase().replace(/\s+/g, ' ').trim();
+  const typed = low(view.said.filter((s) => s.role === 'user').map((s) => s.text).join('\n'));
+  return sentencesOf(text).some((s) => dangerousInstruction(s) && !typed.includes(low(s.replace(/^[^:“]{0,80}:\s*/, '')).replace(/[.。]$/, '')));
 }

@@ -1,0 +1,40 @@
+import { filesWrittenBy, splitCommand, type Segment } from '../commands.js';
+
+/**
+ * A segment that starts a service the run needs (a database, a cache, a container): `docker compose up -d postgres`,
+ * `docker start pg`, `docker run -d … redis`, `sudo service postgresql start`, `systemctl start redis`,
+ * `pg_ctl -D … start`, `pg_ctlcluster 15 main start`, `redis-server --daemonize yes`, `brew services start x`,
+ * `rc-service x start`, `mysqld_safe`. Matched on the kind of act (a service manager's start verb), not on a service name.
+ */
+export function startsService(seg: Segment): boolean {
+  const t = seg.core.replace(/\s+/g, ' ');
+  return (
+    /^docker[- ]compose\b.*\b(up|start|run)\b/.test(t) ||
+    /^docker (start|run\b.*\s(-d|--detach)\b|container start)/.test(t) ||
+    /^podman(-compose)? (start|up|run\b.*\s(-d|--detach)\b)/.test(t) ||
+    /^(service|rc-service) \S+ (re)?start\b/.test(t) ||
+    /^systemctl (--user )?(re)?start\b/.test(t) ||
+    /^(pg_ctl|pg_ctlcluster)\b.*\b(re)?start\b/.test(t) ||
+    /^brew services (re)?start\b/.test(t) ||
+    /^(redis-server|memcached|mongod|mysqld_safe|mysqld|minio|etcd|nats-server)\b/.test(t) ||
+    /^\/etc\/init\.d\/\S+ (re)?start\b/.test(t)
+  );
+}
+
+const READ_ONLY = new Set(['ls', 'cat', 'head', 'tail', 'less', 'grep', 'egrep', 'rg', 'ag', 'pwd', 'echo', 'printf', 'which', 'type', 'whoami', 'id', 'env', 'printenv', 'ps', 'ss', 'netstat', 'lsof', 'wc', 'stat', 'file', 'du', 'df', 'tree', 'date', 'uname', 'sleep', 'true', 'diff', 'sort', 'uniq', 'jq', 'nproc', 'free', 'top', 'hostname']);
+const GIT_READ_ONLY = new Set(['status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'blame', 'ls-files']);
+
+/**
+ * A command that only looks (`ls`, `cat`, `grep`, `git status`, `ps`): running it between a failure and an
+ * identical rerun keeps the rerun identical. Anything else (a service start, an install, a write) changed the
+ * environment, so a pass after it is not a flaky test.
+ */
+export function readOnlyCommand(cmd: string): boolean {
+  if (filesWrittenBy(cmd).length > 0) return false;
+  return splitCommand(cmd).every((s) => {
+    if (s.program === 'cd') return true;
+    if (s.program === 'git') return GIT_READ_ONLY.has(s.args[0] ?? '');
+    if (s.program === 'find') return !s.args.some((a) => /^-(delete|exec|execdir|ok)$/.test(a));
+    return READ_ONLY.has(s.program);
+  });
+}
