@@ -13,7 +13,9 @@ async function cli(args: string[], home: string) {
   return execa('node', ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), ...args], { reject: false, env: { MNEMARA_HOME: home, ANTHROPIC_API_KEY: '' }, cwd: ROOT });
 }
 
-describe('mnemara learn / memory (command line)', () => {
+// Each test runs the CLI several times in a row, and each start compiles the sources through tsx (~5 s on a
+// loaded 2-core machine): the suite's 60 s default is too tight for seven starts.
+describe('mnemara learn / memory (command line)', { timeout: 180_000 }, () => {
   it('learns a fixture, shows it (workspace and lineage), forgets an entry', async () => {
     const tmp = await mkdtemp(join(tmpdir(), 'mnemara-cli-'));
     const home = join(tmp, 'home');
