@@ -87,7 +87,13 @@ async function* walkDir(
     try {
       stats = lstatSync(fsPath(join(root, path))); // sync: one syscall, cheaper than a thread-pool round trip per file
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // deleted while we walked: absent
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') continue; // deleted while we walked: absent
+      // A directory that can be listed but not searched (mode 644): its names are known, nothing else is.
+      if (code === 'EACCES' || code === 'EPERM') {
+        options.onSkip({ path: displayName(path), reason: `cannot be read (${code}): its directory is not searchable; left out` });
+        continue;
+      }
       throw err;
     }
     const entry = await classify(root, path.split('/'), stats, options);

@@ -16,6 +16,10 @@ const locked = join(work, 'locked-src');
 mkdirSync(locked);
 writeFileSync(join(locked, 'ok.txt'), 'ok');
 writeFileSync(join(locked, 'secret'), 'x', { mode: 0o000 });
+// A directory that lists but cannot be searched (mode 644): its entries cannot even be stat'ed.
+mkdirSync(join(locked, 'noexec'));
+writeFileSync(join(locked, 'noexec', 'g'), 'g');
+execFileSync('chmod', ['644', join(locked, 'noexec')]);
 const lockedSnap = await store.create({ dir: locked }, { lineage: 'locked', kind: 'workspace' });
 
 // Restores over a tree with read-only directories: whole, whole, --path of a read-only directory, --path under one.
@@ -41,5 +45,6 @@ console.log(
     modes: ['ro', 'ro/inner'].map((p) => (statSync(join(target, p)).mode & 0o777).toString(8)),
   }),
 );
+execFileSync('chmod', ['755', join(locked, 'noexec')]);
 // Leave the tree removable by the caller (root removes anything; another user needs write bits back).
 execFileSync('chmod', ['-R', 'u+w', work]);

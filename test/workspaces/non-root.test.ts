@@ -32,7 +32,10 @@ describe('as a user without root rights', () => {
   it('an unreadable file is left out with its name and reason; restores over read-only directories swap cleanly and leave no .mnemara-old-*', () => {
     const r = runCases();
     expect(r.uid).not.toBe(0);
-    expect(r.lockedSkipped).toEqual([{ path: 'secret', reason: 'file cannot be read (EACCES): left out' }]);
+    expect(r.lockedSkipped).toEqual([
+      { path: 'noexec/g', reason: 'cannot be read (EACCES): its directory is not searchable; left out' },
+      { path: 'secret', reason: 'file cannot be read (EACCES): left out' },
+    ]);
     expect(r.restoreErrors).toEqual([]);
     expect(r.parentEntries).toEqual(['t']);
     expect(r.restored).toBe('f');
