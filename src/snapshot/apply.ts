@@ -76,14 +76,14 @@ export async function applyToHost(
       });
     }
   }
-  const patch = await makePatch(store, { dir }, { snapshot }, options);
+  const patch = await makePatch(store, { dir }, { snapshot }, { ...options, binary: true });
   const result: ApplyResult = { snapshot, dir, added: patch.added, removed: patch.removed, changed: patch.changed, applied: false };
   if (!patch.text) return result;
   const args = ['apply', '--whitespace=nowarn', ...(options.check ? ['--check'] : [])];
   // The ceiling keeps git from taking a repository above `dir` as the root the patch's paths are relative to.
   const r = await execa('git', args, {
     cwd: dir,
-    input: patch.text,
+    input: Buffer.from(patch.text, 'latin1'), // a binary patch's text is one character per byte
     reject: false,
     env: { GIT_CEILING_DIRECTORIES: dirname(dir), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
   });

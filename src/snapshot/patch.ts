@@ -7,12 +7,13 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readlink, rm, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
 import { compileIgnore } from './ignore.js';
+import { fsPath } from './names.js';
 import type { AnyStore } from './store/open.js';
 import { walkTree, type WalkSkip } from './walk.js';
 
@@ -39,10 +40,16 @@ export interface PatchOptions {
   layoutDirs: string[];
   /** More ignore patterns (the store's `snapshot.ignore`). */
   ignore?: string[];
+  /**
+   * Every file as a git binary patch (exact bytes, ASCII text): for `git apply`, where a text hunk of content
+   * that is not UTF-8 would not survive being held as a string. Off for a patch a person reads.
+   */
+  binary?: boolean;
 }
 
 /** The patch text (empty when nothing differs) and the paths it covers, sorted. */
 export interface Patch {
+  /** UTF-8 text; with `PatchOptions.binary`, one character per byte (latin1): write it back with `Buffer.from(text, 'latin1')`. */
   text: string;
   added: string[];
   removed: string[];
@@ -72,7 +79,7 @@ export async function makePatch(store: AnyStore, from: PatchSide, to: PatchSide,
   try {
     await materialize(store, from, join(tmp, 'a'), [...patch.removed, ...patch.changed]);
     await materialize(store, to, join(tmp, 'b'), [...patch.added, ...patch.changed]);
-    patch.text = await gitDiff(tmp);
+    patch.text = await gitDiff(tmp, options.binary === true);
     return patch;
   } finally {
     await rm(tmp, { recursive: true, force: true });
@@ -130,11 +137,11 @@ async function hashWhereNeeded(side: PatchSide, mine: Map<string, FileState>, ot
   if (!('dir' in side)) return;
   for (const [p, s] of mine) {
     const o = other.get(p);
-    if (s.type === 'file' && o?.type === 'file' && o.size === s.size) s.hash = await sha256File(join(side.dir, p));
+    if (s.type === 'file' && o?.type === 'file' && o.size === s.size) s.hash = await sha256File(fsPath(join(side.dir, p)));
   }
 }
 
-function sha256File(path: string): Promise<string> {
+function sha256File(path: string | Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     const h = createHash('sha256');
     createReadStream(path)
@@ -152,23 +159,30 @@ async function materialize(store: AnyStore, side: PatchSide, dir: string, paths:
     await store.restoreToDirectory(side.snapshot, dir, { paths });
     return;
   }
+  // Paths are names as escaped by names.ts: `fsPath` gives the bytes back, so a name that is not UTF-8 is found.
   for (const p of paths) {
-    const target = join(dir, p);
-    await mkdir(dirname(target), { recursive: true });
-    const source = join(side.dir, p);
-    const link = await readlink(source).catch(() => undefined);
+    const target = fsPath(join(dir, p));
+    await mkdir(fsPath(dirname(join(dir, p))), { recursive: true });
+    const source = fsPath(join(side.dir, p));
+    const link = await readlink(source, { encoding: 'buffer' }).catch(() => undefined);
     if (link !== undefined) await symlink(link, target);
     else await copyFile(source, target); // copyFile keeps the mode
   }
 }
 
-/** `git diff --no-index --binary` of `<tmp>/a` and `<tmp>/b`, with headers as `a/<path> b/<path>`. */
-async function gitDiff(tmp: string): Promise<string> {
+/**
+ * `git diff --no-index --binary` of `<tmp>/a` and `<tmp>/b`, with headers as `a/<path> b/<path>`. Names keep
+ * git's default quoting (bytes over 0x7f as octal escapes): a name that is not UTF-8 stays exact in a string.
+ * `binary`: every file as a binary patch (an attributes file saying `* binary`).
+ */
+async function gitDiff(tmp: string, binary: boolean): Promise<string> {
+  const attributes = join(tmp, 'attributes');
+  if (binary) await writeFile(attributes, '* binary\n');
   const r = await execa(
     'git',
-    ['-c', 'core.quotepath=off', 'diff', '--no-index', '--binary', '--full-index', '--no-renames', '--no-color', '--no-ext-diff', '--src-prefix=', '--dst-prefix=', 'a', 'b'],
+    [...(binary ? ['-c', `core.attributesFile=${attributes}`] : []), 'diff', '--no-index', '--binary', '--full-index', '--no-renames', '--no-color', '--no-ext-diff', '--src-prefix=', '--dst-prefix=', 'a', 'b'],
     // No user or system git config: a diff.external, color or prefix setting must not change the patch.
-    { cwd: tmp, reject: false, stripFinalNewline: false, env: { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } },
+    { cwd: tmp, reject: false, stripFinalNewline: false, encoding: binary ? 'buffer' : 'utf8', env: { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } },
   );
   if (r.exitCode === undefined) throw gitMissing(r.originalMessage ?? r.message);
   if (r.exitCode !== 0 && r.exitCode !== 1) {
@@ -178,7 +192,10 @@ async function gitDiff(tmp: string): Promise<string> {
   }
   // With empty prefixes the temp folders' names are the prefixes; a new file's header reads b/… twice and a
   // deleted one's a/… twice. Say a/… b/… as git does, so every tool reads the header alike.
-  return String(r.stdout)
+  // A symlink's target is always a text hunk, whatever the attributes: for `git apply` the bytes are kept one
+  // character per byte (latin1), and written back as bytes.
+  const text = binary ? Buffer.from(r.stdout as unknown as Uint8Array).toString('latin1') : String(r.stdout);
+  return text
     .replace(/^diff --git [ab]\/(.*) [ab]\/\1$/gm, 'diff --git a/$1 b/$1')
     .replace(/^diff --git "[ab]\/(.*)" "[ab]\/\1"$/gm, 'diff --git "a/$1" "b/$1"');
 }

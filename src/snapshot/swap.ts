@@ -3,6 +3,7 @@ import { chmod, chown, lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/p
 import { basename, dirname, join } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
+import { fsPath } from './names.js';
 
 const log = logger('snapshot');
 
@@ -140,18 +141,19 @@ export async function swapPaths(staging: string, target: string, paths: string[]
       if (segs.length === 0) throw new MnemaraError('INVALID_INPUT', 'a restore path must not be the whole tree', { hint: 'Leave out paths to restore everything.' });
       for (let k = 1; k < segs.length; k++) {
         const anc = join(target, ...segs.slice(0, k));
-        const st = await lstat(anc).catch(() => null);
+        const st = await lstat(fsPath(anc)).catch(() => null);
         if (st && !st.isDirectory()) {
           throw new MnemaraError('INVALID_INPUT', `cannot restore ${segs.join('/')}: ${anc} is not a directory`, {
             hint: 'Remove or rename that path in the target and retry.',
           });
         }
-        if (!st) await mkdir(anc);
+        if (!st) await mkdir(fsPath(anc));
       }
       const dest = join(target, ...segs);
-      if (await lstat(dest).then(() => true, () => false)) await renameAcross(dest, join(aside, String(i)));
+      // Segments are names as escaped by names.ts: every file-system call gets the bytes back through fsPath.
+      if (await lstat(fsPath(dest)).then(() => true, () => false)) await renameAcross(dest, join(aside, String(i)));
       const src = join(staging, ...segs);
-      if (await lstat(src).then(() => true, () => false)) await renameAcross(src, dest);
+      if (await lstat(fsPath(src)).then(() => true, () => false)) await renameAcross(src, dest);
     }
   } finally {
     await removeTree(aside);
@@ -164,12 +166,12 @@ export async function swapPaths(staging: string, target: string, paths: string[]
  * restored snapshot's or the target's) lacks. Owner write is added for the rename and the modes put back after.
  */
 async function renameAcross(from: string, to: string): Promise<void> {
-  if (process.getuid?.() === 0) return rename(from, to);
+  if (process.getuid?.() === 0) return rename(fsPath(from), fsPath(to));
   const lifted: Array<{ path: string; mode: number }> = [];
   const lift = async (path: string): Promise<void> => {
-    const st = await lstat(path).catch(() => null);
+    const st = await lstat(fsPath(path)).catch(() => null);
     if (!st?.isDirectory() || st.mode & 0o200) return;
-    await chmod(path, (st.mode & 0o7777) | 0o200).catch(() => undefined);
+    await chmod(fsPath(path), (st.mode & 0o7777) | 0o200).catch(() => undefined);
     lifted.push({ path, mode: st.mode & 0o7777 });
   };
   await lift(dirname(from));
@@ -177,9 +179,9 @@ async function renameAcross(from: string, to: string): Promise<void> {
   await lift(from);
   let moved = false;
   try {
-    await rename(from, to);
+    await rename(fsPath(from), fsPath(to));
     moved = true;
   } finally {
-    for (const { path, mode } of lifted.reverse()) await chmod(moved && path === from ? to : path, mode).catch(() => undefined);
+    for (const { path, mode } of lifted.reverse()) await chmod(fsPath(moved && path === from ? to : path), mode).catch(() => undefined);
   }
 }
