@@ -24,8 +24,10 @@ export interface RepoFigures {
   memoryMdTokens: number;
 }
 
-const rx = (p: string) => new RegExp(p, 'i');
-const matches = (lesson: Lesson, entry: string) => lesson.must_match_any.some((p) => rx(p).test(entry));
+/** A label pattern as a case-insensitive regular expression. */
+export const rx = (p: string) => new RegExp(p, 'i');
+/** True when `entry` matches one of the lesson's `must_match_any` patterns (case-insensitive). */
+export const matches = (lesson: Lesson, entry: string) => lesson.must_match_any.some((p) => rx(p).test(entry));
 
 /**
  * Judges MEMORY.md entries against a repo's labels (fixtures README): recall of the lessons still current

@@ -1,3 +1,4 @@
+import { matches, rx, type RepoFigures } from './judge.js';
 import type { Case, Lesson } from './labels.js';
 
 /**
@@ -63,21 +64,8 @@ export class ToolOutputs {
 
 const fold = (s: string) => s.replace(/[“”"'`‘’]/g, '').replace(/\s+/g, ' ').toLowerCase();
 
-const rx = (p: string) => new RegExp(p, 'i');
-export const lessonMatches = (lesson: Lesson, text: string) => lesson.must_match_any.some((p) => rx(p).test(text));
-
-/** The stricter figures of one repo's memory. */
-export interface StrictFigures {
-  lessons: number;
-  captured: number;
-  missed: string[];
-  entries: number;
-  junk: number;
-  junkEntries: string[];
-  duplicates: number;
-  stale: number;
-  staleEntries: string[];
-}
+/** The stricter figures of one repo's memory: the judge's counts, scored on what entries state. */
+export type StrictFigures = Pick<RepoFigures, 'lessons' | 'captured' | 'missed' | 'entries' | 'junk' | 'junkEntries' | 'duplicates' | 'stale' | 'staleEntries'>;
 
 /**
  * Judges entries by what they state (`statedText`): a current lesson is captured when one entry's own
@@ -91,11 +79,11 @@ export function judgeStrict(cases: Case[], entries: string[], outputs: ToolOutpu
   const current = all.filter((x) => !superseded.has(`${x.run}:${x.lesson.id}`));
   const stated = entries.map((e) => statedText(e, outputs));
   const group = (x: { run: string; lesson: Lesson }) => x.lesson.dedupe_key ?? `${x.run}:${x.lesson.id}`;
-  const missed = current.filter((x) => !stated.some((e) => lessonMatches(x.lesson, e))).map((x) => `${x.run}:${x.lesson.id}`);
+  const missed = current.filter((x) => !stated.some((e) => matches(x.lesson, e))).map((x) => `${x.run}:${x.lesson.id}`);
   const junkEntries: string[] = [];
   const byGroup = new Map<string, number>();
   stated.forEach((s, i) => {
-    const hits = all.filter((x) => lessonMatches(x.lesson, s));
+    const hits = all.filter((x) => matches(x.lesson, s));
     if (hits.length === 0) {
       junkEntries.push(entries[i]!);
       return;
@@ -111,7 +99,7 @@ export function judgeStrict(cases: Case[], entries: string[], outputs: ToolOutpu
   for (const x of all) {
     for (const p of x.lesson.stale_patterns ?? []) {
       stated.forEach((s, i) => {
-        if (rx(p).test(s) && !lessonMatches(x.lesson, s)) staleEntries.add(entries[i]!);
+        if (rx(p).test(s) && !matches(x.lesson, s)) staleEntries.add(entries[i]!);
       });
     }
   }
