@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Docker from 'dockerode';
 import { DockerSandbox } from '../../src/sandbox/docker/docker-sandbox.js';
 
 /** A sleep length no other test uses, so that `pgrep -f "sleep N"` finds only this test's processes. */
@@ -51,8 +52,17 @@ describe('DockerSandbox timeouts (real Docker)', () => {
   });
 
   it('kills a fork bomb: the next command runs and no bomb process is left', async () => {
-    const r = await sb.exec('bomb() { bomb | bomb & }; bomb; sleep 1000', { timeoutMs: 2_000 });
+    const container = new Docker().getContainer(sb.id);
+    const before = await reaperLines(container);
+    const bomb = sb.exec('bomb() { bomb | bomb & }; bomb; sleep 1000', { timeoutMs: 2_000 });
+    // A burst of signals while the kill runs (the host repeats its signal until the reaper starts): each used to
+    // start a nested run whose closing SIGCONT let the bomb loose in the middle of the outer run's rounds.
+    await new Promise((done) => setTimeout(done, 2_000));
+    await Promise.all(Array.from({ length: 20 }, () => container.kill({ signal: 'SIGUSR1' })));
+    const r = await bomb;
     expect(r.timedOut).toBe(true);
+    const runs = (await reaperLines(container)).slice(before.length).filter((l) => l.startsWith('killing'));
+    expect(runs).toHaveLength(1);
     const after = await sb.exec('echo alive; ps -e -o comm= | grep -c "^bash$" || true', { timeoutMs: 10_000 });
     expect(after.stdout.split('\n')[0]).toBe('alive');
     // Only the `bash -c` of this very check is left.
@@ -93,4 +103,41 @@ describe('DockerSandbox timeouts (real Docker)', () => {
     expect(later).toMatchObject({ exitCode: 0, stdout: 'survived\n', timedOut: false });
     expect((await slow).timedOut).toBe(true);
   });
+
+  it('spares a command that started while a kill was going on, though the kill began without it', async () => {
+    // Under load the kill's rounds take seconds and the timed-out command's output can end before the last one,
+    // so the host starts its next command while the kill still runs: that command is in no list the kill began
+    // with. Here the kill is run by hand with no list at all; the command started after its victim must live.
+    const n = marker();
+    const victim = sb.exec(`sleep ${n}`, { timeoutMs: 60_000 });
+    await waitFor(async () => (await count(sb, `^sleep ${n}$`)) === 1);
+    const m = marker();
+    const late = sb.exec(`sleep 2.${m} & sleep 2.${m}; wait; echo survived`, { timeoutMs: 60_000 });
+    await waitFor(async () => (await count(sb, `^sleep 2.${m}$`)) === 2);
+    const kill = await sb.exec([
+      'bash',
+      '-c',
+      `pid=$(pgrep -x -f "sleep ${n}"); tok=$(tr '\\0' '\\n' < /proc/$pid/environ | sed -n 's/^MNEMARA_EXEC_TOKEN=//p');` +
+        ' source /opt/mnemara/bin/mnemara-kill; kill_started_since "$tok"',
+    ]);
+    // killed counts SIGKILLs sent: a dying victim still listed in the next round is counted again.
+    expect(kill.stdout).toMatch(/^killed due=[0-9a-f]+ since=\d+ killed=[1-9]/m);
+    expect((await victim).exitCode).toBe(137);
+    expect(await late).toMatchObject({ exitCode: 0, stdout: 'survived\n', timedOut: false });
+  });
 });
+
+/** The lines mnemara-reaper wrote to the container's log so far. */
+async function reaperLines(container: Docker.Container): Promise<string[]> {
+  const raw = (await container.logs({ stdout: true, stderr: false, follow: false })) as unknown as Buffer;
+  return [...raw.toString('latin1').matchAll(/(?:killing|killed|none due)[^\n]*/g)].map((m) => m[0]);
+}
+
+/** Polls `check` every 50 ms until it holds; fails after 10 s. */
+async function waitFor(check: () => Promise<boolean>): Promise<void> {
+  for (const until = Date.now() + 10_000; Date.now() < until; ) {
+    if (await check()) return;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  throw new Error('condition not met within 10 s');
+}

@@ -68,7 +68,9 @@ export async function rawExec(container: Docker.Container, docker: Docker, req: 
       AttachStdin: hasStdin,
       Tty: false,
       ...(req.cwd ? { WorkingDir: req.cwd } : {}),
-      Env: Object.entries(req.env ?? {}).map(([k, v]) => `${k}=${v}`),
+      // The token is in the leader's environment from its first instant (mnemara-exec exports it again for the
+      // command): a kill running while this exec starts tells it apart from the survivors it is hunting.
+      Env: [...Object.entries(req.env ?? {}).map(([k, v]) => `${k}=${v}`), `MNEMARA_EXEC_TOKEN=${token}`],
     })
     .catch((err: unknown) => {
       throw refused(err);

@@ -3,12 +3,16 @@ import type Docker from 'dockerode';
 import { logger } from '../../config/logger.js';
 import { delay } from './delay.js';
 
-const log = logger('sandbox');
+const debug = logger('sandbox');
 
 /** In-image killer (sandbox-image/bin/mnemara-kill), for when the reaper does not answer (an older image). */
 const KILLER = '/opt/mnemara/bin/mnemara-kill';
-/** How long (ms) the reaper has to end the command before the exec'd killer is tried. */
+/** How long (ms) the reaper has to start on the command before the exec'd killer is tried. */
 const REAPER_WAIT_MS = 3_000;
+/** How long (ms) a kill the reaper has started may take before the exec'd killer is tried as well. */
+const REAPER_FINISH_MS = 30_000;
+/** How many lines of the container's log to read: the reaper writes two per kill; nothing else writes there. */
+const REAPER_LOG_LINES = 200;
 /**
  * How often (ms) the reaper is signalled again until the command has ended. The first signal can find nothing
  * due: a leader still starting (mnemara-exec has not exec'd the command yet) shows no deadline in its
@@ -29,30 +33,68 @@ export interface KillRequest {
 
 /**
  * SIGKILLs every process in the container that started since the command began (the rule is in
- * sandbox-image/bin/mnemara-kill), except the tagged processes of the other running commands.
+ * sandbox-image/bin/mnemara-kill), except the processes of the other commands running.
  *
  * A `docker exec` needs a free process slot, which a fork bomb holds, so the kill starts no process: the
  * container's main process, mnemara-reaper, is sent SIGUSR1 and ends every command whose deadline (written by
- * mnemara-exec into its leader's environment) has passed, with bash builtins; the signal is repeated every 100 ms
- * until `ended` resolves, once the command's output stream has ended (the caller's). When that does not happen within 3 s (an image without the reaper, or
- * a reaper the agent killed), mnemara-kill is exec'd, retried every 20 ms for up to 5 s. Never throws; a failure
- * is logged at error level.
+ * mnemara-exec into its leader's environment) has passed, with bash builtins. The reaper writes "killing due=…"
+ * when it starts and "killed due=…" when a scan finds nothing left into the container's log, which the engine
+ * serves without a process slot; this returns once the log says this command's kill is complete (up to 30 s once
+ * it has started: under load the rounds take seconds, and the command's output can end long before the last
+ * round). Until the reaper has started on it, the signal is repeated every 100 ms: the first can find nothing due
+ * (a leader still starting has no deadline in its environment yet). When it has not started within 3 s (an image
+ * without the reaper, a reaper the agent killed, an engine whose log driver keeps nothing), mnemara-kill is
+ * exec'd instead, retried every 20 ms for up to 5 s. `ended` (the command's output stream has ended) lets an old
+ * image's path stop early. Never throws; a failure is logged at error level.
  */
 export async function killStartedSince(container: Docker.Container, req: KillRequest, ended: Promise<unknown>): Promise<void> {
+  let streamEnded = false;
+  void ended.then(() => (streamEnded = true));
   try {
-    let done = false;
-    void ended.then(() => (done = true));
     const until = performance.now() + REAPER_WAIT_MS;
-    while (!done && performance.now() < until) {
+    let log = await reaperLog(container, req.token);
+    let quietAfterEnd = 0;
+    while ((log === 'none' || log === 'unreadable') && performance.now() < until) {
       await container.kill({ signal: 'SIGUSR1' });
-      await Promise.race([ended, delay(RESIGNAL_MS)]);
+      await delay(RESIGNAL_MS);
+      log = await reaperLog(container, req.token);
+      // The output ended and the reaper has not started on this command (twice, as the engine writes the log a
+      // moment after the reaper): the command ended by itself. With no log to read, the output's end decides.
+      if (streamEnded && (log === 'unreadable' || (log === 'none' && ++quietAfterEnd >= 3))) return;
     }
-    if (done) return;
-    log.debug({ token: req.token }, 'mnemara-reaper did not end the command; trying mnemara-kill');
+    if (log === 'killing') {
+      const finish = performance.now() + REAPER_FINISH_MS;
+      while (log === 'killing' && performance.now() < finish) {
+        await delay(RESIGNAL_MS);
+        log = await reaperLog(container, req.token);
+      }
+    }
+    if (log === 'killed') return;
+    debug.debug({ token: req.token, log }, 'mnemara-reaper did not end the command; trying mnemara-kill');
   } catch (err) {
-    log.debug({ err }, 'could not signal mnemara-reaper; trying mnemara-kill');
+    debug.debug({ err }, 'could not signal mnemara-reaper; trying mnemara-kill');
   }
   await execKiller(container, req);
+}
+
+/**
+ * Where the reaper's kill of `token` stands, from the container's log: `'killed'` (a scan found nothing left),
+ * `'killing'` (started, not done), `'none'` (not mentioned yet) or `'unreadable'` (no log from the engine).
+ */
+async function reaperLog(container: Docker.Container, token: string): Promise<'killed' | 'killing' | 'none' | 'unreadable'> {
+  let raw: unknown;
+  try {
+    raw = await container.logs({ stdout: true, stderr: false, follow: false, tail: REAPER_LOG_LINES });
+  } catch {
+    return 'unreadable';
+  }
+  // The frames' 8-byte headers are binary; the lines between them are ASCII.
+  const text = Buffer.isBuffer(raw) ? raw.toString('latin1') : String(raw);
+  let state: 'killed' | 'killing' | 'none' = 'none';
+  for (const m of text.matchAll(/(killing|killed) due=([0-9a-f,]*)/g)) {
+    if (m[2]!.split(',').includes(token)) state = m[1] === 'killed' ? 'killed' : 'killing';
+  }
+  return state;
 }
 
 async function execKiller(container: Docker.Container, req: KillRequest): Promise<void> {
@@ -70,16 +112,16 @@ async function execKiller(container: Docker.Container, req: KillRequest): Promis
       });
       const info = await exec.inspect();
       if (info.ExitCode === 0 || info.ExitCode === 3) {
-        log.debug({ attempt, killer: text(chunks) }, 'mnemara-kill done');
+        debug.debug({ attempt, killer: text(chunks) }, 'mnemara-kill done');
         return;
       }
-      log.debug({ exitCode: info.ExitCode, attempt, killer: text(chunks) }, 'mnemara-kill did not finish; retrying');
+      debug.debug({ exitCode: info.ExitCode, attempt, killer: text(chunks) }, 'mnemara-kill did not finish; retrying');
     } catch (err) {
-      log.debug({ err, attempt }, 'could not start mnemara-kill; retrying');
+      debug.debug({ err, attempt }, 'could not start mnemara-kill; retrying');
     }
     await delay(20);
   }
-  log.error({ token: req.token }, 'could not kill the processes of a timed-out command');
+  debug.error({ token: req.token }, 'could not kill the processes of a timed-out command');
 }
 
 /** The killer's output, for a debug log: the stream is multiplexed, but its text is readable enough. */
