@@ -1,8 +1,7 @@
 import { linkSync, mkdirSync, symlinkSync } from 'node:fs';
 import { chmod, lutimes, rm, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import type { OnProgress } from '../config/progress.js';
 import { UnsafeArchiveError } from './errors.js';
 import { ArchiveBudget, guardMode, guardPath, guardSymlinkTarget, guardType } from './restore-guard.js';
@@ -258,17 +257,9 @@ export async function extractTar(
     options.onProgress ? { onProgress: options.onProgress, step: options.step ?? 'restore', totalBytes: options.totalBytes } : undefined,
     options.extracted,
   );
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      try {
-        x.budget.onInflated(chunk.length);
-        cb(null, chunk);
-      } catch (err) {
-        cb(err as Error);
-      }
-    },
-  });
-  await Promise.all([pipeline(input, meter), readTar(meter, x.handler({ layer: 0, whiteouts: false, ...(options.onSkip ? { onSkip: options.onSkip } : {}) }))]).catch((err: unknown) => {
+  await readTar(input, x.handler({ layer: 0, whiteouts: false, ...(options.onSkip ? { onSkip: options.onSkip } : {}) }), (n) =>
+    x.budget.onInflated(n),
+  ).catch((err: unknown) => {
     input.destroy();
     throw err;
   });

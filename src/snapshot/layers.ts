@@ -23,20 +23,6 @@ export interface Chain {
   layers: Layer[];
 }
 
-/** Counts decompressed bytes into the budget, so a bomb stops early. */
-function inflateMeter(budget: ArchiveBudget): Transform {
-  return new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      try {
-        budget.onInflated(chunk.length);
-        cb(null, chunk);
-      } catch (err) {
-        cb(err as Error);
-      }
-    },
-  });
-}
-
 /**
  * Runs every entry of one layer blob through `onEntry` (decompressed, parsed), hashing the blob as it
  * streams. Throws `SnapshotCorruptError` naming the snapshot when the blob is missing, its digest differs
@@ -56,10 +42,11 @@ export async function readLayer(
   const inflated = counter ? undefined : inflateInWorker(blobs.pathOf(layer.digest), layer.codec);
   const raw = inflated ? inflated.stream : blobs.read(layer.digest);
   const stages = counter ? [raw, counter, decompressor(layer.codec)] : [raw];
-  const piping = pipeline([...stages, inflateMeter(budget), tar] as unknown as [Readable, ...Transform[]], ...(signal ? [{ signal }] : []));
+  const piping = pipeline([...stages, tar] as unknown as [Readable, ...Transform[]], ...(signal ? [{ signal }] : []));
   let digest: string;
   try {
-    await Promise.all([piping, readTar(tar, onEntry)]);
+    // Counted as the reader consumes, not as chunks arrive: a chunk can hold far more than the headers read so far.
+    await Promise.all([piping, readTar(tar, onEntry, (n) => budget.onInflated(n))]);
     digest = counter ? `sha256:${counter.hash.digest('hex')}` : await inflated!.digest;
   } catch (err) {
     raw.destroy();

@@ -60,8 +60,8 @@ export function guardSymlinkTarget(target: string, entryPath: string): void {
 
 /**
  * Counts what an archive costs as it is read and throws once a cap is passed. `declare` runs for every entry
- * before its content is read, whether the reader keeps it or not (declared size); `onInflated` on every
- * decompressed chunk: a stream that inflates past what its headers declared (plus room for headers) is a
+ * before its content is read, whether the reader keeps it or not (declared size); `onInflated` with every byte
+ * count the tar reader consumes (`readTar`'s `onConsumed`, so never ahead of the header declaring them): a stream that inflates past what its headers declared (plus room for headers) is a
  * decompression bomb and is stopped there. Caps apply to the whole archive, so a restore limited to some paths
  * accepts exactly the archives a full restore accepts. `files`/`bytes` count what the reader applied (`apply`).
  */
@@ -97,7 +97,7 @@ export class ArchiveBudget {
 
   onInflated(chunkBytes: number): void {
     this.inflated += chunkBytes;
-    // 16 KiB a header covers pax records with two 4 KiB paths; 1 MiB covers chunks the parser has not seen yet.
+    // 16 KiB a header covers pax records with two 4 KiB paths; 1 MiB, metadata records and end-of-archive padding.
     const allowed = this.declaredBytes + (this.declaredFiles + 2) * 16384 + 1024 * 1024;
     if (this.inflated > allowed && this.inflated > this.limits.maxTotalBytes / 1024) {
       throw new UnsafeArchiveError(

@@ -50,7 +50,10 @@ class ByteSource {
   private readonly it: AsyncIterator<Buffer>;
   private ended = false;
 
-  constructor(input: Readable) {
+  constructor(
+    input: Readable,
+    private readonly onConsumed?: (bytes: number) => void,
+  ) {
     this.it = (input as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   }
 
@@ -76,6 +79,7 @@ class ByteSource {
       if (k === first.length) this.chunks.shift();
       else this.chunks[0] = first.subarray(k);
       this.length -= k;
+      this.onConsumed?.(k);
       return out;
     }
     const out = Buffer.allocUnsafe(n);
@@ -107,7 +111,10 @@ class ByteSource {
   async drain(): Promise<boolean> {
     let zero = true;
     for (;;) {
-      for (const c of this.chunks) if (zero && c.some((b) => b !== 0)) zero = false;
+      for (const c of this.chunks) {
+        if (zero && c.some((b) => b !== 0)) zero = false;
+        this.onConsumed?.(c.length);
+      }
       this.chunks = [];
       this.length = 0;
       if (this.ended) return zero;
@@ -191,9 +198,16 @@ function paxRecords(data: Buffer): Map<string, Buffer> {
  * word; here they reach the handler by name, to be refused. Reads the input to its end (after the end-of-archive
  * blocks too) so a digest over it is complete. Rejects with `UnsafeArchiveError` on a bad checksum, a malformed
  * header or a truncated stream, or with the handler's or the input's error; the input is destroyed on rejection.
+ * `onConsumed` gets every byte count the reader has consumed (headers, content, skipped content, the rest after
+ * the end), in order: a budget counted here never runs ahead of the headers that declare the bytes, whatever size
+ * the input's chunks have (node-tar hands over 16 MiB at once), and may throw to stop the read.
  */
-export async function readTar(input: Readable, onEntry: (entry: TarEntry) => Promise<void>): Promise<void> {
-  const src = new ByteSource(input);
+export async function readTar(
+  input: Readable,
+  onEntry: (entry: TarEntry) => Promise<void>,
+  onConsumed?: (bytes: number) => void,
+): Promise<void> {
+  const src = new ByteSource(input, onConsumed);
   try {
     let pax = new Map<string, Buffer>();
     const globals = new Map<string, Buffer>();

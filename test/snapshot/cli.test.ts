@@ -20,7 +20,8 @@ async function mnemara(home: string, ...args: string[]): Promise<{ code: number;
   return { code: r.code, json: JSON.parse(r.stdout) };
 }
 
-describe('mnemara snapshot (CLI)', () => {
+// Each test starts the CLI (tsx) up to six times: ~5–10 s each on a loaded two-core machine.
+describe('mnemara snapshot (CLI)', { timeout: 180_000 }, () => {
   it('creates, restores and verifies with --json; exit 1 when verify finds damage, 2 for a non-empty target or an unknown id', async () => {
     const home = tempDir();
     const src = tempDir();
@@ -51,7 +52,7 @@ describe('mnemara snapshot (CLI)', () => {
   }, 60_000);
 });
 
-describe('mnemara snapshot restore --path (B13b)', () => {
+describe('mnemara snapshot restore --path (B13b)', { timeout: 180_000 }, () => {
   it('a --path outside the snapshot is bad input (exit 2, INVALID_INPUT) with a hint about --path, not an archive error', async () => {
     const home = tempDir();
     const src = tempDir();

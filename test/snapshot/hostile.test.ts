@@ -4,6 +4,8 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { openStore, UnsafeArchiveError, type DirectoryStore } from '../../src/snapshot/index.js';
+import { extractTar } from '../../src/snapshot/extract.js';
+import { DEFAULT_RESTORE_LIMITS } from '../../src/snapshot/limits.js';
 import { describeTree, tempDir } from './helpers.js';
 import { buildTar, plantSnapshot, type RawEntry } from './tar-builder.js';
 
@@ -67,6 +69,21 @@ describe('restore guard: hostile layers in the store are refused and the target 
     expect(err).toBeInstanceOf(UnsafeArchiveError);
     expect(err.message).toMatch(/decompression bomb/);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('accepts an honest archive handed over in one large chunk (node-tar reads files 16 MiB at a time)', async () => {
+    // The bomb check once counted bytes as chunks arrived, before the reader had seen the header declaring them:
+    // a 20 MiB chunk holding a header and its file was "20 MiB inflated for 0 declared" (LocalSandbox.putArchive
+    // refused a plain 50 MB tree under load). Counted as the reader consumes, it never runs ahead of the headers.
+    const big = Buffer.alloc(20 * 1024 * 1024, 7);
+    const tar = buildTar([...ok, { path: 'big.bin', body: big }]);
+    const dest = tempDir();
+    await expect(extractTar(Readable.from([tar]), dest, { limits: DEFAULT_RESTORE_LIMITS })).resolves.toMatchObject({ bytes: expect.any(Number) });
+    expect(statSync(join(dest, 'big.bin')).size).toBe(big.length);
+    // The same archive as a layer, read through the store's restore (counted by the same reader).
+    const store = await openStore(tempDir());
+    const m = await plantSnapshot(store, tar);
+    await expect(store.restoreToDirectory(m.id, join(tempDir(), 't'))).resolves.toMatchObject({ files: ok.length + 1 });
   });
 
   it('enforces file-count and byte caps', async () => {

@@ -52,14 +52,15 @@ export async function killStartedSince(container: Docker.Container, req: KillReq
   void ended.then(() => (streamEnded = true));
   try {
     const until = performance.now() + REAPER_WAIT_MS;
-    let log = await reaperLog(container, req.token);
+    let log: Awaited<ReturnType<typeof reaperLog>> = 'none';
     let quietAfterEnd = 0;
     while ((log === 'none' || log === 'unreadable') && performance.now() < until) {
-      await container.kill({ signal: 'SIGUSR1' });
+      // Once the output has ended the leader is gone: a signal now could only find another command due.
+      if (!streamEnded) await container.kill({ signal: 'SIGUSR1' });
       await delay(RESIGNAL_MS);
       log = await reaperLog(container, req.token);
-      // The output ended and the reaper has not started on this command (twice, as the engine writes the log a
-      // moment after the reaper): the command ended by itself. With no log to read, the output's end decides.
+      // The output ended and the reaper has not started on this command (three looks, as the engine writes the
+      // log a moment after the reaper): the command ended by itself. With no log to read, the output's end decides.
       if (streamEnded && (log === 'unreadable' || (log === 'none' && ++quietAfterEnd >= 3))) return;
     }
     if (log === 'killing') {
