@@ -74,7 +74,10 @@ async function* walkDir(
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM') {
-      options.onSkip({ path: displayName(rel), reason: `directory cannot be read (${code}): left out with its content` });
+      // The directory's own entry was already yielded (its mode is known from lstat): a restore brings it back,
+      // empty, with that mode. The report says exactly that, so create and restore tell the same story.
+      const mode = ((await lstat(fsPath(join(root, rel))).catch(() => undefined))?.mode ?? 0) & 0o7777;
+      options.onSkip({ path: displayName(rel), reason: `directory cannot be read (${code}): kept as an empty directory with its mode (${mode.toString(8).padStart(3, '0')}), its content left out` });
       return;
     }
     if (code === 'ENOENT') return; // deleted while we walked
