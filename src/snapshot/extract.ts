@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import type { OnProgress } from '../config/progress.js';
 import { UnsafeArchiveError } from './errors.js';
 import { ArchiveBudget, guardMode, guardPath, guardSymlinkTarget, guardType } from './restore-guard.js';
-import { displayName, fsPath } from './names.js';
+import { displayName, fsPath, nameBytes } from './names.js';
+import { PATH_MAX, TOO_LONG_TO_READ } from './limits.js';
 import { readTar, type TarEntry } from './tar-read.js';
 import { MergedTree, type TreeEntry } from './tree.js';
 import type { RestoreLimits } from './types.js';
@@ -104,6 +105,12 @@ export class GuardedExtractor {
       if (options.onSkip && SPECIAL_TYPES.has(entry.type)) {
         options.onSkip(displayName(segments.join('/')), `${SPECIAL_TYPES.get(entry.type)!} cannot be snapshotted`);
         return;
+      }
+      if (options.onSkip && nameBytes(join(this.dest, ...segments)) >= PATH_MAX) {
+        // The staging directory's own path plus this one reach PATH_MAX: it cannot be written, so it is listed,
+        // once for the topmost such path (its parent, shorter, was not; parents come before children).
+        if (nameBytes(join(this.dest, ...segments.slice(0, -1))) < PATH_MAX) options.onSkip(displayName(segments.join('/').slice(0, 200)), TOO_LONG_TO_READ);
+        return void entry.resume();
       }
       await this.write(entry, segments, { layer: options.layer, ordinal });
     };

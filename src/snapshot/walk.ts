@@ -1,7 +1,7 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_RESTORE_LIMITS } from './limits.js';
+import { DEFAULT_RESTORE_LIMITS, TOO_LONG_TO_READ } from './limits.js';
 import { decodeName, displayName, fsPath, nameBytes } from './names.js';
 
 /** One thing found in a source directory. `path` is `/`-separated and relative to the root. */
@@ -81,6 +81,10 @@ async function* walkDir(
       return;
     }
     if (code === 'ENOENT') return; // deleted while we walked
+    if (code === 'ENAMETOOLONG') {
+      options.onSkip({ path: displayName(rel.slice(0, 200)), reason: TOO_LONG_TO_READ });
+      return;
+    }
     throw err;
   }
   const names = raw.map(decodeName).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -92,6 +96,11 @@ async function* walkDir(
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') continue; // deleted while we walked: absent
+      // A name that takes the path from the root to PATH_MAX or more: no system call can reach it.
+      if (code === 'ENAMETOOLONG') {
+        options.onSkip({ path: displayName(path.slice(0, 200)), reason: TOO_LONG_TO_READ });
+        continue;
+      }
       // A directory that can be listed but not searched (mode 644): its names are known, nothing else is.
       if (code === 'EACCES' || code === 'EPERM') {
         options.onSkip({ path: displayName(path), reason: `cannot be read (${code}): its directory is not searchable; left out` });
