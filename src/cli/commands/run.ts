@@ -239,7 +239,8 @@ export function registerRunCommand(program: Command): void {
             if (event.type === 'progress') printProgress(event.progress);
             else if (event.type === 'started' && !json) {
               // The transcript is named once the agent starts: a run that fails before has none to point to.
-              const how = event.lineageSource === 'named' ? '' : ` (default, from the ${event.lineageSource}; name one with --lineage NAME)`;
+              const from = event.branch !== undefined ? `git remote and branch ${event.branch}` : event.lineageSource;
+              const how = event.lineageSource === 'named' ? '' : ` (default, from the ${from}; name one with --lineage NAME)`;
               writeErr(`rollout ${event.rolloutId} on lineage ${event.lineage}${how}\n`);
               transcriptPath = event.transcriptPath;
             } else printTool(event);
