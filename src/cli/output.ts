@@ -100,7 +100,10 @@ export function progressPrinter(enabled: boolean): (event: ProgressEvent) => voi
       writeErr(`${event.ok === false ? '✗' : '✓'} ${event.step}${event.message ? `: ${event.message}` : ''} (${(ms / 1000).toFixed(1)} s)\n`);
       return;
     }
-    const since = now - (started.get(event.step) ?? now);
+    // `run` shows its steps' starts itself and hands only progress here: the first event then starts the clock
+    // (without it, `since` stayed 0 and no progress of a run was ever printed).
+    if (!started.has(event.step)) started.set(event.step, now);
+    const since = now - started.get(event.step)!;
     if (since < 1000 || now - (lastPrint.get(event.step) ?? 0) < 1000) return;
     lastPrint.set(event.step, now);
     const pct = event.total ? ` ${Math.floor(((event.done ?? 0) / event.total) * 100)}%` : '';

@@ -56,6 +56,10 @@ export class GuardedExtractor {
   private lastReport = 0;
   /** Content bytes of every entry read so far, kept or left out by a path filter: what progress counts. */
   private scanned = 0;
+  /** Bytes of the tar stream read, when it is metered (`streamed`); 0 otherwise. */
+  private streamedBytes = 0;
+  /** Whether the last entry seen was filtered by `keep` (what the progress message says). */
+  private filtered = false;
   /** Too-deep or too-long subtrees already reported in source mode (see `sourcePath`). */
   private readonly tooDeep = new Set<string>();
   /** Read once: decides whether a new file needs an fchmod after open (mnemara never changes it). */
@@ -164,11 +168,21 @@ export class GuardedExtractor {
   }
 
   /**
+   * Bytes of a tar stream read (`extractTar` meters its input): progress then counts the bytes as they arrive,
+   * so one large file (a 2 GiB file streamed out of the sandbox) reports as it goes, not once at its header.
+   */
+  streamed(bytes: number): void {
+    this.streamedBytes += bytes;
+    this.report(this.filtered);
+  }
+
+  /**
    * Progress (every 250 ms at most) as bytes of the archive read out of `totalBytes`: a restore limited to some
    * paths reads the whole archive to find them, so counting only what it writes would stall near 0%; its
    * events say so and how much was written.
    */
   private report(filtered: boolean): void {
+    this.filtered = filtered;
     const now = Date.now();
     if (!this.progress || now - this.lastReport <= 250) return;
     this.lastReport = now;
@@ -176,7 +190,7 @@ export class GuardedExtractor {
     onProgress({
       step,
       phase: 'progress',
-      done: this.scanned,
+      done: this.streamedBytes > 0 ? this.streamedBytes : this.scanned,
       total: totalBytes,
       unit: 'bytes',
       ...(filtered ? { message: `read of the archive (${this.budget.files} entries, ${this.budget.bytes} bytes of the paths asked for written)` } : {}),
@@ -269,6 +283,7 @@ export async function extractTar(
     transform(chunk: Buffer, _enc, cb) {
       try {
         x.budget.onInflated(chunk.length);
+        x.streamed(chunk.length);
         cb(null, chunk);
       } catch (err) {
         cb(err as Error);
