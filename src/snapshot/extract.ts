@@ -56,7 +56,7 @@ export class GuardedExtractor {
   private lastReport = 0;
   /** Content bytes of every entry read so far, kept or left out by a path filter: what progress counts. */
   private scanned = 0;
-  /** Bytes of the tar stream read, when it is metered (`streamed`); 0 otherwise. */
+  /** Bytes of the tar streams read so far (`streamed`). */
   private streamedBytes = 0;
   /** Whether the last entry seen was filtered by `keep` (what the progress message says). */
   private filtered = false;
@@ -73,6 +73,8 @@ export class GuardedExtractor {
     private readonly extracted?: ExtractedContent,
   ) {
     this.budget = new ArchiveBudget(limits);
+    // Every stream this extractor reads (a sandbox's tar, each layer of a restore) passes the budget chunk by chunk.
+    if (progress) this.budget.onChunk = (n) => this.streamed(n);
     this.made = new Set([dest]);
   }
 
@@ -168,10 +170,11 @@ export class GuardedExtractor {
   }
 
   /**
-   * Bytes of a tar stream read (`extractTar` meters its input): progress then counts the bytes as they arrive,
-   * so one large file (a 2 GiB file streamed out of the sandbox) reports as it goes, not once at its header.
+   * Bytes of the tar streams read (every chunk passes the budget's inflation check): progress counts the bytes as
+   * they arrive, so one large file (2 GiB streamed out of the sandbox, or restored) reports as it goes, not once
+   * at its header.
    */
-  streamed(bytes: number): void {
+  private streamed(bytes: number): void {
     this.streamedBytes += bytes;
     this.report(this.filtered);
   }
@@ -283,7 +286,6 @@ export async function extractTar(
     transform(chunk: Buffer, _enc, cb) {
       try {
         x.budget.onInflated(chunk.length);
-        x.streamed(chunk.length);
         cb(null, chunk);
       } catch (err) {
         cb(err as Error);

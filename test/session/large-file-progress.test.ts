@@ -5,9 +5,11 @@
  * by the agent in the real Docker sandbox; the workspace snapshot (the whole stream: read out of the sandbox,
  * staged, hashed and compressed) must send several byte-progress events for it, with the count going up.
  */
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProgressEvent } from '../../src/config/progress.js';
 import { runSession } from '../../src/session.js';
+import { openStore } from '../../src/snapshot/index.js';
 import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
 import { removeSessionContainers, scratch, testConfig } from './harness.js';
 
@@ -22,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('progress of a snapshot with one large file', () => {
-  it('sends byte progress while the file is read out of the sandbox and while it is packed', async () => {
+  it('sends byte progress while the file is read out of the sandbox, while it is packed, and while it is restored', async () => {
     server = await startMessagesServer([turn(toolUse('bash', { command: `head -c ${SIZE} /dev/urandom > big.bin && ls -l big.bin` })), turn(text('Done.'))]);
     const events: ProgressEvent[] = [];
     let snapshotStep: 'before' | 'in' | 'after' = 'before';
@@ -52,5 +54,11 @@ describe('progress of a snapshot with one large file', () => {
     expect(packed.filter((p) => p.done! > 0 && p.done! < SIZE).length, JSON.stringify(events)).toBeGreaterThan(1);
     expect(packed.every((p) => p.total === SIZE && p.done! <= SIZE)).toBe(true);
     expect(packed.map((p) => p.done!)).toEqual(packed.map((p) => p.done!).sort((a, b) => a - b));
+
+    // And back: restoring the head reports the bytes written while inside the file too.
+    const restoring: ProgressEvent[] = [];
+    const store = await openStore(join(dirs.home, 'store'));
+    await store.restoreToDirectory(result.head!, join(dirs.root, 'out'), { onProgress: (p) => void (p.phase === 'progress' && p.unit === 'bytes' && restoring.push(p)) });
+    expect(restoring.filter((p) => p.done! > 0 && p.done! < SIZE).length, JSON.stringify(restoring)).toBeGreaterThan(1);
   }, 300_000);
 });
