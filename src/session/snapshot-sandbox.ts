@@ -47,8 +47,9 @@ export interface ChangeBaseline {
  * the reason is logged and reported and the whole archive stream is read instead, as without a baseline.
  * A file that changes while the whole stream is read makes it fail with `SourceChangedError`; the archive is
  * then read again, up to 3 times, and after that the error (naming the file) is thrown.
- * Sockets have no entry in either stream: the changes path takes them from its listing, the whole stream lists
- * them first (`listSockets`); both put them into the manifest's `skipped` like the FIFOs and devices.
+ * Sockets, and paths that reach PATH_MAX in the sandbox, have no entry in either stream: the changes path takes
+ * them from its listing, the whole stream lists them first (`listUnstreamed`); both put them into the manifest's
+ * `skipped` like the FIFOs and devices.
  */
 export async function snapshotSandbox(
   sandbox: Sandbox,
@@ -153,9 +154,4 @@ export async function listUnstreamed(sandbox: Sandbox): Promise<{ sockets: strin
   found.sockets.sort();
   found.tooLong.sort();
   return found;
-}
-
-/** The workspace's sockets (`listUnstreamed`), as paths relative to it, sorted. */
-export async function listSockets(sandbox: Sandbox): Promise<string[]> {
-  return (await listUnstreamed(sandbox)).sockets;
 }
