@@ -23,7 +23,7 @@ function cli(home: string, args: string[]) {
 }
 const text = (b: unknown): string => Buffer.from(b as Uint8Array).toString('utf8');
 
-describe('names that are not UTF-8 in what the CLI prints', { timeout: 120_000 }, () => {
+describe('names that are not UTF-8 in what the CLI prints', { timeout: 300_000 }, () => {
   it('diff, show, create warnings and --json show each such byte as \\xNN, never U+FFFD', async () => {
     const home = tempDir();
     const ws = tempDir();
