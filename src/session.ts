@@ -65,7 +65,9 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const saved: SavedWork = { home: config.home };
   let landed = false;
   try {
-    const result = await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, lineageSource: chosen.source, client, store, rolloutId, transcriptPath, workDir, saved });
+    const baseLineage = 'base' in chosen ? chosen.base : undefined;
+    const branch = 'branch' in chosen ? chosen.branch : undefined;
+    const result = await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, lineageSource: chosen.source, ...(baseLineage ? { baseLineage } : {}), ...(branch ? { branch } : {}), client, store, rolloutId, transcriptPath, workDir, saved });
     landed = result.head !== null;
     return result;
   } catch (err) {
@@ -86,6 +88,10 @@ interface SessionContext {
   workspace: string;
   lineage: string;
   lineageSource: 'named' | 'git remote' | 'directory';
+  /** The default branch's lineage when the default lineage is a branch's (its first run takes that memory). */
+  baseLineage?: string;
+  /** The git branch the default lineage was named for. */
+  branch?: string;
   client: ModelClient;
   store: SnapshotStore;
   rolloutId: string;
@@ -97,16 +103,18 @@ interface SessionContext {
 
 /** Steps 1–10 (see the module comment); `runSession` sets up their context and removes the scratch space. */
 async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
-  const { options, emit, onProgress, timings, began, workspace, lineage, lineageSource, client, store, rolloutId, transcriptPath, workDir, saved } = ctx;
+  const { options, emit, onProgress, timings, began, workspace, lineage, lineageSource, baseLineage, branch, client, store, rolloutId, transcriptPath, workDir, saved } = ctx;
   const parts: Record<string, number> = {};
   const { config } = options;
   const layout = config.memory.layout;
 
   // 1. Resolve the start: --from, else --memory-from, else the lineage head, else a fresh copy.
-  const start = await step('resolve', emit, timings, () => resolveStart(store, { lineage, ...pick(options) }), (s) =>
-    s.snapshotId ? `${s.kind} ${s.snapshotId} (lineage ${lineage})` : `fresh copy of ${workspace} (lineage ${lineage})`,
+  const start = await step('resolve', emit, timings, () => resolveStart(store, { lineage, ...pick(options), ...(baseLineage ? { memoryFromIfEmpty: baseLineage } : {}) }), (s) =>
+    s.snapshotId
+      ? `${s.kind} ${s.snapshotId} (lineage ${lineage}${s.kind === 'memory-from' && options.memoryFrom === undefined ? `; its first run: this checkout with the memory of ${baseLineage}` : ''})`
+      : `fresh copy of ${workspace} (lineage ${lineage})`,
   );
-  emit({ type: 'started', rolloutId, lineage, lineageSource, transcriptPath });
+  emit({ type: 'started', rolloutId, lineage, lineageSource, ...(branch ? { branch } : {}), transcriptPath });
 
   // 2. Start the hardened sandbox.
   const sandbox: Sandbox = await step('sandbox', emit, timings, () =>

@@ -10,7 +10,7 @@ import { MnemaraError } from '../config/errors.js';
 import { defaultStoreDir } from '../config/paths.js';
 import type { MnemaraConfig } from '../config/schema.js';
 import { existingWorkspaceDir, memoryPaths } from '../memory/layout.js';
-import { defaultLineage } from '../session/start.js';
+import { workspaceLineage } from '../session/start.js';
 import { openSnapshotStore, type AnyStore } from '../snapshot/index.js';
 
 /** Where the memory is: a directory on the host, or a lineage head in the store. */
@@ -54,7 +54,8 @@ export async function lineageLines(store: AnyStore): Promise<string[]> {
 
 /**
  * Resolves the memory the user means: `--lineage NAME` → that head; else `-w DIR` (default `.`) when it holds a
- * memory; else the head of DIR's default lineage (`defaultLineage`, the same name `mnemara run -w DIR` uses).
+ * memory; else the head of DIR's default lineage (`workspaceLineage`, the same name `mnemara run -w DIR` uses), or
+ * of its default branch's lineage when DIR is on a branch that has no run yet (what that branch's first run sees).
  * Returns `null` when nothing matches and no argument was given (the caller lists the lineages).
  * Throws `MnemaraError('NOT_FOUND')` (exit 2) when the named lineage has no head, or `-w DIR` holds no memory and
  * its lineage has none, with the lineages of the store in the hint.
@@ -69,9 +70,13 @@ export async function resolveMemorySource(target: MemoryTarget, config: MnemaraC
   const dir = await existingWorkspaceDir(target.workspace);
   if (await holdsMemory(dir, config)) return { kind: 'workspace', dir };
   const store = await memoryStore(config);
-  const lineage = await defaultLineage(dir);
-  const head = await store.getHead(lineage).catch(() => null);
-  if (head) return { kind: 'lineage', lineage, snapshot: head, from: dir };
+  const chosen = await workspaceLineage(dir);
+  // A branch with no run yet starts from its default branch's memory (resolveStart): show what that run would see.
+  for (const lineage of [chosen.lineage, ...(chosen.base !== undefined ? [chosen.base] : [])]) {
+    const head = await store.getHead(lineage).catch(() => null);
+    if (head) return { kind: 'lineage', lineage, snapshot: head, from: dir };
+  }
+  const lineage = chosen.lineage;
   if (!target.workspaceGiven) return null;
   throw await noLineage(store, `${dir} holds no memory, and its lineage ${lineage} has no snapshot`);
 }

@@ -2,6 +2,31 @@ import { MnemaraError } from '../config/errors.js';
 import { ioFailureCode, ioFailureError } from '../config/io-errors.js';
 import { mnemaraHome } from '../config/paths.js';
 import type { ProgressEvent } from '../config/progress.js';
+import { displayName } from '../snapshot/names.js';
+
+/**
+ * Every line the CLI prints goes through here: a file name that is not UTF-8 is held as escaped bytes
+ * (`snapshot/names.ts`), and writing those as they are would show U+FFFD, so two different names would look
+ * the same. `displayName` shows each such byte as `\xNN` (docs/snapshots.md, "Names"), in text and in `--json`.
+ */
+export function printable(text: string): string {
+  return displayName(text);
+}
+
+/** Writes `text` to stdout with names escaped (`printable`). */
+export function writeOut(text: string): void {
+  process.stdout.write(printable(text));
+}
+
+/** Writes `text` to stderr with names escaped (`printable`). */
+export function writeErr(text: string): void {
+  process.stderr.write(printable(text));
+}
+
+/** `JSON.stringify` with every string's escaped name bytes shown as `\xNN`, as in the human text. */
+export function printableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? printable(v) : v), 2);
+}
 
 /** A byte count for people: `1536` → `1.5 KiB` (binary units, B to GiB). */
 export function formatBytes(bytes: number): string {
@@ -27,10 +52,10 @@ const USAGE_CODES = new Set(['USAGE', 'INVALID_CONFIG', 'NOT_FOUND', 'INVALID_IN
 
 /** Prints a result: one JSON document on stdout with `--json`, else the human text. */
 export function emit(json: boolean, value: unknown, human: () => string): void {
-  if (json) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  if (json) process.stdout.write(`${printableJson(value)}\n`);
   else {
     const text = human();
-    if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    if (text) writeOut(text.endsWith('\n') ? text : `${text}\n`);
   }
 }
 
@@ -46,10 +71,10 @@ export function reportError(thrown: unknown, json: boolean): number {
   const message = err instanceof Error ? err.message : String(err);
   const hint = known ? err.hint : undefined;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ error: { code, message, hint } }, null, 2)}\n`);
+    process.stdout.write(`${printableJson({ error: { code, message, hint } })}\n`);
   } else {
-    process.stderr.write(`mnemara: ${message}\n`);
-    if (hint) process.stderr.write(`  hint: ${hint}\n`);
+    writeErr(`mnemara: ${message}\n`);
+    if (hint) writeErr(`  hint: ${hint}\n`);
     if (!known && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
   }
   return known && USAGE_CODES.has(code) ? EXIT.usage : EXIT.internal;
@@ -67,20 +92,23 @@ export function progressPrinter(enabled: boolean): (event: ProgressEvent) => voi
     const now = Date.now();
     if (event.phase === 'start') {
       started.set(event.step, now);
-      process.stderr.write(`… ${event.step}${event.message ? `: ${event.message}` : ''}\n`);
+      writeErr(`… ${event.step}${event.message ? `: ${event.message}` : ''}\n`);
       return;
     }
     if (event.phase === 'end') {
       const ms = event.elapsedMs ?? now - (started.get(event.step) ?? now);
-      process.stderr.write(`${event.ok === false ? '✗' : '✓'} ${event.step}${event.message ? `: ${event.message}` : ''} (${(ms / 1000).toFixed(1)} s)\n`);
+      writeErr(`${event.ok === false ? '✗' : '✓'} ${event.step}${event.message ? `: ${event.message}` : ''} (${(ms / 1000).toFixed(1)} s)\n`);
       return;
     }
-    const since = now - (started.get(event.step) ?? now);
+    // `run` shows its steps' starts itself and hands only progress here: the first event then starts the clock
+    // (without it, `since` stayed 0 and no progress of a run was ever printed).
+    if (!started.has(event.step)) started.set(event.step, now);
+    const since = now - started.get(event.step)!;
     if (since < 1000 || now - (lastPrint.get(event.step) ?? 0) < 1000) return;
     lastPrint.set(event.step, now);
     const pct = event.total ? ` ${Math.floor(((event.done ?? 0) / event.total) * 100)}%` : '';
     const count = event.done !== undefined ? ` ${event.done}${event.total ? `/${event.total}` : ''} ${event.unit ?? ''}` : '';
-    process.stderr.write(`  ${event.step}${pct}${count}${event.message ? ` ${event.message}` : ''}\n`);
+    writeErr(`  ${event.step}${pct}${count}${event.message ? ` ${event.message}` : ''}\n`);
   };
 }
 

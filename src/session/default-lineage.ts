@@ -14,11 +14,16 @@ function segment(text: string): string {
     .replace(/\.(lock|tmp)$/, '-$1');
 }
 
+/** Hosts whose owner and repository names are case-insensitive (`github.com/Acme/Mono` is `github.com/acme/mono`). */
+const CASE_INSENSITIVE_HOSTS = new Set(['github.com', 'www.github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org']);
+
 /**
  * The lineage a git remote URL names: `host/owner/repo`, the same for every clone and every form of the URL
  * (`git@github.com:me/app.git`, `https://user:token@github.com/me/app`, `ssh://git@github.com:22/me/app.git`
- * all give `github.com/me/app`). Credentials, ports, schemes and a `.git` suffix are dropped. A local path
- * remote gives its last two segments under `local/`. `null` when nothing usable is left.
+ * all give `github.com/me/app`). Credentials, ports, schemes and a `.git` suffix are dropped. The host is
+ * lower-cased, and so is the path on hosts known to ignore its case (GitHub, GitLab.com, Bitbucket, Codeberg);
+ * a self-hosted server keeps the path's case. A local path remote gives its last two segments under `local/`.
+ * `null` when nothing usable is left.
  */
 export function lineageFromRemote(url: string): string | null {
   let rest = url.trim();
@@ -40,8 +45,10 @@ export function lineageFromRemote(url: string): string | null {
     .split('/')
     .map(segment)
     .filter((s) => s !== '');
-  const kept = host === 'local' ? parts.slice(-2) : parts;
-  const name = [segment(host.toLowerCase()), ...kept].filter((s) => s !== '').join('/').slice(0, 200);
+  const lowerHost = host.toLowerCase();
+  // On these hosts `Acme/Mono` and `acme/mono` are one repository; elsewhere the path's case may matter.
+  const kept = host === 'local' ? parts.slice(-2) : CASE_INSENSITIVE_HOSTS.has(lowerHost) ? parts.map((p) => p.toLowerCase()) : parts;
+  const name = [segment(lowerHost), ...kept].filter((s) => s !== '').join('/').slice(0, 200);
   return kept.length > 0 && isValidLineage(name) ? name : null;
 }
 
@@ -60,12 +67,32 @@ export function directoryLineage(workspace: string): string {
 export interface WorkspaceLineage {
   lineage: string;
   source: 'git remote' | 'directory';
+  /** The checked-out git branch when it is not the default one (the lineage is then `branch/<branch>/<repository's>`). */
+  branch?: string;
+  /**
+   * The lineage of the repository's default branch, when `lineage` is a branch's: a branch whose lineage has no
+   * head yet starts from a fresh copy of the checkout with this lineage's memory (`resolveStart`'s
+   * `memoryFromIfEmpty`), so a new feature branch sees its own code and the project's lessons.
+   */
+  base?: string;
 }
 
 /**
+ * The first segment of a branch's lineage: `branch/<branch>/<repository's lineage>`. The branch goes in front,
+ * not below the repository's lineage, because a lineage's head is a file named by the lineage in the store
+ * (`refs/lineages/<name>`): `github.com/acme/mono` cannot also be the folder of `github.com/acme/mono/…`.
+ * No default lineage of a repository starts with `branch/` (a host has a dot, `local/`, or a name-and-hash).
+ */
+const BRANCH_PREFIX = 'branch';
+
+/**
  * The default lineage of `workspace`: from its git remote (`origin`, else the first remote) when it is a git
- * checkout with one (plus the path below the top level when the workspace is a subdirectory), so a renamed or re-cloned checkout finds its memory; otherwise `defaultLineage`. Runs
- * `git` (5 s timeout); no git, no checkout or no remote all fall back to the directory.
+ * checkout with one (plus the path below the top level when the workspace is a subdirectory), so a renamed or
+ * re-cloned checkout finds its memory; on a branch other than the default one (the remote's HEAD, else `main`
+ * or `master`), `branch/<branch>/` before that lineage, since a lineage's head is a whole workspace, code included,
+ * and a run on `feature-x` must not start from `main`'s tree. A detached HEAD (a CI checkout of a commit) has no
+ * branch and gets the repository's lineage. Otherwise `directoryLineage`. Runs `git` (5 s timeout each); no git,
+ * no checkout or no remote all fall back to the directory.
  */
 export async function workspaceLineage(workspace: string): Promise<WorkspaceLineage> {
   const dir = resolve(workspace);
@@ -79,11 +106,39 @@ export async function workspaceLineage(workspace: string): Promise<WorkspaceLine
     const remote = remotes.find((r) => r.name === 'origin') ?? remotes[0];
     const repo = remote ? lineageFromRemote(remote.url) : null;
     const lineage = repo ? await withinRepository(repo, dir) : null;
-    if (lineage) return { lineage, source: 'git remote' };
+    if (lineage && remote) {
+      const branch = await nonDefaultBranch(dir, remote.name);
+      const named = branch === null ? null : [BRANCH_PREFIX, ...branchSegments(branch), lineage].join('/');
+      if (named && named.length <= 200 && isValidLineage(named)) return { lineage: named, source: 'git remote', branch: branch!, base: lineage };
+      return { lineage, source: 'git remote' };
+    }
   } catch {
     // not a git checkout, no remote, or no git at all
   }
   return { lineage: directoryLineage(dir), source: 'directory' };
+}
+
+/**
+ * A branch name as lineage segments: `feature/x` → `feature`, `x`. A name that had to be changed to fit (other
+ * characters than `[A-Za-z0-9._-]`) gets the first 8 hex digits of its sha256, so `feature/ä` and `feature/ö`
+ * stay two lineages.
+ */
+function branchSegments(branch: string): string[] {
+  const segs = branch.split('/').map(segment).filter((x) => x !== '');
+  if (segs.join('/') === branch) return segs;
+  const tag = createHash('sha256').update(branch).digest('hex').slice(0, 8);
+  return segs.length === 0 ? [`b-${tag}`] : [...segs.slice(0, -1), `${segs[segs.length - 1]}-${tag}`];
+}
+
+/** The checked-out branch when it is not the remote's default one; `null` on the default branch or a detached HEAD. */
+async function nonDefaultBranch(dir: string, remote: string): Promise<string | null> {
+  const git = (args: string[]): Promise<string | null> =>
+    run('git', ['-C', dir, ...args], { timeout: 5000 }).then((r) => r.stdout.trim() || null, () => null);
+  const branch = await git(['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  if (branch === null) return null;
+  const remoteHead = await git(['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`]);
+  const defaults = remoteHead !== null ? [remoteHead.slice(remote.length + 1)] : ['main', 'master'];
+  return defaults.includes(branch) ? null : branch;
 }
 
 /**

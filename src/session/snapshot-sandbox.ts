@@ -1,12 +1,13 @@
 import { logger } from '../config/logger.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { compileIgnore } from '../snapshot/ignore.js';
-import { displayName } from '../snapshot/names.js';
+import { PATH_MAX, TOO_LONG_TO_READ } from '../snapshot/limits.js';
+import { decodeName, displayName } from '../snapshot/names.js';
 import { SourceChangedError } from '../snapshot/errors.js';
 import type { CreateSnapshotOptions, Manifest, SnapshotStore } from '../snapshot/types.js';
 import { snapshotChanges, type ChangeTimings } from './snapshot-changes.js';
 import { diffListings, type ChangeLimits } from './workspace-changes.js';
-import { listWorkspace, type WorkspaceListing } from './workspace-listing.js';
+import { listWorkspace, readablePathBytes, type WorkspaceListing } from './workspace-listing.js';
 
 const log = logger('session');
 
@@ -46,8 +47,9 @@ export interface ChangeBaseline {
  * the reason is logged and reported and the whole archive stream is read instead, as without a baseline.
  * A file that changes while the whole stream is read makes it fail with `SourceChangedError`; the archive is
  * then read again, up to 3 times, and after that the error (naming the file) is thrown.
- * Sockets have no entry in either stream: the changes path takes them from its listing, the whole stream lists
- * them first (`listSockets`); both put them into the manifest's `skipped` like the FIFOs and devices.
+ * Sockets, and paths that reach PATH_MAX in the sandbox, have no entry in either stream: the changes path takes
+ * them from its listing, the whole stream lists them first (`listUnstreamed`); both put them into the manifest's
+ * `skipped` like the FIFOs and devices.
  */
 export async function snapshotSandbox(
   sandbox: Sandbox,
@@ -62,13 +64,17 @@ export async function snapshotSandbox(
     const listed = Date.now();
     const after = await listWorkspace(sandbox).catch((err: Error) => err);
     timings.listingMs = Date.now() - listed;
-    const verdict = after instanceof Error ? { ok: false as const, reason: `listing failed: ${after.message}` } : diffListings(baseline.listing, after, compileIgnore(baseline.ignore), baseline.limits);
+    const verdict = after instanceof Error ? { ok: false as const, reason: `listing failed: ${after.message}` } : diffListings(baseline.listing, after, compileIgnore(baseline.ignore), baseline.limits, readablePathBytes(sandbox.workspaceDir));
     if (verdict.ok) {
       const c = verdict.changes;
       try {
         const t: ChangeTimings = { transferOutMs: 0, packMs: 0 };
         const sockets = c.special.filter((p) => (after as WorkspaceListing).entries.get(p)?.type === 's');
-        const skipped = [...(options.skipped ?? []), ...sockets.map((p) => ({ path: displayName(p), reason: 'socket cannot be snapshotted' }))];
+        const skipped = [
+          ...(options.skipped ?? []),
+          ...sockets.map((p) => ({ path: displayName(p), reason: 'socket cannot be snapshotted' })),
+          ...c.tooLong.map((p) => ({ path: displayName(p.slice(0, 200)), reason: TOO_LONG_TO_READ })),
+        ];
         const manifest = await snapshotChanges(sandbox, store, c, { ...options, parent: baseline.parent, ...(skipped.length ? { skipped } : {}) }, t);
         Object.assign(timings, t);
         report.mode = { kind: 'changes', paths: c.send.length, deleted: c.deleted, bytes: c.bytes };
@@ -96,8 +102,12 @@ export async function snapshotSandbox(
 }
 
 async function fullStream(sandbox: Sandbox, store: SnapshotStore, options: CreateSnapshotOptions): Promise<Manifest> {
-  const sockets = await listSockets(sandbox);
-  const skipped = [...(options.skipped ?? []), ...sockets.map((path) => ({ path, reason: 'socket cannot be snapshotted' }))];
+  const { sockets, tooLong } = await listUnstreamed(sandbox);
+  const skipped = [
+    ...(options.skipped ?? []),
+    ...sockets.map((path) => ({ path: displayName(path), reason: 'socket cannot be snapshotted' })),
+    ...tooLong.map((path) => ({ path: displayName(path.slice(0, 200)), reason: TOO_LONG_TO_READ })),
+  ];
   for (let attempt = 1; ; attempt++) {
     try {
       return await store.create({ tar: await sandbox.getArchive(sandbox.workspaceDir) }, { ...options, ...(skipped.length ? { skipped } : {}) });
@@ -109,21 +119,39 @@ async function fullStream(sandbox: Sandbox, store: SnapshotStore, options: Creat
 }
 
 /**
- * The workspace's sockets, as paths relative to it (sorted). Docker's archive API leaves a socket out of the
- * tar stream without a trace, so they are found by a listing inside the sandbox (`find -type s`, which only
- * stats: a socket is never connected to). Names are as the sandbox's UTF-8 decoding gives them. A listing
- * that fails is logged and gives `[]`: the snapshot itself does not depend on it.
+ * What Docker's archive API leaves out of the workspace's tar stream without a trace, found by a listing inside
+ * the sandbox (`find`, which only stats: a socket is never connected to), as paths relative to the workspace
+ * (names as bytes, escaped by `names.ts`; sorted): `sockets`, and `tooLong`, every path that with the workspace's
+ * own path reaches PATH_MAX (the topmost of each subtree; find walks below PATH_MAX by descriptor, Docker does
+ * not). A listing that fails is logged and gives nothing: the snapshot itself does not depend on it.
  */
-export async function listSockets(sandbox: Sandbox): Promise<string[]> {
-  const r = await sandbox.exec(['find', sandbox.workspaceDir, '-xdev', '-type', 's', '-printf', '%P\\0'], { timeoutMs: LIST_TIMEOUT_MS }).catch((err: unknown) => {
-    log.warn({ err: (err as Error).message }, 'could not list the workspace sockets; any are left out of the snapshot unlisted');
+export async function listUnstreamed(sandbox: Sandbox): Promise<{ sockets: string[]; tooLong: string[] }> {
+  // `-path` with PATH_MAX `?`s matches a path of PATH_MAX bytes or more (`?` matches `/` here); C locale: any byte.
+  const tooLongPattern = `${'?'.repeat(PATH_MAX)}*`;
+  const argv = ['env', 'LC_ALL=C', 'find', sandbox.workspaceDir, '-xdev', '(', '-path', tooLongPattern, '-printf', 'L%P\\0', '-prune', ')', '-o', '(', '-type', 's', '-printf', 's%P\\0', ')'];
+  const run = sandbox.execBytes
+    ? sandbox.execBytes(argv, { timeoutMs: LIST_TIMEOUT_MS, maxOutputBytes: 64 * 1024 * 1024 })
+    : sandbox.exec(argv, { timeoutMs: LIST_TIMEOUT_MS }).then((r) => ({ ...r, stdout: Buffer.from(r.stdout) }));
+  const r = await run.catch((err: unknown) => {
+    log.warn({ err: (err as Error).message }, 'could not list the workspace sockets and too-long paths; any are left out of the snapshot unlisted');
     return null;
   });
-  if (!r) return [];
+  const found = { sockets: [] as string[], tooLong: [] as string[] };
+  if (!r) return found;
   // find exits 1 when some directory could not be read; what it printed is still right.
-  if (r.exitCode !== 0 && r.stdout === '') {
-    if (r.exitCode !== 1) log.warn({ exitCode: r.exitCode, stderr: r.stderr.slice(0, 300) }, 'could not list the workspace sockets');
-    return [];
+  if (r.exitCode !== 0 && r.stdout.length === 0) {
+    if (r.exitCode !== 1) log.warn({ exitCode: r.exitCode, stderr: String(r.stderr).slice(0, 300) }, 'could not list the workspace sockets and too-long paths');
+    return found;
   }
-  return r.stdout.split('\0').filter((p) => p !== '').sort();
+  for (let start = 0; start < r.stdout.length; ) {
+    let end = r.stdout.indexOf(0, start);
+    if (end < 0) end = r.stdout.length;
+    const record = r.stdout.subarray(start, end);
+    start = end + 1;
+    if (record.length < 2) continue;
+    (record[0] === 0x4c /* L */ ? found.tooLong : found.sockets).push(decodeName(record.subarray(1)));
+  }
+  found.sockets.sort();
+  found.tooLong.sort();
+  return found;
 }

@@ -31,13 +31,14 @@ export async function assertWorkspace(workspace: string): Promise<string> {
 
 /**
  * Step 1: where the session starts. `from` (a snapshot id) wins; else `memoryFrom` (a fresh copy of the workspace
- * with that lineage's memory layout over it); else the head of `lineage`; else a fresh copy.
+ * with that lineage's memory layout over it); else the head of `lineage`; else, when `memoryFromIfEmpty` (the
+ * default branch's lineage of a branch's default lineage) has a head, a fresh copy with its memory; else a fresh copy.
  * Throws `MnemaraError('INVALID_INPUT')` for a bad lineage name, `NOT_FOUND` for a missing snapshot or an empty
  * `memoryFrom` lineage.
  */
 export async function resolveStart(
   store: SnapshotStore,
-  options: { lineage: string; from?: string; memoryFrom?: string },
+  options: { lineage: string; from?: string; memoryFrom?: string; memoryFromIfEmpty?: string },
 ): Promise<SessionStart> {
   for (const [flag, name] of [['--lineage', options.lineage], ['--memory-from', options.memoryFrom]] as const) {
     if (name !== undefined && !isValidLineage(name)) {
@@ -66,6 +67,9 @@ export async function resolveStart(
     return { kind: 'memory-from', snapshotId: head, headAtStart };
   }
   if (headAtStart !== null) return { kind: 'head', snapshotId: headAtStart, headAtStart };
+  // A branch's first run (the default lineage of a checkout on a feature branch): its own code, the project's memory.
+  const base = options.memoryFromIfEmpty !== undefined ? await store.getHead(options.memoryFromIfEmpty) : null;
+  if (base !== null) return { kind: 'memory-from', snapshotId: base, headAtStart };
   return { kind: 'fresh', snapshotId: null, headAtStart };
 }
 

@@ -58,8 +58,8 @@ export interface ToolCallEvent {
 /** Everything a session reports while it runs: step progress, and the agent's turns and tool calls. */
 export type SessionEvent =
   /** After the start is resolved, before the sandbox: the rollout's id and where its transcript will be. */
-  /** `lineageSource`: how the lineage was chosen (named with --lineage, or the default from the git remote or directory). */
-  | { type: 'started'; rolloutId: string; lineage: string; lineageSource: 'named' | 'git remote' | 'directory'; transcriptPath: string }
+  /** `lineageSource`: how the lineage was chosen (named with --lineage, or the default from the git remote or directory); `branch`: the git branch a default lineage was named for. */
+  | { type: 'started'; rolloutId: string; lineage: string; lineageSource: 'named' | 'git remote' | 'directory'; branch?: string; transcriptPath: string }
   | { type: 'progress'; progress: ProgressEvent }
   | { type: 'turn'; turn: number; usage?: Partial<Usage>; text?: string }
   | { type: 'tool'; tool: ToolCallEvent };

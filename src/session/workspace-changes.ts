@@ -1,3 +1,4 @@
+import { nameBytes } from '../snapshot/names.js';
 import type { WorkspaceListing } from './workspace-listing.js';
 
 /** What changed in the workspace between two listings, as the delta snapshot needs it. */
@@ -15,6 +16,11 @@ export interface WorkspaceChanges {
   bytes: number;
   /** FIFOs, sockets and devices the agent created (skipped by the snapshot, listed by it). */
   special: string[];
+  /**
+   * Paths too long to read in the sandbox (`readableBytes`), the topmost of each subtree: not in `send`, so
+   * neither they nor what they hold are brought out; the snapshot lists them in `skipped`.
+   */
+  tooLong: string[];
 }
 
 /** Limits past which the changes are not worth taking one by one (the whole stream is read instead). */
@@ -38,13 +44,15 @@ export type ChangeVerdict = { ok: true; changes: WorkspaceChanges } | { ok: fals
  *
  * Refuses (`ok: false`) when the listings cannot be trusted: the sandbox clock went back (a later listing, or
  * a path whose ctime is older than at the restore), the workspace root itself changed mode or type, or the
- * change is too large to be worth taking path by path (`limits`).
+ * change is too large to be worth taking path by path (`limits`). `readableBytes`: the longest relative path (bytes)
+ * the sandbox can read (`readablePathBytes`); a longer one is listed in `tooLong` instead of being sent.
  */
 export function diffListings(
   before: WorkspaceListing,
   after: WorkspaceListing,
   ignore: (path: string) => boolean,
   limits: ChangeLimits = DEFAULT_CHANGE_LIMITS,
+  readableBytes = Number.POSITIVE_INFINITY,
 ): ChangeVerdict {
   if (after.takenAt < before.takenAt) return { ok: false, reason: `the sandbox clock went back (${before.takenAt} → ${after.takenAt})` };
   const rootBefore = before.entries.get('');
@@ -96,9 +104,14 @@ export function diffListings(
 
   const send = new Set<string>();
   const special: string[] = [];
+  const tooLong = new Set<string>();
   let bytes = 0;
   const add = (path: string): void => {
-    if (send.has(path)) return;
+    if (send.has(path) || tooLong.has(path)) return;
+    if (nameBytes(path) > readableBytes) {
+      tooLong.add(path); // what lies under it is too long as well: only the topmost are reported (below)
+      return;
+    }
     const e = after.entries.get(path)!;
     send.add(path);
     if (e.type === 'f') bytes += e.size;
@@ -119,7 +132,8 @@ export function diffListings(
   }
   if (send.size > limits.maxEntries) return { ok: false, reason: `${send.size} changed paths, over ${limits.maxEntries}` };
   if (bytes > limits.maxBytes) return { ok: false, reason: `${bytes} changed bytes, over ${limits.maxBytes}` };
-  return { ok: true, changes: { scope, send: [...send].sort(byteOrder), deleted, bytes, special: special.sort(byteOrder) } };
+  const topmost = [...tooLong].filter((p) => !underScope(p, tooLong)).sort(byteOrder);
+  return { ok: true, changes: { scope, send: [...send].sort(byteOrder), deleted, bytes, special: special.sort(byteOrder), tooLong: topmost } };
 }
 
 /** Parents before children: a path sorts before every path under it when `/` sorts before every other byte. */

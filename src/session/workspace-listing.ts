@@ -1,5 +1,16 @@
 import type { Sandbox } from '../sandbox/types.js';
+import { PATH_MAX } from '../snapshot/limits.js';
 import { decodeName } from '../snapshot/names.js';
+
+/**
+ * The longest path relative to `workspaceDir` (bytes) that a process in the sandbox can name: `workspaceDir/path`
+ * and its NUL must fit in PATH_MAX. Docker's archive API leaves anything longer out of its stream without a word,
+ * and tar cannot stat it, so both the whole stream and the changes list such paths in `skipped` instead
+ * (`/workspace` → 4084).
+ */
+export function readablePathBytes(workspaceDir: string): number {
+  return PATH_MAX - 1 - Buffer.byteLength(`${workspaceDir.replace(/\/+$/, '')}/`);
+}
 
 /**
  * One entry of a workspace listing taken inside the sandbox by `find -printf` (see `LISTING_SCRIPT`).

@@ -42,7 +42,7 @@ export async function changedSince(dir: string, sinceMs: number, options: PatchO
   return out;
 }
 
-export interface ApplyResult extends Omit<Patch, 'text'> {
+export interface ApplyResult extends Omit<Patch, 'text' | 'bytes' | 'bytesAreText'> {
   snapshot: string;
   dir: string;
   /** False with `check`: nothing was written. */
@@ -78,12 +78,12 @@ export async function applyToHost(
   }
   const patch = await makePatch(store, { dir }, { snapshot }, { ...options, binary: true });
   const result: ApplyResult = { snapshot, dir, added: patch.added, removed: patch.removed, changed: patch.changed, applied: false };
-  if (!patch.text) return result;
+  if (patch.bytes.length === 0) return result;
   const args = ['apply', '--whitespace=nowarn', ...(options.check ? ['--check'] : [])];
   // The ceiling keeps git from taking a repository above `dir` as the root the patch's paths are relative to.
   const r = await execa('git', args, {
     cwd: dir,
-    input: Buffer.from(patch.text, 'latin1'), // a binary patch's text is one character per byte
+    input: patch.bytes,
     reject: false,
     env: { GIT_CEILING_DIRECTORIES: dirname(dir), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
   });

@@ -5,7 +5,8 @@ import type { Readable } from 'node:stream';
 import type { OnProgress } from '../config/progress.js';
 import { UnsafeArchiveError } from './errors.js';
 import { ArchiveBudget, guardMode, guardPath, guardSymlinkTarget, guardType } from './restore-guard.js';
-import { displayName, fsPath } from './names.js';
+import { displayName, fsPath, nameBytes } from './names.js';
+import { PATH_MAX, TOO_LONG_TO_READ } from './limits.js';
 import { readTar, type TarEntry } from './tar-read.js';
 import { MergedTree, type TreeEntry } from './tree.js';
 import type { RestoreLimits } from './types.js';
@@ -54,6 +55,10 @@ export class GuardedExtractor {
   private lastReport = 0;
   /** Content bytes of every entry read so far, kept or left out by a path filter: what progress counts. */
   private scanned = 0;
+  /** Bytes of the tar streams read so far (`streamed`). */
+  private streamedBytes = 0;
+  /** Whether the last entry seen was filtered by `keep` (what the progress message says). */
+  private filtered = false;
   /** Too-deep or too-long subtrees already reported in source mode (see `sourcePath`). */
   private readonly tooDeep = new Set<string>();
   /** Read once: decides whether a new file needs an fchmod after open (mnemara never changes it). */
@@ -67,6 +72,8 @@ export class GuardedExtractor {
     private readonly extracted?: ExtractedContent,
   ) {
     this.budget = new ArchiveBudget(limits);
+    // Every stream this extractor reads (a sandbox's tar, each layer of a restore) passes the budget chunk by chunk.
+    if (progress) this.budget.onChunk = (n) => this.streamed(n);
     this.made = new Set([dest]);
   }
 
@@ -103,6 +110,12 @@ export class GuardedExtractor {
       if (options.onSkip && SPECIAL_TYPES.has(entry.type)) {
         options.onSkip(displayName(segments.join('/')), `${SPECIAL_TYPES.get(entry.type)!} cannot be snapshotted`);
         return;
+      }
+      if (options.onSkip && nameBytes(join(this.dest, ...segments)) >= PATH_MAX) {
+        // The staging directory's own path plus this one reach PATH_MAX: it cannot be written, so it is listed,
+        // once for the topmost such path (its parent, shorter, was not; parents come before children).
+        if (nameBytes(join(this.dest, ...segments.slice(0, -1))) < PATH_MAX) options.onSkip(displayName(segments.join('/').slice(0, 200)), TOO_LONG_TO_READ);
+        return void entry.resume();
       }
       await this.write(entry, segments, { layer: options.layer, ordinal });
     };
@@ -156,11 +169,22 @@ export class GuardedExtractor {
   }
 
   /**
+   * Bytes of the tar streams read (every chunk passes the budget's inflation check): progress counts the bytes as
+   * they arrive, so one large file (2 GiB streamed out of the sandbox, or restored) reports as it goes, not once
+   * at its header.
+   */
+  private streamed(bytes: number): void {
+    this.streamedBytes += bytes;
+    this.report(this.filtered);
+  }
+
+  /**
    * Progress (every 250 ms at most) as bytes of the archive read out of `totalBytes`: a restore limited to some
    * paths reads the whole archive to find them, so counting only what it writes would stall near 0%; its
    * events say so and how much was written.
    */
   private report(filtered: boolean): void {
+    this.filtered = filtered;
     const now = Date.now();
     if (!this.progress || now - this.lastReport <= 250) return;
     this.lastReport = now;
@@ -168,7 +192,7 @@ export class GuardedExtractor {
     onProgress({
       step,
       phase: 'progress',
-      done: this.scanned,
+      done: this.streamedBytes > 0 ? this.streamedBytes : this.scanned,
       total: totalBytes,
       unit: 'bytes',
       ...(filtered ? { message: `read of the archive (${this.budget.files} entries, ${this.budget.bytes} bytes of the paths asked for written)` } : {}),

@@ -133,8 +133,17 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
       });
     }
     let packed: PackedFile;
+    // A large file takes long to hash and compress (2 GiB: over a minute): its bytes are reported as they go.
+    const onBytes = options.onProgress
+      ? (done: number, total: number): void => {
+          const t = Date.now();
+          if (t - lastReport <= 250) return;
+          lastReport = t;
+          options.onProgress!({ step: 'snapshot', phase: 'progress', done, total, unit: 'bytes', message: displayName(entry.path) });
+        }
+      : undefined;
     try {
-      packed = await packFile(root, entry.path, prev, writer);
+      packed = await packFile(root, entry.path, prev, writer, onBytes);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EACCES' || code === 'EPERM') {
@@ -166,7 +175,7 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
     const now = Date.now();
     if (options.onProgress && now - lastReport > 250) {
       lastReport = now;
-      options.onProgress({ step: 'snapshot', phase: 'progress', done: result.files, unit: 'files', message: entry.path });
+      options.onProgress({ step: 'snapshot', phase: 'progress', done: result.files, unit: 'files', message: displayName(entry.path) });
     }
   };
 
@@ -238,7 +247,10 @@ interface PackedFile {
 }
 
 /** Packs one regular file, unless it equals the parent's copy (same size, mode and sha256). */
-async function packFile(root: string, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<PackedFile> {
+/** `onBytes(done, total)`: bytes of a large file read so far (called per chunk; the caller throttles). */
+type OnBytes = (done: number, total: number) => void;
+
+async function packFile(root: string, path: string, prev: TreeEntry | undefined, writer: TarWriter, onBytes?: OnBytes): Promise<PackedFile> {
   const abs = fsPath(join(root, ...path.split('/')));
   for (let attempt = 0; attempt < SMALL_FILE_ATTEMPTS; attempt++) {
     // Small files take synchronous calls: a thread-pool round trip per open/stat/close cost more than the read.
@@ -265,7 +277,7 @@ async function packFile(root: string, path: string, prev: TreeEntry | undefined,
   const isLarge = await probe.stat().then((st) => st.isFile() && st.size > SMALL_FILE_BYTES, () => false);
   await probe.close();
   if (!isLarge) throw new SourceChangedError(path);
-  return packLargeFile(abs, path, prev, writer);
+  return packLargeFile(abs, path, prev, writer, onBytes);
 }
 
 /**
@@ -273,7 +285,7 @@ async function packFile(root: string, path: string, prev: TreeEntry | undefined,
  * noticed while streaming cannot be undone in place: it throws `SourceChangedError` and the caller discards
  * the whole layer.
  */
-async function packLargeFile(abs: string | Buffer, path: string, prev: TreeEntry | undefined, writer: TarWriter): Promise<PackedFile> {
+async function packLargeFile(abs: string | Buffer, path: string, prev: TreeEntry | undefined, writer: TarWriter, onBytes?: OnBytes): Promise<PackedFile> {
   const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const before = await fh.stat({ bigint: true });
@@ -282,7 +294,12 @@ async function packLargeFile(abs: string | Buffer, path: string, prev: TreeEntry
     const mtime = Number(before.mtimeNs / 1_000_000n);
     if (prev?.type === 'file' && prev.size === size && prev.mode === mode) {
       const h = createHash('sha256');
-      for await (const c of fh.createReadStream({ autoClose: false, start: 0, highWaterMark: 1024 * 1024 })) h.update(c as Buffer);
+      let hashed = 0;
+      for await (const c of fh.createReadStream({ autoClose: false, start: 0, highWaterMark: 1024 * 1024 })) {
+        h.update(c as Buffer);
+        hashed += (c as Buffer).length;
+        onBytes?.(hashed, size);
+      }
       if (!sameVersion(before, await fh.stat({ bigint: true }))) throw new SourceChangedError(path);
       const hash = h.digest('hex');
       if (prev.hash === hash) return { written: false, size, mode, mtime, hash };
@@ -295,6 +312,7 @@ async function packLargeFile(abs: string | Buffer, path: string, prev: TreeEntry
         read += (c as Buffer).length;
         h.update(c as Buffer);
         await writer.write(c as Buffer);
+        onBytes?.(read, size);
       }
     }
     if (read !== size || !sameVersion(before, await fh.stat({ bigint: true }))) throw new SourceChangedError(path);

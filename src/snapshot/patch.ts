@@ -10,6 +10,7 @@ import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { isUtf8 } from 'node:buffer';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
 import { compileIgnore } from './ignore.js';
@@ -47,10 +48,20 @@ export interface PatchOptions {
   binary?: boolean;
 }
 
-/** The patch text (empty when nothing differs) and the paths it covers, sorted. */
+/** The patch (empty when nothing differs) and the paths it covers, sorted. */
 export interface Patch {
-  /** UTF-8 text; with `PatchOptions.binary`, one character per byte (latin1): write it back with `Buffer.from(text, 'latin1')`. */
+  /**
+   * The patch exactly as `git apply` must read it: content and link targets that are not UTF-8 are kept byte for
+   * byte here and only here. Write these bytes (never `text`) to a file or a pipe.
+   */
+  bytes: Buffer;
+  /**
+   * The same patch for people: `bytes` decoded as UTF-8, so bytes that are not UTF-8 show as U+FFFD (lossy; see
+   * `bytesAreText`). With `PatchOptions.binary`, one character per byte (latin1) instead.
+   */
   text: string;
+  /** True when `bytes` are valid UTF-8, so `text` holds the whole patch. */
+  bytesAreText: boolean;
   added: string[];
   removed: string[];
   changed: string[];
@@ -66,7 +77,7 @@ export async function makePatch(store: AnyStore, from: PatchSide, to: PatchSide,
   const [a, b] = await Promise.all([filesOf(store, from, left), filesOf(store, to, left)]);
   // A host file is hashed only when the other side has a file of the same size at its path.
   await Promise.all([hashWhereNeeded(from, a, b), hashWhereNeeded(to, b, a)]);
-  const patch: Patch = { text: '', added: [], removed: [], changed: [] };
+  const patch: Patch = { bytes: Buffer.alloc(0), text: '', bytesAreText: true, added: [], removed: [], changed: [] };
   for (const [p, s] of b) {
     const old = a.get(p);
     if (!old) patch.added.push(p);
@@ -79,7 +90,9 @@ export async function makePatch(store: AnyStore, from: PatchSide, to: PatchSide,
   try {
     await materialize(store, from, join(tmp, 'a'), [...patch.removed, ...patch.changed]);
     await materialize(store, to, join(tmp, 'b'), [...patch.added, ...patch.changed]);
-    patch.text = await gitDiff(tmp, options.binary === true);
+    patch.bytes = await gitDiff(tmp, options.binary === true);
+    patch.bytesAreText = isUtf8(patch.bytes);
+    patch.text = patch.bytes.toString(options.binary === true ? 'latin1' : 'utf8');
     return patch;
   } finally {
     await rm(tmp, { recursive: true, force: true });
@@ -175,14 +188,14 @@ async function materialize(store: AnyStore, side: PatchSide, dir: string, paths:
  * git's default quoting (bytes over 0x7f as octal escapes): a name that is not UTF-8 stays exact in a string.
  * `binary`: every file as a binary patch (an attributes file saying `* binary`).
  */
-async function gitDiff(tmp: string, binary: boolean): Promise<string> {
+async function gitDiff(tmp: string, binary: boolean): Promise<Buffer> {
   const attributes = join(tmp, 'attributes');
   if (binary) await writeFile(attributes, '* binary\n');
   const r = await execa(
     'git',
     [...(binary ? ['-c', `core.attributesFile=${attributes}`] : []), 'diff', '--no-index', '--binary', '--full-index', '--no-renames', '--no-color', '--no-ext-diff', '--src-prefix=', '--dst-prefix=', 'a', 'b'],
     // No user or system git config: a diff.external, color or prefix setting must not change the patch.
-    { cwd: tmp, reject: false, stripFinalNewline: false, encoding: binary ? 'buffer' : 'utf8', env: { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } },
+    { cwd: tmp, reject: false, stripFinalNewline: false, encoding: 'buffer', env: { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } },
   );
   if (r.exitCode === undefined) throw gitMissing(r.originalMessage ?? r.message);
   if (r.exitCode !== 0 && r.exitCode !== 1) {
@@ -192,12 +205,13 @@ async function gitDiff(tmp: string, binary: boolean): Promise<string> {
   }
   // With empty prefixes the temp folders' names are the prefixes; a new file's header reads b/… twice and a
   // deleted one's a/… twice. Say a/… b/… as git does, so every tool reads the header alike.
-  // A symlink's target is always a text hunk, whatever the attributes: for `git apply` the bytes are kept one
-  // character per byte (latin1), and written back as bytes.
-  const text = binary ? Buffer.from(r.stdout as unknown as Uint8Array).toString('latin1') : String(r.stdout);
-  return text
+  // Content and symlink targets (always a text hunk, whatever the attributes) may be any bytes: the rewrite works
+  // on one character per byte (latin1), which turns back into the same bytes, never on decoded UTF-8.
+  const text = Buffer.from(r.stdout as unknown as Uint8Array).toString('latin1');
+  const fixed = text
     .replace(/^diff --git [ab]\/(.*) [ab]\/\1$/gm, 'diff --git a/$1 b/$1')
     .replace(/^diff --git "[ab]\/(.*)" "[ab]\/\1"$/gm, 'diff --git "a/$1" "b/$1"');
+  return Buffer.from(fixed, 'latin1');
 }
 
 function gitMissing(cause: unknown): MnemaraError {

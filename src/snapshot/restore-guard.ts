@@ -95,6 +95,9 @@ export class ArchiveBudget {
     this.apply(size);
   }
 
+  /** Told the size of every chunk that passed the inflation check: how progress counts bytes as they arrive. */
+  onChunk?: (chunkBytes: number) => void;
+
   onInflated(chunkBytes: number): void {
     this.inflated += chunkBytes;
     // 16 KiB a header covers pax records with two 4 KiB paths; 1 MiB, metadata records and end-of-archive padding.
@@ -104,5 +107,6 @@ export class ArchiveBudget {
         `archive inflates to more than its entries declare (${this.inflated} bytes for ${this.declaredBytes} declared): decompression bomb or trailing garbage`,
       );
     }
+    this.onChunk?.(chunkBytes);
   }
 }

@@ -1,7 +1,7 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_RESTORE_LIMITS } from './limits.js';
+import { DEFAULT_RESTORE_LIMITS, TOO_LONG_TO_READ } from './limits.js';
 import { decodeName, displayName, fsPath, nameBytes } from './names.js';
 
 /** One thing found in a source directory. `path` is `/`-separated and relative to the root. */
@@ -74,10 +74,17 @@ async function* walkDir(
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM') {
-      options.onSkip({ path: displayName(rel), reason: `directory cannot be read (${code}): left out with its content` });
+      // The directory's own entry was already yielded (its mode is known from lstat): a restore brings it back,
+      // empty, with that mode. The report says exactly that, so create and restore tell the same story.
+      const mode = ((await lstat(fsPath(join(root, rel))).catch(() => undefined))?.mode ?? 0) & 0o7777;
+      options.onSkip({ path: displayName(rel), reason: `directory cannot be read (${code}): kept as an empty directory with its mode (${mode.toString(8).padStart(3, '0')}), its content left out` });
       return;
     }
     if (code === 'ENOENT') return; // deleted while we walked
+    if (code === 'ENAMETOOLONG') {
+      options.onSkip({ path: displayName(rel.slice(0, 200)), reason: TOO_LONG_TO_READ });
+      return;
+    }
     throw err;
   }
   const names = raw.map(decodeName).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -89,6 +96,11 @@ async function* walkDir(
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') continue; // deleted while we walked: absent
+      // A name that takes the path from the root to PATH_MAX or more: no system call can reach it.
+      if (code === 'ENAMETOOLONG') {
+        options.onSkip({ path: displayName(path.slice(0, 200)), reason: TOO_LONG_TO_READ });
+        continue;
+      }
       // A directory that can be listed but not searched (mode 644): its names are known, nothing else is.
       if (code === 'EACCES' || code === 'EPERM') {
         options.onSkip({ path: displayName(path), reason: `cannot be read (${code}): its directory is not searchable; left out` });

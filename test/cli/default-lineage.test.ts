@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultLineage, directoryLineage, workspaceLineage } from '../../src/session/start.js';
+import { defaultLineage, directoryLineage, lineageFromRemote, resolveStart, workspaceLineage } from '../../src/session/start.js';
 import { openStore } from '../../src/snapshot/index.js';
 
 let root: string;
@@ -63,5 +63,75 @@ describe('the default lineage of -w DIR', { timeout: 120_000 }, () => {
     expect(await workspaceLineage(a)).toEqual({ lineage: `${REMOTE_LINEAGE}/packages/app1/app`, source: 'git remote' });
     expect(await defaultLineage(b)).toBe(`${REMOTE_LINEAGE}/packages/app2/app`);
     expect(await defaultLineage(ws)).toBe(REMOTE_LINEAGE);
+  });
+});
+
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+
+describe('the default lineage and the case of names', () => {
+  it('lower-cases the host always, and the owner and repository on hosts that ignore their case', () => {
+    for (const url of ['git@github.com:Acme/Mono.git', 'https://GitHub.com/acme/MONO', 'ssh://git@GITHUB.COM:22/ACME/mono.git', 'https://gitlab.com/Acme/Mono']) {
+      expect(lineageFromRemote(url)?.replace(/^gitlab/, 'github')).toBe('github.com/acme/mono');
+    }
+    expect(lineageFromRemote('https://user:tok@Bitbucket.org/Team/Repo.git')).toBe('bitbucket.org/team/repo');
+    // A self-hosted server may tell Acme from acme: only its host is lower-cased.
+    expect(lineageFromRemote('https://Git.Example.com/Acme/Mono.git')).toBe('git.example.com/Acme/Mono');
+  });
+});
+
+describe('the default lineage and git branches', { timeout: 120_000 }, () => {
+  it('two clones on different branches get different lineages; the default branch and a detached HEAD get the repository\'s', async () => {
+    const upstream = join(root, 'upstream');
+    mkdirSync(upstream);
+    git(upstream, 'init', '-q');
+    writeFileSync(join(upstream, 'app.py'), 'print(1)\n');
+    git(upstream, 'add', '.');
+    git(upstream, 'commit', '-qm', 'one');
+    const main = join(root, 'clone-main');
+    const feature = join(root, 'clone-feature');
+    execFileSync('git', ['clone', '-q', upstream, main]);
+    execFileSync('git', ['clone', '-q', upstream, feature]);
+    // The URL the clones were made from is a local path; give them the GitHub remote a real user has.
+    for (const c of [main, feature]) git(c, 'remote', 'set-url', 'origin', 'git@github.com:Acme/Mono.git');
+    git(feature, 'checkout', '-qb', 'feature/Login');
+
+    expect(await workspaceLineage(main)).toEqual({ lineage: 'github.com/acme/mono', source: 'git remote' });
+    expect(await workspaceLineage(feature)).toEqual({
+      lineage: 'branch/feature/Login/github.com/acme/mono',
+      source: 'git remote',
+      branch: 'feature/Login',
+      base: 'github.com/acme/mono',
+    });
+    // One checkout switching branches follows them; a detached HEAD (CI checking out a commit) has no branch.
+    git(feature, 'checkout', '-q', 'main');
+    expect(await defaultLineage(feature)).toBe('github.com/acme/mono');
+    git(feature, 'checkout', '-q', '--detach');
+    expect(await defaultLineage(feature)).toBe('github.com/acme/mono');
+    // A branch whose name had to change to fit a lineage keeps a hash of it: two such branches stay apart.
+    git(feature, 'checkout', '-qb', 'fix/ä');
+    const a = await defaultLineage(feature);
+    git(feature, 'checkout', '-qb', 'fix/ö');
+    const b = await defaultLineage(feature);
+    expect(a).toMatch(/^branch\/fix.*[0-9a-f]{8}\/github\.com\/acme\/mono$/);
+    expect(a).not.toBe(b);
+  });
+
+  it("a branch's first run starts from its own checkout with the default branch's memory, later runs from its head", async () => {
+    const store = await openStore(join(root, 'branch-store'));
+    const base = 'github.com/acme/mono';
+    const branch = `branch/feature/login/${base}`;
+    const ws = join(root, 'branch-ws');
+    mkdirSync(join(ws, 'memories'), { recursive: true });
+    writeFileSync(join(ws, 'memories', 'MEMORY.md'), '# Lessons of main\n');
+    const mainHead = await store.create({ dir: ws }, { lineage: base, kind: 'workspace' });
+    await store.advanceHead(base, null, mainHead.id);
+
+    expect(await resolveStart(store, { lineage: branch, memoryFromIfEmpty: base })).toEqual({ kind: 'memory-from', snapshotId: mainHead.id, headAtStart: null });
+    // Without a base (a named lineage) an empty lineage is a fresh start, as before.
+    expect(await resolveStart(store, { lineage: branch })).toEqual({ kind: 'fresh', snapshotId: null, headAtStart: null });
+    const branchHead = await store.create({ dir: ws }, { lineage: branch, kind: 'workspace' });
+    await store.advanceHead(branch, null, branchHead.id);
+    expect(await resolveStart(store, { lineage: branch, memoryFromIfEmpty: base })).toEqual({ kind: 'head', snapshotId: branchHead.id, headAtStart: branchHead.id });
   });
 });

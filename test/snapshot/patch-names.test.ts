@@ -3,8 +3,10 @@
  * not UTF-8, and a symlink to such a name: everything arrives byte for byte (the new-user trial saw both files
  * dropped, "A s-�.md" reported and the link left dangling).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { applyToHost } from '../../src/snapshot/apply.js';
 import { openStore } from '../../src/snapshot/index.js';
@@ -53,5 +55,49 @@ describe('patch and apply with names and content that are not UTF-8', () => {
     expect(readFileSync(bytesPath(host, FF), 'utf8')).toBe('second\n');
     expect(readlinkSync(bytesPath(host, Buffer.from('lnk')), { encoding: 'buffer' })).toEqual(FE);
     expect(readFileSync(join(host, 'keep.txt'), 'utf8')).toBe('after\n');
+  });
+});
+
+const ROOT = join(import.meta.dirname, '../..');
+
+describe('mnemara snapshot patch | git apply', { timeout: 120_000 }, () => {
+  it('prints the patch as bytes: content and link targets that are not UTF-8 arrive exactly through a pipe', async () => {
+    const home = tempDir();
+    const before = tempDir();
+    const after = tempDir();
+    const SJIS = Buffer.from([0x83, 0x65, 0x83, 0x58, 0x83, 0x67, 0x0a]); // "テスト" in Shift-JIS: text to git, not UTF-8
+    for (const [dir, run] of [[before, false], [after, true]] as const) {
+      writeFileSync(join(dir, 'notes.txt'), run ? Buffer.concat([Buffer.from('line one\n'), LATIN1]) : 'line one\n');
+      if (run) {
+        writeFileSync(join(dir, 'sjis.txt'), SJIS);
+        symlinkSync(Buffer.from('target-\xe9', 'latin1'), join(dir, 'link'));
+      }
+    }
+    const store = await openStore(join(home, 'store'));
+    const a = await store.create({ dir: before }, { lineage: 'pipe', kind: 'workspace' });
+    const b = await store.create({ dir: after }, { lineage: 'pipe', kind: 'workspace' });
+
+    const repo = tempDir();
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    writeFileSync(join(repo, 'notes.txt'), 'line one\n');
+    // A real shell pipe, as a user types it: the CLI's stdout goes straight into git apply.
+    const cli = `${JSON.stringify(process.execPath)} --import tsx src/cli/main.ts snapshot patch ${a.id} ${b.id}`;
+    const r = await execa('bash', ['-c', `set -o pipefail; ${cli} | git -C ${JSON.stringify(repo)} apply`], {
+      cwd: ROOT,
+      env: { ...process.env, MNEMARA_HOME: home, MNEMARA_LOG_LEVEL: 'error' },
+      reject: false,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(join(repo, 'notes.txt'))).toEqual(Buffer.concat([Buffer.from('line one\n'), LATIN1]));
+    expect(readFileSync(join(repo, 'sjis.txt'))).toEqual(SJIS);
+    expect(readlinkSync(join(repo, 'link'), { encoding: 'buffer' })).toEqual(Buffer.from('target-\xe9', 'latin1'));
+
+    const json = await execa(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'snapshot', 'patch', a.id, b.id, '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, MNEMARA_HOME: home, MNEMARA_LOG_LEVEL: 'error' },
+    });
+    const doc = JSON.parse(json.stdout) as { patch: string | null; patchBase64: string };
+    expect(doc.patch).toBeNull();
+    expect(Buffer.from(doc.patchBase64, 'base64').includes(SJIS)).toBe(true);
   });
 });

@@ -20,6 +20,10 @@ writeFileSync(join(locked, 'secret'), 'x', { mode: 0o000 });
 mkdirSync(join(locked, 'noexec'));
 writeFileSync(join(locked, 'noexec', 'g'), 'g');
 execFileSync('chmod', ['644', join(locked, 'noexec')]);
+// A directory that cannot even be listed (mode 0000): what create reports must be what restore brings back.
+mkdirSync(join(locked, 'closed'));
+writeFileSync(join(locked, 'closed', 'inside'), 'in');
+execFileSync('chmod', ['000', join(locked, 'closed')]);
 const lockedSnap = await store.create({ dir: locked }, { lineage: 'locked', kind: 'workspace' });
 
 // Restores over a tree with read-only directories: whole, whole, --path of a read-only directory, --path under one.
@@ -28,6 +32,11 @@ mkdirSync(join(ro, 'ro/inner'), { recursive: true });
 writeFileSync(join(ro, 'ro/inner/f'), 'f');
 execFileSync('chmod', ['0555', join(ro, 'ro/inner'), join(ro, 'ro')]);
 const roSnap = await store.create({ dir: ro }, { lineage: 'ro', kind: 'workspace' });
+const lockedOut = join(work, 'locked-out');
+await store.restoreToDirectory(lockedSnap.id, lockedOut);
+const closedMode = (statSync(join(lockedOut, 'closed')).mode & 0o777).toString(8).padStart(3, '0');
+execFileSync('chmod', ['700', join(lockedOut, 'closed')]);
+const closedEntries = readdirSync(join(lockedOut, 'closed'));
 const parent = join(work, 'restores');
 mkdirSync(parent);
 const target = join(parent, 't');
@@ -39,12 +48,14 @@ console.log(
   JSON.stringify({
     uid: process.getuid?.(),
     lockedSkipped: lockedSnap.skipped ?? [],
+    lockedRestored: readdirSync(lockedOut).sort(),
+    closed: { mode: closedMode, entries: closedEntries },
     restoreErrors: errors,
     parentEntries: readdirSync(parent),
     restored: readFileSync(join(target, 'ro/inner/f'), 'utf8'),
     modes: ['ro', 'ro/inner'].map((p) => (statSync(join(target, p)).mode & 0o777).toString(8)),
   }),
 );
-execFileSync('chmod', ['755', join(locked, 'noexec')]);
+execFileSync('chmod', ['755', join(locked, 'noexec'), join(locked, 'closed')]);
 // Leave the tree removable by the caller (root removes anything; another user needs write bits back).
 execFileSync('chmod', ['-R', 'u+w', work]);

@@ -12,7 +12,7 @@ import { tempDir } from '../snapshot/helpers.js';
 const script = fileURLToPath(new URL('./non-root-cases.ts', import.meta.url));
 const NOBODY = 65534;
 
-function runCases(): { uid: number; lockedSkipped: Array<{ path: string; reason: string }>; restoreErrors: string[]; parentEntries: string[]; restored: string; modes: string[] } {
+function runCases(): { uid: number; lockedSkipped: Array<{ path: string; reason: string }>; lockedRestored: string[]; closed: { mode: string; entries: string[] }; restoreErrors: string[]; parentEntries: string[]; restored: string; modes: string[] } {
   const work = tempDir();
   const argv = [process.execPath, '--import', 'tsx', script, work];
   let out: string;
@@ -33,9 +33,13 @@ describe('as a user without root rights', () => {
     const r = runCases();
     expect(r.uid).not.toBe(0);
     expect(r.lockedSkipped).toEqual([
+      { path: 'closed', reason: 'directory cannot be read (EACCES): kept as an empty directory with its mode (000), its content left out' },
       { path: 'noexec/g', reason: 'cannot be read (EACCES): its directory is not searchable; left out' },
       { path: 'secret', reason: 'file cannot be read (EACCES): left out' },
     ]);
+    // What create said is what restore does: the unlistable directory comes back empty, with its mode.
+    expect(r.lockedRestored).toEqual(['closed', 'noexec', 'ok.txt']);
+    expect(r.closed).toEqual({ mode: '000', entries: [] });
     expect(r.restoreErrors).toEqual([]);
     expect(r.parentEntries).toEqual(['t']);
     expect(r.restored).toBe('f');

@@ -5,7 +5,7 @@ import { MnemaraError } from '../../config/errors.js';
 import type { FlagValue } from '../../config/load.js';
 import type { ProgressEvent } from '../../config/progress.js';
 import { runSession, SESSION_STEPS, type SessionEvent, type SessionResult } from '../../session.js';
-import { EXIT, emit, progressPrinter, reportError, shellWord } from '../output.js';
+import { EXIT, emit, progressPrinter, reportError, shellWord, writeErr } from '../output.js';
 import { applySnapshot, describeApply } from './apply.js';
 import type { ApplyResult } from '../../snapshot/apply.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
@@ -88,13 +88,13 @@ function stepPrinter(enabled: boolean): (event: ProgressEvent) => void {
     if (!enabled) return;
     if (e.phase === 'progress') return throttled(e);
     if (e.phase === 'start') {
-      if (e.step === 'agent') process.stderr.write('… agent running (Ctrl-C ends the run after the current tool call and still saves it)\n');
+      if (e.step === 'agent') writeErr('… agent running (Ctrl-C ends the run after the current tool call and still saves it)\n');
       return;
     }
     const secs = e.elapsedMs !== undefined ? ` (${(e.elapsedMs / 1000).toFixed(1)} s)` : '';
     const line = `${e.step}${e.message ? `: ${e.message}` : ''}`;
     const mark = e.ok === false ? '✗' : '✓';
-    process.stderr.write(steps.has(e.step) ? `${mark} ${line}${secs}\n` : `    ${e.ok === false ? '✗' : '·'} ${line}\n`);
+    writeErr(steps.has(e.step) ? `${mark} ${line}${secs}\n` : `    ${e.ok === false ? '✗' : '·'} ${line}\n`);
   };
 }
 
@@ -105,7 +105,7 @@ function toolPrinter(enabled: boolean): (event: SessionEvent) => void {
     const t = event.tool;
     const status = t.exitCode !== undefined && t.exitCode !== null ? `exit ${t.exitCode}` : t.isError ? 'error' : 'ok';
     const ms = t.durationMs !== undefined ? `, ${(t.durationMs / 1000).toFixed(1)} s` : '';
-    process.stderr.write(`  [turn ${t.turn}] ${t.name}: ${oneLine(t.summary)} → ${status}${ms}\n`);
+    writeErr(`  [turn ${t.turn}] ${t.name}: ${oneLine(t.summary)} → ${status}${ms}\n`);
   };
 }
 
@@ -215,7 +215,7 @@ export function registerRunCommand(program: Command): void {
     const onSigint = (): void => {
       interrupts += 1;
       if (interrupts > 1) process.exit(130);
-      process.stderr.write('\ninterrupting: finishing the current tool call, then saving the run (Ctrl-C again to quit now)\n');
+      writeErr('\ninterrupting: finishing the current tool call, then saving the run (Ctrl-C again to quit now)\n');
       controller.abort();
     };
     process.on('SIGINT', onSigint);
@@ -239,12 +239,13 @@ export function registerRunCommand(program: Command): void {
             if (event.type === 'progress') printProgress(event.progress);
             else if (event.type === 'started' && !json) {
               // The transcript is named once the agent starts: a run that fails before has none to point to.
-              const how = event.lineageSource === 'named' ? '' : ` (default, from the ${event.lineageSource}; name one with --lineage NAME)`;
-              process.stderr.write(`rollout ${event.rolloutId} on lineage ${event.lineage}${how}\n`);
+              const from = event.branch !== undefined ? `git remote and branch ${event.branch}` : event.lineageSource;
+              const how = event.lineageSource === 'named' ? '' : ` (default, from the ${from}; name one with --lineage NAME)`;
+              writeErr(`rollout ${event.rolloutId} on lineage ${event.lineage}${how}\n`);
               transcriptPath = event.transcriptPath;
             } else printTool(event);
             if (!json && event.type === 'progress' && event.progress.step === 'agent' && event.progress.phase === 'start' && transcriptPath) {
-              process.stderr.write(`  transcript ${transcriptPath}\n`);
+              writeErr(`  transcript ${transcriptPath}\n`);
             }
           },
         },

@@ -238,8 +238,11 @@ export function registerSnapshotCommand(program: Command): void {
       if ('snapshot' in from) await s.get(from.snapshot);
       await s.get(to);
       const p = await makePatch(s, from, { snapshot: to }, { layoutDirs: layoutDirs(opts), ignore: config.snapshot.ignore });
-      if (opts.json) emit(true, { from: 'dir' in from ? from.dir : from.snapshot, to, added: p.added, removed: p.removed, changed: p.changed, patch: p.text }, () => '');
-      else if (p.text) process.stdout.write(p.text);
+      // `patch` is the text only when it is the whole patch (valid UTF-8); `patchBase64` is always byte-exact.
+      const json = { from: 'dir' in from ? from.dir : from.snapshot, to, added: p.added, removed: p.removed, changed: p.changed, patch: p.bytesAreText ? p.text : null, patchBase64: p.bytes.toString('base64') };
+      if (opts.json) emit(true, json, () => '');
+      // Bytes, never a decoded string: content and link targets that are not UTF-8 must reach `git apply` as they are.
+      else if (p.bytes.length > 0) process.stdout.write(p.bytes);
       else process.stderr.write(`no differences outside the memory layout between ${'dir' in from ? from.dir : from.snapshot} and ${to}\n`);
     });
 
