@@ -41,6 +41,16 @@ describe('item 1: only durable wording makes a preference', () => {
   });
 });
 
+describe('lasting wording without "always": on purpose, a rule about everything under a folder', () => {
+  it('keeps those clauses and drops the order beside them', () => {
+    expect(prefs(new TranscriptBuilder('CI is red. We build psycopg2 from source on purpose, so don\'t switch to psycopg2-binary. Fix the test.').bash('ls', 0, ''))).toEqual([
+      'The user stated in the task: “We build psycopg2 from source on purpose, so don\'t switch to psycopg2-binary.”',
+    ]);
+    const b = new TranscriptBuilder('x').bash('ls', 0, '').user("Stop. Everything under vendor/ is synced from upstream by `make vendor`; hand edits get lost. Revert that.");
+    expect(prefs(b)).toEqual(['The user said mid-run: “Everything under vendor/ is synced from upstream by `make vendor`”']);
+  });
+});
+
 describe('item 4: a migration stated in the task or the final message is a fact', () => {
   it('Chinese in the task, German in the task, English in the agent’s final message', () => {
     expect(facts(new TranscriptBuilder('数据库已经从 PostgreSQL 迁移到 MySQL。请修复迁移脚本。').bash('ls', 0, ''))).toEqual([
@@ -50,6 +60,8 @@ describe('item 4: a migration stated in the task or the final message is a fact'
       'The task states that the repository changed: “Wir haben von flake8 auf ruff umgestellt.”',
     ]);
     const final = new TranscriptBuilder('Fix the build.').bash('pnpm install', 0, 'Done').say('Done. Note: we migrated from npm to pnpm last week, so use pnpm. I changed the test to use fake timers.');
+    const withUse = new TranscriptBuilder('x').bash('ls', 0, '').user('Jest is gone, we switched to Vitest. Run `npx vitest run` instead. Also fix the flaky date test.');
+    expect(facts(withUse)).toEqual(['The user said the repository changed: “Jest is gone, we switched to Vitest. Run `npx vitest run` instead.”']);
     expect(facts(final)).toEqual(['The agent\'s final message says the repository changed: “Note: we migrated from npm to pnpm last week, so use pnpm.”']);
   });
 });

@@ -17,7 +17,9 @@ export function repositoryChanges(view: RolloutView): RawMemory[] {
   const out: RawMemory[] = [];
   const users = view.said.filter((s) => s.role === 'user');
   for (const [i, s] of users.entries()) {
-    const kept = clauses(s.text).filter((c) => CHANGED.test(c) && !ONE_OFF.test(c));
+    const parts = clauses(s.text);
+    // The change, and right after it what to do now ("Run `npx vitest run` instead"), never the rest of the message.
+    const kept = parts.filter((c, j) => !ONE_OFF.test(c) && (CHANGED.test(c) || (j > 0 && CHANGED.test(parts[j - 1]!) && CONSEQUENCE.test(c))));
     if (kept.length === 0) continue;
     const said = kept.join(' ');
     out.push(fact(i === 0 ? `The task states that the repository changed: “${clip(said, 600)}”` : `The user said the repository changed: “${clip(said, 600)}”`, s.line, said));
@@ -30,6 +32,9 @@ export function repositoryChanges(view: RolloutView): RawMemory[] {
   }
   return out;
 }
+
+/** A clause saying what to use now: a command in backticks, or "instead", "now", "statt", "改用", "代わりに". */
+const CONSEQUENCE = /`[^`]+`|\b(instead|now|from now on|stattdessen|statt|jetzt|en su lugar|à la place)\b|改用|代わりに|今後は/i;
 
 function fact(text: string, line: number, said: string): RawMemory {
   const spans = [...said.matchAll(/`([^`]+)`/g)].map((m) => m[1]).join(' ');
