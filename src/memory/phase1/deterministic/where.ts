@@ -38,9 +38,13 @@ export function whereOf(start: string, segs: Segment[], seg: Segment): Where {
   return { cwd: norm(cwd), target: targetOf(seg, cwd) };
 }
 
-/** True when two commands run in the same directory on the same package. */
-export function sameWhere(a: Where, b: Where): boolean {
-  return a.cwd === b.cwd && a.target === b.target;
+/**
+ * True when `later` runs where `failed` ran: the same directory, and the same package unless the failed
+ * command named none (then choosing the package, `cargo run -p tools --bin migrate`, may be the fix itself).
+ * Known gap: a root `pnpm lint` that failed in one package and a `--filter` run of another package pass this.
+ */
+export function sameWhere(later: Where, failed: Where): boolean {
+  return later.cwd === failed.cwd && (later.target === failed.target || failed.target === '');
 }
 
 function afterCd(cwd: string, seg: Segment): string {
