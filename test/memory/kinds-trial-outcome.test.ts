@@ -34,3 +34,18 @@ describe('what ended a partial run', () => {
     expect(t).toMatch(/^Unfinished \(the agent stopped on purpose\)/);
   });
 });
+
+describe('the file importer keeps what ended a partial run', () => {
+  it('a partial run cut on a tool call, imported from a file, says the transcript does not tell why', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { importTranscriptFile } = await import('../../src/transcript/importers/index.js');
+    const dir = await mkdtemp(join(tmpdir(), 'mnemara-outcome-'));
+    const file = join(dir, 'cut.json');
+    await writeFile(file, JSON.stringify({ outcome: 'partial', messages: [{ role: 'user', content: 'Add --progress.' }, edit, edited, call('t1', 'go build ./...'), result('t1', '[exit code: 0]')] }));
+    const imported = await importTranscriptFile(file, {});
+    const end = imported.records.map((r) => r.record).find((r) => r.type === 'session_end');
+    expect(end).toMatchObject({ outcome: 'interrupted', error: expect.stringMatching(/ends on a tool call/) });
+  });
+});

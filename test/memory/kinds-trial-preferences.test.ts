@@ -36,6 +36,7 @@ describe('item 1: only durable wording makes a preference', () => {
 
   it('a description that uses "always" is not a rule; a durable clause keeps out its one-off neighbour', () => {
     expect(prefs(new TranscriptBuilder('The job always fails on Mondays. Find out why.').bash('ls', 0, ''))).toEqual([]);
+    expect(prefs(new TranscriptBuilder('Add jitter. Keep go.mod at 1.21; we support 1.21.').bash('ls', 0, ''))).toEqual(['The user stated in the task: “we support 1.21.”']);
     const b = new TranscriptBuilder('x').bash('ls', 0, '').user("From now on run `make lint` before every commit. Don't push this time, I'll open the PR myself.");
     expect(prefs(b)).toEqual(['The user said mid-run: “From now on run `make lint` before every commit.”']);
   });
