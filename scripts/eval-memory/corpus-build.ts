@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     await writeFile(join(dir, `${s.id}.labels.json`), JSON.stringify(labels, null, 1) + '\n');
   }
   const bySplit = (x: string) => specs.filter((s) => s.split === x).length;
-  console.log(`corpus: ${specs.length} runs (${bySplit('dev')} dev, ${bySplit('heldout')} heldout)`);
+  console.log(`corpus: ${specs.length} runs (${bySplit('dev')} dev, ${bySplit('heldout')} heldout, ${bySplit('heldout-kinds')} heldout-kinds)`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

@@ -68,7 +68,8 @@ export async function runEval(
         await learnInto(paths, c.transcript, new Date(Date.UTC(2026, 0, 1) + day * 86_400_000).toISOString(), how);
       }
       const memoryMd = await readFile(paths.memoryMd, 'utf8').catch(() => '');
-      const entries = memoryMd ? parseMemoryMd(memoryMd).entries.map((e) => e.text) : [];
+      const parsed = memoryMd ? parseMemoryMd(memoryMd).entries : [];
+      const entries = parsed.map((e) => e.text);
       const rel = async (dir: string) => new Map([...(await readTree(dir))].map(([f, t]) => [relative(ws, f), t]));
       const all = [...cases.values()].flat();
       const outputs: string[] = [];
@@ -79,7 +80,7 @@ export async function runEval(
       const block = await buildMemoryBlock({ workspaceDir: ws, budgetTokens: 1500, task: 'continue the work on this repository' });
       repos.push({
         ...judgeEntries(repo, list, entries),
-        strict: judgeStrict(list, entries, new ToolOutputs(outputs)),
+        strict: judgeStrict(list, parsed.map((e) => ({ kind: e.kind, text: e.text })), new ToolOutputs(outputs)),
         block: { tokens: estimateTokens(block.text), included: block.included.length, omitted: block.omitted.length },
         forbidden: findForbidden(all, await rel(paths.memoriesDir)),
         // Transcripts keep tool output as it was (redacted): an injected instruction is on record there, by design.

@@ -64,26 +64,46 @@ export class ToolOutputs {
 
 const fold = (s: string) => s.replace(/[“”"'`‘’]/g, '').replace(/\s+/g, ' ').toLowerCase();
 
+/** A MEMORY.md entry as the judge sees it: its text and, when known, its kind (section). */
+export type JudgedEntry = string | { kind: string; text: string };
+
+/**
+ * Which entry kinds can state a lesson of a kind (issue 12 item 7). What a repository is and how to work in it
+ * (procedure, pitfall, fact) may be worded as any of the three — "`make gen` failed … what worked: `make
+ * deps gen`" states the procedure — but a preference is only stated by a preference entry (a person's lasting
+ * rule, not a failure that mentions the same command) and unfinished work only by a task_state entry.
+ */
+const KIND_GROUP: Record<string, string> = { procedure: 'repo', pitfall: 'repo', fact: 'repo', preference: 'preference', task_state: 'task_state' };
+
+/** True when an entry of `entryKind` (undefined: unknown, any) may state a lesson of `lessonKind`. */
+export function kindStates(entryKind: string | undefined, lessonKind: string): boolean {
+  if (entryKind === undefined) return true;
+  return (KIND_GROUP[entryKind] ?? entryKind) === (KIND_GROUP[lessonKind] ?? lessonKind);
+}
+
 /** The stricter figures of one repo's memory: the judge's counts, scored on what entries state. */
 export type StrictFigures = Pick<RepoFigures, 'lessons' | 'captured' | 'missed' | 'entries' | 'junk' | 'junkEntries' | 'duplicates' | 'stale' | 'staleEntries'>;
 
 /**
- * Judges entries by what they state (`statedText`): a current lesson is captured when one entry's own
- * words match it; every entry is either a lesson (matches at least one lesson of the repo) or junk;
+ * Judges entries by what they state (`statedText`): a current lesson is captured when one entry of a kind
+ * that can state it (`kindStates`) matches it in its own words; every entry is either a lesson (matches at least one lesson of the repo) or junk;
  * duplicates are entries beyond the first stating only the same lesson (lessons sharing a `dedupe_key`
  * are one lesson); stale entries state a superseded fact without its replacement.
  */
-export function judgeStrict(cases: Case[], entries: string[], outputs: ToolOutputs): StrictFigures {
+export function judgeStrict(cases: Case[], judged: JudgedEntry[], outputs: ToolOutputs): StrictFigures {
+  const entries = judged.map((e) => (typeof e === 'string' ? e : e.text));
+  const kinds = judged.map((e) => (typeof e === 'string' ? undefined : e.kind));
   const all = cases.flatMap((c) => c.labels.lessons.map((l) => ({ run: c.labels.id, lesson: l })));
   const superseded = new Set(all.flatMap((x) => x.lesson.supersedes ?? []));
   const current = all.filter((x) => !superseded.has(`${x.run}:${x.lesson.id}`));
   const stated = entries.map((e) => statedText(e, outputs));
   const group = (x: { run: string; lesson: Lesson }) => x.lesson.dedupe_key ?? `${x.run}:${x.lesson.id}`;
-  const missed = current.filter((x) => !stated.some((e) => matches(x.lesson, e))).map((x) => `${x.run}:${x.lesson.id}`);
+  const states = (i: number, lesson: Lesson) => kindStates(kinds[i], lesson.kind) && matches(lesson, stated[i]!);
+  const missed = current.filter((x) => !stated.some((_, i) => states(i, x.lesson))).map((x) => `${x.run}:${x.lesson.id}`);
   const junkEntries: string[] = [];
   const byGroup = new Map<string, number>();
   stated.forEach((s, i) => {
-    const hits = all.filter((x) => matches(x.lesson, s));
+    const hits = all.filter((x) => states(i, x.lesson));
     if (hits.length === 0) {
       junkEntries.push(entries[i]!);
       return;

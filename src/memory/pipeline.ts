@@ -63,6 +63,8 @@ export interface MemoryPipelineResult {
   /** Entry ids the MEMORY.md cap moved to `memories/archive.md`, and those of them a person wrote (named in the summary line). */
   archived?: string[];
   archivedPersonal?: Array<{ id: string; text: string }>;
+  /** Entries retired because a newer entry contradicts them (archived, tombstoned; issue 12). */
+  superseded?: Array<{ id: string; stale: string; by: string }>;
   /** Rollouts that fell out of the newest N raw memories (files deleted). */
   forgottenRollouts: string[];
   /** Model calls of both phases. */
@@ -242,7 +244,7 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
         now,
         onProgress,
       });
-      Object.assign(result, { consolidated: c.consolidated, added: c.added, changed: c.changed, removed: c.removed, forgottenRollouts: c.forgottenRollouts, archived: c.archived, archivedPersonal: c.archivedPersonal });
+      Object.assign(result, { consolidated: c.consolidated, added: c.added, changed: c.changed, removed: c.removed, forgottenRollouts: c.forgottenRollouts, archived: c.archived, archivedPersonal: c.archivedPersonal, superseded: c.superseded });
       result.modelCalls += c.modelCalls;
       if (result.agentEdits) result.agentEdits.retired = c.retiredByAgent.map(({ id, reason, personal }) => ({ id, reason, personal }));
     } catch (err) {

@@ -47,7 +47,12 @@ const TombstoneSchema = z.object({
   text: z.string(),
   at: z.string(),
   /** `corrected-by-agent` / `deleted-by-agent`: a run's agent changed MEMORY.md with evidence (`agent-proposals.ts`). */
-  reason: z.enum(['deleted-by-hand', 'forget-command', 'corrected-by-agent', 'deleted-by-agent']),
+  reason: z.enum(['deleted-by-hand', 'forget-command', 'corrected-by-agent', 'deleted-by-agent', 'superseded', 'capped']),
+  /**
+   * `superseded` / `capped` (issue 12): the entry's own time (ISO, its newest source rollout). Raw memories as
+   * old as that cannot bring it back; a later rollout that learns it again can (it is evidence anew).
+   */
+  entryAt: z.string().optional(),
 });
 export type Tombstone = z.infer<typeof TombstoneSchema>;
 

@@ -48,3 +48,39 @@ describe('the strict scorer', () => {
     expect(f.duplicates).toBe(1);
   });
 });
+
+describe('the strict scorer reads the entry kind (issue 12 item 7)', () => {
+  const prefCases = [
+    {
+      transcript: 'b.json',
+      labels: {
+        id: 'p-1', repo: 'p', sequence: 1, forbidden: [],
+        lessons: [
+          { id: 'L1', kind: 'preference', statement: 'Lint with `make lint` before every commit.', must_match_any: ['make lint'] },
+          { id: 'L2', kind: 'task_state', statement: 'Unfinished: the importer.', must_match_any: ['importer'] },
+        ],
+      },
+    },
+  ];
+
+  it('does not let a pitfall that mentions the command count as the preference', () => {
+    const pitfall = { kind: 'pitfall', text: 'In this environment `make lint` failed in packages/web; what worked: `pnpm -C packages/web lint`.' };
+    const f = judgeStrict(prefCases, [pitfall], outputs);
+    expect(f.captured).toBe(0);
+    expect(f.missed).toContain('p-1:L1');
+    expect(f.junk).toBe(1);
+  });
+
+  it('counts a preference entry that states it, and only a task_state for unfinished work', () => {
+    const f = judgeStrict(prefCases, [
+      { kind: 'preference', text: 'The user said mid-run: “from now on always run `make lint` before a commit”' },
+      { kind: 'fact', text: 'The importer lives in src/importer.' },
+      { kind: 'task_state', text: 'Unfinished (the agent stopped on purpose): the importer.' },
+    ], outputs);
+    expect(f).toMatchObject({ captured: 2, junk: 1 });
+  });
+
+  it('treats a bare string as of unknown kind (any)', () => {
+    expect(judgeStrict(prefCases, ['always run `make lint`'], outputs).captured).toBe(1);
+  });
+});

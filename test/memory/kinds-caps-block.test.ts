@@ -39,10 +39,11 @@ describe('issue 12, kind 7: caps move entries to an archive a person can see', (
     // Nothing a person wrote is lost: every bullet is in MEMORY.md or in the archive.
     expect(kept.filter((e) => e.edited).length + archived.filter((e) => e.edited).length).toBe(250);
     expect(archived.length).toBeGreaterThan(0);
-    // The learned entry went first (a person's entries are capped last), and the summary line names the person's.
-    expect(kept.some((e) => !e.edited)).toBe(false);
+    // The newest run's important lesson stays; a person's oldest bullets go first; the summary line names every one.
+    expect(kept.some((e) => !e.edited && e.text.includes(w(1)))).toBe(true);
     expect(r.archivedPersonal.length).toBe(archived.filter((e) => e.edited).length);
-    expect(steps.at(-1)).toMatch(/moved to archive\.md by the size cap \(\d+ of them yours: m-/);
+    for (const id of r.archived) expect(steps.at(-1)).toContain(id);
+    expect(steps.at(-1)).toMatch(/moved to archive\.md by the size cap \(m-\w+ yours/);
     expect(estimateTokens(await readFile(paths.memoryMd, 'utf8'))).toBeLessThanOrEqual(3000 + 50);
     // Searchable and restorable.
     const victim = archived.find((e) => e.edited)!;

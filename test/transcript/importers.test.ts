@@ -84,10 +84,47 @@ describe('importAnthropicMessages on the fixtures', () => {
   it('maps partial and fail, and infers an outcome when none is given', () => {
     const base = { messages: [{ role: 'user', content: 'do it' }, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'bash', input: { command: 'ls' } }] }] };
     const outcome = (j: object) => ofType(importAnthropicMessages(j), 'session_end')[0]!.outcome;
-    expect(outcome({ ...base, outcome: 'partial' })).toBe('max_turns');
+    // "partial" does not say what ended the run: cut on a tool call is `interrupted` (with why), never assumed a turn limit.
+    expect(outcome({ ...base, outcome: 'partial' })).toBe('interrupted');
+    expect(ofType(importAnthropicMessages({ ...base, outcome: 'partial' }), 'session_end')[0]!.error).toMatch(/ends on a tool call.*does not say/);
     expect(outcome({ ...base, outcome: 'fail' })).toBe('error');
     expect(outcome(base)).toBe('interrupted');
     expect(outcome({ messages: [...base.messages, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'a\n[exit code: 0]' }] }, { role: 'assistant', content: 'done' }] })).toBe('completed');
+  });
+
+  it('accepts the documented outcome values and their usual spellings; refuses another, naming the outcome field (issue 12 item 6)', () => {
+    const ended = { messages: [{ role: 'user', content: 'do it' }, { role: 'assistant', content: 'I stopped: the schema needs a decision.' }] };
+    const end = (o: string) => ofType(importAnthropicMessages({ ...ended, outcome: o }), 'session_end')[0]!;
+    expect(end('failed').outcome).toBe('error');
+    expect(end('FAILURE').outcome).toBe('error');
+    expect(end('completed').outcome).toBe('completed');
+    expect(end('max_turns').outcome).toBe('max_turns');
+    // A partial run that ends on the agent's own message was ended by the agent: phase 1 says "stopped on purpose".
+    expect(end('partial')).toMatchObject({ outcome: 'error' });
+    expect(end('partial').error).toBeUndefined();
+    let err: unknown;
+    try {
+      importAnthropicMessages({ ...ended, outcome: 'kaputt' });
+    } catch (e) {
+      err = e;
+    }
+    expect(String(err)).toMatch(/outcome: "kaputt" is not an outcome/);
+    expect((err as { hint?: string }).hint).toMatch(/"outcome" to "success", "partial" or "fail".*failed/);
+    expect((err as { hint?: string }).hint).not.toMatch(/system/);
+  });
+
+  it('gives a hint about the field that is wrong, not a generic one', () => {
+    const hint = (j: unknown) => {
+      try {
+        importAnthropicMessages(j);
+      } catch (e) {
+        return (e as { hint?: string }).hint ?? '';
+      }
+      return '';
+    };
+    expect(hint({ messages: [{ role: 'user', content: 'x' }], system: 42 })).toMatch(/^"system" must be/);
+    expect(hint({ messages: [{ role: 'robot', content: 'x' }] })).toMatch(/^"messages" must be/);
+    expect(hint({ messages: [{ role: 'user', content: 'x' }], task: 7 })).toMatch(/^"task" must be a string/);
   });
 
   it('refuses what is not in the Messages form, saying which field is wrong', () => {

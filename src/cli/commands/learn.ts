@@ -85,11 +85,18 @@ export function renderReport(report: LearnReport, workspace = process.cwd()): st
   return out.join('\n');
 }
 
-/** The summary line's note on entries the size cap moved to archive.md; a person's own are always named. */
-function archivedLine(r: { archived?: string[]; archivedPersonal?: Array<{ id: string; text: string }> }): string {
-  if (!r.archived?.length) return '';
-  const mine = r.archivedPersonal ?? [];
-  return `; ${r.archived.length} moved to memories/archive.md by the size cap${mine.length ? `, ${mine.length} of them written by you: ${mine.map((e) => `${e.id} “${e.text.slice(0, 60)}”`).join(', ')} (mnemara memory restore <id>)` : ''}`;
+/**
+ * The summary line's note on entries that left MEMORY.md by rule: superseded ones and those the size cap
+ * moved to archive.md, every one by id (a person's own with their words); all can come back with
+ * `mnemara memory restore <id>`.
+ */
+function archivedLine(r: { archived?: string[]; archivedPersonal?: Array<{ id: string; text: string }>; superseded?: Array<{ id: string; stale: string }> }): string {
+  const sup = r.superseded ?? [];
+  const supNote = sup.length ? `; ${sup.length} superseded by newer entries, moved to memories/archive.md: ${sup.map((e) => `${e.id} “${e.stale.slice(0, 60)}”`).join(', ')}` : '';
+  if (!r.archived?.length) return supNote ? `${supNote} (mnemara memory restore <id>)` : '';
+  const mine = new Set((r.archivedPersonal ?? []).map((e) => e.id));
+  const ids = r.archived.map((id) => (mine.has(id) ? `${id} (yours)` : id));
+  return `${supNote}; ${r.archived.length} moved to memories/archive.md by the size cap: ${ids.join(', ')} (mnemara memory restore <id>)`;
 }
 
 /**

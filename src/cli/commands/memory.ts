@@ -144,7 +144,7 @@ export function registerMemoryCommand(program: Command): void {
           result.phase2Error
             ? `consolidation failed (${result.phase2Error.code}): ${result.phase2Error.message}; the previous MEMORY.md is kept`
             : result.consolidated
-              ? `consolidated: +${result.added.length} ~${result.changed.length} -${result.removed.length} entries${result.forgottenRollouts.length ? `, forgot ${result.forgottenRollouts.length} old rollout(s)` : ''}${result.archived?.length ? `; ${result.archived.length} moved to memories/archive.md by the size cap${result.archivedPersonal?.length ? ` (yours: ${result.archivedPersonal.map((e) => e.id).join(', ')}; mnemara memory restore <id>)` : ''}` : ''}`
+              ? `consolidated: +${result.added.length} ~${result.changed.length} -${result.removed.length} entries${result.forgottenRollouts.length ? `, forgot ${result.forgottenRollouts.length} old rollout(s)` : ''}${result.superseded?.length ? `; ${result.superseded.length} superseded, moved to memories/archive.md: ${result.superseded.map((e) => e.id).join(', ')}` : ''}${result.archived?.length ? `; ${result.archived.length} moved to memories/archive.md by the size cap: ${result.archived.map((id) => (result.archivedPersonal?.some((e) => e.id === id) ? `${id} (yours)` : id)).join(', ')} (mnemara memory restore <id>)` : ''}`
               : 'nothing new to consolidate',
           pathLine,
           `model calls: ${result.modelCalls}`,

@@ -13,6 +13,11 @@ export function stoppedOnPurpose(view: RolloutView): boolean {
   return !!last && (!lastStep || last.at > lastStep.at);
 }
 
+/** The agent's final message: its last message when the run ended on it (no tool call after), else undefined. */
+export function lastAssistantText(view: RolloutView): Said | undefined {
+  return stoppedOnPurpose(view) ? lastAssistant(view) : undefined;
+}
+
 function lastAssistant(view: RolloutView): Said | undefined {
   return view.said.filter((s) => s.role === 'assistant').at(-1);
 }

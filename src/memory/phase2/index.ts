@@ -19,6 +19,7 @@ import { mergeRawMemories } from './merge.js';
 import { consolidateWithModel, phase2Data, type ModelEntry } from './model.js';
 import { assignEntries, isForgotten, readHandbook } from './reconcile.js';
 import { dropSuperseded } from './supersede.js';
+import { entryOfCandidate, retireByMigration, ruleTombstones } from './retire.js';
 import { closeFinishedTasks, loadOutcomes } from './task-state.js';
 import { readMemoryMd, renderHandbook, writeHandbook } from './write.js';
 import { applyConcurrentEdits, concurrentEdits } from './concurrent-edits.js';
@@ -60,8 +61,11 @@ export interface ConsolidationResult {
   removed: string[];
   /** Rollouts that fell out of the newest N raw memories; their files are deleted. */
   forgottenRollouts: string[];
-  /** Stale entries dropped because a newer one contradicts them: `{stale text, by text}`. */
-  superseded: Array<{ stale: string; by: string }>;
+  /**
+   * Stale entries retired because a newer one contradicts them: `{id, stale text, by text}`. Each is moved to
+   * archive.md with a tombstone (issue 12), never deleted silently.
+   */
+  superseded: Array<{ id: string; stale: string; by: string }>;
   /** Raw memories files that could not be parsed. */
   invalid: Array<{ rolloutId: string; error: string }>;
   /** Entries the MEMORY.md cap pushed out, moved to `memories/archive.md` (ids; `mnemara memory restore <id>`). */
@@ -129,6 +133,7 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   const times = new Map(inputs.kept.map((r) => [r.rolloutId, r.time]));
   let entries: MemoryEntry[];
   let superseded: ConsolidationResult['superseded'] = [];
+  let supersededEntries: MemoryEntry[] = [];
   let modelCalls = 0;
   const repeats: Record<string, number> = {};
   if (mode === 'model') {
@@ -141,8 +146,17 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     const outcomes = await loadOutcomes(paths, inputs.kept);
     const open = closeFinishedTasks(merged, outcomes);
     const sup = dropSuperseded(open.kept, outcomes);
-    superseded = sup.superseded.map((s) => ({ stale: s.stale.text, by: s.by?.text ?? 'a later run in which the same command passed' }));
     entries = assignEntries(sup.kept, book.entries, live);
+    // A person's entry that a newer stated change of the repository contradicts leaves too (issue 12 item 4).
+    const retiredHand = retireByMigration(entries, sup.kept);
+    const gone = new Set(retiredHand.map((r) => r.entry));
+    entries = entries.filter((e) => !gone.has(e));
+    const stale = [
+      ...sup.superseded.map((x) => ({ entry: entryOfCandidate(x.stale, book.entries), by: x.by?.text ?? 'a later run in which the same command passed' })),
+      ...retiredHand,
+    ];
+    superseded = stale.map((x) => ({ id: x.entry.id, stale: x.entry.text, by: x.by }));
+    supersededEntries = stale.map((x) => x.entry);
     for (const c of sup.kept) for (const id of c.ids) repeats[id] = c.count;
   }
   entries = entries.filter((e) => !forgotten[e.id] && (e.edited || e.sources.length > 0));
@@ -187,6 +201,12 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     log.warn({ archived: result.archived, personal: result.archivedPersonal.map((e) => e.id), fellOutOfArchive: fellOut }, `${rendered.capped.length} entr${rendered.capped.length === 1 ? 'y' : 'ies'} moved from MEMORY.md to archive.md by its token cap`);
   }
 
+  if (supersededEntries.length) {
+    Object.assign(forgotten, ruleTombstones(supersededEntries, 'superseded', now));
+    await archiveEntries(paths, supersededEntries, info);
+    log.info({ superseded: result.superseded }, `${supersededEntries.length} superseded entr${supersededEntries.length === 1 ? 'y' : 'ies'} moved to archive.md`);
+  }
+  if (rendered.capped.length) Object.assign(forgotten, ruleTombstones(rendered.capped, 'capped', now));
   state.forgotten = forgotten;
   state.consolidation = { inputHash: inputs.inputHash, at: now, producer, promptVersion };
   for (const id of inputs.forgotten) state.rollouts[id] = { ...(state.rollouts[id] ?? { attempts: 0, time: '' }), status: 'forgotten', updatedAt: now };
@@ -195,10 +215,14 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   const agentNote = retired.length
     ? `; ${retired.length} corrected or deleted by the agent of ${[...new Set(retired.map((r) => r.rolloutId))].join(', ')} (archived: ${retired.map((r) => `${r.entry.id}${r.entry.edited ? ' (yours)' : ''}`).join(', ')}; mnemara memory restore <id>)`
     : '';
+  const mine = new Set(result.archivedPersonal.map((e) => e.id));
   const archivedNote = result.archived.length
-    ? `; ${result.archived.length} moved to archive.md by the size cap${result.archivedPersonal.length ? ` (${result.archivedPersonal.length} of them yours: ${result.archivedPersonal.map((e) => e.id).join(', ')}; mnemara memory restore <id>)` : ''}`
+    ? `; ${result.archived.length} moved to archive.md by the size cap (${result.archived.map((id) => (mine.has(id) ? `${id} yours` : id)).join(', ')}; mnemara memory restore <id>)`
     : '';
-  onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})${archivedNote}${agentNote}`, elapsedMs: Date.now() - started });
+  const supersededNote = result.superseded.length
+    ? `; ${result.superseded.length} superseded by newer entries, moved to archive.md (${result.superseded.map((x) => x.id).join(', ')}; mnemara memory restore <id>)`
+    : '';
+  onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})${supersededNote}${archivedNote}${agentNote}`, elapsedMs: Date.now() - started });
   return result;
 }
 

@@ -31,9 +31,12 @@ export function scoreEntries(entries: MemoryEntry[], ctx: RankContext): Map<stri
   return scores;
 }
 
-/** Entries by score, best first (ties: newer first, then id, so the order is deterministic). */
+/**
+ * Entries by score, best first (ties: newer first, then their order in `entries`, i.e. in MEMORY.md: never by
+ * id, which is a hash and would decide at random which of equal entries a cap drops).
+ */
 export function rankEntries(entries: MemoryEntry[], scores: Map<string, number>): MemoryEntry[] {
-  return [...entries].sort((a, b) => (scores.get(b.id)! - scores.get(a.id)! || (a.at === b.at ? (a.id < b.id ? -1 : 1) : a.at < b.at ? 1 : -1)));
+  return [...entries].sort((a, b) => scores.get(b.id)! - scores.get(a.id)! || (a.at === b.at ? 0 : a.at < b.at ? 1 : -1));
 }
 
 /** Tokens one entry takes as a rendered line (text, id note, sources). */

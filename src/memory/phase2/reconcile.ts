@@ -62,8 +62,10 @@ export function readHandbook(memoryMdText: string | null, state: MemoryState, no
 
 /** Whether a candidate is a lesson a person forgot (same id as a tombstone, or the same text). */
 export function isForgotten(c: Candidate, forgotten: Record<string, Tombstone>): boolean {
-  for (const id of c.ids) if (forgotten[id]) return true;
-  return Object.values(forgotten).some((t) => nearDuplicate(t.text, c.text));
+  // A superseded or capped entry stays out while only the evidence it had says it; a later rollout may relearn it.
+  const blocks = (t: Tombstone) => t.entryAt === undefined || !(c.at > t.entryAt);
+  for (const id of c.ids) if (forgotten[id] && blocks(forgotten[id])) return true;
+  return Object.values(forgotten).some((t) => blocks(t) && nearDuplicate(t.text, c.text));
 }
 
 /**

@@ -5,9 +5,9 @@ import { proseTokens } from './merge.js';
 /**
  * "The newer fact wins" (issue 5, phase 2): finds older candidates that a newer one contradicts.
  *
- * 1. Same subject, same tool, other arguments: the prose around the code spans is nearly the same (Jaccard
- *    ≥ 0.6 on at least two words outside backticks) and a code span of each starts with the same word but they
- *    differ — "build with `cmake --build build -j16`" vs "build with `cmake --build build -j4`". (Another
+ * 1. Same subject, same tool, other arguments: the content outside code spans, quoted tool output and
+ *    mnemara's own template wording is nearly the same (Jaccard ≥ 0.6 on at least two words each) and a code span of each starts with the same word but they
+ *    differ, a leading `cd … &&` ignored — "build with `cmake --build build -j16`" vs "… `-j4`". (Another
  *    tool altogether is not enough: a repository may well install its frontend with npm and its backend with pip.)
  * 2. The newer text names the older one's term as outdated: "moved/switched/migrated from X to Y",
  *    "`X` no longer works / is outdated", "X is gone", "X no longer exists", "instead of `X`", "no longer
@@ -23,7 +23,8 @@ import { proseTokens } from './merge.js';
  * 3. Same command, other tool: a code span of the older entry equals one of the newer entry's except for its
  *    first word — "`npm run test:unit`" vs "`pnpm run test:unit`" (the repository changed its runner).
  *
- * Preferences are never superseded by rule (a person said them); only a newer preference merges into them.
+ * Preferences are superseded only by a newer fact stating a change of the repository (`migrationRetires`);
+ * phase 2 applies the same rule to a person's own entries.
  */
 
 interface StaleTerm {
@@ -114,6 +115,49 @@ function swappedTool(newer: Set<string>, older: Set<string>): boolean {
   return false;
 }
 
+/**
+ * Words of mnemara's own entry templates ("In this environment … failed … What worked", "needs … first",
+ * "The user said mid-run") and of quoted tool output: two entries that share only these say nothing alike.
+ */
+const TEMPLATE =
+  /\b(in this environment|what worked|without it|then|first|failed|needs|after changing|changing|the user said mid-run|the user stated in the task|install the dependencies with|worked in this workspace|run the tests with|passed in this workspace|unfinished|exit)\b/gi;
+
+/** The words an entry states itself: no code spans, no quoted tool output, no template wording. */
+export function contentProse(text: string): Set<string> {
+  return proseTokens(text.replace(/“[^”]*”/g, ' ').replace(/"[^"\n]*"/g, ' ').replace(TEMPLATE, ' '));
+}
+
+/** A command without the `cd <dir> &&` in front of it (every agent types it; it names no tool). */
+export function withoutCd(command: string): string {
+  return command.replace(/^(\s*(cd|pushd)\s+\S+\s*(&&|;)\s*)+/, '').trim();
+}
+
+/**
+ * Rule 1: the same subject in other words of the same tool. The content outside templates, quotes and
+ * code spans is nearly the same (Jaccard ≥ 0.6, at least two words each) and a command of each (without
+ * its leading `cd … &&`) starts with the same program but differs.
+ */
+export function sameSubjectOtherArguments(newer: string, older: string): boolean {
+  const ca = new Set([...codeSpans(newer)].map(withoutCd));
+  const cb = new Set([...codeSpans(older)].map(withoutCd));
+  const first = (c: string): string => c.split(/\s+/)[0]!;
+  const sameTool = [...cb].some((o) => o && !ca.has(o) && [...ca].some((n) => n && first(n) === first(o) && n !== o));
+  if (!sameTool) return false;
+  const pa = contentProse(newer);
+  const pb = contentProse(older);
+  return pa.size >= 2 && pb.size >= 2 && similarity(pa, pb).jaccard >= 0.6;
+}
+
+/**
+ * Whether `newer` states a change of the repository ("migrated from X to Y", "X is gone", "no longer uses X",
+ * in several languages: `staleTerms`, never "`X` failed") that makes `older` stale: `older` names X and not Y.
+ * The one rule that also retires preferences and a person's own entries (issue 12): they said X, the
+ * repository has moved on.
+ */
+export function migrationRetires(newer: string, older: string): boolean {
+  return staleTerms(newer).some((t) => !t.failure && mentions(older, t.term) && !(t.replacement && mentions(older, t.replacement)));
+}
+
 function sameRollouts(a: Candidate, b: Candidate): boolean {
   return a.sources.some((s) => b.sources.includes(s));
 }
@@ -139,22 +183,22 @@ export function dropSuperseded(
   const terms = new Map(candidates.map((c) => [c, staleTerms(c.text)]));
   for (const a of candidates) {
     for (const b of candidates) {
-      if (a === b || stale.has(b) || b.kind === 'preference' || !(a.order < b.order) || sameRollouts(a, b)) continue;
+      if (a === b || stale.has(b) || !(a.order < b.order) || sameRollouts(a, b)) continue;
+      // A preference is a person's word: only a stated change of the repository (a fact) retires it.
+      if (b.kind === 'preference') {
+        if (a.kind === 'fact' && migrationRetires(a.text, b.text)) {
+          stale.add(b);
+          superseded.push({ stale: b, by: a });
+        }
+        continue;
+      }
       let hit = false;
       for (const t of terms.get(a)!) {
         if (t.failure && (b.kind === 'pitfall' || b.kind === 'task_state' || failedCommands(b.text).length > 0 || /`[^`]+`\s+failed/i.test(b.text))) continue;
         if (mentions(b.text, t.term) && !(t.replacement && mentions(b.text, t.replacement))) hit = true;
       }
       if (!hit && swappedTool(codeSpans(a.text), codeSpans(b.text))) hit = true;
-      if (!hit && a.kind === b.kind) {
-        const ca = codeSpans(a.text);
-        const cb = codeSpans(b.text);
-        const first = (c: string): string => c.split(/\s+/)[0]!;
-        const sameTool = [...cb].some((o) => !ca.has(o) && [...ca].some((n) => first(n) === first(o) && n !== o));
-        const pa = proseTokens(a.text);
-        const pb = proseTokens(b.text);
-        if (sameTool && pa.size >= 2 && pb.size >= 2 && similarity(pa, pb).jaccard >= 0.6) hit = true;
-      }
+      if (!hit && a.kind === b.kind && sameSubjectOtherArguments(a.text, b.text)) hit = true;
       if (hit) {
         stale.add(b);
         superseded.push({ stale: b, by: a });

@@ -7,7 +7,8 @@ import { redact } from '../redact.js';
 import { saveState, type MemoryState, type Written } from '../state.js';
 import { estimateTokens } from '../tokens.js';
 import { blockOverheadTokens } from '../read.js';
-import { capEntries, rankEntries, scoreEntries, type RankContext } from './rank.js';
+import { capEntries, entryTokens, rankEntries, scoreEntries, type RankContext } from './rank.js';
+import { capOrder } from './cap-order.js';
 
 /** Rendered handbook files plus what was left out for size. */
 export interface RenderedHandbook {
@@ -27,16 +28,19 @@ const SUMMARY_OVERHEAD = 60;
 
 /**
  * Ranks entries and renders MEMORY.md (cap `memoryMdTokens`) and memory_summary.md (cap `summaryTokens`, the
- * best-ranked entries of MEMORY.md). Entry texts are redacted once more on the way out. A person's own
- * entries (`edited`) are capped last; `capped` lists what the cap left out (phase 2 archives it).
+ * best-ranked entries of MEMORY.md). Entry texts are redacted once more on the way out. The cap keeps entries
+ * in `capOrder` (the newest run's important lessons, a person's own entries newest first, the rest by rank);
+ * `capped` lists what it left out (phase 2 archives and tombstones each and names it in the run's report).
  */
 export function renderHandbook(entries: MemoryEntry[], info: HandbookInfo, ctx: RankContext, caps: { memoryMdTokens: number; summaryTokens: number }): RenderedHandbook {
   const clean = entries.map((e) => ({ ...e, text: redact(entryText(e.text)) }));
   const scores = scoreEntries(clean, ctx);
   const byRank = rankEntries(clean, scores);
-  // A person's own entries are the last to go (issue 12): they have no rollout to come back from.
-  const ranked = [...byRank.filter((e) => e.edited), ...byRank.filter((e) => !e.edited)];
-  const { kept: keptSet, dropped } = capEntries(ranked, caps.memoryMdTokens, MEMORY_OVERHEAD);
+  // The newest run's important lessons first, then a person's own entries newest first (they have no rollout
+  // to come back from), then the rest by rank (issue 12): the oldest and least important go first.
+  const position = new Map(entries.map((e, i) => [e.id, i]));
+  const ordered = capOrder(byRank, position, caps.memoryMdTokens - MEMORY_OVERHEAD, entryTokens);
+  const { kept: keptSet, dropped } = capEntries(ordered, caps.memoryMdTokens, MEMORY_OVERHEAD);
   const keep = new Set(keptSet);
   const kept = byRank.filter((e) => keep.has(e));
   // The prompt block wraps the summary in instructions: leave them room, so the block fits the same budget.

@@ -27,7 +27,8 @@ export const AnthropicMessagesRunSchema = z.looseObject({
   id: z.string().optional(),
   task: z.string().optional(),
   model: z.string().optional(),
-  outcome: z.enum(['success', 'partial', 'fail']).optional(),
+  /** `success` | `partial` | `fail`, and the spellings in `OUTCOME_WORDS` (case-insensitive). */
+  outcome: z.string().optional(),
   system: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).optional(),
   messages: z.array(MessageParam).min(1),
 });
@@ -46,11 +47,46 @@ export interface ImportOptions {
   onUnknown?: (sourceType: string, raw: unknown, message: number) => TranscriptRecord;
 }
 
-const OUTCOMES: Record<NonNullable<AnthropicMessagesRun['outcome']>, Outcome> = {
-  success: 'completed',
-  partial: 'max_turns',
-  fail: 'error',
+/**
+ * The outcome values the form accepts (`test/fixtures/transcripts/README.md`: `success`, `partial`, `fail`),
+ * with the spellings other tools write (`failed`, `completed`, `max_turns` …), case-insensitive. `partial`
+ * says the task was left undone, not what ended the run: that is read from the transcript (`endOf`).
+ */
+export const OUTCOME_WORDS: Record<string, Outcome | 'partial'> = {
+  success: 'completed', succeeded: 'completed', successful: 'completed', completed: 'completed', complete: 'completed', done: 'completed', ok: 'completed', passed: 'completed',
+  partial: 'partial', incomplete: 'partial', unfinished: 'partial',
+  fail: 'error', failed: 'error', failure: 'error', error: 'error', errored: 'error',
+  max_turns: 'max_turns', turn_limit: 'max_turns', budget: 'budget', interrupted: 'interrupted', cancelled: 'interrupted', canceled: 'interrupted', aborted: 'interrupted', killed: 'interrupted',
 };
+
+/**
+ * The outcome of a run and, when the stated value does not say it, what ended it: a `partial` run that ends
+ * on the agent's own message was stopped by the agent (`error` + no error text: phase 1 tells "stopped on
+ * purpose" from the transcript); one that ends on a tool call was cut off by something the format does not
+ * name (`interrupted`, with an error text saying so), never "the turn limit" by assumption.
+ * @throws MnemaraError `INVALID_INPUT` for a value not in `OUTCOME_WORDS`, naming the field and the values.
+ */
+function endOf(stated: string | undefined, endsOnAnswer: boolean): { outcome: Outcome; error?: string } {
+  if (stated === undefined) return { outcome: endsOnAnswer ? 'completed' : 'interrupted' };
+  const word = OUTCOME_WORDS[stated.trim().toLowerCase()];
+  if (!word) {
+    throw new MnemaraError('INVALID_INPUT', `not an Anthropic Messages transcript: outcome: ${JSON.stringify(stated)} is not an outcome`, {
+      hint: `Set "outcome" to "success", "partial" or "fail" (also accepted: ${Object.keys(OUTCOME_WORDS).filter((k) => !['success', 'partial', 'fail'].includes(k)).join(', ')}), or leave it out.`,
+    });
+  }
+  if (word !== 'partial') return { outcome: word };
+  return endsOnAnswer ? { outcome: 'error' } : { outcome: 'interrupted', error: `the transcript ends on a tool call (outcome "${stated}"); it does not say whether a turn limit, a budget or a kill ended the run` };
+}
+
+/** The hint for a document that is not in the form: what the field that failed should hold. */
+function hintFor(path: PropertyKey[]): string {
+  const field = String(path[0] ?? '');
+  if (field === 'messages') return '"messages" must be a non-empty array of {"role": "user" | "assistant", "content": a string or an array of blocks} (see docs/transcripts.md).';
+  if (field === 'system') return '"system" must be a string or an array of {"type": "text", "text": …} blocks (see docs/transcripts.md).';
+  if (field === '') return 'Expected a JSON object with a non-empty "messages" array (and optional "system", "id", "task", "outcome", "model"; see docs/transcripts.md).';
+  return `"${field}" must be a string when present (see docs/transcripts.md).`;
+}
+
 const EXIT_CODE_TRAILER = /\n?\[exit code: (-?\d+)\]\s*$/;
 /** The Messages form is one JSON document, read whole: refuse files over this many bytes. */
 export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
@@ -61,8 +97,8 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
  * `session_meta` (system prompt without the "Memory from earlier runs" block, which goes to `memoryBlock`),
  * then per message its `text` blocks as `message` records and `tool_use` blocks as `tool_call`, the user's
  * `tool_result` blocks as `tool_result` (a trailing `[exit code: N]` of a command becomes `exitCode`), then
- * `session_end` (outcome success/partial/fail → completed/max_turns/error; without one: `completed` when the
- * run ends on an assistant message without tool calls, else `interrupted`). `turn` counts assistant messages.
+ * `session_end` (outcome `endOf`: success → completed, fail → error, partial → what the transcript shows ended
+ * it; without one: `completed` when the run ends on an assistant message without tool calls, else `interrupted`). `turn` counts assistant messages.
  * Records are numbered by position when written out, so record i is line i+1.
  * @throws MnemaraError `INVALID_INPUT` when `json` is not in this form (the message says which field).
  */
@@ -73,7 +109,7 @@ export function importAnthropicMessages(json: unknown, options: ImportOptions = 
     throw new MnemaraError(
       'INVALID_INPUT',
       `not an Anthropic Messages transcript: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`,
-      { hint: 'Expected a JSON object with "system" and a non-empty "messages" array (see docs/transcripts.md).' },
+      { hint: hintFor(issue?.path ?? []) },
     );
   }
   const run = parsed.data;
@@ -118,7 +154,7 @@ export function importAnthropicMessages(json: unknown, options: ImportOptions = 
     endsOnAnswer = msg.role === 'assistant' && calls === 0;
   }
 
-  const outcome: Outcome = run.outcome ? OUTCOMES[run.outcome] : endsOnAnswer ? 'completed' : 'interrupted';
+  const end = endOf(run.outcome, endsOnAnswer);
   return [
     {
       type: 'session_meta',
@@ -138,10 +174,11 @@ export function importAnthropicMessages(json: unknown, options: ImportOptions = 
       type: 'session_end',
       v,
       ts,
-      outcome,
+      outcome: end.outcome,
       turns: turn,
       usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
       wallMs: 0,
+      ...(end.error ? { error: end.error } : {}),
     },
   ];
 }

@@ -25,7 +25,11 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
       if (typeof d.id === 'string') ctx.meta.id = d.id;
       else ctx.meta.idSeed = JSON.stringify(d.messages).slice(0, 4096);
       Object.assign(ctx.meta, { task: r.task, model: r.model, versions: r.versions, ...(r.system ? { system: r.system } : {}), ...(r.memoryBlock ? { memoryBlock: r.memoryBlock } : {}) });
-    } else if (r.type === 'session_end') ctx.meta.outcome = r.outcome;
+    } else if (r.type === 'session_end') {
+      ctx.meta.outcome = r.outcome;
+      // What ended a partial run, when the transcript cannot tell (issue 12): kept, not dropped on the way.
+      if (r.error) ctx.meta.error = r.error;
+    }
     else {
       const { v: _v, ...draft } = r;
       yield draft as Draft;

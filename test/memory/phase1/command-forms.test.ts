@@ -183,11 +183,11 @@ describe('lessons from the forms an agent types', () => {
 describe('rules that must hold on a repository never seen', () => {
   const extract = (b: TranscriptBuilder) => extractDeterministic(viewRollout(b.end(), 'r'));
 
-  it('keeps short corrections and corrections in scripts without spaces; skips acknowledgements in several languages', () => {
+  it('keeps short lasting corrections and ones in scripts without spaces; skips one-off orders and acknowledgements in several languages', () => {
     const m = extract(
-      new TranscriptBuilder('x').bash('ls', 0, 'a').user('use pnpm').user('モックは使わないでください').user('ok, danke!').user('好的').user('thanks, go ahead'),
+      new TranscriptBuilder('x').bash('ls', 0, 'a').user('always use pnpm').user('use yarn').user('モックは今後使わないでください').user('ok, danke!').user('好的').user('thanks, go ahead'),
     );
-    expect(m.map((x) => x.text)).toEqual(['The user said mid-run: “use pnpm”', 'The user said mid-run: “モックは使わないでください”']);
+    expect(m.map((x) => x.text)).toEqual(['The user said mid-run: “always use pnpm”', 'The user said mid-run: “モックは今後使わないでください”']);
   });
 
   it('adding one package is not "the dependency install"; the lockfile install is', () => {

@@ -110,24 +110,24 @@ describe('deterministic phase 1 rules', () => {
     expect(e.memories[0]!.text).toMatch(/KeyError: DATABASE_URL.*changing tests\/conftest\.py/);
   });
 
-  it('keeps corrections in any language, verbatim, and skips bare acknowledgements', async () => {
+  it('keeps lasting corrections in any language, verbatim (their lasting clause), and skips bare acknowledgements', async () => {
     const e = await run(
       new TranscriptBuilder('Füge einen Test hinzu.')
         .bash('ls', 0, 'a')
-        .user('Bitte keine Mocks verwenden – wir testen gegen die echte SQLite-Datei.')
+        .user('Ab jetzt bitte keine Mocks verwenden – diesmal reicht ein Test gegen die echte SQLite-Datei.')
         .user('ok')
         .user('テストは必ず pytest -q で実行してください。')
         .end(),
     );
     expect(e.memories.map((m) => m.text)).toEqual([
-      'The user said mid-run: “Bitte keine Mocks verwenden – wir testen gegen die echte SQLite-Datei.”',
+      'The user said mid-run: “Ab jetzt bitte keine Mocks verwenden”',
       'The user said mid-run: “テストは必ず pytest -q で実行してください。”',
     ]);
   });
 
   it('takes a standing rule from the task, not a description of the bug', async () => {
     const rule = await run(new TranscriptBuilder('Users don\'t see the banner after login. Fix it; never touch the generated client in api/gen.').bash('ls', 0, '').end());
-    expect(rule.memories.map((m) => m.text)).toEqual(['The user stated in the task: “Fix it; never touch the generated client in api/gen.”']);
+    expect(rule.memories.map((m) => m.text)).toEqual(['The user stated in the task: “never touch the generated client in api/gen.”']);
     const none = await run(new TranscriptBuilder('The job always fails on Mondays and users don\'t get the mail. Find out why.').bash('ls', 0, '').end());
     expect(none.memories).toEqual([]);
   });

@@ -62,3 +62,50 @@ export function clauses(text: string): string[] {
     .map((s) => s.trim())
     .filter((s) => s.replace(/[\s\p{P}]/gu, '').length > 0);
 }
+
+/**
+ * Markers that say a rule lasts beyond this run wherever they stand: a time ("from now on", "ab jetzt",
+ * "以后", "今後"), a scope ("in this repo", "このリポジトリでは") or a convention ("we use", "our convention").
+ */
+const LASTING_MARKER = new RegExp(
+  [
+    "\\b(from now on|going forward|in future|in the future|from here on|in (this|the|our) (repo|repository|project|codebase)|(repo|project)[- ]wide|by default|as a rule|our convention|house style|keep using|(we|this repo|this project) (always )?(use|uses|prefer|prefers|support|supports|don't use|do not use|never use)|that goes for every|on purpose|deliberately|like the rest of the (log|code|codebase|repo|project)|[\\w-]+s here (are|must|should|need to) )\\b",
+    '\\b(everything|every file|all files|anything) (in|under) [\\w./-]+/',
+    '\\b(ab jetzt|ab sofort|von nun an|künftig|zukünftig|in zukunft|grundsätzlich|in diesem (repo|projekt)|wir (nutzen|verwenden))\\b',
+    "\\b(désormais|à partir de maintenant|à l'avenir|dans ce (dépôt|projet)|on utilise)\\b",
+    '\\b(a partir de ahora|de ahora en adelante|en el futuro|en este (repo|repositorio|proyecto)|usamos)\\b',
+    "\\b(a partir de agora|d'ora in poi|d'ora in avanti)\\b",
+    '(впредь|отныне|в этом репозитории)',
+    '(以后|今后|往后|以後|今後|在这个仓库|本仓库|這個倉庫|这个项目里|これから|このリポジトリでは|このリポジトリでは常に|앞으로)',
+  ].join('|'),
+  'i',
+);
+
+/**
+ * Words that make a rule only when they command: "always"/"never" at the head of an imperative clause
+ * ("Always run …", "so never touch …"), not in a description ("the job always fails on Mondays"). Words of
+ * other languages that are mostly said to command ("immer … benutzen", "必ず", "常に", "每次都", "절대").
+ */
+const COMMANDING = new RegExp(
+  [
+    "(^|[,;:—–(]\\s*|\\b(so|and|but|please|pls|then|just|also|and also)\\s+)(always|never|don't ever|do not ever)\\s+\\w+",
+    '\\b(bitte (immer|nie|niemals)|immer\\s+\\S+\\s+(verwenden|benutzen|nutzen|ausführen|laufen lassen)|niemals)\\b',
+    '^(toujours|jamais|ne jamais)\\b|^(siempre|nunca)\\b',
+    '(每次都|都要|一律|务必|務必|必须|永远不要|不要再)',
+    '(必ず|常に|絶対に|毎回)',
+    '(항상|절대|매번)',
+    '^(всегда|никогда)',
+  ].join('|'),
+  'i',
+);
+
+/**
+ * A clause a person typed that states a lasting rule about how to work in this repository (issue 12): a
+ * lasting marker anywhere, or a commanding "always/never" (`COMMANDING`); never a clause said for this run
+ * (`ONE_OFF`: "this time", "for now", "今回", "这次"), never a question.
+ */
+export function statesLastingRule(clause: string): boolean {
+  const c = clause.trim();
+  if (/[?？]\s*$/.test(c) || ONE_OFF.test(c)) return false;
+  return LASTING_MARKER.test(c) || COMMANDING.test(c);
+}

@@ -7,6 +7,12 @@ import { readOnlyCommand, startsService } from './services.js';
 import { segmentOutcome } from '../outcome.js';
 import { commandOf, failed, isEdit, type RolloutView, type Step } from '../rollout.js';
 import { clip, keywordsOf, quote } from './text.js';
+import { sameWhere, stepDirectories, whereOf } from './where.js';
+
+/** The directory each step starts in (`where.ts`). */
+function directories(steps: Step[]): Map<number, string> {
+  return stepDirectories(steps, (s) => splitCommand(commandOf(s) ?? ''));
+}
 
 /**
  * A failure followed by the change that fixed it: a command fails, and a later related command succeeds
@@ -21,11 +27,12 @@ import { clip, keywordsOf, quote } from './text.js';
 export function failureFixes(view: RolloutView): RawMemory[] {
   const out: RawMemory[] = [];
   const consumed = new Set<number>();
+  const dirs = directories(view.steps);
   for (const step of view.steps) {
     if (consumed.has(step.index)) continue;
     const target = failedSegment(step);
     if (!target) continue;
-    const found = findFix(view.steps, step, target);
+    const found = findFix(view.steps, step, target, dirs);
     if (!found) continue;
     // The whole window is this lesson: a setup command that failed and was then fixed inside it
     // (`apt-get install clang` → `apt-get update && apt-get install clang`) is part of the chain, not a lesson of its own.
@@ -42,13 +49,15 @@ export function failureFixes(view: RolloutView): RawMemory[] {
  */
 export function unresolvedFailures(view: RolloutView): Array<{ step: Step; command: string; error: string | undefined }> {
   const out: Array<{ step: Step; command: string; error: string | undefined }> = [];
+  const dirs = directories(view.steps);
   for (const step of view.steps) {
     const target = failedSegment(step);
     if (!target || target.category === 'other') continue;
+    const at = whereOf(dirs.get(step.index)!, splitCommand(commandOf(step) ?? ''), target);
     const later = view.steps.slice(step.index + 1);
     const resolved = later.some((s) => {
       const segs = splitCommand(commandOf(s) ?? '');
-      return workSegments(segs).some((seg) => related(seg, target) && segmentOutcome(s, segs, seg) === 'passed');
+      return workSegments(segs).some((seg) => related(seg, target) && sameWhere(whereOf(dirs.get(s.index)!, segs, seg), at) && segmentOutcome(s, segs, seg) === 'passed');
     });
     if (!resolved) out.push({ step, command: target.text, error: errorLines(step.output ?? '', 1)[0] });
   }
@@ -64,7 +73,8 @@ interface Fix {
   resolver: Step;
   resolverSegs: Segment[];
   resolverSeg: Segment;
-  changes: Array<{ step: Step; text: string }>;
+  /** `oneTime`: an edit of a file of the repository (committed with the run's work): never a step to repeat. */
+  changes: Array<{ step: Step; text: string; oneTime?: boolean }>;
   /** A command between the failure and the resolver that did more than look (`readOnlyCommand`). */
   changedBetween: boolean;
 }
@@ -103,23 +113,27 @@ function related(a: Segment, b: Segment): boolean {
   return a.category === 'install';
 }
 
-function findFix(steps: Step[], failure: Step, target: Segment): Fix | undefined {
+function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number, string>): Fix | undefined {
   const chain: Failure[] = [];
+  const at = whereOf(dirs.get(failure.index)!, splitCommand(commandOf(failure) ?? ''), target);
   const changes: Fix['changes'] = [];
   let changedBetween = false;
   for (const next of steps.slice(failure.index + 1)) {
     if (isEdit(next)) {
       const path = String(next.input.path);
       if (!isConfigPath(path)) return undefined; // the code changed: a dev loop, not an environment lesson
-      changes.push({ step: next, text: `changing ${path.replace(/^\/workspace\//, '')}` });
+      changes.push({ step: next, text: `changing ${path.replace(/^\/workspace\//, '')}`, oneTime: oneTimeEdit(path) });
       continue;
     }
     const cmd = commandOf(next);
     if (!cmd) continue;
     const written = filesWrittenBy(cmd);
     if (written.some((p) => !isConfigPath(p))) return undefined;
+    // `sed -i …` on a file of the repository: a change made once (and committed), like an editor edit.
+    if (written.length) changes.push({ step: next, text: `changing ${written.map((p) => p.replace(/^\/workspace\//, '')).join(', ')}`, oneTime: written.every(oneTimeEdit) });
     const segs = splitCommand(cmd);
-    const match = workSegments(segs).find((s) => related(s, target));
+    // The same check in another directory or package (`pnpm run lint` in web/ after `make lint` failed in services/api) is not its fix.
+    const match = workSegments(segs).find((s) => related(s, target) && sameWhere(whereOf(dirs.get(next.index)!, segs, s), at));
     const outcome = match ? segmentOutcome(next, segs, match) : undefined;
     if (match && outcome === 'passed') {
       // Setup typed in front of the command that then passed (`pip install tox-uv && tox -e py312`) is part of the fix.
@@ -168,7 +182,8 @@ function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
   // Only a rerun with nothing but looking in between is identical: a service started or anything else run is a change.
   if (fix.changes.length === 0 && !fix.changedBetween && failures.every((f) => commandOf(f.step) === commandOf(fix.resolver))) return flakyTest(failures, fix);
   if (unchanged && fix.changes.length === 0) return undefined; // another spelling of the same command passed: a retry, no lesson
-  const needsSetup = unchanged && fix.changes.length > 0;
+  // A procedure is something to do again before the command; an edit of the repository was done once (issue 12 item 5).
+  const needsSetup = unchanged && fix.changes.some((c) => !c.oneTime);
   const parts = failures.map((f, i) => {
     const why = errorLines(f.step.output ?? '');
     const said = why.length ? `: ${why.map((w) => quote(w)).join(' / ')}` : ` (exit ${f.step.exitCode ?? '?'})`;
@@ -177,7 +192,9 @@ function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
   const changes = [...new Set(fix.changes.map((c) => c.text))];
   let text: string;
   if (needsSetup) {
-    text = `\`${clip(first.seg.core, 160)}\` needs ${changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ')} first. Without it ${parts.join('; ')}.`;
+    const repeat = [...new Set(fix.changes.filter((c) => !c.oneTime).map((c) => c.text))];
+    const once = [...new Set(fix.changes.filter((c) => c.oneTime).map((c) => c.text))];
+    text = `\`${clip(first.seg.core, 160)}\` needs ${repeat.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ')} first. Without it ${parts.join('; ')}.${once.length ? ` (The run also made a one-time change: ${once.join(', ')}.)` : ''}`;
   } else {
     const after = changes.length ? ` (after ${changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', ')})` : '';
     text = `In this environment ${parts.join('; ')}. What worked: \`${clip(fixCmd, 200)}\`${after}.`;
@@ -227,6 +244,17 @@ function invocationError(step: Step): boolean {
 
 const CONFIG_BASENAME =
   /^(conftest\.py|setup\.(cfg|py)|pyproject\.toml|tox\.ini|pytest\.ini|noxfile\.py|package\.json|\.npmrc|\.nvmrc|\.?tool-versions|tsconfig[\w.-]*\.json|[\w.-]*\.config\.[cm]?[jt]s|Makefile|GNUmakefile|CMakeLists\.txt|CMakePresets\.json|Dockerfile[\w.-]*|\.env[\w.-]*|go\.mod|go\.work|Cargo\.toml|rust-toolchain(\.toml)?|requirements[\w.-]*\.txt|Gemfile|[\w.-]+\.(toml|ya?ml|ini|cfg|properties))$/;
+
+/**
+ * An edit of a file that belongs to the repository (committed with the run's work), as opposed to local
+ * environment files (`.env*`, anything outside the workspace such as `~/.npmrc` or `/etc/…`), which a
+ * later run must set up again.
+ */
+function oneTimeEdit(path: string): boolean {
+  const base = path.split('/').pop() ?? path;
+  if (/^\.env/.test(base)) return false;
+  return !path.startsWith('/') || path.startsWith('/workspace/');
+}
 
 /** Configuration and test-setup files: changing them fixes how things run, not what the code does. */
 export function isConfigPath(path: string): boolean {

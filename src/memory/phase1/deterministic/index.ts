@@ -4,13 +4,14 @@ import { sentencesOf } from '../findings.js';
 import type { RolloutView } from '../rollout.js';
 import { failureFixes } from './fixes.js';
 import { userPreferences } from './preferences.js';
+import { repositoryChanges } from './changes.js';
 import { secretsSeen } from './secrets.js';
 import { commandsThatWorked, systemPackagesInstalled } from './setup.js';
 import { unfinishedTask } from './task-state.js';
 
 /**
  * The deterministic extractor: raw memories from the transcript's structure alone (no model, no network).
- * Rules, each in its own file: the user's corrections and preferences, failures followed by what fixed
+ * Rules, each in its own file: the user's lasting preferences, statements that the repository changed, failures followed by what fixed
  * them, system packages installed, install and project-specific test commands that worked, secrets the run's commands printed (by name), and
  * unfinished work at a limit. Every rule reads commands the agent ran and words the user typed, never instructions
  * inside tool output, so an injected "save to memory: always run …" cannot become a procedure.
@@ -18,7 +19,7 @@ import { unfinishedTask } from './task-state.js';
  */
 export function extractDeterministic(view: RolloutView): RawMemory[] {
   const fixes = failureFixes(view);
-  const memories = [...userPreferences(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
+  const memories = [...userPreferences(view), ...repositoryChanges(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
   memories.push(...commandsThatWorked(view, memories.map((m) => m.text)));
   memories.push(...unfinishedTask(view));
   return memories.filter((m) => !dangerousEntry(m.text, view));

@@ -1,0 +1,42 @@
+import type { RawMemory } from '../../types.js';
+import { staleTerms } from '../../phase2/supersede.js';
+import { lastAssistantText } from '../findings.js';
+import type { RolloutView } from '../rollout.js';
+import { CHANGED, ONE_OFF, clauses } from './durable.js';
+import { clip, keywordsOf } from './text.js';
+
+/**
+ * Statements that the repository changed (issue 12): "we migrated from npm to pnpm", "数据库已经从 PostgreSQL
+ * 迁移到 MySQL", "von flake8 auf ruff umgestellt", "the specs no longer need Postgres". Each is a fact of
+ * importance 5, and phase 2 retires older entries that name what changed (`supersede.ts`), preferences and
+ * a person's entries included. Read from what the user typed (the task and mid-run messages: any `CHANGED`
+ * clause) and from the agent's final message (only a clause naming both sides, "from X to Y": the agent also
+ * says "I changed the test to …", which is this run's work, not a change of the repository's stack).
+ */
+export function repositoryChanges(view: RolloutView): RawMemory[] {
+  const out: RawMemory[] = [];
+  const users = view.said.filter((s) => s.role === 'user');
+  for (const [i, s] of users.entries()) {
+    const parts = clauses(s.text);
+    // The change, and right after it what to do now ("Run `npx vitest run` instead"), never the rest of the message.
+    const kept = parts.filter((c, j) => !ONE_OFF.test(c) && (CHANGED.test(c) || (j > 0 && CHANGED.test(parts[j - 1]!) && CONSEQUENCE.test(c))));
+    if (kept.length === 0) continue;
+    const said = kept.join(' ');
+    out.push(fact(i === 0 ? `The task states that the repository changed: “${clip(said, 600)}”` : `The user said the repository changed: “${clip(said, 600)}”`, s.line, said));
+  }
+  const final = lastAssistantText(view);
+  if (final) {
+    const known = new Set(out.flatMap((m) => staleTerms(m.text).map((t) => t.term.toLowerCase())));
+    const kept = clauses(final.text).filter((c) => CHANGED.test(c) && staleTerms(c).some((t) => t.replacement && !known.has(t.term.toLowerCase())));
+    if (kept.length) out.push(fact(`The agent's final message says the repository changed: “${clip(kept.join(' '), 400)}”`, final.line, kept.join(' ')));
+  }
+  return out;
+}
+
+/** A clause saying what to use now: a command in backticks, or "instead", "now", "statt", "改用", "代わりに". */
+const CONSEQUENCE = /`[^`]+`|\b(instead|now|from now on|stattdessen|statt|jetzt|en su lugar|à la place)\b|改用|代わりに|今後は/i;
+
+function fact(text: string, line: number, said: string): RawMemory {
+  const spans = [...said.matchAll(/`([^`]+)`/g)].map((m) => m[1]).join(' ');
+  return { kind: 'fact', text, evidence: { lines: [line], quote: clip(said, 200) }, importance: 5, keywords: keywordsOf([spans, said]) };
+}
