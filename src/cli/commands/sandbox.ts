@@ -9,6 +9,7 @@ function describePrune(r: PruneResult, dryRun: boolean): string {
   for (const v of r.volumes) lines.push(`  volume    ${v.slice(0, 24)}`);
   for (const c of r.inUse) lines.push(`  kept      ${c.name}  session ${c.session}  (in use by process ${c.process}; --force removes it)`);
   for (const f of r.failed) lines.push(`  could not remove ${f.id}: ${f.error}`);
+  if (r.cacheEntries?.length) lines.push(`removed ${r.cacheEntries.length} workspace cache entr${r.cacheEntries.length === 1 ? 'y' : 'ies'}`);
   return lines.join('\n');
 }
 
