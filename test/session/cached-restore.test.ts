@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runSession, type SessionResult } from '../../src/session.js';
+import { cacheEnabled } from '../../src/session/cached-restore.js';
 import { lastToolResults, startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
 import { scratch, testConfig } from './harness.js';
 
@@ -142,4 +143,39 @@ describe.runIf(root)('a session from a cached workspace image', () => {
     expect(normal2.timings.parts?.['restore.cached']).toBeUndefined();
     expect(digestOf(seen[2]!)).toBe(digestOf(seen[3]!));
   }, 600_000);
+
+  it('gives two sessions started at once from one head each their own copy, both equal to a normal restore', async () => {
+    const s = scratch();
+    cleanups.push(s.cleanup);
+    addOddFiles(s.workspace);
+    const seen: string[] = [];
+    const server = await model(seen);
+    const env = { MNEMARA_SANDBOX_MAX_WORKSPACE_BYTES: String(256 * 1024 ** 2), MNEMARA_SANDBOX_WORKSPACE_CACHE_BYTES: String(1024 ** 3) };
+    const config = testConfig(s.home, server.url, env);
+    await runSession({ workspace: s.workspace, task: 'Look around.', config, lineage: 'pair' });
+    const filled = await runSession({ workspace: s.workspace, task: 'Edit the project.', config, lineage: 'pair' });
+    expect(filled.timings.parts?.['restore.cached']).toBe(0);
+    const both = await Promise.all([1, 2].map(() => runSession({ workspace: s.workspace, task: 'List the tree.', config, lineage: 'pair' })));
+    for (const r of both) {
+      expect(r.start.snapshotId).toBe(filled.head);
+      expect(r.timings.parts?.['restore.cached']).toBe(1);
+    }
+    const off = testConfig(s.home, server.url, { ...env, MNEMARA_SANDBOX_WORKSPACE_CACHE_BYTES: '0' });
+    await runSession({ workspace: s.workspace, task: 'List the tree.', config: off, lineage: 'pair-normal', from: filled.head! });
+    expect(seen).toHaveLength(3);
+    expect(digestOf(seen[0]!)).toBe(digestOf(seen[2]!));
+    expect(digestOf(seen[1]!)).toBe(digestOf(seen[2]!));
+  }, 600_000);
+});
+
+describe('when the workspace cache is on', () => {
+  it('runs only where the quota disk can exist: Docker, a quota, root, a cap above 0', () => {
+    const base = testConfig('/tmp/mnemara-cache-gate', 'http://127.0.0.1:1', { MNEMARA_SANDBOX_WORKSPACE_CACHE_BYTES: String(1024 ** 3) });
+    expect(cacheEnabled(base)).toBe(root);
+    expect(cacheEnabled({ ...base, sandbox: { ...base.sandbox, maxWorkspaceBytes: 0 } })).toBe(false);
+    expect(cacheEnabled({ ...base, sandbox: { ...base.sandbox, backend: 'local' } })).toBe(false);
+    expect(cacheEnabled({ ...base, sandbox: { ...base.sandbox, workspaceCacheBytes: 0 } })).toBe(false);
+    // Off unless asked for.
+    expect(testConfig('/tmp/mnemara-cache-gate', 'http://127.0.0.1:1').sandbox.workspaceCacheBytes).toBe(0);
+  });
 });
