@@ -31,7 +31,7 @@ export function registerSandboxCommand(program: Command): void {
     .option('--session <id>', 'only the sandboxes of this session')
     .option('--force', 'also remove sandboxes whose process still runs (it will fail its next command)')
     .option('--dry-run', 'list what would be removed, remove nothing')
-    .option('--json', 'print the result as one JSON document: {containers, volumes, inUse, failed}')
+    .option('--json', 'print the result as one JSON document: {containers, volumes, inUse, failed, cacheEntries}')
     .action(async (opts: { session?: string; dryRun?: boolean; force?: boolean; json?: boolean }) => {
       const result = await pruneSandboxes({
         ...(opts.session ? { sessionId: opts.session } : {}),
