@@ -82,6 +82,8 @@ export class DockerSandbox implements Sandbox {
   readonly workspaceDir = WORKSPACE_DIR;
   private closed = false;
   private oomKills: number | null = 0;
+  /** The volume's host directory while `copyWorkspaceImage` holds it frozen (thawed by `closeSync` on exit). */
+  private frozenAt: string | null = null;
 
   private constructor(
     readonly id: string,
@@ -110,9 +112,14 @@ export class DockerSandbox implements Sandbox {
     const info = await this.container.inspect();
     const mountpoint = info.Mounts.find((m) => m.Destination === WORKSPACE_DIR)?.Source;
     if (!mountpoint) throw new SandboxError('SANDBOX_FAILED', 'the workspace volume has no host directory');
-    await copyFrozenImage(this.disk, mountpoint, dest).catch((err: unknown) => {
-      throw new SandboxError('SANDBOX_FAILED', `could not copy the workspace image: ${(err as Error).message.split('\n')[0]}`, { cause: err });
-    });
+    this.frozenAt = mountpoint;
+    await copyFrozenImage(this.disk, mountpoint, dest)
+      .catch((err: unknown) => {
+        throw new SandboxError('SANDBOX_FAILED', `could not copy the workspace image: ${(err as Error).message.split('\n')[0]}`, { cause: err });
+      })
+      .finally(() => {
+        this.frozenAt = null;
+      });
   }
 
   /** The /workspace quota in bytes; 0 when none could be set. */
@@ -266,6 +273,8 @@ export class DockerSandbox implements Sandbox {
   closeSync(): void {
     if (this.closed) return;
     this.closed = true;
+    // Interrupted while the workspace was frozen for a copy: a frozen filesystem would hold up the removal.
+    if (this.frozenAt) spawnSync('fsfreeze', ['--unfreeze', this.frozenAt], { stdio: 'ignore', timeout: 5_000 });
     spawnSync('docker', ['rm', '--force', '--volumes', this.id], { stdio: 'ignore', timeout: 15_000 });
     if (this.disk) releaseWorkspaceDiskSync(this.disk);
   }
