@@ -97,14 +97,13 @@ function differences(a: MergedTree, b: MergedTree): string[] {
 
 /** The fewest paths covering `paths`: a path under another listed one is dropped. */
 export function coveringPaths(paths: string[]): string[] {
-  const sorted = [...new Set(paths)].sort();
-  const out: string[] = [];
-  for (const p of sorted) {
-    const last = out[out.length - 1];
-    if (last !== undefined && p.startsWith(`${last}/`)) continue;
-    out.push(p);
-  }
-  return out;
+  const all = new Set(paths);
+  // Ancestors are looked up by name: in sorted order a sibling such as `src-link` falls between `src` and `src/a`.
+  const covered = (p: string): boolean => {
+    for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) if (all.has(p.slice(0, i))) return true;
+    return false;
+  };
+  return [...all].filter((p) => !covered(p)).sort();
 }
 
 /**
