@@ -25,7 +25,9 @@ import { HeadPublisher, sessionBranch } from './session/publish.js';
 import { redactLayoutInSandbox } from './session/redact-notes.js';
 import { assertWorkspace, resolveStart, restoreWorkspace, workspaceLineage } from './session/start.js';
 import { snapshotSandbox, type ChangeBaseline, type SnapshotTimings, type WorkspaceSnapshotMode } from './session/snapshot-sandbox.js';
-import { listWorkspace } from './session/workspace-listing.js';
+import { listWorkspace, type WorkspaceListing } from './session/workspace-listing.js';
+import { cacheEnabled, checkCachedFill, fillFromCache, keepInCache, planCachedStart, refillWhole } from './session/cached-restore.js';
+import { DockerSandbox } from './sandbox/docker/docker-sandbox.js';
 import { copyLayoutFromSandbox } from './session/layout-io.js';
 import type { SessionEvent, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 
@@ -116,10 +118,24 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   );
   emit({ type: 'started', rolloutId, lineage, lineageSource, ...(branch ? { branch } : {}), transcriptPath });
 
-  // 2. Start the hardened sandbox.
+  // 2. Start the hardened sandbox: on a copy of the lineage's cached workspace image when one fits the start
+  // (checked after the fill; docs/session.md "Restore what is missing"), and keeping its image to cache it.
+  const fromSnapshot = (start.kind === 'head' || start.kind === 'snapshot') && start.snapshotId !== null;
+  const caching = fromSnapshot && cacheEnabled(config);
+  const planned = Date.now();
+  const plan = caching ? await planCachedStart(store, lineage, start, config) : { reason: 'the workspace cache is off or the start is not a snapshot' };
+  if (caching) parts['restore.cache-plan'] = Date.now() - planned;
+  if ('reason' in plan && caching) log.debug({ reason: plan.reason }, 'restoring the whole tree (no cached workspace image)');
   const sandbox: Sandbox = await step('sandbox', emit, timings, () =>
-    createSandbox({ ...config.sandbox, sessionId: rolloutId, onProgress }), (s) => `${s.kind} ${s.id.slice(0, 12)}`,
+    createSandbox({
+      ...config.sandbox,
+      sessionId: rolloutId,
+      onProgress,
+      ...(caching ? { keepWorkspaceImage: true } : {}),
+      ...('entry' in plan ? { workspaceImageFrom: plan.entry.imagePath } : {}),
+    }), (s) => `${s.kind} ${s.id.slice(0, 12)}`,
   );
+  const cached = 'entry' in plan && sandbox instanceof DockerSandbox && sandbox.workspaceFromImage ? plan : null;
   let result: SessionResult;
   let keepForRescue = false;
   try {
@@ -132,16 +148,44 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       const began = Date.now();
       await restoreWorkspace(sandbox, store, start, {
         workspace, ignore: config.snapshot.ignore, layout, onProgress,
+        // A fill that fails (a path in a directory the sandbox user may not write) is caught by the check below.
+        ...(cached && start.snapshotId ? { fill: () => fillFromCache(sandbox, store, cached, start.snapshotId!).catch((err: Error) => log.debug({ err: err.message }, 'replacing paths in the cached image failed')) } : {}),
         afterFill: async () => {
           parts['restore.fill'] = Date.now() - began;
           if ((start.kind !== 'snapshot' && start.kind !== 'head') || !start.snapshotId) return;
-          const listed = Date.now();
-          const listing = await listWorkspace(sandbox, { pause: true }).catch((err: Error) => {
-            log.info({ reason: err.message }, 'no change baseline: the workspace snapshot will read the whole stream');
-            return null;
-          });
-          parts['restore.listing'] = Date.now() - listed;
+          const list = async (): Promise<WorkspaceListing | null> => {
+            const listed = Date.now();
+            const l = await listWorkspace(sandbox, { pause: true }).catch((err: Error) => {
+              log.info({ reason: err.message }, 'no change baseline: the workspace snapshot will read the whole stream');
+              return null;
+            });
+            parts['restore.listing'] = (parts['restore.listing'] ?? 0) + Date.now() - listed;
+            return l;
+          };
+          let listing = await list();
+          if (cached) {
+            const checked = Date.now();
+            const doubt = listing ? checkCachedFill(listing, cached) : 'no listing to check it with';
+            parts['restore.cache-check'] = Date.now() - checked;
+            parts['restore.cached'] = doubt ? 0 : 1;
+            if (doubt) {
+              log.warn({ reason: doubt, cachedSnapshot: cached.entry.snapshot }, 'the cached workspace image is not the start snapshot: restoring the whole tree');
+              const refilled = Date.now();
+              await refillWhole(sandbox, store, start.snapshotId);
+              parts['restore.refill'] = Date.now() - refilled;
+              listing = await list();
+            }
+          } else if (caching) {
+            parts['restore.cached'] = 0;
+          }
           if (listing) baseline = { listing, parent: start.snapshotId, ignore: config.snapshot.ignore };
+          // The restored tree is the start snapshot exactly, and nothing but mnemara has run yet: cache it, unless
+          // the image just used already is that snapshot's.
+          if (caching && listing && !(cached && parts['restore.cached'] === 1 && cached.entry.snapshot === start.snapshotId)) {
+            const kept = Date.now();
+            await keepInCache(sandbox, store, config, lineage, start.snapshotId, listing);
+            parts['restore.cache-write'] = Date.now() - kept;
+          }
         },
       });
       if (start.snapshotId) {

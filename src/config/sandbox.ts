@@ -23,6 +23,12 @@ export const SandboxConfigSchema = z.object({
    * fails with ENOSPC inside the sandbox. 0: no quota. Default 20 GiB, sized for real repositories.
    */
   maxWorkspaceBytes: z.number().int().refine((n) => n === 0 || n >= 16 * 1024 ** 2, 'must be 0 (no quota) or at least 16 MiB').default(20 * 1024 ** 3),
+  /**
+   * Cap on the cached workspace images (docs/session.md "Restore what is missing"), allocated bytes; 0: no
+   * cache. A session from a snapshot keeps a copy of its restored /workspace (one per lineage) and the next
+   * session on that lineage starts from a copy of it when the quota disk exists (root, a local engine).
+   */
+  workspaceCacheBytes: z.number().int().min(0).default(0),
   /** Default exec timeout, ms. */
   execTimeoutMs: z.number().int().positive().default(120_000),
   /** Default exec output cap per stream (head + tail kept), bytes. */

@@ -121,10 +121,13 @@ export async function restoreWorkspace(
     onProgress?: OnProgress;
     /** Called once the tree is in, before mnemara's own edits (git exclude): where a change baseline is taken. */
     afterFill?: () => Promise<void>;
+    /** For a snapshot start: fills the workspace instead of the whole export (from a cached image, `cached-restore.ts`). */
+    fill?: () => Promise<void>;
   },
 ): Promise<void> {
   if ((start.kind === 'snapshot' || start.kind === 'head') && start.snapshotId) {
-    await sandbox.putArchive(await store.exportTar(start.snapshotId), sandbox.workspaceDir);
+    if (options.fill) await options.fill();
+    else await sandbox.putArchive(await store.exportTar(start.snapshotId), sandbox.workspaceDir);
   } else {
     const layoutDirs = start.kind === 'memory-from' ? [`/${options.layout.memoriesDir}`, `/${options.layout.sessionsDir}`] : [];
     await sandbox.putArchive(hostDirectoryTar(options.workspace, [...options.ignore, ...layoutDirs], options.onProgress), sandbox.workspaceDir);

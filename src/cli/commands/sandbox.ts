@@ -9,6 +9,7 @@ function describePrune(r: PruneResult, dryRun: boolean): string {
   for (const v of r.volumes) lines.push(`  volume    ${v.slice(0, 24)}`);
   for (const c of r.inUse) lines.push(`  kept      ${c.name}  session ${c.session}  (in use by process ${c.process}; --force removes it)`);
   for (const f of r.failed) lines.push(`  could not remove ${f.id}: ${f.error}`);
+  if (r.cacheEntries?.length) lines.push(`removed ${r.cacheEntries.length} workspace cache entr${r.cacheEntries.length === 1 ? 'y' : 'ies'}`);
   return lines.join('\n');
 }
 
@@ -30,7 +31,7 @@ export function registerSandboxCommand(program: Command): void {
     .option('--session <id>', 'only the sandboxes of this session')
     .option('--force', 'also remove sandboxes whose process still runs (it will fail its next command)')
     .option('--dry-run', 'list what would be removed, remove nothing')
-    .option('--json', 'print the result as one JSON document: {containers, volumes, inUse, failed}')
+    .option('--json', 'print the result as one JSON document: {containers, volumes, inUse, failed, cacheEntries}')
     .action(async (opts: { session?: string; dryRun?: boolean; force?: boolean; json?: boolean }) => {
       const result = await pruneSandboxes({
         ...(opts.session ? { sessionId: opts.session } : {}),

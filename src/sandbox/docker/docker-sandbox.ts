@@ -17,7 +17,7 @@ import { rawExec } from './exec.js';
 import { oomKillCount } from './oom.js';
 import { getArchive, putArchive } from './archive.js';
 import { readFileIn, writeFileIn } from './files.js';
-import { createWorkspaceDisk, releaseWorkspaceDisk, releaseWorkspaceDiskSync, unlinkWorkspaceImage, type WorkspaceDisk } from './workspace-disk.js';
+import { copyFrozenImage, createWorkspaceDisk, releaseWorkspaceDisk, releaseWorkspaceDiskSync, unlinkWorkspaceImage, type WorkspaceDisk } from './workspace-disk.js';
 
 const log = logger('sandbox');
 
@@ -62,6 +62,14 @@ export interface DockerSandboxOptions {
   /** Engine address (`tcp://…`, `ssh://…`); default `DOCKER_HOST`, else the local socket. Ignored when `docker` is given. */
   dockerHost?: string;
   docker?: Docker;
+  /**
+   * A cached workspace image (`workspace-cache.ts`) to start /workspace from: the sandbox gets a private sparse
+   * copy of it instead of an empty filesystem when it is exactly the quota's size (`workspaceFromImage` says
+   * whether it did). Needs the quota disk; ignored without one.
+   */
+  workspaceImageFrom?: string;
+  /** Keep the workspace image file named while the sandbox runs, so `copyWorkspaceImage` can copy it. */
+  keepWorkspaceImage?: boolean;
 }
 
 /**
@@ -74,6 +82,8 @@ export class DockerSandbox implements Sandbox {
   readonly workspaceDir = WORKSPACE_DIR;
   private closed = false;
   private oomKills: number | null = 0;
+  /** The volume's host directory while `copyWorkspaceImage` holds it frozen (thawed by `closeSync` on exit). */
+  private frozenAt: string | null = null;
 
   private constructor(
     readonly id: string,
@@ -83,7 +93,34 @@ export class DockerSandbox implements Sandbox {
     private readonly defaults: { timeoutMs: number; maxOutputBytes: number },
     /** The loop-mounted filesystem of /workspace (its size is the quota); null when none could be set. */
     private readonly disk: WorkspaceDisk | null,
+    private readonly keepImage = false,
   ) {}
+
+  /** Whether /workspace started as a private copy of `workspaceImageFrom` (else: empty). */
+  get workspaceFromImage(): boolean {
+    return this.disk?.copied ?? false;
+  }
+
+  /**
+   * Copies /workspace's filesystem image to `dest` (sparse), frozen for the copy so that it is one instant of
+   * it. Throws `SandboxError('SANDBOX_FAILED')` when the sandbox has no image kept (`keepWorkspaceImage`), the
+   * volume's host directory is unknown, or fsfreeze or cp failed.
+   */
+  async copyWorkspaceImage(dest: string): Promise<void> {
+    this.assertOpen();
+    if (!this.disk || !this.keepImage) throw new SandboxError('SANDBOX_FAILED', 'the sandbox has no workspace image to copy');
+    const info = await this.container.inspect();
+    const mountpoint = info.Mounts.find((m) => m.Destination === WORKSPACE_DIR)?.Source;
+    if (!mountpoint) throw new SandboxError('SANDBOX_FAILED', 'the workspace volume has no host directory');
+    this.frozenAt = mountpoint;
+    await copyFrozenImage(this.disk, mountpoint, dest)
+      .catch((err: unknown) => {
+        throw new SandboxError('SANDBOX_FAILED', `could not copy the workspace image: ${(err as Error).message.split('\n')[0]}`, { cause: err });
+      })
+      .finally(() => {
+        this.frozenAt = null;
+      });
+  }
 
   /** The /workspace quota in bytes; 0 when none could be set. */
   get workspaceQuotaBytes(): number {
@@ -103,7 +140,7 @@ export class DockerSandbox implements Sandbox {
     const { uid, gid } = sandboxUserIds();
     const safe = options.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'session';
     const name = `mnemara-${safe}-${randomBytes(3).toString('hex')}`;
-    const disk = config.maxWorkspaceBytes > 0 ? await createWorkspaceDisk(name, config.maxWorkspaceBytes, uid, gid) : null;
+    const disk = config.maxWorkspaceBytes > 0 ? await createWorkspaceDisk(name, config.maxWorkspaceBytes, uid, gid, options.workspaceImageFrom) : null;
     const createOptions = containerCreateOptions({
       image,
       sessionId: options.sessionId,
@@ -136,7 +173,7 @@ export class DockerSandbox implements Sandbox {
     const sandbox = new DockerSandbox(container.id, name, container, docker, {
       timeoutMs: config.execTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,
-    }, disk);
+    }, disk, options.keepWorkspaceImage === true);
     track(sandbox);
     try {
       await container.start();
@@ -145,7 +182,7 @@ export class DockerSandbox implements Sandbox {
       throw startFailure(err, config.network);
     }
     // Mounted now: the image's blocks stay only while the loop device does (detached by close()).
-    if (disk) await unlinkWorkspaceImage(disk);
+    if (disk && !options.keepWorkspaceImage) await unlinkWorkspaceImage(disk);
     log.info({ container: name, image, session: options.sessionId, quotaBytes: disk?.bytes ?? 0 }, 'sandbox started');
     return sandbox;
   }
@@ -236,6 +273,8 @@ export class DockerSandbox implements Sandbox {
   closeSync(): void {
     if (this.closed) return;
     this.closed = true;
+    // Interrupted while the workspace was frozen for a copy: a frozen filesystem would hold up the removal.
+    if (this.frozenAt) spawnSync('fsfreeze', ['--unfreeze', this.frozenAt], { stdio: 'ignore', timeout: 5_000 });
     spawnSync('docker', ['rm', '--force', '--volumes', this.id], { stdio: 'ignore', timeout: 15_000 });
     if (this.disk) releaseWorkspaceDiskSync(this.disk);
   }

@@ -3,6 +3,7 @@ import type Docker from 'dockerode';
 import { assertEngine, dockerClient, statusOf } from './client.js';
 import { removeContainer } from './remove.js';
 import { detachOrphanDisks } from './workspace-disk.js';
+import { pruneWorkspaceCache } from './workspace-cache.js';
 import { LABEL } from './container-spec.js';
 
 /** One sandbox container `pruneSandboxes` found. */
@@ -24,6 +25,8 @@ export interface PruneResult {
   inUse: PrunedContainer[];
   /** Ids or names that could not be removed, with the engine's reason. */
   failed: { id: string; error: string }[];
+  /** Workspace cache entries removed (`workspace-cache.ts`; all of them, unless `sessionId` or `dryRun`). */
+  cacheEntries?: string[];
 }
 
 /** Whether `<host>:<pid>` names a process that is alive on this machine. */
@@ -99,6 +102,7 @@ export async function pruneSandboxes(
   if (!options.dryRun) {
     const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } });
     await detachOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))));
+    if (!options.sessionId) result.cacheEntries = await pruneWorkspaceCache({ all: true });
   }
   return result;
 }

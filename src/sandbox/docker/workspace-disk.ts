@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { logger } from '../../config/logger.js';
@@ -16,6 +16,8 @@ export interface WorkspaceDisk {
   imagePath: string;
   /** Size of the filesystem, bytes (the quota). */
   bytes: number;
+  /** Whether the filesystem is a private copy of a cached image (`createWorkspaceDisk`'s `from`), not a new one. */
+  copied: boolean;
 }
 
 /**
@@ -30,20 +32,23 @@ export interface WorkspaceDisk {
  * (loop devices) and e2fsprogs and losetup on the engine's host, which must be this machine. Returns `null`,
  * with a warning naming the cause, when any of that is missing: the sandbox then runs without a quota.
  */
-export async function createWorkspaceDisk(name: string, bytes: number, uid: number, gid: number): Promise<WorkspaceDisk | null> {
+export async function createWorkspaceDisk(name: string, bytes: number, uid: number, gid: number, from?: string): Promise<WorkspaceDisk | null> {
   const dir = join(mnemaraHome(), 'sandbox-disks');
   const imagePath = join(dir, `${name}.img`);
   try {
     if (process.getuid?.() !== 0) throw new Error('loop devices need root');
     if (process.env.DOCKER_HOST && !process.env.DOCKER_HOST.startsWith('unix://')) throw new Error(`the engine (${process.env.DOCKER_HOST}) is not on this machine`);
     await mkdir(dir, { recursive: true });
-    const file = await open(imagePath, 'w', 0o600);
-    await file.truncate(bytes);
-    await file.close();
-    await execa('mkfs.ext4', ['-q', '-F', '-m', '0', '-O', '^has_journal', '-E', `root_owner=${uid}:${gid},lazy_itable_init=1`, imagePath]);
-    await execa('debugfs', ['-w', '-R', 'rmdir lost+found', imagePath]);
+    const copied = from !== undefined && (await copyImage(from, imagePath, bytes));
+    if (!copied) {
+      const file = await open(imagePath, 'w', 0o600);
+      await file.truncate(bytes);
+      await file.close();
+      await execa('mkfs.ext4', ['-q', '-F', '-m', '0', '-O', '^has_journal', '-E', `root_owner=${uid}:${gid},lazy_itable_init=1`, imagePath]);
+      await execa('debugfs', ['-w', '-R', 'rmdir lost+found', imagePath]);
+    }
     const { stdout } = await execa('losetup', ['--find', '--show', '--direct-io=on', imagePath]);
-    return { device: stdout.trim(), imagePath, bytes };
+    return { device: stdout.trim(), imagePath, bytes, copied };
   } catch (err) {
     await rm(imagePath, { force: true }).catch(() => {});
     log.warn(
@@ -51,6 +56,38 @@ export async function createWorkspaceDisk(name: string, bytes: number, uid: numb
       'no workspace quota: /workspace can fill the host disk (run as root on the engine host with e2fsprogs and losetup, or set sandbox.maxWorkspaceBytes=0 to silence this)',
     );
     return null;
+  }
+}
+
+/**
+ * A private sparse copy of a cached image (`workspace-cache.ts`) at `dest` (never the cached file itself:
+ * concurrent sandboxes each get their own). False, with a debug line, when it cannot be made or is not `bytes`
+ * big (the caller then makes a new filesystem).
+ */
+async function copyImage(from: string, dest: string, bytes: number): Promise<boolean> {
+  try {
+    await execa('cp', ['--sparse=always', '--reflink=auto', '--', from, dest]);
+    const size = (await stat(dest)).size;
+    if (size !== bytes) throw new Error(`the cached image is ${size} bytes, the quota ${bytes}`);
+    return true;
+  } catch (err) {
+    log.debug({ err: (err as Error).message.split('\n')[0], from }, 'no private copy of the cached workspace image; a new filesystem instead');
+    await rm(dest, { force: true }).catch(() => {});
+    return false;
+  }
+}
+
+/**
+ * Copies the mounted workspace filesystem's image to `dest` (sparse) while the filesystem is frozen
+ * (`fsfreeze` on `mountpoint`, the volume's directory on this host), so the copy is the filesystem at one
+ * instant, consistent on disk. The freeze is always lifted. Throws what cp or fsfreeze said.
+ */
+export async function copyFrozenImage(disk: WorkspaceDisk, mountpoint: string, dest: string): Promise<void> {
+  await execa('fsfreeze', ['--freeze', mountpoint]);
+  try {
+    await execa('cp', ['--sparse=always', '--', disk.imagePath, dest]);
+  } finally {
+    await execa('fsfreeze', ['--unfreeze', mountpoint]).catch((err: unknown) => log.error({ err, mountpoint }, 'could not unfreeze the workspace filesystem'));
   }
 }
 
