@@ -79,8 +79,8 @@ export interface WorkspaceLineage {
 
 /**
  * The first segment of a branch's lineage: `branch/<branch>/<repository's lineage>`. The branch goes in front,
- * not below the repository's lineage, because a lineage's head is a file named by the lineage in the store
- * (`refs/lineages/<name>`): `github.com/acme/mono` cannot also be the folder of `github.com/acme/mono/…`.
+ * not below the repository's lineage, so that `github.com/acme/mono/feature` (a package folder) and the branch
+ * `feature` of `github.com/acme/mono` can never be the same lineage.
  * No default lineage of a repository starts with `branch/` (a host has a dot, `local/`, or a name-and-hash).
  */
 const BRANCH_PREFIX = 'branch';

@@ -52,8 +52,8 @@ export interface ReadOptions {
 
 /**
  * The directory implementation of `SnapshotStore` (DESIGN.md, "Snapshot store"):
- * `<root>/snapshots/<id>/manifest.json`, `<root>/blobs/sha256/<hex>`, `<root>/refs/lineages/<name>`,
- * and `<root>/tmp/` for writes in progress (cleaned by `gc`). Construct with `openStore`.
+ * `<root>/snapshots/<id>/manifest.json`, `<root>/blobs/sha256/<hex>`, `<root>/refs/lineages/<name>` (layout in
+ * `LineageRefs`: `ci/main` is `ci+/main`), and `<root>/tmp/` for writes in progress (cleaned by `gc`). Construct with `openStore`.
  */
 export class DirectoryStore implements SnapshotStore {
   readonly blobs: BlobStore;
