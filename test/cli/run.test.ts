@@ -164,7 +164,7 @@ describe('examples/ci/github-actions.yml', () => {
     expect(flags).toEqual(expect.arrayContaining(['--workspace', '--lineage', '--memory-from', '--task', '--json']));
     const help = await mnemara(['run', '--help']);
     expect(flags.filter((f) => !help.stdout.includes(f))).toEqual([]);
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('mnemara config', () => {
@@ -178,5 +178,5 @@ describe('mnemara config', () => {
     expect(byName['agent.maxTurns']).toMatchObject({ value: 7, source: 'env MNEMARA_AGENT_MAX_TURNS' });
     expect(byName['sandbox.pidsLimit']).toMatchObject({ value: 64, source: 'flag --set sandbox.pidsLimit' });
     expect(byName['anthropic.apiKey']?.value).toBe('sk-…tail');
-  }, 30_000);
+  }, 120_000);
 });
