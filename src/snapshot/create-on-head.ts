@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import { HeadConflictError } from './errors.js';
 import { HeadWaitExpiredError, retryHeadMove } from './head-retry.js';
+import type { MergedTree } from './tree.js';
 import type { CreateSnapshotOptions, Manifest, SnapshotSource, SnapshotStore } from './types.js';
 
 /** What `createOnHead` did: the snapshot now at the head, and how often the head had moved under it. */
@@ -12,6 +13,45 @@ export interface CreatedOnHead {
   conflicts: number;
   /** Directories of `inheritMissing` that `dir` lacks and that were kept as the head had them. */
   inherited: string[];
+  /** Files of `keepRecords` directories the head had and `dir` lacked, kept (other runs' records). */
+  keptRecords: string[];
+}
+
+/** A store that can give a snapshot's merged tree (both stores can). */
+type TreeStore = SnapshotStore & { tree?: (id: string, options: { hashContent?: boolean }) => Promise<MergedTree> };
+
+/** Record names mnemara writes (rollout ids, `.md`, `.jsonl`): anything else is not kept by name. */
+const RECORD_NAME = /^[A-Za-z0-9._@+-]+$/;
+
+/**
+ * The files under the `recordDirs` of `head` that `dir` lacks: another run's rollout records (its session record,
+ * rollout summary, raw memories), written to the head after `dir` was restored. Records are only ever added, so a
+ * stale copy of the workspace (a person's edit of MEMORY.md, restored before a session ended) must not delete them.
+ */
+async function recordsToKeep(store: TreeStore, head: string | null, dir: string, recordDirs: string[]): Promise<string[]> {
+  if (!head || recordDirs.length === 0 || !store.tree) return [];
+  const tree = await store.tree(head, { hashContent: false });
+  const keep: string[] = [];
+  for (const { path, segments, node } of tree.walk()) {
+    if (node.entry.type !== 'file' || !segments.every((s) => RECORD_NAME.test(s))) continue;
+    if (recordDirs.some((d) => path.startsWith(`${d}/`)) && !existsSync(join(dir, ...segments))) keep.push(path);
+  }
+  return keep;
+}
+
+/**
+ * What to leave out of the pack so that `records` stay: each record's topmost ancestor that `dir` lacks (a
+ * missing directory would otherwise be deleted with everything in it), or the record itself. Sorted, no repeats.
+ */
+function inheritedPaths(dir: string, records: string[]): string[] {
+  const out = new Set<string>();
+  for (const record of records) {
+    const segments = record.split('/');
+    let i = 1;
+    while (i < segments.length && existsSync(join(dir, ...segments.slice(0, i)))) i++;
+    out.add(segments.slice(0, i).join('/'));
+  }
+  return [...out].sort();
 }
 
 /**
@@ -23,20 +63,29 @@ export interface CreatedOnHead {
  * full layer. `inheritMissing` (the memory layout's directories, for a workspace snapshot of a checkout): those
  * that `dir` lacks are left out of the pack, so the new snapshot keeps the head's (a checkout has no
  * `sessions/`, and a snapshot of it must not drop the lineage's transcripts); not with `full`, which has no
- * parent to keep them from. Throws what `create` throws for bad input.
+ * parent to keep them from. `keepRecords` (the memory layout's append-only record directories: `sessions`,
+ * `memories/rollout_summaries`, `memories/raw_memories`): every file the head has there and `dir` lacks is kept,
+ * for the head of each attempt (a session that lands while this one packs keeps its rollout); not with `full`.
+ * Throws what `create` throws for bad input.
  */
 export async function createOnHead(
   store: SnapshotStore,
   dir: string,
-  options: Omit<CreateSnapshotOptions, 'parent'> & { full?: boolean; boundMs: number; inheritMissing?: string[] },
+  options: Omit<CreateSnapshotOptions, 'parent'> & { full?: boolean; boundMs: number; inheritMissing?: string[]; keepRecords?: string[] },
 ): Promise<CreatedOnHead> {
-  const { full, boundMs, inheritMissing, ...create } = options;
+  const { full, boundMs, inheritMissing, keepRecords, ...create } = options;
   const source: SnapshotSource = { dir };
   const inherited = full ? [] : (inheritMissing ?? []).filter((d) => !existsSync(join(dir, d)));
   // An ignored path is neither packed nor deleted: the delta inherits it from the parent.
-  if (inherited.length) create.ignore = [...(create.ignore ?? []), ...inherited.map((d) => `/${d}`)];
+  const baseIgnore = [...(create.ignore ?? []), ...inherited.map((d) => `/${d}`)];
+  let keptRecords: string[] = [];
+  const pack = async (parent: string | null): Promise<Manifest> => {
+    keptRecords = full ? [] : await recordsToKeep(store, parent, dir, (keepRecords ?? []).filter((d) => !inherited.includes(d.split('/')[0]!)));
+    const ignore = [...baseIgnore, ...inheritedPaths(dir, keptRecords).map((p) => `/${p}`)];
+    return store.create(source, { ...create, ...(ignore.length ? { ignore } : {}), parent });
+  };
   let head = await store.getHead(options.lineage);
-  let manifest = await store.create(source, { ...create, parent: full ? null : head });
+  let manifest = await pack(full ? null : head);
   let conflicts = 0;
   try {
     await retryHeadMove(
@@ -46,7 +95,7 @@ export async function createOnHead(
         if (!(err instanceof HeadConflictError)) return;
         conflicts += 1;
         head = err.current;
-        if (!full) manifest = await store.create(source, { ...create, parent: head });
+        if (!full) manifest = await pack(head);
       },
       { boundMs },
     );
@@ -59,5 +108,5 @@ export async function createOnHead(
       cause: err,
     });
   }
-  return { manifest, conflicts, inherited: manifest.parent ? inherited : [] };
+  return { manifest, conflicts, inherited: manifest.parent ? inherited : [], keptRecords: manifest.parent ? keptRecords : [] };
 }

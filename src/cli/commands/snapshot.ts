@@ -111,11 +111,13 @@ export function registerSnapshotCommand(program: Command): void {
       }
       const s = await store(opts);
       const layout = layoutDirs(opts);
-      const { manifest: m, inherited } = await createOnHead(s, dir, {
+      const { layout: names } = loadCliConfig(opts).config.memory;
+      const { manifest: m, inherited, keptRecords } = await createOnHead(s, dir, {
         lineage: opts.lineage,
         kind: opts.kind,
         full: Boolean(opts.full),
         ...(opts.kind === 'workspace' ? { inheritMissing: layout } : {}),
+        keepRecords: [names.sessionsDir, `${names.memoriesDir}/rollout_summaries`, `${names.memoriesDir}/raw_memories`],
         rolloutIds: opts.rollout ?? [],
         ...(opts.kind === 'memory' ? { scope: layout } : {}),
         onProgress: progressPrinter(!opts.json),
@@ -123,9 +125,10 @@ export function registerSnapshotCommand(program: Command): void {
       });
       const last = m.layers[m.layers.length - 1]!;
       const dropped = opts.kind === 'workspace' && opts.full && m.parent === null ? layout.filter((d) => !existsSync(resolve(dir, d))) : [];
-      emit(Boolean(opts.json), { snapshot: m, head: m.id, inherited }, () =>
+      emit(Boolean(opts.json), { snapshot: m, head: m.id, inherited, keptRecords }, () =>
         `${m.id}  ${m.lineage} → head\n  ${last.delta ? 'delta' : 'full layer'}: ${last.fileCount} entries, ${size(last.compressedBytes)} stored (${m.layers.length} layer${m.layers.length > 1 ? 's' : ''})` +
         (inherited.length ? `\n  kept the previous head's ${inherited.map((d) => `${d}/`).join(' and ')} (not in ${dir}: the lineage's memory layout stays)` : '') +
+        (keptRecords.length ? `\n  kept ${keptRecords.length} rollout record(s) of the head that ${dir} lacks (runs after it was restored): ${keptRecords.slice(0, 5).join(', ')}${keptRecords.length > 5 ? ', …' : ''}` : '') +
         (dropped.length ? `\n  note: ${dir} has no ${dropped.map((d) => `${d}/`).join(' or ')}, and a --full snapshot keeps nothing of a previous head` : '') +
         (m.skipped?.length ? `\n  skipped ${m.skipped.length} path(s): ${m.skipped.map((x) => x.path).join(', ')}` : ''),
       );
