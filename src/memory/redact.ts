@@ -74,6 +74,16 @@ export function isDevDefault(value: string): boolean {
   return DEV_DEFAULTS.has(value.trim().replace(/^["']|["']$/g, '').toLowerCase());
 }
 
+/** Secret values `redact` replaced, while a {@link rememberingRedact} call runs (else null). */
+let remembered: Set<string> | null = null;
+
+/** Notes a replaced value for {@link rememberingRedact}: long enough that its later occurrences are not chance. */
+function remember(value: string): void {
+  // A bare shell value runs up to a space, so `X=v; echo` gives `v;`.
+  const v = value.trim().replace(/^["'`]|["'`]$/g, '').replace(/[;,&]+$/, '');
+  if (remembered && v.length >= 8 && !v.includes('[REDACTED:')) remembered.add(v);
+}
+
 /** Matches text that is already a redaction marker, so a second pass leaves it alone. */
 const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/;
 
@@ -254,6 +264,7 @@ function replaceAssignment(colon: boolean) {
     }
     const codeLike = colon || /\s/.test(sep);
     if (!isSecretValue(value, codeLike && dq === undefined && sq === undefined)) return m;
+    remember(value);
     const quote = dq !== undefined ? '"' : sq !== undefined ? "'" : '';
     return `${name}${sep}${quote}${marker(assignmentKind(name))}${quote}`;
   };
@@ -283,7 +294,10 @@ export function redact(text: string): string {
   // (then the next line is something else: two keys listed one a line).
   let out = applyShapes(joinSplitTokens(text, (head) => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head))));
   const jsonPair = (m: string, q: string, name: string, sep: string, vq: string, value: string): string => {
-    if (isSecretName(name) && isSecretValue(value, false)) return `${q}${name}${q}${sep}${vq}${marker(assignmentKind(name))}${vq}`;
+    if (isSecretName(name) && isSecretValue(value, false)) {
+      remember(value);
+      return `${q}${name}${q}${sep}${vq}${marker(assignmentKind(name))}${vq}`;
+    }
     return isHighEntropyValue(name, value) ? `${q}${name}${q}${sep}${vq}${marker('high_entropy')}${vq}` : m;
   };
   out = out.replace(ASSIGN_JSON_ESCAPED, jsonPair);
@@ -293,13 +307,16 @@ export function redact(text: string): string {
   out = out.replace(ASSIGN_FLAG, (m, flag: string, sp: string, value: string) => {
     if (!isSecretName(flag.replace(/^--/, ''))) return m;
     const bare = value.replace(/^["']|["']$/g, '');
-    return isSecretValue(bare, false) ? `${flag}${sp}${marker(assignmentKind(flag))}` : m;
+    if (!isSecretValue(bare, false)) return m;
+    remember(bare);
+    return `${flag}${sp}${marker(assignmentKind(flag))}`;
   });
   for (const rule of CLIENT_RULES) {
     out = out.replace(rule.re, (m: string, ...groups: unknown[]) => {
       const value = String(groups[rule.value - 1] ?? '');
       const bare = value.replace(/^["']|["']$/g, '');
       if (REDACTED_RE.test(bare) || /^[$<{]/.test(bare) || bare === '' || isDevDefault(bare)) return m;
+      remember(bare);
       return m.slice(0, m.length - value.length) + marker('password');
     });
   }
@@ -310,6 +327,7 @@ export function redact(text: string): string {
   out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
     if (!isProseSecret(value)) return m;
     const trail = value.match(/[.,;:!?)]+$/)?.[0] ?? '';
+    remember(value.slice(0, value.length - trail.length));
     return `${word}${sep}${q}${marker(assignmentKind(word))}${trail}${q}`;
   });
   out = out.replace(PROSE_KEY, (m, word: string, sep: string, q: string, value: string) =>
@@ -318,13 +336,38 @@ export function redact(text: string): string {
   out = out.replace(PROSE_LATIN, (m, word: string, sep: string, q: string, value: string, q2: string) => {
     if (!isProseValue(value, q !== '' && q2 !== '')) return m;
     const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
+    remember(value.slice(0, value.length - trail.length));
     return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;
   });
   out = out.replace(PROSE_CJK, (m, word: string, sep: string, q: string, value: string, q2: string) => {
     if (!isProseValue(value, true)) return m;
+    remember(value);
     return `${word}${sep}${q}${marker(proseKind(word))}${q2}`;
   });
   return out;
+}
+
+/**
+ * A `redact` for one document written in parts (a transcript, record by record): every secret value a rule
+ * replaced in an earlier part (an assignment, a client flag, a prose statement; 8 characters or more) is also
+ * replaced wherever it appears later, bare — `export API_PASS=…` then `echo $API_PASS` prints the value with no
+ * name beside it, where no rule can see it is secret. Values are kept in memory only, for the returned
+ * function's life. Pure otherwise; never throws.
+ */
+export function rememberingRedact(): (text: string) => string {
+  const seen = new Set<string>();
+  return (text: string): string => {
+    if (!text) return text;
+    remembered = seen;
+    let out: string;
+    try {
+      out = redact(text);
+    } finally {
+      remembered = null;
+    }
+    for (const value of seen) if (out.includes(value)) out = out.split(value).join(marker('secret'));
+    return out;
+  };
 }
 
 /** Only the token shapes (no assignments, prose or base64): what a decoded base64 run is checked against. */

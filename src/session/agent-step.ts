@@ -1,7 +1,7 @@
 import { createModelClient, runAgent, toolStyleFor, type AgentEvent, type ModelClient } from '../agent/index.js';
 import type { Outcome, Usage } from '../transcript/schema.js';
 import type { MnemaraConfig } from '../config/schema.js';
-import { redact } from '../memory/redact.js';
+import { rememberingRedact } from '../memory/redact.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { SessionEvent, SessionOptions } from './types.js';
 
@@ -97,7 +97,8 @@ export async function runAgentStep(args: {
       transcriptPath: args.transcriptPath,
       rolloutId: args.rolloutId,
       ...(options.conversationId ? { conversationId: options.conversationId } : {}),
-      redact,
+      // One per transcript: a secret seen once (`export X_PASS=…`) is also caught where it appears bare later (`echo $X_PASS`).
+      redact: rememberingRedact(),
       ...(options.signal ? { signal: options.signal } : {}),
       onEvent: forward(args.emit),
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact } from '../../src/memory/redact.js';
+import { redact, rememberingRedact } from '../../src/memory/redact.js';
 import { NEGATIVE_CORPUS } from './negative-corpus.js';
 import { SECRET_CORPUS } from './secret-corpus.js';
 
@@ -27,5 +27,27 @@ describe('redaction by kind', () => {
   it('leaves every look-alike exactly as it is (false positives: 0)', () => {
     const flagged = NEGATIVE_CORPUS.filter((c) => redact(c.text) !== c.text).map((c) => `${c.name}: ${redact(c.text)}`);
     expect(flagged).toEqual([]);
+  });
+});
+
+describe('rememberingRedact: a secret seen once is caught where it appears bare later (new-user trial #10)', () => {
+  it('replaces the echoed value of an exported secret in a later record, and only in that transcript', () => {
+    const value = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8Lm2';
+    const r = rememberingRedact();
+    expect(r(`export AWS_SECRET_ACCESS_KEY=${value}; echo $AWS_SECRET_ACCESS_KEY`)).not.toContain(value);
+    // The tool's output: the value alone on a line, no name beside it; plain redact cannot know it.
+    expect(redact(`${value}\n`)).toContain(value);
+    expect(r(`${value}\n`)).toBe('[REDACTED:secret]\n');
+    // Client flags and prose statements count as seen too.
+    expect(r('mysql -u root -pTr0ub4dor3x -e "select 1"')).not.toContain('Tr0ub4dor3x');
+    expect(r('connected with Tr0ub4dor3x as the password')).not.toContain('Tr0ub4dor3x');
+    // Another transcript starts with nothing remembered.
+    expect(rememberingRedact()(`${value}\n`)).toContain(value);
+  });
+
+  it('does not remember short or placeholder values', () => {
+    const r = rememberingRedact();
+    r('PASSWORD=abc123 TOKEN=$GITHUB_TOKEN');
+    expect(r('abc123 and $GITHUB_TOKEN')).toBe('abc123 and $GITHUB_TOKEN');
   });
 });
