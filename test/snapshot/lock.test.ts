@@ -13,11 +13,12 @@ describe('lineage head lock', () => {
     const dir = tempDir();
     const refs = new LineageRefs(dir, { timeoutMs: 2000 });
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
-    mkdirSync(join(dir, 'ci'), { recursive: true });
-    writeFileSync(join(dir, 'ci/main.lock'), `${dead} ${hostname()} ${Date.now()} dead`);
+    // `ci/main` lives at `ci+/main` (refs.ts: directories carry a `+`), and its lock beside it.
+    mkdirSync(join(dir, 'ci+'), { recursive: true });
+    writeFileSync(join(dir, 'ci+/main.lock'), `${dead} ${hostname()} ${Date.now()} dead`);
     await refs.advance('ci/main', null, ID);
     expect(await refs.get('ci/main')).toBe(ID);
-    expect(existsSync(join(dir, 'ci/main.lock'))).toBe(false);
+    expect(existsSync(join(dir, 'ci+/main.lock'))).toBe(false);
   });
 
   it('waits for a live holder and gives up with LOCK_TIMEOUT', async () => {
