@@ -53,6 +53,7 @@ const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 import { CLIENT_RULES } from './redact-clients.js';
 import { BASE64_RUN, decodeBase64Text, isHighEntropyValue, joinSplitTokens } from './redact-encoded.js';
 import { PROSE_CJK, PROSE_LATIN, isProseValue } from './redact-prose.js';
+import { remember, rememberInto } from './redact-remember.js';
 import { isSecretName } from './secret-names.js';
 
 export { isSecretName };
@@ -72,16 +73,6 @@ const LOCAL_HOST = /^(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|host\.docker\.
 /** Whether `value` is a documented local development default rather than a secret. */
 export function isDevDefault(value: string): boolean {
   return DEV_DEFAULTS.has(value.trim().replace(/^["']|["']$/g, '').toLowerCase());
-}
-
-/** Secret values `redact` replaced, while a {@link rememberingRedact} call runs (else null). */
-let remembered: Set<string> | null = null;
-
-/** Notes a replaced value for {@link rememberingRedact}: long enough that its later occurrences are not chance. */
-function remember(value: string): void {
-  // A bare shell value runs up to a space, so `X=v; echo` gives `v;`.
-  const v = value.trim().replace(/^["'`]|["'`]$/g, '').replace(/[;,&]+$/, '');
-  if (remembered && v.length >= 8 && !v.includes('[REDACTED:')) remembered.add(v);
 }
 
 /** Matches text that is already a redaction marker, so a second pass leaves it alone. */
@@ -358,13 +349,7 @@ export function rememberingRedact(): (text: string) => string {
   const seen = new Set<string>();
   return (text: string): string => {
     if (!text) return text;
-    remembered = seen;
-    let out: string;
-    try {
-      out = redact(text);
-    } finally {
-      remembered = null;
-    }
+    let out = rememberInto(seen, () => redact(text));
     for (const value of seen) if (out.includes(value)) out = out.split(value).join(marker('secret'));
     return out;
   };
