@@ -84,21 +84,27 @@ function digestOf(output: string): string {
   return `${m![1]} ${m![2]}`;
 }
 
+/** A scratch workspace with the odd files, the scripted model (`seen` gets its requests), and configs with the cache on and off. */
+async function cachedSetup(): Promise<{ s: ReturnType<typeof scratch>; seen: string[]; config: ReturnType<typeof testConfig>; off: ReturnType<typeof testConfig> }> {
+  const s = scratch();
+  cleanups.push(s.cleanup);
+  addOddFiles(s.workspace);
+  const seen: string[] = [];
+  const server = await model(seen);
+  // A small quota keeps the images small; the cache is on.
+  const env = { MNEMARA_SANDBOX_MAX_WORKSPACE_BYTES: String(256 * 1024 ** 2), MNEMARA_SANDBOX_WORKSPACE_CACHE_BYTES: String(1024 ** 3) };
+  // `off`: the same, with the cache off (a normal restore to compare with).
+  return { s, seen, config: testConfig(s.home, server.url, env), off: testConfig(s.home, server.url, { ...env, MNEMARA_SANDBOX_WORKSPACE_CACHE_BYTES: '0' }) };
+}
+
 describe.runIf(root)('a session from a cached workspace image', () => {
   it('sees exactly what a normal restore of the head gives, and a cached image changed on the host is not used', async () => {
-    const s = scratch();
-    cleanups.push(s.cleanup);
-    addOddFiles(s.workspace);
-    const seen: string[] = [];
-    const server = await model(seen);
-    // A small quota keeps the images small; the cache is on.
-    const env = { MNEMARA_SANDBOX_MAX_WORKSPACE_BYTES: String(256 * 1024 ** 2), MNEMARA_SANDBOX_WORKSPACE_CACHE_BYTES: String(1024 ** 3) };
-    const config = testConfig(s.home, server.url, env);
+    const { s, seen, config, off } = await cachedSetup();
     const run = (task: string, extra: { from?: string; lineage?: string; cache?: boolean } = {}): Promise<SessionResult> =>
       runSession({
         workspace: s.workspace,
         task,
-        config: extra.cache === false ? testConfig(s.home, server.url, { ...env, MNEMARA_SANDBOX_WORKSPACE_CACHE_BYTES: '0' }) : config,
+        config: extra.cache === false ? off : config,
         lineage: extra.lineage ?? 'cached',
         ...(extra.from ? { from: extra.from } : {}),
       });
@@ -145,13 +151,7 @@ describe.runIf(root)('a session from a cached workspace image', () => {
   }, 600_000);
 
   it('gives two sessions started at once from one head each their own copy, both equal to a normal restore', async () => {
-    const s = scratch();
-    cleanups.push(s.cleanup);
-    addOddFiles(s.workspace);
-    const seen: string[] = [];
-    const server = await model(seen);
-    const env = { MNEMARA_SANDBOX_MAX_WORKSPACE_BYTES: String(256 * 1024 ** 2), MNEMARA_SANDBOX_WORKSPACE_CACHE_BYTES: String(1024 ** 3) };
-    const config = testConfig(s.home, server.url, env);
+    const { s, seen, config, off } = await cachedSetup();
     await runSession({ workspace: s.workspace, task: 'Look around.', config, lineage: 'pair' });
     const filled = await runSession({ workspace: s.workspace, task: 'Edit the project.', config, lineage: 'pair' });
     expect(filled.timings.parts?.['restore.cached']).toBe(0);
@@ -160,7 +160,6 @@ describe.runIf(root)('a session from a cached workspace image', () => {
       expect(r.start.snapshotId).toBe(filled.head);
       expect(r.timings.parts?.['restore.cached']).toBe(1);
     }
-    const off = testConfig(s.home, server.url, { ...env, MNEMARA_SANDBOX_WORKSPACE_CACHE_BYTES: '0' });
     await runSession({ workspace: s.workspace, task: 'List the tree.', config: off, lineage: 'pair-normal', from: filled.head! });
     expect(seen).toHaveLength(3);
     expect(digestOf(seen[0]!)).toBe(digestOf(seen[2]!));
