@@ -16,13 +16,13 @@ export function raw(kind: MemoryKind, text: string, importance = 3, keywords: st
 }
 
 /** Writes what phase 1 would have written for one rollout: raw memories, rollout summary and a transcript. */
-export async function writeRollout(paths: MemoryPaths, rolloutId: string, time: string, memories: RawMemory[], run: { task?: string; outcome?: string } = {}): Promise<void> {
+export async function writeRollout(paths: MemoryPaths, rolloutId: string, time: string, memories: RawMemory[], run: { task?: string; outcome?: string; tried?: string[] } = {}): Promise<void> {
   const meta = { rolloutId, time, outcome: run.outcome ?? 'completed', source: `sessions/${rolloutId}.jsonl`, producer: 'deterministic', promptVersion: 'phase1-det-v1' };
   await mkdir(paths.rawMemoriesDir, { recursive: true });
   await mkdir(paths.rolloutSummariesDir, { recursive: true });
   await mkdir(paths.sessionsDir, { recursive: true });
   await writeFile(paths.rawMemories(rolloutId), renderRawMemories(meta, memories));
-  await writeFile(paths.rolloutSummary(rolloutId), renderRolloutSummary(meta, { task: run.task ?? 't', tried: [], worked: [], outcome: meta.outcome, filesChanged: [] }));
+  await writeFile(paths.rolloutSummary(rolloutId), renderRolloutSummary(meta, { task: run.task ?? 't', tried: run.tried ?? [], worked: [], outcome: meta.outcome, filesChanged: [] }));
   await writeFile(paths.transcript(rolloutId), '');
 }
 

@@ -27,11 +27,34 @@ const FINDING = new RegExp(
   [
     '\\b(root cause|cause|because|since|needs?|requires?|required|missing|not installed|not available|no network|offline|blocked|cannot|can\'t|could not|unable|fails?|failed|only|instead|workaround|plan|next steps?|todo|left to do|remaining|still|has .{1,40} but)\\b',
     '\\(\\d\\)|^\\d[.)]\\s',
-    '\\b(ursache|weil|braucht|benötigt|fehlt|nicht|plan|noch)\\b',
-    '\\b(causa|porque|necesita|falta|plan|no hay|no tiene|pendiente|todavía)\\b',
-    '\\b(cause|parce que|besoin|manque|plan|il reste|pas de|impossible)\\b',
+    '\\b(ursache|weil|braucht|benötigt|fehlt|nicht|plan|noch|nächste\\w*|als nächstes)\\b',
+    '\\b(causa|porque|necesita|falta|plan|no hay|no tiene|pendiente|todavía|próximos? pasos?|siguiente)\\b',
+    '\\b(cause|parce que|besoin|manque|plan|il reste|pas de|impossible|prochaines? étapes?)\\b',
+    '\\b(causa|porque|precisa|falta|plano|próximos passos|ainda)\\b',
+    '(원인|때문|필요|계획|다음|없음|없습니다|못했)',
     '(原因|因为|需要|缺少|计划|无法|不能|还没|下一步|接下来)',
     '(原因|ため|必要|計画|次の手順|次に|できません|できず|ない|未)',
+  ].join('|'),
+  'i',
+);
+
+/**
+ * A constraint of the environment the run worked in, in the languages users write (en, de, es, fr, pt, zh, ja,
+ * ko): no network, a host out of reach, a permission, a password, something not installed, a read-only place,
+ * or a sentence about "this environment / the sandbox" itself. A root cause in the code ("Get/Put still use
+ * the map") is the task's state, not the environment's, and stays with the unfinished task.
+ */
+export const CONSTRAINT = new RegExp(
+  [
+    "\\b(no network|without (a )?network|no internet|network is (down|unreachable|blocked)|offline|unreachable|can(no|')t reach|cannot be reached|could not (resolve|connect)|permission denied|not (readable|writable)|read-only|needs? a password|requires? a password|password is required|not installed|isn't installed|can(no|')t (be )?install|no access|not allowed|(environment|sandbox|container) (has|lacks|does|is|cannot|can't|blocks))\\b",
+    '\\b(in (this|the) (environment|sandbox|container))\\b',
+    '\\b(kein (netz|internet|netzwerk)|keine (netzwerk|verbindung|berechtigung)|nicht erreichbar|zugriff verweigert|nicht installiert|schreibgeschützt|umgebung)',
+    '\\b(sin (red|conexión|acceso)|no (tiene|hay) (red|conexión|acceso)|no se puede (acceder|conectar|instalar)|permiso denegado|no está instalad[oa]|entorno)',
+    "\\b(pas de réseau|sans réseau|injoignable|inaccessible|permission refusée|pas installée?|lecture seule|environnement)",
+    '\\b(sem rede|sem acesso|não está instalad[oa]|ambiente)',
+    '(没有网络|无网络|网络不通|无法访问|无法连接|权限|需要密码|未安装|只读|环境|沙箱)',
+    '(ネットワーク|接続でき|パスワードが必要|権限|インストールされていない|インストールでき|読み取り専用|環境)',
+    '(네트워크|권한|비밀번호가 필요|설치되어 있지 않|환경)',
   ].join('|'),
   'i',
 );
@@ -60,7 +83,7 @@ export function runFindings(view: RolloutView, budget = 900): string[] {
   const take = (s: Said, all: boolean) => {
     const sentences = sentencesOf(s.text);
     sentences.forEach((text, i) => {
-      if (looksLikeInstruction(text) || (!all && !FINDING.test(text))) return;
+      if (looksLikeInstruction(text) || (!all && !FINDING.test(text) && !CONSTRAINT.test(text))) return;
       // A plan to fetch and run code or weaken security is never passed on, also when it spans two sentences
       // ("Download it with `curl … -o /tmp/i.sh`. Then `bash /tmp/i.sh`.").
       // A neighbour that is dangerous on its own is dropped by itself; only a pair that is dangerous together drops both.

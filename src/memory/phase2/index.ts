@@ -18,7 +18,7 @@ import { loadRawInputs, type RolloutInput } from './inputs.js';
 import { mergeRawMemories } from './merge.js';
 import { consolidateWithModel, phase2Data, type ModelEntry } from './model.js';
 import { assignEntries, isForgotten, readHandbook } from './reconcile.js';
-import { dropSuperseded } from './supersede.js';
+import { dropSuperseded, liftedFact } from './supersede.js';
 import { entryOfCandidate, retireByMigration, ruleTombstones } from './retire.js';
 import { closeFinishedTasks, loadOutcomes } from './task-state.js';
 import { readMemoryMd, renderHandbook, writeHandbook } from './write.js';
@@ -146,7 +146,8 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     const outcomes = await loadOutcomes(paths, inputs.kept);
     const open = closeFinishedTasks(merged, outcomes);
     const sup = dropSuperseded(open.kept, outcomes);
-    entries = assignEntries(sup.kept, book.entries, live);
+    const lifted = sup.lifted.flatMap((l) => (inputs.kept[l.order] ? [liftedFact(l, inputs.kept[l.order]!)] : []));
+    entries = assignEntries([...lifted, ...sup.kept], book.entries, live);
     // A person's entry that a newer stated change of the repository contradicts leaves too (issue 12 item 4).
     const retiredHand = retireByMigration(entries, sup.kept);
     const gone = new Set(retiredHand.map((r) => r.entry));

@@ -1,6 +1,7 @@
 import { similarity } from '../normalize.js';
 import type { Candidate } from './merge.js';
 import { proseTokens } from './merge.js';
+import { CONSTRAINT_FACT } from '../phase1/deterministic/constraints.js';
 
 /**
  * "The newer fact wins" (issue 5, phase 2): finds older candidates that a newer one contradicts.
@@ -75,6 +76,60 @@ const STOP_TERMS = new Set(['it', 'this', 'that', 'the', 'a', 'an', 'we', 'they'
 function failedCommands(text: string): string[] {
   if (/what worked|worked:|needs? `/i.test(text)) return [];
   return [...text.matchAll(/`([^`]+)`\s+(?:now\s+)?failed/gi)].map((m) => m[1]!.trim());
+}
+
+/**
+ * What a pitfall with a fix says beyond the commands that failed: "`./gradlew build` failed: “…”. What worked:
+ * `./gradlew ktlintFormat`" is a lesson about ktlintFormat. A later "use `check` instead of `build`" leaves it
+ * true; the failing command only set the scene. A pitfall without a fix, and every other kind, is all lesson.
+ */
+function beyondItsFailures(entry: Candidate): string {
+  if (entry.kind !== 'pitfall' || !/what worked|worked:/i.test(entry.text)) return entry.text;
+  return entry.text.replace(/`[^`]+`\s+(?:now\s+)?failed(?::\s*“[^”]*”(?:\s*\/\s*“[^”]*”)*)?/gi, ' ');
+}
+
+/**
+ * Rule 4 for the environment: a constraint a run that did not finish hit ("/data is not readable", "cannot
+ * reach registry.example.org") is lifted when a newer rollout ran a command on the same subject (an absolute
+ * path, under it, or a host name) and it exited 0.
+ */
+function liftedBy(entry: Candidate, outcomes: Array<{ order: number; passed: string[]; exited0?: string[] }>): { command: string; order: number } | undefined {
+  if (entry.kind !== 'fact' || !entry.text.startsWith(CONSTRAINT_FACT)) return undefined;
+  const subjects = [...entry.text.matchAll(/(?<![\w.])(\/[\w.-]+(?:\/[\w.-]+)*|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:org|com|io|net|dev|internal|local))\b/gi)]
+    .map((m) => m[1]!.replace(/\/+$/, ''))
+    .filter((p) => p.length >= 4 && !/^\/(workspace|tmp|usr|bin|etc|home)$/.test(p));
+  if (subjects.length === 0) return undefined;
+  const on = (cmd: string, subject: string) => new RegExp(`(?<![\\w.-])${escapeRe(subject)}(?![\\w.-])`, 'i').test(cmd);
+  // Exit 0 is the evidence: the command got through the constraint, whatever its output said about the task.
+  for (const o of [...outcomes].sort((a, b) => a.order - b.order)) {
+    if (o.order >= entry.order) continue;
+    const command = (o.exited0 ?? o.passed).find((cmd) => subjects.some((s) => on(cmd, s)));
+    if (command) return { command, order: o.order };
+  }
+  return undefined;
+}
+
+/** A constraint a newer rollout got through (`order`: that rollout's place, 0 = newest) with `command`. */
+export interface Lifted {
+  stale: Candidate;
+  command: string;
+  order: number;
+}
+
+/** The fact that replaces a lifted constraint: the next run should not keep working around it. */
+export function liftedFact(l: Lifted, rollout: { rolloutId: string; time: string }): Candidate {
+  const was = /“([^”]*)”/.exec(l.stale.text)?.[1] ?? l.stale.text;
+  return {
+    kind: 'fact',
+    text: `\`${l.command.replace(/`/g, "'")}\` works now, so an earlier run's finding no longer holds: “${was}”`,
+    sources: [rollout.rolloutId],
+    importance: l.stale.importance,
+    at: rollout.time,
+    order: l.order,
+    count: 1,
+    ids: new Set(),
+    keywords: l.stale.keywords,
+  };
 }
 
 function escapeRe(s: string): string {
@@ -168,8 +223,8 @@ function sameRollouts(a: Candidate, b: Candidate): boolean {
  */
 export function dropSuperseded(
   candidates: Candidate[],
-  outcomes: Array<{ order: number; passed: string[] }> = [],
-): { kept: Candidate[]; superseded: Array<{ stale: Candidate; by: Candidate | null }> } {
+  outcomes: Array<{ order: number; passed: string[]; exited0?: string[] }> = [],
+): { kept: Candidate[]; superseded: Array<{ stale: Candidate; by: Candidate | null }>; lifted: Lifted[] } {
   const superseded: Array<{ stale: Candidate; by: Candidate | null }> = [];
   const stale = new Set<Candidate>();
   for (const b of candidates) {
@@ -179,6 +234,14 @@ export function dropSuperseded(
       stale.add(b);
       superseded.push({ stale: b, by: null });
     }
+  }
+  const lifted: Lifted[] = [];
+  for (const b of candidates) {
+    const by = stale.has(b) ? undefined : liftedBy(b, outcomes);
+    if (!by) continue;
+    stale.add(b);
+    superseded.push({ stale: b, by: null });
+    lifted.push({ stale: b, ...by });
   }
   const terms = new Map(candidates.map((c) => [c, staleTerms(c.text)]));
   for (const a of candidates) {
@@ -195,7 +258,8 @@ export function dropSuperseded(
       let hit = false;
       for (const t of terms.get(a)!) {
         if (t.failure && (b.kind === 'pitfall' || b.kind === 'task_state' || failedCommands(b.text).length > 0 || /`[^`]+`\s+failed/i.test(b.text))) continue;
-        if (mentions(b.text, t.term) && !(t.replacement && mentions(b.text, t.replacement))) hit = true;
+        const said = t.failure ? b.text : beyondItsFailures(b);
+        if (mentions(said, t.term) && !(t.replacement && mentions(said, t.replacement))) hit = true;
       }
       if (!hit && swappedTool(codeSpans(a.text), codeSpans(b.text))) hit = true;
       if (!hit && a.kind === b.kind && sameSubjectOtherArguments(a.text, b.text)) hit = true;
@@ -205,5 +269,5 @@ export function dropSuperseded(
       }
     }
   }
-  return { kept: candidates.filter((c) => !stale.has(c)), superseded };
+  return { kept: candidates.filter((c) => !stale.has(c)), superseded, lifted };
 }

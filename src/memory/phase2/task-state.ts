@@ -13,6 +13,8 @@ export interface RolloutOutcome {
   outcome: string;
   /** Commands the rollout ran that exited 0 (from the summary's `Tried`: "`cmd` → exit 0"). */
   passed: string[];
+  /** Every command that exited 0, also those whose output looked like a failure ("→ exit 0 (but …)"). */
+  exited0: string[];
 }
 
 /** Tasks and outcomes of the kept rollouts, from their rollout summaries (a missing or damaged one is skipped). */
@@ -27,7 +29,11 @@ export async function loadOutcomes(paths: MemoryPaths, kept: RolloutInput[]): Pr
         const m = /^`(.+)` → exit 0$/.exec(t.trim());
         return m ? [m[1]!] : [];
       });
-      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed });
+      const exited0 = summary.tried.flatMap((t) => {
+        const m = /^`(.+)` → exit 0\b/.exec(t.trim());
+        return m ? [m[1]!] : [];
+      });
+      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed, exited0 });
     } catch {
       // A damaged summary only costs this rule its evidence.
     }

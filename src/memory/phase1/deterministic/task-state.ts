@@ -3,6 +3,7 @@ import { commandOf, type RolloutView } from '../rollout.js';
 import { unresolvedFailures } from './fixes.js';
 import { runFindings, stoppedOnPurpose } from '../findings.js';
 import { clip, keywordsOf, quote } from './text.js';
+import { constraintSentences } from './constraints.js';
 
 const UNFINISHED: Record<string, string> = {
   max_turns: 'stopped at the turn limit',
@@ -26,7 +27,9 @@ export function unfinishedTask(view: RolloutView): RawMemory[] {
   const onPurpose = view.outcome === 'error' && stoppedOnPurpose(view);
   const base = onPurpose ? 'the agent stopped on purpose' : reason;
   const why = view.endError && !onPurpose ? `${base}: ${clip(view.endError, 160)}` : base;
-  const found = runFindings(view);
+  // Causes and constraints have their own `fact` entry (`runConstraints`): said once, where they outlive the task.
+  const constraints = new Set(constraintSentences(view));
+  const found = runFindings(view).filter((s) => !constraints.has(s));
   // A run stopped before it did anything (Ctrl-C at start, an endpoint that never answered) left no work to
   // pick up: a note would only repeat the task, in every later prompt.
   if (view.steps.length === 0 && view.filesChanged.length === 0 && found.length === 0) return [];

@@ -1,0 +1,88 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { parseMemoryMd } from '../../src/memory/memory-md.js';
+import { extractRollout } from '../../src/memory/phase1/index.js';
+import { consolidate } from '../../src/memory/phase2/index.js';
+import type { Candidate } from '../../src/memory/phase2/merge.js';
+import { dropSuperseded } from '../../src/memory/phase2/supersede.js';
+import { tempWorkspace, writeRollout } from './helpers.js';
+import { TranscriptBuilder } from './phase1/build.js';
+
+const extract = async (records: ReturnType<TranscriptBuilder['end']>) => extractRollout({ records, transcriptPath: 'sessions/r-test.jsonl', mode: 'deterministic' });
+
+// Issue 12 item 3: what a failed run found about its environment outlives the task (a fact), in several languages.
+describe('constraints of the environment found by a run that did not finish become a fact', () => {
+  const cases: Array<[string, string, string]> = [
+    ['en', 'Root cause: this sandbox has no network, so pip cannot download opencv-python-headless.', 'Plan: (1) with network, switch to opencv-python-headless; (2) add the Canny step.'],
+    ['es', 'Causa raíz: opencv-python necesita libGL.so.1 (paquete libgl1), y este entorno no tiene red.', 'Plan: (1) con red, cambiar a opencv-python-headless.'],
+    ['ja', '原因: この環境では sudo にパスワードが必要で、rubygems.org にも接続できません。', '次の手順: ネットワークのある環境で bundle update nokogiri を実行する。'],
+    ['de', 'In dieser Umgebung ist /srv/cache schreibgeschützt, daher schlägt der Build fehl.', 'Nächste Schritte: den Cache nach /tmp legen.'],
+    ['zh', '原因：当前环境无法访问 registry.npmjs.org，npm install 一直超时。', '下一步：在有网络的机器上更新 package-lock.json。'],
+  ];
+  for (const [lang, constraint, plan] of cases) {
+    it(`${lang}: the constraint is a fact; the plan stays with the unfinished task`, async () => {
+      const b = new TranscriptBuilder('Add the preprocessing step.').bash('make test', 1, 'E   ImportError: something failed').say(`${constraint} ${plan}`);
+      const e = await extract(b.end('error'));
+      const fact = e.memories.find((m) => m.kind === 'fact' && m.text.startsWith('Found by a run that did not finish'));
+      expect(fact?.text, lang).toContain(constraint);
+      expect(fact!.text).not.toContain(plan);
+      const state = e.memories.find((m) => m.kind === 'task_state')!;
+      expect(state.text).toContain(plan);
+      expect(state.text).not.toContain(constraint);
+    });
+  }
+
+  it('a cause in the code, a design note and a completed run give no constraint fact', async () => {
+    const code = 'Ursache der restlichen Fehler: Get/Put/Delete verwenden noch die Map. The sync only knows the file list up front, so bytes would need a stat pass first.';
+    const partial = await extract(new TranscriptBuilder('Use SQLite.').bash('go build ./...', 1, 'store.go:3: undefined: db').say(code).end('error'));
+    expect(partial.memories.filter((m) => m.kind === 'fact')).toEqual([]);
+    const done = await extract(new TranscriptBuilder('Fix it.').bash('make test', 0, 'ok').say('Done. This sandbox has no network, which did not matter.').end('completed'));
+    expect(done.memories.filter((m) => m.text.startsWith('Found by'))).toEqual([]);
+  });
+});
+
+function cand(text: string, order: number, kind: Candidate['kind']): Candidate {
+  return { kind, text, sources: [`r${order}`], importance: 4, at: `2026-01-0${9 - order}`, order, count: 1, ids: new Set([`m-${order}`]), keywords: [] };
+}
+
+// Issue 12 item 3, supersede "only on a real contradiction": a switch away from X retires what recommends X.
+describe('a switch away from a command does not retire a pitfall whose fix is another command', () => {
+  it('"use `./gradlew check` instead of `build`" keeps "build failed … what worked: ktlintFormat"', () => {
+    const ktlint = cand('In this environment `./gradlew build` failed: “Execution failed for task \':ktlintMainSourceSetCheck\'.”. What worked: `./gradlew ktlintFormat`.', 1, 'pitfall');
+    const pref = cand('The user said mid-run: “From now on use `./gradlew check` instead of `build` before committing”', 0, 'preference');
+    expect(dropSuperseded([pref, ktlint]).superseded).toEqual([]);
+  });
+  it('the same switch still retires a pitfall whose fix uses the old command, and one with no fix', () => {
+    const fixUses = cand('In this environment `npm ci` failed: “ERESOLVE”. What worked: `npm ci --legacy-peer-deps`.', 1, 'pitfall');
+    const noFix = cand('In this environment `npm install` failed: “EACCES”.', 2, 'pitfall');
+    const sw = cand('The task states that the repository changed: “we moved from npm to pnpm”', 0, 'fact');
+    expect(new Set(dropSuperseded([sw, fixUses, noFix]).superseded.map((s) => s.stale))).toEqual(new Set([fixUses, noFix]));
+  });
+});
+
+// Issue 12 item 3: a later success retires a pitfall about that command — also a constraint of the environment.
+describe('a constraint a later run got through is lifted, and the memory says so', () => {
+  it('a later exit 0 on the same path retires it and states that it works now', async () => {
+    const paths = await tempWorkspace();
+    const config = { maxRawMemories: 256, memoryMdTokens: 3000, summaryTokens: 800 };
+    const constraint = 'Found by a run that did not finish (Replay the jobs): “/data is not readable for this user; using the copy in test/fixtures instead.”';
+    await writeRollout(paths, 'r-1', '2026-01-01T00:00:00.000Z', [{ kind: 'fact', text: constraint, importance: 4, keywords: ['/data'], evidence: { lines: [1] } }]);
+    await consolidate({ paths, config, mode: 'deterministic', now: () => new Date('2026-01-02T00:00:00.000Z') });
+    await writeRollout(paths, 'r-2', '2026-01-03T00:00:00.000Z', [], { tried: ['`head -3 /data/jobs.csv && node replay.js` → exit 0 (but its output shows a failure)'] });
+    const r = await consolidate({ paths, config, mode: 'deterministic', now: () => new Date('2026-01-04T00:00:00.000Z') });
+    const kept = parseMemoryMd(await readFile(paths.memoryMd, 'utf8')).entries.map((e) => e.text);
+    expect(kept.some((t) => t.startsWith('Found by'))).toBe(false);
+    expect(kept.find((t) => t.includes('works now'))).toMatch(/^`head -3 \/data\/jobs\.csv && node replay\.js` works now.*\/data is not readable/);
+    expect(r.superseded.map((s) => s.stale)).toEqual([constraint]);
+  });
+
+  it('an exit 0 elsewhere, or an older one, lifts nothing', () => {
+    const c = cand('Found by a run that did not finish (x): “cannot reach registry.corp.internal from this sandbox.”', 1, 'fact');
+    const outcomes = [
+      { order: 0, passed: ['npm test'], exited0: ['npm test', 'cat /registry.corp'] },
+      { order: 2, passed: ['curl https://registry.corp.internal/v2/'] },
+    ];
+    expect(dropSuperseded([c], outcomes).superseded).toEqual([]);
+    expect(dropSuperseded([c], [{ order: 0, passed: ['curl -sf https://registry.corp.internal/v2/'] }]).lifted.map((l) => l.command)).toEqual(['curl -sf https://registry.corp.internal/v2/']);
+  });
+});
