@@ -86,3 +86,40 @@ describe('a constraint a later run got through is lifted, and the memory says so
     expect(dropSuperseded([c], [{ order: 0, passed: ['curl -sf https://registry.corp.internal/v2/'] }]).lifted.map((l) => l.command)).toEqual(['curl -sf https://registry.corp.internal/v2/']);
   });
 });
+
+// Issue 12 item 3: "no longer" in several languages names what it retires, also inside package and task names.
+describe('a stated change retires entries naming the old stack, in more languages and spellings', () => {
+  it('fr, de, en with an article, it, nl: the terms are found', async () => {
+    const { staleTerms } = await import('../../src/memory/phase2/supersede.js');
+    const terms = (t: string) => staleTerms(t).map((x) => x.term);
+    expect(terms("on n'utilise plus MySQL : plus besoin de libmysqlclient ni de serveur MariaDB.")).toEqual(['MySQL', 'libmysqlclient', 'MariaDB']);
+    expect(terms('Wir benutzen Spotless nicht mehr; stattdessen ktlint.')).toEqual(['Spotless']);
+    expect(terms('FYI: we no longer use the /opt/terraform/plugins mirror.')).toEqual(['/opt/terraform/plugins']);
+    expect(terms('Non usiamo più Jest.')).toEqual(['Jest']);
+    expect(terms('We gebruiken yarn niet meer.')).toEqual(['yarn']);
+  });
+  it('the old term retires entries that name it inside a package or a task name, and nothing else', async () => {
+    const { migrationRetires } = await import('../../src/memory/phase2/supersede.js');
+    expect(migrationRetires('Wir benutzen Spotless nicht mehr.', 'Immer `./gradlew spotlessApply` vor dem Commit.')).toBe(true);
+    expect(migrationRetires("plus besoin de libmysqlclient ni de serveur MariaDB", '`sudo apt-get install -y default-libmysqlclient-dev mariadb-server`')).toBe(true);
+    expect(migrationRetires('We no longer use Spotless.', 'Run `./gradlew ktlintFormat` before `./gradlew build`.')).toBe(false);
+    expect(migrationRetires('We no longer use MySQL.', 'The `mysqldump` backup script lives in ops/.')).toBe(false);
+  });
+});
+
+// Issue 12 item 3: a run that finishes the earlier task closes its unfinished-work entry, whatever the language.
+describe('unfinished work is closed by a later run that finished it', () => {
+  const unfinished = (order: number, text: string): Candidate => cand(text, order, 'task_state');
+  it('by a shared code identifier, or a task that says it carries on the previous one', async () => {
+    const { closeFinishedTasks } = await import('../../src/memory/phase2/task-state.js');
+    const old = unfinished(1, 'Unfinished (stopped at the turn limit): Invoices::PdfRenderer puts the VAT line under the total; move it above.');
+    const out = (task: string, outcome = 'completed') => [{ rolloutId: 'r0', order: 0, task, outcome, passed: [], exited0: [] }];
+    expect(closeFinishedTasks([old], out('Termine : la ligne de TVA au-dessus du total dans Invoices::PdfRenderer.')).closed).toEqual([old]);
+    expect(closeFinishedTasks([old], out('Termine la tâche précédente, s’il te plaît.')).closed).toEqual([old]);
+    expect(closeFinishedTasks([old], out('Termine la tâche précédente.', 'interrupted')).closed).toEqual([]);
+    expect(closeFinishedTasks([old], out('Add a CSV export of the ledger.')).closed).toEqual([]);
+    // "The previous task" is the newest unfinished one, not every one.
+    const older = unfinished(2, 'Unfinished: the retry queue in src/queue.ts.');
+    expect(closeFinishedTasks([old, older], out('Finish the previous task.')).closed).toEqual([old]);
+  });
+});

@@ -53,7 +53,8 @@ export function staleTerms(text: string): StaleTerm[] {
   }
   for (const m of text.matchAll(/`([^`]+)`\s+(?:now\s+)?(?:fails|failed|errors|does not work|doesn't work)/gi)) out.push({ term: m[1]!, failure: true });
   for (const m of text.matchAll(/\b(?:instead of|rather than|replaces|replaced)\s+`([^`]+)`/gi)) out.push({ term: m[1]! });
-  for (const m of text.matchAll(new RegExp(`\\bno longer\\s+(?:uses?|using|needs?|requires?)\\s+${TERM}`, 'gi'))) out.push({ term: clean(m[1]!) });
+  const ART = '(?:(?:the|a|an|our|its)\\s+)?';
+  for (const m of text.matchAll(new RegExp(`\\bno longer\\s+(?:uses?|using|needs?|requires?)\\s+${ART}${TERM}`, 'gi'))) out.push({ term: clean(m[1]!) });
   for (const m of text.matchAll(new RegExp(`(?:^|[\\s“"(])${TERM}\\s+(?:is|are)\\s+(?:gone|no longer (?:used|needed|there)|removed)\\b`, 'gi'))) out.push({ term: clean(m[1]!) });
   for (const m of text.matchAll(new RegExp(`(?:^|[\\s“"(;,])${TERM}\\s+no longer exists?\\b`, 'gi'))) out.push({ term: clean(m[1]!) });
   // Other languages: "从 X 迁移到 Y" / "X 换成了 Y" (zh), "von X auf/zu Y" + umgestellt/gewechselt/migriert (de),
@@ -64,8 +65,25 @@ export function staleTerms(text: string): StaleTerm[] {
   for (const m of text.matchAll(new RegExp(`\\bvon\\s+${W}\\s+(?:auf|zu|nach)\\s+${W}\\s+(?:umgestellt|gewechselt|migriert)`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
   for (const m of text.matchAll(new RegExp(`\\b(?:migr\\w+|cambi\\w+|pas\\w+|pass\\w+)\\s+(?:\\w+\\s+)?de\\s+${W}\\s+(?:a|à|al|vers)\\s+${W}`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
   for (const m of text.matchAll(new RegExp(`${W}\\s*から\\s*${W}\\s*(?:に|へ)\\s*(?:移行|切り替え|変更)`, 'g'))) out.push({ term: m[1]!, replacement: m[2]! });
-  for (const m of text.matchAll(new RegExp(`${W}\\s+(?:\\w+\\s+)?nicht mehr\\b`, 'gi'))) if (!/^(wird|werden|ist|sind|brauchen|braucht)$/i.test(m[1]!)) out.push({ term: m[1]! });
-  for (const m of text.matchAll(new RegExp(`\\bya no\\s+(?:usa\\w*|necesit\\w+|us\\w+)\\s+${W}`, 'gi'))) out.push({ term: m[1]! });
+  // "X wird nicht mehr gebraucht", "wir benutzen X nicht mehr": the term is the word that is not a verb.
+  const VERB = /^(wird|werden|ist|sind|brauchen|braucht|benutzen|benutzt|nutzen|nutzt|verwenden|verwendet|haben|hat|gibt|laufen|läuft|benötigen|benötigt|installieren|wir)$/i;
+  for (const m of text.matchAll(new RegExp(`${W}\\s+(?:([\\w.@:/+-]+)\\s+)?nicht mehr\\b`, 'gi'))) {
+    const term = m[2] && VERB.test(m[1]!) ? m[2] : m[1]!;
+    if (!VERB.test(term)) out.push({ term });
+  }
+  for (const m of text.matchAll(new RegExp(`\\bya no\\s+(?:usa\\w*|necesit\\w+|us\\w+|hace falta)\\s+(?:(?:el|la|los|las)\\s+)?${W}`, 'gi'))) out.push({ term: m[1]! });
+  // "on n'utilise plus X", "plus besoin de X (ni de Y)" (fr); "non usiamo più X" (it); "não usamos mais X" (pt);
+  // "gebruiken X niet meer" (nl); "X wird nicht mehr gebraucht" is the German rule above.
+  const LIST = (head: string) => new RegExp(`${head}\\s+((?:(?:de|d'|du|des|le|la|les|l'|il|lo|la|o|a|os|as|the)\\s*)?${W}(?:\\s+(?:ni|ou|ni de|o|e|ou de|and|or)\\s+(?:(?:de|d'|du|des|le|la|les|l')\\s*)?(?:\\w+\\s+)?${W})*)`, 'gi');
+  for (const head of ["n'utilis\\w*\\s+plus", 'plus besoin', 'non\\s+(?:usiamo|uso|serve)\\s+più', 'não\\s+(?:usamos|uso|precisamos)\\s+mais', 'ne\\s+plus\\s+utiliser']) {
+    for (const m of text.matchAll(LIST(head))) {
+      for (const w of m[1]!.split(/\s+(?:ni|ou|o|e|and|or)\s+/i)) {
+        const word = w.replace(/^(?:(?:de|d'|du|des|le|la|les|l'|il|lo|o|a|os|as|the)\s*)+/i, '').split(/\s+/).at(-1)!;
+        out.push({ term: clean(word) });
+      }
+    }
+  }
+  for (const m of text.matchAll(new RegExp(`\\bgebruik\\w*\\s+(?:we\\s+)?${W}\\s+niet meer`, 'gi'))) out.push({ term: m[1]! });
   return out.filter((t) => t.term.length >= 2 && !STOP_TERMS.has(t.term.toLowerCase()));
 }
 
@@ -139,7 +157,13 @@ function escapeRe(s: string): string {
 function mentions(text: string, term: string): boolean {
   // A bare word of 5+ letters also names its longer forms ("Postgres" → "postgresql").
   const tail = /^[a-z]{5,}$/i.test(term) ? '[a-z]{0,3}' : '';
-  return new RegExp(`(?<![\\w@/.-])${escapeRe(term)}${tail}(?![\\w@/-])`, 'i').test(text);
+  if (new RegExp(`(?<![\\w@/.-])${escapeRe(term)}${tail}(?![\\w@/-])`, 'i').test(text)) return true;
+  if (!/^[a-z]{5,}$/i.test(term)) return false;
+  // …and a package or task built on it: `default-libmysqlclient-dev`, `mariadb-server`, `spotlessApply`.
+  return (
+    new RegExp(`(?<![\\w.])(?:[a-z0-9]+-)*(?:lib)?${escapeRe(term)}${tail}(?:-[a-z0-9]+)+(?![\\w.-])|(?<![\\w.-])(?:[a-z0-9]+-)+(?:lib)?${escapeRe(term)}${tail}(?![\\w.-])`, 'i').test(text) ||
+    new RegExp(`(?<![\\w.-])${escapeRe(term.toLowerCase())}[A-Z][a-zA-Z]*\\b`).test(text.replace(new RegExp(escapeRe(term), 'gi'), term.toLowerCase()))
+  );
 }
 
 /** Whether `command` is among `passed` (the same command, ignoring `cd … &&` and output plumbing). */

@@ -50,9 +50,40 @@ export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOut
   const kept = candidates.filter((c) => {
     if (c.kind !== 'task_state') return true;
     const words = contentTokens(c.text);
-    const done = outcomes.some((o) => o.order < c.order && o.outcome === 'completed' && similarity(contentTokens(o.task), words).overlap >= 0.5);
+    const ids = identifiers(c.text);
+    const done = outcomes.some(
+      (o) =>
+        o.order < c.order &&
+        o.outcome === 'completed' &&
+        (similarity(contentTokens(o.task), words).overlap >= 0.5 || [...identifiers(o.task)].some((i) => ids.has(i)) || (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c)),
+    );
     if (done) closed.push(c);
     return !done;
   });
   return { kept, closed };
 }
+
+/**
+ * A task that says it carries on the last one ("finish the previous task", "termine la tâche précédente",
+ * "mach die letzte Aufgabe fertig", "继续上次的任务", "前回のタスクの続き"): it closes the newest unfinished work
+ * before it, in whatever language either was written.
+ */
+const CONTINUES =
+  /\b(previous|last|earlier|unfinished) (task|run|session)|\bpick up where|\bcontinue (the|where)|précédente?|tâche d'avant|vorherige|letzte aufgabe|angefangene|tarea anterior|anterior tarea|tarefa anterior|compito precedente|上次|之前的任务|前回|この前の|이전 작업|지난번/i;
+
+/** Identifiers in a text that name one thing in the code: `Invoices::PdfRenderer`, `src/worker.ts`, `renewLease`. */
+function identifiers(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/[A-Za-z_][\w]*(?:::|\.|\/)[\w:./-]*[\w]|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*/g)) {
+    const id = m[0];
+    // Versions, hosts and bare file extensions name no piece of this repository's code.
+    if (id.length < 6 || /^\d|^(e\.g|i\.e|etc)\b|\.(com|org|io|net)$/i.test(id) || /^\/?(workspace|tmp|usr)\b/.test(id)) continue;
+    out.add(id.toLowerCase());
+  }
+  return out;
+}
+
+function newestOpenBefore(candidates: Candidate[], order: number): Candidate | undefined {
+  return candidates.filter((c) => c.kind === 'task_state' && c.order > order).sort((a, b) => a.order - b.order)[0];
+}
+
