@@ -123,3 +123,25 @@ describe('unfinished work is closed by a later run that finished it', () => {
     expect(closeFinishedTasks([old, older], out('Finish the previous task.')).closed).toEqual([old]);
   });
 });
+
+// Issue 12 item 3: "a fix is the whole chain": setup that got a command past its error is the fix of that
+// error even when the command then failed on a real bug the run fixed in the code.
+describe('setup that got a command past its first error is kept, also when the command then failed on another', () => {
+  it('`cp .env.example .env.test && pnpm test` moved past "Missing env" to an assertion: a procedure with the cp', async () => {
+    const b = new TranscriptBuilder('Hide the checkout button when the cart is empty.')
+      .bash('cd /workspace && pnpm test -- src/cart', 1, ' × renders total\n   → Error: Missing env VITE_API_BASE (see src/env.ts)\n Test Files  1 failed (1)')
+      .bash('cd /workspace && cp .env.example .env.test && pnpm test -- src/cart', 1, ' ✓ renders total\n × hides checkout when empty\n   → AssertionError: expected document not to contain element\n Test Files  1 failed (1)');
+    const e = await extract(b.end('completed'));
+    const fix = e.memories.find((m) => m.text.includes('cp .env.example .env.test'));
+    expect(fix?.kind).toBe('procedure');
+    expect(fix!.text).toMatch(/^`pnpm test -- src\/cart` needs `cp \.env\.example \.env\.test` first/);
+  });
+  it('the same error again, or no setup in between, is no fix', async () => {
+    const same = new TranscriptBuilder('t')
+      .bash('pnpm test', 1, 'Error: Missing env VITE_API_BASE')
+      .bash('cp .env.example .env.local && pnpm test', 1, 'Error: Missing env VITE_API_BASE');
+    expect((await extract(same.end('completed'))).memories.filter((m) => m.text.includes('cp .env.example'))).toEqual([]);
+    const rerun = new TranscriptBuilder('t').bash('pnpm test', 1, 'Error: Missing env VITE_API_BASE').bash('pnpm test', 1, 'AssertionError: expected 1 to be 2');
+    expect((await extract(rerun.end('completed'))).memories.filter((m) => m.kind === 'procedure')).toEqual([]);
+  });
+});

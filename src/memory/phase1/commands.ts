@@ -171,6 +171,12 @@ export function filesWrittenBy(command: string): string[] {
       for (const f of files.slice(1)) if (keep(f)) out.add(f);
     }
     if (seg.program === 'tee') for (const f of seg.args.filter((a) => !a.startsWith('-'))) if (keep(f)) out.add(f);
+    // `cp .env.example .env.test`, `mv`, `install -m 644 a b`, `ln -s a b`: the last operand is written.
+    if (/^(cp|mv|install|ln)$/.test(seg.program)) {
+      const operands = seg.args.filter((a) => !a.startsWith('-'));
+      const target = operands.length >= 2 ? operands.at(-1)! : undefined;
+      if (target && keep(target) && !target.endsWith('/')) out.add(target);
+    }
   }
   return [...out];
 }

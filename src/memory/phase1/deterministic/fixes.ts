@@ -77,6 +77,21 @@ interface Fix {
   changes: Array<{ step: Step; text: string; oneTime?: boolean }>;
   /** A command between the failure and the resolver that did more than look (`readOnlyCommand`). */
   changedBetween: boolean;
+  /** The resolver failed too, on another error: the changes fixed the first one only (`movedPast`). */
+  movedPast?: boolean;
+}
+
+/**
+ * Whether `after` (the same command, run again after a change) no longer shows the error `before` failed on
+ * and fails on another one instead. Needs an error line on both sides: a bare exit code tells nothing.
+ */
+function movedPast(before: Step, after: Step): boolean {
+  const was = errorLines(before.output ?? '', 2);
+  const now = errorLines(after.output ?? '', 2);
+  if (was.length === 0 || now.length === 0) return false;
+  const fold = (t: string) => t.replace(/\s+/g, ' ').trim().toLowerCase();
+  const out = fold(after.output ?? '');
+  return was.every((w) => !out.includes(fold(w))) && now.some((n) => !was.some((w) => fold(w) === fold(n)));
 }
 
 const WORK = new Set(['test', 'build', 'install', 'system', 'generate', 'env']);
@@ -118,20 +133,23 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
   const at = whereOf(dirs.get(failure.index)!, splitCommand(commandOf(failure) ?? ''), target);
   const changes: Fix['changes'] = [];
   let changedBetween = false;
+  let past: Fix | undefined;
   for (const next of steps.slice(failure.index + 1)) {
     if (isEdit(next)) {
       const path = String(next.input.path);
-      if (!isConfigPath(path)) return undefined; // the code changed: a dev loop, not an environment lesson
+      if (!isConfigPath(path)) return past; // the code changed: a dev loop, not an environment lesson
       changes.push({ step: next, text: `changing ${path.replace(/^\/workspace\//, '')}`, oneTime: oneTimeEdit(path) });
       continue;
     }
     const cmd = commandOf(next);
     if (!cmd) continue;
     const written = filesWrittenBy(cmd);
-    if (written.some((p) => !isConfigPath(p))) return undefined;
+    if (written.some((p) => !isConfigPath(p))) return past;
     // `sed -i …` on a file of the repository: a change made once (and committed), like an editor edit.
-    if (written.length) changes.push({ step: next, text: `changing ${written.map((p) => p.replace(/^\/workspace\//, '')).join(', ')}`, oneTime: written.every(oneTimeEdit) });
     const segs = splitCommand(cmd);
+    // A file copied into place (`cp .env.example .env.test`) is best retyped as the command that made it.
+    const copy = segs.find((s) => /^(cp|mv|install|ln)$/.test(s.program) && written.includes(s.args.filter((a) => !a.startsWith('-')).at(-1) ?? ''));
+    if (written.length) changes.push({ step: next, text: copy ? copy.text : `changing ${written.map((p) => p.replace(/^\/workspace\//, '')).join(', ')}`, oneTime: written.every(oneTimeEdit) });
     // The same check in another directory or package (`pnpm run lint` in web/ after `make lint` failed in services/api) is not its fix.
     const match = workSegments(segs).find((s) => related(s, target) && sameWhere(whereOf(dirs.get(next.index)!, segs, s), at));
     const outcome = match ? segmentOutcome(next, segs, match) : undefined;
@@ -143,6 +161,10 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes, changedBetween };
     }
     if (match && (outcome === 'failed' || (outcome === 'unknown' && failed(next)))) {
+      // The setup got the command past its error, and it now fails on another one (a real bug the run then
+      // fixed in the code): the setup is the fix of the first failure all the same.
+      // Kept as the answer only if no later run of it passes before the code changes.
+      if (!past && changes.length > 0 && movedPast(failure, next)) past = { chain: [...chain], resolver: next, resolverSegs: segs, resolverSeg: match, changes: [...changes], changedBetween, movedPast: true };
       chain.push({ step: next, seg: match });
       continue;
     }
@@ -151,7 +173,7 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     const setup = setupSegments(next, segs, target);
     if (setup.length > 0) changes.push({ step: next, text: setup.map((s) => s.text).join(' && ') });
   }
-  return undefined;
+  return past;
 }
 
 /**
@@ -191,7 +213,10 @@ function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
   });
   const changes = [...new Set(fix.changes.map((c) => c.text))];
   let text: string;
-  if (needsSetup) {
+  if (fix.movedPast) {
+    const made = changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ');
+    text = `\`${clip(first.seg.core, 160)}\` needs ${made} first. Without it ${parts[0]}. (With it the command got past that error.)`;
+  } else if (needsSetup) {
     const repeat = [...new Set(fix.changes.filter((c) => !c.oneTime).map((c) => c.text))];
     const once = [...new Set(fix.changes.filter((c) => c.oneTime).map((c) => c.text))];
     text = `\`${clip(first.seg.core, 160)}\` needs ${repeat.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ')} first. Without it ${parts.join('; ')}.${once.length ? ` (The run also made a one-time change: ${once.join(', ')}.)` : ''}`;
