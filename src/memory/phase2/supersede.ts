@@ -84,7 +84,18 @@ export function staleTerms(text: string): StaleTerm[] {
     }
   }
   for (const m of text.matchAll(new RegExp(`\\bgebruik\\w*\\s+(?:we\\s+)?${W}\\s+niet meer`, 'gi'))) out.push({ term: m[1]! });
-  return out.filter((t) => t.term.length >= 2 && !STOP_TERMS.has(t.term.toLowerCase()));
+  // "перешли с X на Y", "X больше не нужен/используем", "больше не используем X" (ru); "van X naar Y" (nl); "z X na Y" (pl).
+  const C = '([\\w.@:/+-]+(?:\\s+\\d[\\w.]*)?|[\\u0400-\\u04ff]+)';
+  for (const m of text.matchAll(new RegExp(`перешли\\s+(?:с|со)\\s+${C}\\s+на\\s+${C}`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
+  for (const m of text.matchAll(new RegExp(`${W}\\s+больше не\\s+(?:нужен|нужна|нужно|нужны|используется|используем|требуется)`, 'gi'))) out.push({ term: m[1]! });
+  for (const m of text.matchAll(new RegExp(`больше не\\s+(?:используем|нужен|нужна|нужны|ставим)\\s+${W}`, 'gi'))) out.push({ term: m[1]! });
+  for (const m of text.matchAll(new RegExp(`\\b(?:overgestapt|gemigreerd|overgegaan)\\s+(?:\\w+\\s+)?van\\s+${W}\\s+naar\\s+${W}`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
+  for (const m of text.matchAll(new RegExp(`\\bvan\\s+${W}\\s+naar\\s+${W}\\s+(?:overgestapt|gemigreerd|gegaan)`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
+  for (const m of text.matchAll(new RegExp(`(?:przeszliśmy|zmigrowaliśmy)\\s+(?:\\S+\\s+)?z\\s+${W}\\s+na\\s+${W}`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
+  for (const m of text.matchAll(new RegExp(`(?:migrat[oi]|passati)\\s+(?:\\w+\\s+)?da\\s+${W}\\s+a\\s+${W}`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
+  return out
+    .map((t) => ({ ...t, term: clean(t.term), ...(t.replacement ? { replacement: clean(t.replacement) } : {}) }))
+    .filter((t) => t.term.length >= 2 && !STOP_TERMS.has(t.term.toLowerCase()) && !/^\d+(\.\d+)*$/.test(t.term));
 }
 
 /** Words that the patterns above can catch but that name nothing. */

@@ -1,6 +1,6 @@
 /**
  * Whether words a person typed state something lasting about the repository or only steer this run.
- * Word lists in several languages (en, de, fr, es, pt, it, ru, zh, ja, ko); they decide between kinds of
+ * Word lists in several languages (en, de, fr, es, pt, it, nl, pl, ru, zh, ja, ko); they decide between kinds of
  * sentence, never which lesson a sentence teaches.
  */
 
@@ -11,8 +11,10 @@ export const DURABLE = new RegExp(
     '\\b(immer|niemals|nie|ab jetzt|von nun an|künftig|grundsätzlich|jedes mal|in diesem (repo|projekt)|wir (nutzen|verwenden))\\b',
     "\\b(toujours|jamais|désormais|à partir de maintenant|dans ce (dépôt|projet)|on utilise)\\b",
     '\\b(siempre|nunca|a partir de ahora|de ahora en adelante|en este (repo|repositorio|proyecto)|usamos)\\b',
-    '\\b(sempre|a partir de agora|d\'ora in poi|mai più)\\b',
-    '(всегда|никогда|впредь|отныне|в этом репозитории)',
+    '\\b(sempre|a partir de agora|d\'ora in poi|mai più|in questo (repo|repository|progetto)|usiamo|ogni volta|neste (repo|repositório|projeto)|daqui para frente)\\b',
+    '\\b(altijd|nooit|voortaan|vanaf nu|in deze (repo|repository)|we gebruiken|elke keer)\\b',
+    '\\b(zawsze|nigdy|od teraz|odtąd|w tym (repo|repozytorium|projekcie)|za każdym razem|używamy)(?![\\wąćęłńóśźż])',
+    '(всегда|никогда|впредь|отныне|с этого момента|в этом (репозитории|репо|проекте)|каждый раз)',
     '(以后|今后|往后|总是|始终|每次|永远|一律|都要|不要再|在这个仓库|本仓库|這個倉庫|以後)',
     '(必ず|常に|いつも|今後|これから|このリポジトリでは|絶対に|毎回)',
     '(항상|앞으로|절대|매번)',
@@ -27,7 +29,8 @@ export const ONE_OFF = new RegExp(
     '\\b(vorerst|diesmal|dieses mal|fürs erste|für jetzt|mache ich selbst)\\b',
     "\\b(pour l'instant|cette fois|pour le moment|je (le )?ferai moi-même)\\b",
     '\\b(por ahora|esta vez|de momento|por el momento|lo haré yo)\\b',
-    '(这次|這次|暂时|暫時|先不要|目前先|今回|とりあえず|ひとまず|一旦|이번에는|пока что|в этот раз)',
+    '\\b(voor nu|deze keer|dit keer|na razie|tym razem|per ora|per adesso|questa volta|por enquanto|desta vez|por agora)\\b',
+    '(这次|這次|暂时|暫時|先不要|目前先|今回|とりあえず|ひとまず|一旦|이번에는|пока что|в этот раз|на этот раз)',
   ].join('|'),
   'i',
 );
@@ -51,6 +54,9 @@ export const CHANGED = new RegExp(
     '(に移行|へ移行|に切り替え|もう使わない|廃止)',
     '(이전했|더 이상)',
     '(перешли|больше не)',
+    '\\b(migrato|migrati|passati a|non \\w+ più|migrado|mudamos|não \\w+ mais)\\b',
+    '\\b(overgestapt|gemigreerd|niet meer)\\b',
+    '\\b(przeszliśmy|zmigrowaliśmy|już nie)(?![\\wąćęłńóśźż])',
   ].join('|'),
   'i',
 );
@@ -74,8 +80,10 @@ const LASTING_MARKER = new RegExp(
     '\\b(ab jetzt|ab sofort|von nun an|künftig|zukünftig|in zukunft|grundsätzlich|in diesem (repo|projekt)|wir (nutzen|verwenden))\\b',
     "\\b(désormais|à partir de maintenant|à l'avenir|dans ce (dépôt|projet)|on utilise)\\b",
     '\\b(a partir de ahora|de ahora en adelante|en el futuro|en este (repo|repositorio|proyecto)|usamos)\\b',
-    "\\b(a partir de agora|d'ora in poi|d'ora in avanti)\\b",
-    '(впредь|отныне|в этом репозитории)',
+    "\\b(a partir de agora|daqui para frente|neste (repo|repositório|projeto)|d'ora in poi|d'ora in avanti|in questo (repo|repository|progetto)|usiamo)\\b",
+    '\\b(voortaan|vanaf nu|in deze (repo|repository)|we gebruiken)\\b',
+    '\\b(od teraz|odtąd|w tym (repo|repozytorium|projekcie)|używamy)(?![\\wąćęłńóśźż])',
+    '(впредь|отныне|с этого момента|в этом (репозитории|репо|проекте))',
     '(以后|今后|往后|以後|今後|在这个仓库|本仓库|這個倉庫|这个项目里|これから|このリポジトリでは|このリポジトリでは常に|앞으로)',
   ].join('|'),
   'i',
@@ -95,6 +103,7 @@ const COMMANDING = new RegExp(
     '(必ず|常に|絶対に|毎回)',
     '(항상|절대|매번)',
     '^(всегда|никогда)',
+    '^(sempre|mai|non \\w+ mai|altijd|nooit|zawsze|nigdy)\\b',
   ].join('|'),
   'i',
 );

@@ -23,6 +23,9 @@ export function failedTestNames(output: string, max = 3): string[] {
     else if ((m = /^\s*(\w[\w.]*Test\w*) > (\S+?\(\)) FAILED/.exec(l))) add(`${m[1]} > ${m[2]}`);
     else if ((m = /^rspec (\.\/spec\/\S+:\d+)/.exec(l))) add(m[1]);
     else if ((m = /^\[ERROR\]\s+(\w[\w.]*\.\w+)(?::\d+)?\s/.exec(l)) && /Test|IT\b/.test(m[1]!)) add(m[1]);
+    else if ((m = /^\s*Failed (\w[\w.`+<>,-]*\.\w+(?:\(.*\))?) \[\d+(?:\.\d+)? ?(?:ms|s)\]/.exec(l))) add(m[1]); // dotnet test (vstest)
+    else if ((m = /^\s*\d+\) test (.+?) \(([\w.]+)\)\s*$/.exec(l))) add(`${m[2]}: ${m[1]}`); // ExUnit
+    else if ((m = /^\d+\) ([\w\\]+::\w+)/.exec(l))) add(m[1]); // PHPUnit
     if (out.length >= max) break;
   }
   return out;

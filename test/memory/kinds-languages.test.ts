@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { statesLastingRule } from '../../src/memory/phase1/deterministic/durable.js';
+import { failedTestNames } from '../../src/memory/phase1/deterministic/flaky.js';
+import { staleTerms } from '../../src/memory/phase2/supersede.js';
+
+// Issue 12 item 3, "and their equivalents in other languages": lasting rules, one-off instructions and
+// stated migrations in Dutch, Polish, Italian, Portuguese and Russian, beside the languages already covered.
+describe('lasting rules and one-off instructions in more languages', () => {
+  const lasting = [
+    'Voortaan altijd `pnpm lint` draaien voor een commit.',
+    'Od teraz zawsze uruchamiaj `cargo clippy -- -D warnings` przed commitem.',
+    "D'ora in poi usa sempre `ruff format`.",
+    'Neste repositório usamos sempre `mvn -q verify` antes do push.',
+    'Отныне всегда запускай `mvn verify` перед коммитом.',
+    'Zawsze uruchamiaj testy przed pushem.',
+  ];
+  const oneOff = ['Dit keer niet committen.', 'Tym razem nie commituj.', 'Per ora non fare push.', 'Por enquanto não faça push.', 'На этот раз не коммить.'];
+  for (const t of lasting) it(`lasting: ${t}`, () => expect(statesLastingRule(t)).toBe(true));
+  for (const t of oneOff) it(`one-off: ${t}`, () => expect(statesLastingRule(t)).toBe(false));
+});
+
+describe('stated migrations in more languages name what they retire', () => {
+  const cases: Array<[string, Array<{ term: string; replacement?: string }>]> = [
+    ['Мы перешли с Java 17 на Java 21, toolchains.xml больше не нужен.', [{ term: 'Java 17', replacement: 'Java 21' }, { term: 'toolchains.xml' }]],
+    ['We zijn overgestapt van Jest naar Vitest.', [{ term: 'Jest', replacement: 'Vitest' }]],
+    ['Przeszliśmy z npm na pnpm.', [{ term: 'npm', replacement: 'pnpm' }]],
+    ['Siamo migrati da psycopg2 a psycopg.', [{ term: 'psycopg2', replacement: 'psycopg' }]],
+  ];
+  for (const [text, want] of cases) it(text, () => expect(staleTerms(text)).toEqual(want));
+  it('a bare version number is never a term', () => expect(staleTerms('Java 17 больше не нужен')).toEqual([]));
+});
+
+// Issue 12 item 3, flaky tests "become a lesson that names the test": the name comes from the runner's report.
+describe('failing test names from more runners', () => {
+  it('dotnet test, ExUnit, PHPUnit', () => {
+    expect(failedTestNames('  Failed Mossbank.Tests.Caching.StatementCacheTests.EntryExpiresAfterTtl [205 ms]\n  Error Message:')).toEqual(['Mossbank.Tests.Caching.StatementCacheTests.EntryExpiresAfterTtl']);
+    expect(failedTestNames('  1) test resets after the window (Petrel.RateLimiterTest)\n     test/petrel/rate_limiter_test.exs:42\n')).toEqual(['Petrel.RateLimiterTest: resets after the window']);
+    expect(failedTestNames('1) Tests\\Unit\\InvoiceTest::testTotals\nFailed asserting that 3 matches expected 4.')).toEqual(['Tests\\Unit\\InvoiceTest::testTotals']);
+  });
+  it('a build line that says "Failed" is no test name', () => {
+    expect(failedTestNames('Failed to install browsers\nBuild FAILED.\nFailed!  - Failed:     1, Passed:   118')).toEqual([]);
+  });
+});
