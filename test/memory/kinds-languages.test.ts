@@ -13,6 +13,9 @@ describe('lasting rules and one-off instructions in more languages', () => {
     'Neste repositório usamos sempre `mvn -q verify` antes do push.',
     'Отныне всегда запускай `mvn verify` перед коммитом.',
     'Zawsze uruchamiaj testy przed pushem.',
+    // `\b` sees no word edge before an accented capital: "À partir de maintenant" was missed.
+    'À partir de maintenant, lance toujours `bundle exec rubocop -a` avant de terminer.',
+    'Às vezes não; a partir de agora sempre `npm run lint`.',
   ];
   const oneOff = ['Dit keer niet committen.', 'Tym razem nie commituj.', 'Per ora non fare push.', 'Por enquanto não faça push.', 'На этот раз не коммить.'];
   for (const t of lasting) it(`lasting: ${t}`, () => expect(statesLastingRule(t)).toBe(true));

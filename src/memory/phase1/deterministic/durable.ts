@@ -7,13 +7,13 @@
 /** Said as lasting: "always", "never", "in this repo", "from now on", "we use …", "… on purpose" and equivalents. */
 export const DURABLE = new RegExp(
   [
-    "\\b(always|never|from now on|going forward|in (this|the) (repo|repository|project|codebase)|(repo|project)[- ]wide|every (time|test|commit)|each time|by default|as a rule|our convention|house style|keep using|(we|this repo|this project) (use|uses|prefer|prefers|support|supports|don't use|do not use|never use)|on purpose|deliberately|that goes for every)\\b",
-    '\\b(immer|niemals|nie|ab jetzt|von nun an|künftig|grundsätzlich|jedes mal|in diesem (repo|projekt)|wir (nutzen|verwenden))\\b',
-    "\\b(toujours|jamais|désormais|à partir de maintenant|dans ce (dépôt|projet)|on utilise)\\b",
-    '\\b(siempre|nunca|a partir de ahora|de ahora en adelante|en este (repo|repositorio|proyecto)|usamos)\\b',
-    '\\b(sempre|a partir de agora|d\'ora in poi|mai più|in questo (repo|repository|progetto)|usiamo|ogni volta|neste (repo|repositório|projeto)|daqui para frente)\\b',
-    '\\b(altijd|nooit|voortaan|vanaf nu|in deze (repo|repository)|we gebruiken|elke keer)\\b',
-    '\\b(zawsze|nigdy|od teraz|odtąd|w tym (repo|repozytorium|projekcie)|za każdym razem|używamy)(?![\\wąćęłńóśźż])',
+    "(?<![\\wÀ-ɏ])(always|never|from now on|going forward|in (this|the) (repo|repository|project|codebase)|(repo|project)[- ]wide|every (time|test|commit)|each time|by default|as a rule|our convention|house style|keep using|(we|this repo|this project) (use|uses|prefer|prefers|support|supports|don't use|do not use|never use)|on purpose|deliberately|that goes for every)(?![\\wÀ-ɏ])",
+    '(?<![\\wÀ-ɏ])(immer|niemals|nie|ab jetzt|von nun an|künftig|grundsätzlich|jedes mal|in diesem (repo|projekt)|wir (nutzen|verwenden))(?![\\wÀ-ɏ])',
+    "(?<![\\wÀ-ɏ])(toujours|jamais|désormais|à partir de maintenant|dans ce (dépôt|projet)|on utilise)(?![\\wÀ-ɏ])",
+    '(?<![\\wÀ-ɏ])(siempre|nunca|a partir de ahora|de ahora en adelante|en este (repo|repositorio|proyecto)|usamos)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])(sempre|a partir de agora|d\'ora in poi|mai più|in questo (repo|repository|progetto)|usiamo|ogni volta|neste (repo|repositório|projeto)|daqui para frente)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])(altijd|nooit|voortaan|vanaf nu|in deze (repo|repository)|we gebruiken|elke keer)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])(zawsze|nigdy|od teraz|odtąd|w tym (repo|repozytorium|projekcie)|za każdym razem|używamy)(?![\\wąćęłńóśźż])',
     '(всегда|никогда|впредь|отныне|с этого момента|в этом (репозитории|репо|проекте)|каждый раз)',
     '(以后|今后|往后|总是|始终|每次|永远|一律|都要|不要再|在这个仓库|本仓库|這個倉庫|以後)',
     '(必ず|常に|いつも|今後|これから|このリポジトリでは|絶対に|毎回)',
@@ -25,11 +25,11 @@ export const DURABLE = new RegExp(
 /** Said for this run only: "for now", "this time", "I'll … myself", "for this task" and equivalents. */
 export const ONE_OFF = new RegExp(
   [
-    "\\b(for now|this time|for this (task|change|pr|one|run)|right now|today|just this once|for the moment|at the moment|i'll [\\w ]{1,40}myself|i will [\\w ]{1,40}myself|until (i|we) )\\b",
-    '\\b(vorerst|diesmal|dieses mal|fürs erste|für jetzt|mache ich selbst)\\b',
-    "\\b(pour l'instant|cette fois|pour le moment|je (le )?ferai moi-même)\\b",
-    '\\b(por ahora|esta vez|de momento|por el momento|lo haré yo)\\b',
-    '\\b(voor nu|deze keer|dit keer|na razie|tym razem|per ora|per adesso|questa volta|por enquanto|desta vez|por agora)\\b',
+    "(?<![\\wÀ-ɏ])(for now|this time|for this (task|change|pr|one|run)|right now|today|just this once|for the moment|at the moment|i'll [\\w ]{1,40}myself|i will [\\w ]{1,40}myself|until (i|we) )(?![\\wÀ-ɏ])",
+    '(?<![\\wÀ-ɏ])(vorerst|diesmal|dieses mal|fürs erste|für jetzt|mache ich selbst)(?![\\wÀ-ɏ])',
+    "(?<![\\wÀ-ɏ])(pour l'instant|cette fois|pour le moment|je (le )?ferai moi-même)(?![\\wÀ-ɏ])",
+    '(?<![\\wÀ-ɏ])(por ahora|esta vez|de momento|por el momento|lo haré yo)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])(voor nu|deze keer|dit keer|na razie|tym razem|per ora|per adesso|questa volta|por enquanto|desta vez|por agora)(?![\\wÀ-ɏ])',
     '(这次|這次|暂时|暫時|先不要|目前先|今回|とりあえず|ひとまず|一旦|이번에는|пока что|в этот раз|на этот раз)',
   ].join('|'),
   'i',
@@ -43,20 +43,20 @@ export const ONE_OFF = new RegExp(
  */
 export const CHANGED = new RegExp(
   [
-    '\\b(switched|moved|migrated|changed|converted|went) (over )?(from|to)\\b',
-    '\\b(is|are) (gone|no longer (used|needed|there)|deprecated now|removed now)\\b',
-    '\\bno longer (exists?|needs?|uses?|used|needed|works?|required)\\b',
-    '\\b(is|are) \\w+ now\\b',
-    '\\b(umgestellt|gewechselt|migriert|nicht mehr)\\b',
-    '\\b(migrado|cambiamos|ya no)\\b',
-    '\\b(migré|passé de|ne \\w+ plus|n\'\\w+ plus)\\b',
+    '(?<![\\wÀ-ɏ])(switched|moved|migrated|changed|converted|went) (over )?(from|to)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])(is|are) (gone|no longer (used|needed|there)|deprecated now|removed now)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])no longer (exists?|needs?|uses?|used|needed|works?|required)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])(is|are) \\w+ now\\b',
+    '(?<![\\wÀ-ɏ])(umgestellt|gewechselt|migriert|nicht mehr)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])(migrado|cambiamos|ya no)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])(migré|passé de|ne \\w+ plus|n\'\\w+ plus)(?![\\wÀ-ɏ])',
     '(迁移到|遷移到|迁移至|换成了|換成了|改成了|不再|改用)',
     '(に移行|へ移行|に切り替え|もう使わない|廃止)',
     '(이전했|더 이상)',
     '(перешли|больше не)',
-    '\\b(migrato|migrati|passati a|non \\w+ più|migrado|mudamos|não \\w+ mais)\\b',
-    '\\b(overgestapt|gemigreerd|niet meer)\\b',
-    '\\b(przeszliśmy|zmigrowaliśmy|już nie)(?![\\wąćęłńóśźż])',
+    '(?<![\\wÀ-ɏ])(migrato|migrati|passati a|non \\w+ più|migrado|mudamos|não \\w+ mais)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])(overgestapt|gemigreerd|niet meer)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])(przeszliśmy|zmigrowaliśmy|już nie)(?![\\wąćęłńóśźż])',
   ].join('|'),
   'i',
 );
@@ -75,14 +75,14 @@ export function clauses(text: string): string[] {
  */
 const LASTING_MARKER = new RegExp(
   [
-    "\\b(from now on|going forward|in future|in the future|from here on|in (this|the|our) (repo|repository|project|codebase)|(repo|project)[- ]wide|by default|as a rule|our convention|house style|keep using|(we|this repo|this project) (always )?(use|uses|prefer|prefers|support|supports|don't use|do not use|never use)|that goes for every|on purpose|deliberately|like the rest of the (log|code|codebase|repo|project)|[\\w-]+s here (are|must|should|need to) )\\b",
-    '\\b(everything|every file|all files|anything) (in|under) [\\w./-]+/',
-    '\\b(ab jetzt|ab sofort|von nun an|künftig|zukünftig|in zukunft|grundsätzlich|in diesem (repo|projekt)|wir (nutzen|verwenden))\\b',
-    "\\b(désormais|à partir de maintenant|à l'avenir|dans ce (dépôt|projet)|on utilise)\\b",
-    '\\b(a partir de ahora|de ahora en adelante|en el futuro|en este (repo|repositorio|proyecto)|usamos)\\b',
-    "\\b(a partir de agora|daqui para frente|neste (repo|repositório|projeto)|d'ora in poi|d'ora in avanti|in questo (repo|repository|progetto)|usiamo)\\b",
-    '\\b(voortaan|vanaf nu|in deze (repo|repository)|we gebruiken)\\b',
-    '\\b(od teraz|odtąd|w tym (repo|repozytorium|projekcie)|używamy)(?![\\wąćęłńóśźż])',
+    "(?<![\\wÀ-ɏ])(from now on|going forward|in future|in the future|from here on|in (this|the|our) (repo|repository|project|codebase)|(repo|project)[- ]wide|by default|as a rule|our convention|house style|keep using|(we|this repo|this project) (always )?(use|uses|prefer|prefers|support|supports|don't use|do not use|never use)|that goes for every|on purpose|deliberately|like the rest of the (log|code|codebase|repo|project)|[\\w-]+s here (are|must|should|need to) )(?![\\wÀ-ɏ])",
+    '(?<![\\wÀ-ɏ])(everything|every file|all files|anything) (in|under) [\\w./-]+/',
+    '(?<![\\wÀ-ɏ])(ab jetzt|ab sofort|von nun an|künftig|zukünftig|in zukunft|grundsätzlich|in diesem (repo|projekt)|wir (nutzen|verwenden))(?![\\wÀ-ɏ])',
+    "(?<![\\wÀ-ɏ])(désormais|à partir de maintenant|à l'avenir|dans ce (dépôt|projet)|on utilise)(?![\\wÀ-ɏ])",
+    '(?<![\\wÀ-ɏ])(a partir de ahora|de ahora en adelante|en el futuro|en este (repo|repositorio|proyecto)|usamos)(?![\\wÀ-ɏ])',
+    "(?<![\\wÀ-ɏ])(a partir de agora|daqui para frente|neste (repo|repositório|projeto)|d'ora in poi|d'ora in avanti|in questo (repo|repository|progetto)|usiamo)(?![\\wÀ-ɏ])",
+    '(?<![\\wÀ-ɏ])(voortaan|vanaf nu|in deze (repo|repository)|we gebruiken)(?![\\wÀ-ɏ])',
+    '(?<![\\wÀ-ɏ])(od teraz|odtąd|w tym (repo|repozytorium|projekcie)|używamy)(?![\\wąćęłńóśźż])',
     '(впредь|отныне|с этого момента|в этом (репозитории|репо|проекте))',
     '(以后|今后|往后|以後|今後|在这个仓库|本仓库|這個倉庫|这个项目里|これから|このリポジトリでは|このリポジトリでは常に|앞으로)',
   ].join('|'),
@@ -97,13 +97,13 @@ const LASTING_MARKER = new RegExp(
 const COMMANDING = new RegExp(
   [
     "(^|[,;:—–(]\\s*|\\b(so|and|but|please|pls|then|just|also|and also)\\s+)(always|never|don't ever|do not ever)\\s+\\w+",
-    '\\b(bitte (immer|nie|niemals)|immer\\s+\\S+\\s+(verwenden|benutzen|nutzen|ausführen|laufen lassen)|niemals)\\b',
-    '^(toujours|jamais|ne jamais)\\b|^(siempre|nunca)\\b',
+    '(?<![\\wÀ-ɏ])(bitte (immer|nie|niemals)|immer\\s+\\S+\\s+(verwenden|benutzen|nutzen|ausführen|laufen lassen)|niemals)(?![\\wÀ-ɏ])',
+    '^(toujours|jamais|ne jamais)(?![\\wÀ-ɏ])|^(siempre|nunca)(?![\\wÀ-ɏ])',
     '(每次都|都要|一律|务必|務必|必须|永远不要|不要再)',
     '(必ず|常に|絶対に|毎回)',
     '(항상|절대|매번)',
     '^(всегда|никогда)',
-    '^(sempre|mai|non \\w+ mai|altijd|nooit|zawsze|nigdy)\\b',
+    '^(sempre|mai|non \\w+ mai|altijd|nooit|zawsze|nigdy)(?![\\wÀ-ɏ])',
   ].join('|'),
   'i',
 );
