@@ -145,3 +145,16 @@ describe('setup that got a command past its first error is kept, also when the c
     expect((await extract(rerun.end('completed'))).memories.filter((m) => m.kind === 'procedure')).toEqual([]);
   });
 });
+
+describe('a line the agent labelled as the environment is kept whole, its workaround included', () => {
+  it('"- Environment: …" in the final message: every sentence of it, not only the one that says "no network"', async () => {
+    const final = 'Not fixed; I stopped on purpose.\n\nFindings:\n- Environment: the default `go` is 1.19.13 but go.mod needs 1.22.3. Downloading a toolchain fails: no network. A Go 1.22 toolchain is installed at /usr/lib/go-1.22: `export PATH=/usr/lib/go-1.22/bin:$PATH` makes `go test` work.\n- Root cause: renew holds l.mu while sending on renewCh.\n\nPlan: (1) send after unlocking.';
+    const e = await extract(new TranscriptBuilder('Fix the hang.').bash('go test ./...', 1, 'go: go.mod requires go >= 1.22.3').say(final).end('error'));
+    const fact = e.memories.find((m) => m.text.startsWith('Found by'))!;
+    expect(fact.text).toContain('`export PATH=/usr/lib/go-1.22/bin:$PATH` makes `go test` work.');
+    expect(fact.text).not.toContain('renew holds');
+    const ja = '調査結果:\n- 環境の制約: このサンドボックスには `buf` がありません。`npx @bufbuild/buf generate` なら動きます。\n- 次の手順: turbo.json を直す。';
+    const e2 = await extract(new TranscriptBuilder('ビルドを直して').bash('pnpm build', 1, 'sh: 1: buf: not found').say(ja).end('error'));
+    expect(e2.memories.find((m) => m.text.startsWith('Found by'))?.text).toContain('`npx @bufbuild/buf generate` なら動きます。');
+  });
+});

@@ -1,5 +1,5 @@
 import type { RawMemory } from '../../types.js';
-import { CONSTRAINT, runFindings } from '../findings.js';
+import { CONSTRAINT, lastAssistantText, runFindings, sentencesOf } from '../findings.js';
 import type { RolloutView } from '../rollout.js';
 import { clip, keywordsOf } from './text.js';
 
@@ -39,7 +39,19 @@ export function constraintSentences(view: RolloutView): string[] {
   if (!UNFINISHED.has(view.outcome)) return [];
   const out: string[] = [];
   let used = 0;
+  // A line the agent itself labelled as the environment ("- Environment: …", "環境の制約: …") is kept whole:
+  // its workaround ("… is installed at /usr/lib/go-1.22: `export PATH=…`") is the part worth most.
+  const labelled = (lastAssistantText(view)?.text ?? '')
+    .split('\n')
+    .filter((l) => ENV_LABEL.test(l))
+    .flatMap((l) => sentencesOf(l.replace(ENV_LABEL, '')));
+  for (const s of labelled) {
+    if (used + s.length > 500) break;
+    used += s.length + 1;
+    out.push(s);
+  }
   for (const s of runFindings(view)) {
+    if (out.some((o) => o.includes(s) || s.includes(o))) continue;
     if (PLAN.test(s) || !CONSTRAINT.test(s)) continue;
     if (used + s.length > 500) break;
     used += s.length + 1;
@@ -47,6 +59,9 @@ export function constraintSentences(view: RolloutView): string[] {
   }
   return out;
 }
+
+/** A line of the agent's final message labelled as being about the environment, in several languages. */
+const ENV_LABEL = /^\s*(?:[-*•]|\d+[.)])?\s*(?:\*\*)?(?:environment|env|sandbox|constraints?|umgebung|einschränkungen?|entorno|restricciones?|environnement|contraintes?|ambiente|vincoli|omgeving|środowisko|окружение|среда|环境(?:限制|约束)?|環境(?:の制約)?|환경(?:\s*제약)?)(?:\*\*)?\s*[:：]\s*/i;
 
 /** A sentence that lays out what to do next: it belongs to the unfinished task, not to the environment. */
 const PLAN = /^\s*(?:(?:plan|next(?: steps?)?|todo|to do|nächste|als nächstes|próximos? pasos?|siguiente|prochaines? étapes?|próximos passos)\b|下一步|接下来|次の手順|次に|다음|\(?\d[.)]\s)/i;
