@@ -44,3 +44,26 @@ describe('failing test names from more runners', () => {
     expect(failedTestNames('Failed to install browsers\nBuild FAILED.\nFailed!  - Failed:     1, Passed:   118')).toEqual([]);
   });
 });
+
+// Issue 12 item 3: a check that failed and its own fixer passing is a dev loop (the code changed), for the
+// formatters of more ecosystems: dotnet, Gradle and Maven plugins, rubocop -a, mix.
+describe('format checks and their fixers in more ecosystems', async () => {
+  const { jobOf, checksOnly } = await import('../../src/memory/phase1/command-job.js');
+  const seg = (c: string) => ({ program: c.split(' ')[0]!, args: c.split(' ').slice(1) });
+  it('the job and which side checks', () => {
+    for (const [check, fix] of [
+      ['dotnet format --verify-no-changes', 'dotnet format'],
+      ['./gradlew ktlintCheck', './gradlew ktlintFormat'],
+      ['mvn spotless:check', 'mvn spotless:apply'],
+      ['mix format --check-formatted', 'mix format'],
+    ]) {
+      expect(jobOf(seg(check!)), check).toBe('format');
+      expect(jobOf(seg(fix!)), fix).toBe('format');
+      expect(checksOnly(seg(check!)), check).toBe(true);
+      expect(checksOnly(seg(fix!)), fix).toBe(false);
+    }
+    expect(checksOnly(seg('rubocop -a app/'))).toBe(false);
+    expect(checksOnly(seg('rubocop app/'))).toBe(true);
+    expect(jobOf(seg('./gradlew test'))).toBeUndefined();
+  });
+});

@@ -30,6 +30,12 @@ const TOOL_JOBS: Record<string, CommandJob> = {
   rustfmt: 'format',
   'clang-format': 'format',
   shfmt: 'format',
+  swiftlint: 'lint',
+  phpcs: 'lint',
+  'php-cs-fixer': 'format',
+  credo: 'lint',
+  'swift-format': 'format',
+  scalafmt: 'format',
   mypy: 'typecheck',
   pyright: 'typecheck',
   'vue-tsc': 'typecheck',
@@ -41,6 +47,15 @@ function jobOfName(name: string): CommandJob | undefined {
   if (/^(lint|eslint|stylelint)([:_-]|$)|[:_-]lint$/.test(n)) return 'lint';
   if (/^(fmt|format|prettier)([:_-]|$)|^check[:_-](fmt|format)$|[:_-](fmt|format)$/.test(n)) return 'format';
   if (/^(typecheck|type-check|types|tsc|check[:_-]types|mypy)([:_-]|$)/.test(n)) return 'typecheck';
+  return undefined;
+}
+
+/** Gradle and Maven tasks of the usual plugins: `ktlintFormat`, `spotlessCheck`, `spotless:apply`, `detekt`. */
+function jobOfBuildTask(args: string[]): CommandJob | undefined {
+  for (const a of args.filter((x) => !x.startsWith('-'))) {
+    if (/^(ktlint(Check|Format)|spotless(Check|Apply)|spotless:(check|apply)|fmt:(check|format)|scalafmt\w*)$/.test(a)) return 'format';
+    if (/^(detekt|checkstyle\w*|pmd\w*|spotbugs\w*|checkstyle:check|pmd:check)$/.test(a)) return 'lint';
+  }
   return undefined;
 }
 
@@ -63,6 +78,17 @@ export function jobOf(seg: Pick<Segment, 'program' | 'args'>): CommandJob | unde
       return first === 'clippy' ? 'lint' : first === 'fmt' ? 'format' : undefined;
     case 'go':
       return first === 'vet' ? 'lint' : first === 'fmt' ? 'format' : undefined;
+    case 'dotnet':
+      return first === 'format' ? 'format' : undefined;
+    case 'mix':
+      return first === 'format' ? 'format' : first === 'credo' ? 'lint' : undefined;
+    case 'gradle':
+    case './gradlew':
+    case 'gradlew':
+    case 'mvn':
+    case './mvnw':
+    case 'mvnw':
+      return jobOfBuildTask(args);
     case 'tsc':
       return args.includes('--noEmit') ? 'typecheck' : undefined;
     case 'npm':
@@ -88,8 +114,12 @@ export function jobOf(seg: Pick<Segment, 'program' | 'args'>): CommandJob | unde
  */
 export function checksOnly(seg: Pick<Segment, 'program' | 'args'>): boolean {
   const { args } = seg;
-  if (args.some((a) => /^--(fix|write|apply|fix-only|unsafe-fixes)$|^-w$/.test(a))) return false;
+  if (args.some((a) => /^--(fix|write|apply|fix-only|unsafe-fixes|autocorrect|autocorrect-all)$|^-w$/.test(a))) return false;
+  // `rubocop -a`, `./gradlew ktlintFormat`, `spotless:apply`: the fixer spelled as a flag or a task.
+  if (seg.program === 'rubocop' && args.some((a) => /^-[aA]$/.test(a))) return false;
+  if (args.some((a) => /^(ktlintFormat|spotlessApply|spotless:apply|fmt:format)$/.test(a))) return false;
+  if (args.some((a) => /^(ktlintCheck|spotlessCheck|spotless:check|fmt:check)$/.test(a))) return true;
   if (args.some((a) => !a.startsWith('-') && /(^|[:_-])(fix|write)([:_-]|$)/i.test(a))) return false;
   if (jobOf(seg) !== 'format') return true;
-  return args.some((a) => /^(--check|--diff|-l|--list-different|--dry-run|-n)$/.test(a) || /(^|[:_-])check([:_-]|$)/.test(a));
+  return args.some((a) => /^(--check|--diff|-l|--list-different|--dry-run|-n|--verify-no-changes|--check-formatted|--lint)$/.test(a) || /(^|[:_-])check([:_-]|$)/.test(a));
 }
