@@ -22,7 +22,7 @@ const WORK = 'def total(xs):\n    return sum(xs)  # written by the killed sessio
 let dirs: ReturnType<typeof scratch>;
 let server: MessagesServer;
 let rolloutId: string;
-let containersAfterKill: { State: string }[];
+let containersAfterKill: { State: string; Names: string[] }[];
 
 const containersOf = async (id: string) => dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.session}=${id}`] } });
 
@@ -71,6 +71,10 @@ describe('a session killed during a tool call, before its workspace snapshot', (
     const out = r.json as { rescued: { rolloutId: string; snapshot: string | null }[]; results: { lineage: string; adopted: string[]; branches: { name: string; snapshot: string }[]; head: string | null }[] };
     expect(out.rescued).toEqual([expect.objectContaining({ rolloutId, snapshot: expect.any(String) })]);
     expect(await containersOf(rolloutId)).toEqual([]);
+    // Its workspace disk's loop device (named after the container) is detached too.
+    const name = containersAfterKill[0]!.Names[0]!.replace(/^\//, '');
+    const loops = await execa('losetup', ['--list', '--noheadings', '--output', 'BACK-FILE'], { reject: false });
+    expect(loops.stdout).not.toContain(name);
     const result = out.results.find((x) => x.lineage === LINEAGE)!;
     expect(result.adopted).toEqual([rolloutId]);
     const store = await openStore(join(dirs.home, 'store'));
