@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerClient, LABEL } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
-import { removeSessionContainers, scratch } from './harness.js';
+import { runSession } from '../../src/session.js';
+import { removeSessionContainers, scratch, testConfig } from './harness.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/session-child.ts', import.meta.url));
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -22,6 +23,8 @@ const WORK = 'def total(xs):\n    return sum(xs)  # written by the killed sessio
 let dirs: ReturnType<typeof scratch>;
 let server: MessagesServer;
 let rolloutId: string;
+let nextRollout: string | undefined;
+let nextServer: MessagesServer | undefined;
 let containersAfterKill: { State: string; Names: string[] }[];
 
 const containersOf = async (id: string) => dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.session}=${id}`] } });
@@ -31,26 +34,33 @@ async function cli(args: string[]): Promise<{ exitCode: number; json: unknown; s
   return { exitCode: r.exitCode ?? -1, json: r.stdout ? JSON.parse(r.stdout) : null, stderr: r.stderr };
 }
 
-beforeAll(async () => {
-  dirs = scratch();
-  server = await startMessagesServer([
+/** Runs a session in a child process on `lineage` that writes WORK and is SIGKILLed during its second tool call. */
+async function killDuringToolCall(lineage: string): Promise<{ rolloutId: string; server: MessagesServer }> {
+  const scripted = await startMessagesServer([
     turn(text('Writing the helper.'), toolUse('bash', { command: `mkdir -p src && printf '%s' '${WORK}' > src/total.py && echo written` })),
     // The session is killed while this call runs.
     turn(text('Running the long checks.'), toolUse('bash', { command: 'sleep 120' })),
     turn(text('done')),
   ]);
   const child = await execa(process.execPath, ['--import', 'tsx', CHILD], {
-    env: { MNEMARA_HOME: dirs.home, ANTHROPIC_BASE_URL: server.url, WORKSPACE: dirs.workspace, LINEAGE, TASK: 'add a total helper', KILL_AT: 'tool:start#2' },
+    env: { MNEMARA_HOME: dirs.home, ANTHROPIC_BASE_URL: scripted.url, WORKSPACE: dirs.workspace, LINEAGE: lineage, TASK: 'add a total helper', KILL_AT: 'tool:start#2' },
     reject: false,
   });
-  rolloutId = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
+  const id = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
   expect(child.signal).toBe('SIGKILL');
+  return { rolloutId: id, server: scripted };
+}
+
+beforeAll(async () => {
+  dirs = scratch();
+  ({ rolloutId, server } = await killDuringToolCall(LINEAGE));
   containersAfterKill = await containersOf(rolloutId);
 }, 240_000);
 
 afterAll(async () => {
-  if (rolloutId) await removeSessionContainers(rolloutId);
+  for (const id of [rolloutId, nextRollout]) if (id) await removeSessionContainers(id);
   await server?.close();
+  await nextServer?.close();
   dirs?.cleanup();
 });
 
@@ -97,4 +107,22 @@ describe('a session killed during a tool call, before its workspace snapshot', (
     const check = (json as { checks: { name: string; detail: string }[] }).checks.find((c) => c.name === 'sandboxes');
     expect(check?.detail ?? '').not.toContain(rolloutId);
   });
+});
+
+describe('the next session on the lineage of a session killed during a tool call', () => {
+  it('snapshots the stranded sandbox, adopts the rollout and names its work as a branch', async () => {
+    const killed = await killDuringToolCall('stranded-next');
+    nextRollout = killed.rolloutId;
+    nextServer = killed.server;
+    expect((await containersOf(killed.rolloutId)).map((c) => c.State)).toEqual(['running']);
+    const next = await runSession({ workspace: dirs.workspace, task: 'say hello', config: testConfig(dirs.home, nextServer.url), lineage: 'stranded-next' });
+    expect(await containersOf(killed.rolloutId)).toEqual([]);
+    expect(next.adopted).toContain(killed.rolloutId);
+    const store = await openStore(join(dirs.home, 'store'));
+    const branch = await store.getBranch(`stranded-next@${killed.rolloutId}`);
+    expect(branch).not.toBeNull();
+    const restored = join(dirs.root, 'next-branch');
+    await store.restoreToDirectory(branch as string, restored, { paths: ['src'] });
+    expect(readFileSync(join(restored, 'src', 'total.py'), 'utf8')).toBe(WORK);
+  }, 240_000);
 });
