@@ -23,6 +23,7 @@ import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
 import { adoptOrphans, endSessionRecord, removeDeadScratch, writeSessionRecord } from './session/orphans.js';
 import { HeadPublisher, sessionBranch } from './session/publish.js';
 import { redactLayoutInSandbox } from './session/redact-notes.js';
+import { rescueStrandedSandboxes } from './session/stranded.js';
 import { assertWorkspace, resolveStart, restoreWorkspace, workspaceLineage } from './session/start.js';
 import { snapshotSandbox, type ChangeBaseline, type SnapshotTimings, type WorkspaceSnapshotMode } from './session/snapshot-sandbox.js';
 import { listWorkspace, type WorkspaceListing } from './session/workspace-listing.js';
@@ -60,6 +61,8 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const rolloutId = newRolloutId();
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
   await removeDeadScratch(config.home);
+  // A killed session's work that is only in its container becomes a snapshot this session adopts as a branch.
+  if (config.sandbox.backend === 'docker') await rescueStrandedSandboxes(store, config.home, config.memory.layout, lineage, onProgress);
   await mkdir(join(config.home, 'tmp'), { recursive: true });
   // The pid in the name lets a later session remove this directory if this process dies (orphans.ts).
   const workDir = await mkdtemp(join(config.home, 'tmp', `session-${rolloutId}-p${process.pid}-`));

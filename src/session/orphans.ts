@@ -56,6 +56,16 @@ export async function writeSessionRecord(home: string, rolloutId: string, lineag
   }
 }
 
+/** The session record of `rolloutId`, or `null` when there is none or it cannot be read. */
+export async function readSessionRecord(home: string, rolloutId: string): Promise<SessionRecord | null> {
+  try {
+    const r = JSON.parse(await readFile(recordPath(home, rolloutId), 'utf8')) as SessionRecord;
+    return typeof r.lineage === 'string' && r.rolloutId === rolloutId ? r : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether process `pid` on this host still runs (a zombie counts as gone: it will never write again). */
 export function processAlive(pid: number, host: string = HOST): boolean {
   if (host !== HOST) return true; // another machine's session: assume it lives, never adopt under its feet

@@ -13,6 +13,7 @@ import { sessionModelClient } from './agent-step.js';
 import { runPipelineOn } from './memory-step.js';
 import { adoptOrphans, findOrphans, removeDeadScratch } from './orphans.js';
 import { HeadPublisher } from './publish.js';
+import { rescueStrandedSandboxes, type Rescue } from './stranded.js';
 
 /** What `recoverLineage` did for one lineage. */
 export interface RecoverResult {
@@ -25,19 +26,25 @@ export interface RecoverResult {
   head: string | null;
   /** Rollouts whose extraction failed (they stay pending at the head). */
   pending: string[];
+  /** Sandboxes of killed sessions whose /workspace was snapshotted (then adopted as branches) and removed. */
+  rescued: Rescue[];
+  /** Transcripts left for the lineage's first session (a lineage with no snapshot yet has no memory to adopt into). */
+  waiting: string[];
   note?: string;
 }
 
 /**
- * Adopts the orphans of `lineage` into its memory and moves its head (retrying like a session, up to
+ * Rescues the stranded sandboxes of `lineage` (`stranded.ts`), then adopts its orphans into its memory and moves its head (retrying like a session, up to
  * `snapshot.headWaitMinutes`). A lineage without a head takes the newest orphaned workspace snapshot as the base
- * of its first head; with neither, the transcripts wait for the lineage's first session (`note` says so).
+ * of its first head; with neither, the transcripts wait for the lineage's first session (`waiting`, `note`; none counts as adopted).
  * Throws what the store throws (a damaged head: `mnemara lineage reset` first).
  */
 export async function recoverLineage(store: SnapshotStore, config: MnemaraConfig, lineage: string, onProgress: OnProgress = () => {}): Promise<RecoverResult> {
   const layout = config.memory.layout;
   const head = await store.getHead(lineage);
-  const result: RecoverResult = { lineage, adopted: [], branches: [], head: null, pending: [] };
+  const result: RecoverResult = { lineage, adopted: [], branches: [], head: null, pending: [], rescued: [], waiting: [] };
+  // First the work that is only in the container of a killed session: snapshotted, it becomes an orphan below.
+  result.rescued = await rescueStrandedSandboxes(store, config.home, layout, lineage, onProgress);
   const [orphans] = await findOrphans(store, config.home, lineage);
   if (!orphans) return { ...result, note: 'nothing orphaned' };
   await mkdir(join(config.home, 'tmp'), { recursive: true });
@@ -51,7 +58,10 @@ export async function recoverLineage(store: SnapshotStore, config: MnemaraConfig
     result.adopted = adoption.rolloutIds;
     result.branches = adoption.branches;
     const base = head ?? orphans.snapshots.map((s) => s.id).sort().at(-1) ?? null;
-    if (base === null) return { ...result, note: `lineage ${lineage} has no snapshot yet: its first session adopts the transcripts` };
+    if (base === null) {
+      // Nothing was published, so nothing is adopted yet: a second recover must not count them again.
+      return { ...result, adopted: [], waiting: result.adopted, note: `lineage ${lineage} has no snapshot yet: its first session adopts the transcripts` };
+    }
     if (result.adopted.length === 0) return { ...result, head, note: 'orphaned snapshots named as branches; no transcript to adopt' };
     const client = sessionModelClient(config);
     const consolidate = async (): Promise<void> => {

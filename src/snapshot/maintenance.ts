@@ -116,6 +116,22 @@ export interface CleanupReport {
   freedBytes: number;
 }
 
+/**
+ * Whether a `tmp/` entry names a writer (`blob-<pid>-…`, `src-<pid>-…`: the store's own temp files) whose process
+ * is gone: its write can never finish, so it goes whatever its age (a killed `create` left a fresh one). The
+ * check is of this machine's processes: a directory store is written from the machine it is on.
+ */
+function writerGone(name: string): boolean {
+  const pid = Number(/^(?:blob|src)-(\d+)-/.exec(name)?.[1]);
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 async function olderThan(path: string, graceMs: number): Promise<boolean> {
   const st = await stat(path).catch(() => null);
   return st !== null && Date.now() - st.mtimeMs >= graceMs;
@@ -125,7 +141,7 @@ async function olderThan(path: string, graceMs: number): Promise<boolean> {
  * Removes leftovers of crashed writes and unreferenced blobs: files under `tmp/`, snapshot directories
  * without a readable manifest, temporary files beside manifests and refs, and blobs no manifest names.
  * Anything younger than `graceMs` (default 10 min) is spared, because a concurrent `create` may be about to
- * reference it.
+ * reference it; a temp file whose writer's pid is gone (`writerGone`) goes at once.
  */
 export async function collectGarbage(store: DirectoryStore, options: { graceMs?: number; onProgress?: OnProgress } = {}): Promise<CleanupReport> {
   const graceMs = options.graceMs ?? 10 * 60_000;
@@ -134,7 +150,7 @@ export async function collectGarbage(store: DirectoryStore, options: { graceMs?:
   const report: CleanupReport = { removedSnapshots: [], removedBlobs: [], removedTemp: [], freedBytes: 0 };
   for (const name of await readdir(store.tmpDir).catch(() => [] as string[])) {
     const p = join(store.tmpDir, name);
-    if (await olderThan(p, graceMs)) {
+    if (writerGone(name) || (await olderThan(p, graceMs))) {
       await rm(p, { recursive: true, force: true });
       report.removedTemp.push(`tmp/${name}`);
     }

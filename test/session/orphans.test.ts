@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { adoptOrphans, endSessionRecord, findOrphans, removeDeadScratch, writeSessionRecord } from '../../src/session/orphans.js';
+import { recoverLineage } from '../../src/session/recover.js';
+import { testConfig } from './harness.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { tempDir } from '../snapshot/helpers.js';
 
@@ -100,5 +102,21 @@ describe('orphaned rollouts', () => {
     expect(await removeDeadScratch(home)).toEqual([gone]);
     expect(existsSync(gone)).toBe(false);
     expect(existsSync(mine)).toBe(true);
+  });
+
+  it('recover on a lineage with no snapshot adopts nothing yet, and says so the same way every time', async () => {
+    const home = tempDir();
+    const store = await openStore(join(home, 'store'));
+    const id = '20261201T100000000Z-aaaaaaaaaa';
+    transcript(home, id);
+    record(home, id, 'fresh', await deadPid());
+    // No model is called on this path: the URL only satisfies the configuration.
+    const config = testConfig(home, 'http://127.0.0.1:9');
+    for (let call = 1; call <= 2; call++) {
+      const r = await recoverLineage(store, config, 'fresh');
+      expect(r).toMatchObject({ adopted: [], waiting: [id], head: null });
+      expect(r.note).toContain('first session');
+    }
+    expect(await store.getHead('fresh')).toBeNull();
   });
 });

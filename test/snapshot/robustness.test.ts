@@ -156,3 +156,20 @@ describe('prune and gc', () => {
     expect(await verifySnapshots(store)).toContainEqual({ id: ids[1], ok: false, error: expect.stringContaining('head of lineage l') });
   });
 });
+
+describe('gc and the temp files of writers that are gone', () => {
+  it('removes a fresh blob-<pid>-… of a process that no longer runs, and keeps a live writer\'s', async () => {
+    const store = await openStore(tempDir());
+    mkdirSync(store.tmpDir, { recursive: true });
+    // A process that has exited: its pid names no process now (a killed `snapshot create` leaves such a file).
+    const child = spawn(process.execPath, ['-e', '0']);
+    const dead = await new Promise<number>((done) => child.on('exit', () => done(child.pid!)));
+    writeFileSync(join(store.tmpDir, `blob-${dead}-0a1b2c3d4e5f`), Buffer.alloc(4096, 7));
+    mkdirSync(join(store.tmpDir, `src-${dead}-0a1b2c3d4e5f`));
+    writeFileSync(join(store.tmpDir, `blob-${process.pid}-aaaaaaaaaaaa`), 'in progress');
+    writeFileSync(join(store.tmpDir, 'blob-notapid-aaaaaaaaaaaa'), 'unknown writer');
+    const report = await collectGarbage(store);
+    expect(report.removedTemp.sort()).toEqual([`tmp/blob-${dead}-0a1b2c3d4e5f`, `tmp/src-${dead}-0a1b2c3d4e5f`]);
+    expect(readdirSync(store.tmpDir).sort()).toEqual([`blob-${process.pid}-aaaaaaaaaaaa`, 'blob-notapid-aaaaaaaaaaaa']);
+  });
+});

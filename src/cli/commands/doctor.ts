@@ -4,7 +4,9 @@ import type { Command } from 'commander';
 import { defaultStoreDir, mnemaraHome } from '../../config/paths.js';
 import { findOrphans } from '../../session/orphans.js';
 import { openStore } from '../../snapshot/index.js';
-import { ENGINE_HINT, assertEngine, dockerClient, sandboxImageStatus } from '../../sandbox/index.js';
+import { ENGINE_HINT, LABEL, assertEngine, dockerClient, sandboxImageStatus } from '../../sandbox/index.js';
+import { listOrphanDisks } from '../../sandbox/docker/workspace-disk.js';
+import { findGoneSandboxes } from '../../session/stranded.js';
 import { EXIT, emit } from '../output.js';
 import { engineAddress } from '../../sandbox/docker/engine-host.js';
 import { isS3Store, isS3Url, openSnapshotStore } from '../../snapshot/index.js';
@@ -159,7 +161,7 @@ export async function runDoctorChecks(options: { dockerHost?: string; store?: st
   const disks = [await checkDisk(mnemaraHome(), 'mnemara home')];
   if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
   const store = options.store && isS3Url(options.store) ? [await checkStore(options.store, options.home ?? mnemaraHome())] : [];
-  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans()];
+  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(), ...(engine.ok ? [await checkGoneSandboxes()] : [])];
 }
 
 /** Rollouts of crashed or failed sessions that reached no lineage head (a warning: `mnemara recover` adopts them). */
@@ -177,6 +179,32 @@ async function checkOrphans(): Promise<DoctorCheck> {
     };
   } catch (err) {
     return { name: 'orphans', ok: false, required: false, detail: `not checked: ${(err as Error).message}` };
+  }
+}
+
+/**
+ * Sandbox containers whose session process is gone, and loop devices of sandboxes whose container is gone (a
+ * warning: they hold memory, disk and process slots, and a killed session's container holds its unsaved work).
+ */
+async function checkGoneSandboxes(): Promise<DoctorCheck> {
+  try {
+    const gone = await findGoneSandboxes(await openStore(defaultStoreDir()), mnemaraHome());
+    const left = await dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } });
+    const disks = await listOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))));
+    if (gone.length === 0 && disks.length === 0) return { name: 'sandboxes', ok: true, required: false, detail: 'no sandbox left behind by a session that is gone' };
+    const stranded = gone.filter((g) => g.stranded);
+    const parts = [
+      ...(stranded.length ? [`${stranded.length} container(s) of killed sessions holding unsaved work (${stranded.map((g) => `${g.name}: rollout ${g.rolloutId} of ${g.lineage}`).join(', ')})`] : []),
+      ...(gone.length > stranded.length ? [`${gone.length - stranded.length} leftover container(s) of sessions that are gone (${gone.filter((g) => !g.stranded).map((g) => g.name).join(', ')})`] : []),
+      ...(disks.length ? [`${disks.length} loop device(s) of removed sandboxes (${disks.map((d) => d.device).join(', ')})`] : []),
+    ];
+    const fixes = [
+      ...(stranded.length ? ['`mnemara recover` snapshots their work as branches LINEAGE@<rollout-id> and removes them'] : []),
+      ...(gone.length > stranded.length || disks.length ? ['`mnemara sandbox prune` removes the leftovers and detaches the devices'] : []),
+    ];
+    return { name: 'sandboxes', ok: false, required: false, detail: parts.join('; '), fix: fixes.join('; ') };
+  } catch (err) {
+    return { name: 'sandboxes', ok: false, required: false, detail: `not checked: ${(err as Error).message}` };
   }
 }
 

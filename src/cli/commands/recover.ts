@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { defaultStoreDir } from '../../config/paths.js';
 import { findOrphans } from '../../session/orphans.js';
+import { findGoneSandboxes, rescueStrandedSandboxes, type Rescue } from '../../session/stranded.js';
 import { recoverLineage, type RecoverResult } from '../../session/recover.js';
 import { openStore } from '../../snapshot/index.js';
-import { emit, progressPrinter } from '../output.js';
+import { EXIT, emit, progressPrinter } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
 /** Registers `mnemara recover`: adopts orphaned rollouts (crashed or failed sessions) into their lineages' memory. */
@@ -15,7 +16,9 @@ export function registerRecoverCommand(program: Command): void {
       'Find rollouts that reached no lineage head (the session was killed, the disk filled, the head kept moving): ' +
         'their transcripts under <home>/transcripts/ and their workspace snapshots. The transcripts are extracted and ' +
         'consolidated into the lineage memory, the head moves (compare-and-swap), and each orphaned snapshot is ' +
-        'named as a branch LINEAGE@<rollout-id>. The next run on a lineage does the same for it. See docs/session.md.',
+        'named as a branch LINEAGE@<rollout-id>. A sandbox container left running by a killed session is snapshotted ' +
+        'first (its /workspace becomes such a branch) and removed. The next run on a lineage does the same for it. ' +
+        'See docs/session.md.',
     )
     .option('-l, --lineage <name>', 'only this lineage')
     .option('--dry-run', 'only list what would be adopted')
@@ -24,21 +27,27 @@ export function registerRecoverCommand(program: Command): void {
     const json = Boolean(opts.json);
     const { config } = loadCliConfig(opts);
     const store = await openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
-    const orphans = await findOrphans(store, config.home, opts.lineage);
     if (opts.dryRun) {
-      emit(json, { orphans }, () =>
-        orphans.length === 0
+      const orphans = await findOrphans(store, config.home, opts.lineage);
+      const stranded = (await findGoneSandboxes(store, config.home, opts.lineage)).filter((g) => g.stranded);
+      emit(json, { orphans, stranded }, () =>
+        orphans.length + stranded.length === 0
           ? 'nothing orphaned'
-          : orphans
-              .map((o) => [`${o.lineage}`, ...o.transcripts.map((t) => `  transcript ${t.rolloutId}  ${t.path}`), ...o.snapshots.map((s) => `  snapshot   ${s.id}  holds ${s.rolloutIds.join(', ')}`)].join('\n'))
-              .join('\n'),
+          : [
+              ...stranded.map((g) => `${g.lineage}\n  sandbox    ${g.name}  (${g.state}) holds the work of ${g.rolloutId}`),
+              ...orphans.map((o) => [`${o.lineage}`, ...o.transcripts.map((t) => `  transcript ${t.rolloutId}  ${t.path}`), ...o.snapshots.map((s) => `  snapshot   ${s.id}  holds ${s.rolloutIds.join(', ')}`)].join('\n')),
+            ].join('\n'),
       );
       return;
     }
+    // Rescued first: a stranded sandbox's lineage may have nothing else orphaned until its work is a snapshot.
+    const rescued: Rescue[] = await rescueStrandedSandboxes(store, config.home, config.memory.layout, opts.lineage, progressPrinter(!json));
+    const orphans = await findOrphans(store, config.home, opts.lineage);
     const results: RecoverResult[] = [];
     for (const o of orphans) results.push(await recoverLineage(store, config, o.lineage, progressPrinter(!json)));
-    emit(json, { results }, () =>
-      results.length === 0
+    const failed = rescued.filter((r) => r.error);
+    emit(json, { results, rescued }, () =>
+      results.length === 0 && rescued.length === 0
         ? 'nothing orphaned'
         : results
             .map((r) =>
@@ -46,10 +55,13 @@ export function registerRecoverCommand(program: Command): void {
                 `${r.lineage}: adopted ${r.adopted.length} rollout(s)${r.head ? `; head → ${r.head}` : ''}`,
                 ...r.adopted.map((id) => `  + ${id}${r.pending.includes(id) ? ' (extraction failed: stays pending)' : ''}`),
                 ...r.branches.map((b) => `  branch ${b.name} → ${b.snapshot}`),
+                ...r.waiting.map((id) => `  waiting ${id} (for the lineage's first session)`),
                 ...(r.note ? [`  note: ${r.note}`] : []),
               ].join('\n'),
             )
+            .concat(rescued.map((r) => (r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}` : 'already snapshotted'}; removed`)))
             .join('\n'),
     );
+    if (failed.length) process.exitCode = EXIT.internal;
   });
 }

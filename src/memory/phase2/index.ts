@@ -21,7 +21,8 @@ import { assignEntries, isForgotten, readHandbook } from './reconcile.js';
 import { dropSuperseded, liftedFact } from './supersede.js';
 import { entryOfCandidate, retireByMigration, ruleTombstones } from './retire.js';
 import { closeFinishedTasks, loadOutcomes } from './task-state.js';
-import { readMemoryMd, renderHandbook, writeHandbook } from './write.js';
+import { readMemoryMd, renderHandbook, type RenderedHandbook } from './write.js';
+import { writeHandbookGuarded } from './guarded-write.js';
 import { applyConcurrentEdits, concurrentEdits } from './concurrent-edits.js';
 import type { RetiredEntry } from './agent-proposals.js';
 
@@ -165,14 +166,16 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
 
   // A person may have edited MEMORY.md while this ran (the model call takes seconds): re-read it, under the lock
   // the pipeline holds, right before writing, and keep what they changed meanwhile.
-  const edits = concurrentEdits(memoryText, await readMemoryMd(paths), now);
+  const seen = await readMemoryMd(paths);
+  const edits = concurrentEdits(memoryText, seen, now);
   if (edits) {
     entries = applyConcurrentEdits(entries, edits);
     Object.assign(forgotten, edits.deleted);
     log.info({ kept: edits.kept.map((e) => e.id), deleted: Object.keys(edits.deleted) }, 'MEMORY.md changed during consolidation; the edits are merged');
   }
   const info: HandbookInfo = { consolidatedAt: now, producer, promptVersion };
-  const rendered = renderHandbook(entries, info, { uses: entryUses(entries, state.uses, state.fileUses), repeats }, config);
+  const render = (): RenderedHandbook => renderHandbook(entries, info, { uses: entryUses(entries, state.uses, state.fileUses), repeats }, config);
+  const rendered = render();
   const before = new Map(book.entries.map((e) => [e.id, e]));
   const after = new Set(rendered.entries.map((e) => e.id));
   const result: ConsolidationResult = {
@@ -211,7 +214,18 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   state.forgotten = forgotten;
   state.consolidation = { inputHash: inputs.inputHash, at: now, producer, promptVersion };
   for (const id of inputs.forgotten) state.rollouts[id] = { ...(state.rollouts[id] ?? { attempts: 0, time: '' }), status: 'forgotten', updatedAt: now };
-  await writeHandbook(paths, state, rendered);
+  // The person takes no lock: an edit made from the re-read above up to the rename is merged there too.
+  const written = await writeHandbookGuarded(paths, state, rendered, {
+    seen,
+    at: now,
+    remerge: (late) => {
+      entries = applyConcurrentEdits(entries, late);
+      Object.assign(forgotten, late.deleted);
+      state.forgotten = forgotten;
+      return render();
+    },
+  });
+  result.entries = written.entries.length;
   await removeRolloutFiles(paths, inputs.forgotten);
   const agentNote = retired.length
     ? `; ${retired.length} corrected or deleted by the agent of ${[...new Set(retired.map((r) => r.rolloutId))].join(', ')} (archived: ${retired.map((r) => `${r.entry.id}${r.entry.edited ? ' (yours)' : ''}`).join(', ')}; mnemara memory restore <id>)`

@@ -187,6 +187,21 @@ export class DockerSandbox implements Sandbox {
     return sandbox;
   }
 
+  /**
+   * A sandbox over an existing mnemara container that a session whose process is gone left behind, to rescue its
+   * /workspace (`src/session/stranded.ts`): a stopped container is started first. exec, archive reads and
+   * `close()` work as on a sandbox this process created; it is not removed at this process's exit, and its loop
+   * device, if any, is left to `detachOrphanDisks`. Throws what the engine throws (404: the container is gone).
+   */
+  static async attach(containerId: string, options: { docker?: Docker; execTimeoutMs?: number; maxOutputBytes?: number } = {}): Promise<DockerSandbox> {
+    const docker = options.docker ?? dockerClient();
+    const container = docker.getContainer(containerId);
+    const info = await container.inspect();
+    if (!info.State.Running) await container.start();
+    const name = info.Name.replace(/^\//, '');
+    return new DockerSandbox(info.Id, name, container, docker, { timeoutMs: options.execTimeoutMs ?? 120_000, maxOutputBytes: options.maxOutputBytes ?? 1024 * 1024 }, null);
+  }
+
   async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
     this.assertOpen();
     validateExec(command, options);

@@ -5,7 +5,7 @@ import { logger } from '../../config/logger.js';
 import { CappedOutput } from '../output-cap.js';
 import { SandboxError } from '../errors.js';
 import { delay } from './delay.js';
-import { killStartedSince } from './kill.js';
+import { killStartedSince, reclaimProcessSlots } from './kill.js';
 import { exitCodeOf, waitForExit, watchForExit } from './wait.js';
 
 const log = logger('sandbox');
@@ -54,9 +54,27 @@ export interface RawExecResult {
  * killed; one still running is ended by a second exec, `mnemara-kill`, which SIGKILLs every process that started
  * since the command began — children that left the process group or session, or cleared their environment,
  * included — except the tagged processes of other commands running at the same time (docs/sandbox.md, "Timeouts").
+ * When the engine cannot start the command because the sandbox's process table is full, the reaper kills the
+ * processes no running command owns (`reclaimProcessSlots`) and the command is tried once more.
  * Throws `SandboxError('SANDBOX_FAILED')` only when the engine refuses the exec itself.
  */
 export async function rawExec(container: Docker.Container, docker: Docker, req: RawExecRequest): Promise<RawExecResult> {
+  const first = await execOnce(container, docker, req);
+  // The engine could not start the command for want of a process slot (a fork bomb, or processes left by a command
+  // that ended, hold them all): the reaper frees the slots of processes no running command owns, then one retry.
+  // A stdin stream cannot be replayed: such a command is not retried.
+  if (!couldNotStart(first) || (req.stdin !== undefined && typeof req.stdin !== 'string' && !Buffer.isBuffer(req.stdin))) return first;
+  if (!(await reclaimProcessSlots(container))) return first;
+  log.warn('the sandbox\'s process table was full: processes left by commands that ended were killed');
+  return execOnce(container, docker, req);
+}
+
+/** runc's own failure to start an exec'd process (exit 126 with its message on the output), not the command's. */
+function couldNotStart(r: RawExecResult): boolean {
+  return r.exitCode === 126 && /OCI runtime exec failed/.test(r.stdout.text() + r.stderr.text());
+}
+
+async function execOnce(container: Docker.Container, docker: Docker, req: RawExecRequest): Promise<RawExecResult> {
   const started = performance.now();
   const token = randomBytes(8).toString('hex');
   const hasStdin = req.stdin !== undefined;

@@ -129,3 +129,34 @@ async function execKiller(container: Docker.Container, req: KillRequest): Promis
 function text(chunks: Buffer[]): string {
   return Buffer.concat(chunks).toString('latin1').replace(/[^\x20-\x7e]/g, '');
 }
+
+/** How long (ms) to wait for the reaper to report a reclaim: under a fork bomb its rounds take seconds. */
+const RECLAIM_WAIT_MS = 15_000;
+
+/**
+ * Asks mnemara-reaper to free the process table (`reclaim_if_full` in sandbox-image/bin/mnemara-kill): when the
+ * sandbox's pids cgroup is full or within an eighth of its limit, every process that belongs to no running
+ * command is killed (what commands that ended left running; a running command's leader and its tagged processes
+ * are spared). Starts no process (a signal, then the container's log). Resolves true once the reaper reported a
+ * reclaim that killed, false when it found the table not full or did not answer within 15 s (an image without it).
+ * Never throws.
+ */
+export async function reclaimProcessSlots(container: Docker.Container): Promise<boolean> {
+  const asked = Date.now();
+  try {
+    await container.kill({ signal: 'SIGUSR1' });
+    const until = performance.now() + RECLAIM_WAIT_MS;
+    while (performance.now() < until) {
+      await delay(RESIGNAL_MS);
+      const raw: unknown = await container.logs({ stdout: true, stderr: false, follow: false, timestamps: true, since: Math.floor(asked / 1000) - 1 });
+      const text = Buffer.isBuffer(raw) ? raw.toString('latin1') : String(raw);
+      // Lines are "<RFC 3339 time> reclaimed[ none]"; the engine's clock is this machine's (or close to it).
+      for (const m of text.matchAll(/(\d{4}-\d\d-\d\dT[\d:.]+Z) reclaimed( none)?/g)) {
+        if (Date.parse(m[1]!) >= asked - 1_000) return m[2] === undefined;
+      }
+    }
+  } catch (err) {
+    debug.debug({ err }, 'could not ask mnemara-reaper to reclaim process slots');
+  }
+  return false;
+}

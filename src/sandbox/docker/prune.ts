@@ -29,8 +29,12 @@ export interface PruneResult {
   cacheEntries?: string[];
 }
 
-/** Whether `<host>:<pid>` names a process that is alive on this machine. */
-function ownerAlive(owner: string): boolean {
+/**
+ * Whether `<host>:<pid>` (the `mnemara.process` label) names a process that is alive on this machine. Another
+ * machine's label, or none, counts as not alive here: callers that must not touch other machines' sandboxes
+ * check the host themselves (`src/session/stranded.ts`).
+ */
+export function ownerAlive(owner: string): boolean {
   const sep = owner.lastIndexOf(':');
   const pid = Number(owner.slice(sep + 1));
   if (sep <= 0 || owner.slice(0, sep) !== hostname() || !Number.isInteger(pid) || pid <= 0) return false;

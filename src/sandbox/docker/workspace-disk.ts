@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { execa } from 'execa';
 import { logger } from '../../config/logger.js';
 import { mnemaraHome } from '../../config/paths.js';
@@ -114,21 +114,33 @@ export function releaseWorkspaceDiskSync(disk: WorkspaceDisk): void {
 }
 
 /**
- * Detaches the loop devices of sandboxes that are gone (their process was killed before `close()`): devices whose
- * backing file is in `$MNEMARA_HOME/sandbox-disks/` and named after no container in `live`. Returns the devices
- * detached. Never throws (no losetup, not root: nothing to do).
+ * The loop devices of sandboxes that are gone (their process was killed before `close()`): devices whose backing
+ * file is in `$MNEMARA_HOME/sandbox-disks/` and named after no container in `live`. `[]` without losetup.
  */
-export async function detachOrphanDisks(live: Set<string>): Promise<string[]> {
+export async function listOrphanDisks(live: Set<string>): Promise<{ device: string; backingFile: string }[]> {
   const dir = join(mnemaraHome(), 'sandbox-disks');
   const out = await execa('losetup', ['--list', '--noheadings', '--output', 'NAME,BACK-FILE']).catch(() => null);
-  const detached: string[] = [];
+  const found: { device: string; backingFile: string }[] = [];
   for (const line of out?.stdout.split('\n') ?? []) {
     const m = /^(\S+)\s+(.*?)(?: \(deleted\))?$/.exec(line.trim());
     if (!m || !m[2]!.startsWith(`${dir}/`)) continue;
     const name = m[2]!.slice(dir.length + 1).replace(/\.img$/, '');
-    if (live.has(name)) continue;
-    await execa('losetup', ['--detach', m[1]!]).then(() => detached.push(m[1]!), () => {});
-    await rm(m[2]!, { force: true }).catch(() => {});
+    if (!live.has(name)) found.push({ device: m[1]!, backingFile: m[2]! });
+  }
+  return found;
+}
+
+/**
+ * Detaches the devices `listOrphanDisks` finds (only those of the sandboxes named in `only`, when given: a
+ * sandbox being created has its device before its container) and removes their images. Returns the devices
+ * detached. Never throws.
+ */
+export async function detachOrphanDisks(live: Set<string>, only?: Set<string>): Promise<string[]> {
+  const detached: string[] = [];
+  for (const d of await listOrphanDisks(live)) {
+    if (only && !only.has(basename(d.backingFile).replace(/\.img$/, ''))) continue;
+    await execa('losetup', ['--detach', d.device]).then(() => detached.push(d.device), () => {});
+    await rm(d.backingFile, { force: true }).catch(() => {});
   }
   if (detached.length) log.info({ devices: detached }, 'detached the workspace disks of sandboxes that are gone');
   return detached;

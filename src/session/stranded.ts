@@ -1,0 +1,120 @@
+/**
+ * Stranded sandboxes (DESIGN.md step 6: nothing is lost). A session killed (SIGKILL, a power cut) before its
+ * workspace snapshot leaves the agent's work only in its still-running container. Every mnemara container is
+ * labelled with its session's rollout id (`mnemara.session`) and the `<host>:<pid>` of the process that started
+ * it (`mnemara.process`); the session record (`orphans.ts`) says which lineage the rollout belongs to.
+ *
+ * A container whose process is gone on this host is *stranded* when its rollout has a session record and either
+ * the session was killed (the record was never ended) or no snapshot of the lineage holds the rollout (the
+ * workspace snapshot failed and the container was kept for rescue). Rescue snapshots its /workspace (the memory
+ * layout redacted first, as a session does) as a workspace snapshot of the lineage holding that rollout, which
+ * adoption then names as the branch `LINEAGE@<rollout-id>`, and removes the container and its loop device. A
+ * container of a gone process without a session record (`run --keep-sandbox` after its rollout landed) is a
+ * *leftover*: listed by `mnemara doctor`, removed by `mnemara sandbox prune`.
+ */
+import { hostname } from 'node:os';
+import { dockerClient, LABEL } from '../sandbox/index.js';
+import { DockerSandbox } from '../sandbox/docker/docker-sandbox.js';
+import { ownerAlive } from '../sandbox/docker/prune.js';
+import { detachOrphanDisks } from '../sandbox/docker/workspace-disk.js';
+import { logger } from '../config/logger.js';
+import type { MemoryLayout } from '../config/memory.js';
+import type { OnProgress } from '../config/progress.js';
+import type { SnapshotStore } from '../snapshot/types.js';
+import { readSessionRecord } from './orphans.js';
+import { redactLayoutInSandbox } from './redact-notes.js';
+import { snapshotSandbox } from './snapshot-sandbox.js';
+
+const log = logger('session.stranded');
+
+/** A mnemara container whose starting process no longer runs on this host. */
+export interface GoneSandbox {
+  containerId: string;
+  name: string;
+  /** The rollout id of its session (`mnemara.session`). */
+  rolloutId: string;
+  /** Docker's state: running, exited, created … */
+  state: string;
+  /** The session's lineage, from its session record; `null` without a record (a leftover). */
+  lineage: string | null;
+  /** Whether it holds a session's work to rescue (see the module comment); else it is a leftover. */
+  stranded: boolean;
+}
+
+/**
+ * Lists the mnemara containers whose process is gone on this host (another host's are never listed), with their
+ * lineage and whether they are stranded. `[]` when no engine answers (logged at debug level).
+ */
+export async function findGoneSandboxes(store: SnapshotStore, home: string, lineage?: string): Promise<GoneSandbox[]> {
+  const docker = dockerClient();
+  const containers = await docker.listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } }).catch((err: unknown) => {
+    log.debug({ err: (err as Error).message }, 'no engine: no stranded sandboxes looked for');
+    return [];
+  });
+  const host = hostname();
+  const out: GoneSandbox[] = [];
+  const held = new Map<string, Set<string>>();
+  for (const c of containers) {
+    const owner = c.Labels[LABEL.process] ?? '';
+    if (owner.slice(0, owner.lastIndexOf(':')) !== host || ownerAlive(owner)) continue;
+    const rolloutId = c.Labels[LABEL.session] ?? '';
+    const record = rolloutId ? await readSessionRecord(home, rolloutId) : null;
+    if (lineage !== undefined && record?.lineage !== lineage) continue;
+    let stranded = false;
+    if (record) {
+      let holders = held.get(record.lineage);
+      if (!holders) held.set(record.lineage, (holders = new Set((await store.list({ lineage: record.lineage })).flatMap((m) => m.rolloutIds))));
+      stranded = !record.endedAt || !holders.has(rolloutId);
+    }
+    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded });
+  }
+  return out;
+}
+
+/** What `rescueStrandedSandboxes` did with one stranded container. */
+export interface Rescue {
+  rolloutId: string;
+  lineage: string;
+  container: string;
+  /** The workspace snapshot taken of it; `null` when a snapshot already held the rollout. */
+  snapshot: string | null;
+  /** Why it could not be rescued (the container is then left as it was). */
+  error?: string;
+}
+
+/**
+ * Rescues the stranded sandboxes of `lineage` (every lineage when omitted): snapshots each one's /workspace as a
+ * workspace snapshot of its lineage holding its rollout (unless a snapshot of the lineage already holds it),
+ * then removes the container and detaches its loop device. The caller adopts the snapshots (`adoptOrphans`) and
+ * the transcripts (the session record, never ended, marks them orphaned). Never throws: a container that cannot
+ * be rescued is reported with the reason and left running for the next try.
+ */
+export async function rescueStrandedSandboxes(store: SnapshotStore, home: string, layout: MemoryLayout, lineage?: string, onProgress?: OnProgress): Promise<Rescue[]> {
+  const gone = await findGoneSandboxes(store, home, lineage).catch((err: unknown) => {
+    log.warn({ err: (err as Error).message }, 'could not look for stranded sandboxes');
+    return [];
+  });
+  const rescues: Rescue[] = [];
+  for (const g of gone.filter((x) => x.stranded && x.lineage !== null)) {
+    const rescue: Rescue = { rolloutId: g.rolloutId, lineage: g.lineage as string, container: g.name, snapshot: null };
+    try {
+      const holds = (await store.list({ lineage: rescue.lineage })).some((m) => m.rolloutIds.includes(g.rolloutId));
+      const sandbox = await DockerSandbox.attach(g.containerId);
+      if (!holds) {
+        onProgress?.({ step: 'recover', phase: 'progress', message: `snapshotting the workspace of stranded sandbox ${g.name} (rollout ${g.rolloutId})` });
+        await redactLayoutInSandbox(sandbox, layout);
+        const m = await snapshotSandbox(sandbox, store, { lineage: rescue.lineage, kind: 'workspace', parent: null, rolloutIds: [g.rolloutId], ...(onProgress ? { onProgress } : {}) });
+        rescue.snapshot = m.id;
+      }
+      await sandbox.close();
+      log.info({ ...rescue }, 'rescued the workspace of a sandbox whose session is gone');
+    } catch (err) {
+      rescue.error = (err as Error).message;
+      log.warn({ ...rescue }, 'could not rescue a stranded sandbox; it is left running');
+    }
+    rescues.push(rescue);
+  }
+  const removed = rescues.filter((r) => !r.error).map((r) => r.container);
+  if (removed.length) await detachOrphanDisks(new Set(), new Set(removed));
+  return rescues;
+}
