@@ -158,3 +158,27 @@ describe('a line the agent labelled as the environment is kept whole, its workar
     expect(e2.memories.find((m) => m.text.startsWith('Found by'))?.text).toContain('`npx @bufbuild/buf generate` なら動きます。');
   });
 });
+
+describe('the whole chain survives: setup typed before a rerun that failed again, and a later run confirming part of it', () => {
+  it('`apt-get update && apt-get install build-essential && cargo build` failing on the next missing piece is part of the chain', async () => {
+    const b = new TranscriptBuilder('Build it.')
+      .bash('cd /workspace && cargo build', 101, 'error: linker `cc` not found\n  = note: No such file or directory (os error 2)')
+      .bash('sudo apt-get install -y build-essential', 100, 'E: Unable to locate package build-essential')
+      .bash('sudo apt-get update -qq && sudo apt-get install -y build-essential && cd /workspace && cargo build', 101, 'Could not find directory of OpenSSL installation')
+      .bash('sudo apt-get install -y pkg-config libssl-dev && cd /workspace && cargo build', 0, 'Finished dev [unoptimized + debuginfo] target(s)');
+    const fix = (await extract(b.end('completed'))).memories.find((m) => m.text.includes('libssl-dev'))!;
+    expect(fix.text).toMatch(/apt-get update[\s\S]*build-essential[\s\S]*pkg-config libssl-dev/);
+  });
+  it('a near-duplicate from a later run that names part of the chain keeps the older, fuller wording', async () => {
+    const { mergeRawMemories } = await import('../../src/memory/phase2/merge.js');
+    const full = '`./gradlew test` needs `sudo apt-get install -y openjdk-17-jdk-headless`, then changing gradle.properties first. Without it `./gradlew test` failed: “Cannot find a Java installation”.';
+    const part = '`./gradlew test` needs `sudo apt-get install -y openjdk-17-jdk-headless` first. Without it `./gradlew test` failed: “Cannot find a Java installation”.';
+    const raw = (text: string) => ({ kind: 'procedure' as const, text, importance: 3, keywords: [], evidence: { lines: [1] } });
+    const merged = mergeRawMemories([
+      { rolloutId: 'r2', time: '2026-01-02T00:00:00.000Z', memories: [raw(part)], hash: 'b' },
+      { rolloutId: 'r1', time: '2026-01-01T00:00:00.000Z', memories: [raw(full)], hash: 'a' },
+    ]);
+    expect(merged.map((c) => c.text)).toEqual([full]);
+    expect(merged[0]!.sources).toEqual(['r2', 'r1']);
+  });
+});

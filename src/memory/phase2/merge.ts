@@ -37,6 +37,9 @@ export function mergeRawMemories(rollouts: RolloutInput[]): Candidate[] {
         hit.count += 1;
         hit.ids.add(entryId(m.text));
         for (const k of m.keywords) if (!hit.keywords.includes(k)) hit.keywords.push(k);
+        // An older wording that says strictly more (every command and file of the newer one, and others) is
+        // the whole chain; the newer run only confirmed part of it (issue 12: "a fix is the whole chain").
+        if (saysMore(m.text, hit.text)) hit.text = m.text;
       } else {
         out.push({
           kind: m.kind,
@@ -53,6 +56,14 @@ export function mergeRawMemories(rollouts: RolloutInput[]): Candidate[] {
     }
   }
   return out;
+}
+
+/** Whether `a` names every code span and file of `b`, and more. */
+function saysMore(a: string, b: string): boolean {
+  const named = (t: string) => new Set([...t.matchAll(/`([^`]+)`|\b([\w-]+\.(?:properties|toml|ya?ml|json|xml|cfg|ini|conf))\b/g)].map((x) => (x[1] ?? x[2])!.trim()));
+  const na = named(a);
+  const nb = named(b);
+  return na.size > nb.size && [...nb].every((x) => na.has(x) || [...na].some((y) => y.startsWith(`${x} `) || y.includes(x)));
 }
 
 /** Token set of a candidate's text without its code spans (the "what is this about" part). */

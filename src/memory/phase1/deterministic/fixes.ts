@@ -161,6 +161,14 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes, changedBetween };
     }
     if (match && (outcome === 'failed' || (outcome === 'unknown' && failed(next)))) {
+      // Setup typed in front of it that passed (`apt-get update && apt-get install build-essential && cargo
+      // build`) is part of the chain even though the command then failed on its next missing piece.
+      const typed = new Set(splitCommand(commandOf(failure) ?? '').map((x) => x.text));
+      // It ran, so everything joined to it by `&&` before it passed.
+      const at = segs.indexOf(match);
+      const ran = segs.slice(0, at).filter((_, k) => segs.slice(k + 1, at + 1).every((x) => x.joiner === '&&'));
+      const before = ran.filter((x) => (x.category === 'system' || x.category === 'install' || startsService(x)) && !typed.has(x.text));
+      if (before.length > 0) changes.push({ step: next, text: before.map((x) => x.text).join(' && ') });
       // The setup got the command past its error, and it now fails on another one (a real bug the run then
       // fixed in the code): the setup is the fix of the first failure all the same.
       // Kept as the answer only if no later run of it passes before the code changes.
