@@ -1,5 +1,6 @@
 import { UnsafeArchiveError } from './errors.js';
 import type { RestoreLimits } from './types.js';
+import { nameBytes } from './names.js';
 
 /** What an archive entry may be after the guard: anything else (devices, FIFOs, sparse …) is refused. */
 export type GuardedType = 'file' | 'dir' | 'symlink' | 'hardlink';
@@ -14,22 +15,26 @@ const TYPE_MAP: Record<string, GuardedType> = {
 };
 
 /**
+ * THE rule for names, shared by every end: `create`'s walk of a host directory leaves out (and lists) exactly the
+ * paths this refuses, and every restore, `verify`, the sandbox's stream, deltas and `--path` apply it as is, so
+ * a snapshot `create` took is one every restore accepts.
+ *
  * Normalises an entry path from an archive into `/`-separated segments relative to the target, or throws
- * `UnsafeArchiveError` for: NUL bytes, backslashes, absolute paths, drive letters (`C:`), `..` segments,
- * a segment over 255 bytes, more than `maxPathBytes` bytes or `maxDepth` segments.
+ * `UnsafeArchiveError` for: NUL bytes, absolute paths, `..` segments, a segment over 255 bytes, more than
+ * `maxPathBytes` bytes (counted as on disk: an escaped non-UTF-8 byte is one byte, `names.ts`) or `maxDepth`
+ * segments. POSIX names are bytes where only `/` separates and NUL ends: a backslash (`back\slash.txt`, systemd's
+ * `dev-disk-by\x2dlabel.device`) or a leading `C:` is an ordinary character, never a separator or a drive.
  * `./` prefixes and empty segments are dropped; the archive root (`.` or `./`) gives `[]`.
  */
 export function guardPath(raw: string, limits: Pick<RestoreLimits, 'maxPathBytes' | 'maxDepth'>): string[] {
-  if (Buffer.byteLength(raw) > limits.maxPathBytes) throw new UnsafeArchiveError(`path longer than ${limits.maxPathBytes} bytes`, raw.slice(0, 200));
+  if (nameBytes(raw) > limits.maxPathBytes) throw new UnsafeArchiveError(`path longer than ${limits.maxPathBytes} bytes`, raw.slice(0, 200));
   if (raw.includes('\0')) throw new UnsafeArchiveError('path contains a NUL byte', raw);
-  if (raw.includes('\\')) throw new UnsafeArchiveError('path contains a backslash', raw);
   if (raw.startsWith('/')) throw new UnsafeArchiveError('absolute path', raw);
-  if (/^[A-Za-z]:/.test(raw)) throw new UnsafeArchiveError('path starts with a drive letter', raw);
   const segments: string[] = [];
   for (const seg of raw.split('/')) {
     if (seg === '' || seg === '.') continue;
     if (seg === '..') throw new UnsafeArchiveError('path contains a ".." segment', raw);
-    if (Buffer.byteLength(seg) > 255) throw new UnsafeArchiveError('path segment longer than 255 bytes', raw.slice(0, 200));
+    if (nameBytes(seg) > 255) throw new UnsafeArchiveError('path segment longer than 255 bytes', raw.slice(0, 200));
     segments.push(seg);
     if (segments.length > limits.maxDepth) throw new UnsafeArchiveError(`path deeper than ${limits.maxDepth} directories`, raw.slice(0, 200));
   }

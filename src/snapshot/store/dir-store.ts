@@ -365,7 +365,7 @@ function restorePath(path: string, limits: RestoreLimits): string[] {
   } catch (err) {
     if (!(err instanceof UnsafeArchiveError)) throw err;
     throw new MnemaraError('INVALID_INPUT', `invalid restore path "${path}": ${err.reason}`, {
-      hint: '--path (paths) takes relative paths inside the snapshot, such as memories or sessions/r1.jsonl: no leading /, no "..", no backslashes.',
+      hint: '--path (paths) takes relative paths inside the snapshot, such as memories or sessions/r1.jsonl: no leading /, no ".." segments.',
       cause: err,
     });
   }
