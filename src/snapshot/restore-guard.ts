@@ -77,6 +77,7 @@ export class ArchiveBudget {
   private declaredFiles = 0;
   private declaredBytes = 0;
   private inflated = 0;
+  private skippedBytes = 0;
 
   constructor(private readonly limits: RestoreLimits) {}
 
@@ -86,6 +87,27 @@ export class ArchiveBudget {
     this.declaredBytes += size;
     if (this.declaredFiles > this.limits.maxFiles) throw new UnsafeArchiveError(`more than ${this.limits.maxFiles} entries`, path);
     if (this.declaredBytes > this.limits.maxTotalBytes) throw new UnsafeArchiveError(`more than ${this.limits.maxTotalBytes} bytes of content`, path);
+  }
+
+  /** Whether an entry of `size` content bytes can still be declared without passing `maxTotalBytes`. */
+  fits(size: number): boolean {
+    return size <= this.limits.maxTotalBytes && this.declaredBytes + size <= this.limits.maxTotalBytes;
+  }
+
+  /** Why `fits(size)` is false, for a `skipped` entry (bytes are apparent sizes: a sparse file counts whole). */
+  overReason(size: number): string {
+    const limit = this.limits.maxTotalBytes;
+    return size > limit
+      ? `${size} bytes, over the restore limit of ${limit} bytes of content: left out so the rest could be snapshotted (add it to snapshot.ignore or delete it)`
+      : `${size} bytes would take the snapshot over the restore limit of ${limit} bytes of content: left out so the rest could be snapshotted (add large files to snapshot.ignore or delete them)`;
+  }
+
+  /**
+   * An entry left out (source mode) that the reader still consumes: its bytes count toward the inflation
+   * check's allowance but not toward `maxTotalBytes`/`maxFiles`.
+   */
+  declareSkipped(size: number): void {
+    this.skippedBytes += size;
   }
 
   /** The reader kept a declared entry (`size` content bytes). */
@@ -106,7 +128,7 @@ export class ArchiveBudget {
   onInflated(chunkBytes: number): void {
     this.inflated += chunkBytes;
     // 16 KiB a header covers pax records with two 4 KiB paths; 1 MiB, metadata records and end-of-archive padding.
-    const allowed = this.declaredBytes + (this.declaredFiles + 2) * 16384 + 1024 * 1024;
+    const allowed = this.declaredBytes + this.skippedBytes + (this.declaredFiles + 2) * 16384 + 1024 * 1024;
     if (this.inflated > allowed && this.inflated > this.limits.maxTotalBytes / 1024) {
       throw new UnsafeArchiveError(
         `archive inflates to more than its entries declare (${this.inflated} bytes for ${this.declaredBytes} declared): decompression bomb or trailing garbage`,
