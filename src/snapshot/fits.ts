@@ -3,6 +3,7 @@ import { compileIgnore } from './ignore.js';
 import { resolveLimits } from './limits.js';
 import { displayName } from './names.js';
 import type { RestoreLimits } from './types.js';
+import type { MergedTree } from './tree.js';
 import { walkTree } from './walk.js';
 
 /** What to do about a file or tree over a restore limit (the same words wherever it is found). */
@@ -14,7 +15,7 @@ export const OVER_LIMIT_HINT =
  * could be restored. `MnemaraError('INVALID_INPUT')` (exit 2), naming the file (as printed), size and limit.
  */
 export function fileOverLimit(path: string, size: number, limit: number, where = 'the snapshot'): MnemaraError {
-  return new MnemaraError('INVALID_INPUT', `${displayName(path)} is ${size} bytes (apparent size; a sparse file counts whole), over the restore limit of ${limit} bytes of content, so ${where} could never be restored`, {
+  return new MnemaraError('INVALID_INPUT', `${displayName(path)} is ${size} bytes, over the restore limit of ${limit} bytes of content (a sparse file counts with its apparent size), so ${where} could never be restored`, {
     hint: OVER_LIMIT_HINT,
   });
 }
@@ -45,4 +46,30 @@ export async function assertTreeFits(dir: string, ignore: string[], partial?: Pa
     bytes > limits.maxTotalBytes ? `${bytes} bytes of content, over the restore limit of ${limits.maxTotalBytes} bytes (largest: ${displayName(largest.path)}, ${largest.size} bytes)` :
     null;
   if (over) throw new MnemaraError('INVALID_INPUT', `${where} would hold ${over}, so it could never be restored`, { hint: OVER_LIMIT_HINT });
+}
+
+/**
+ * What create accepts, restore restores: the new snapshot's merged tree must fit the restore limits (total
+ * content bytes, entries). Throws `MnemaraError('INVALID_INPUT')` naming the limit (exit 2), before any
+ * manifest is written. A sparse file counts with its apparent size (a restore writes it sparse again).
+ */
+export function assertRestorable(tree: MergedTree, limits: RestoreLimits): void {
+  let files = 0;
+  let bytes = 0;
+  let largest = { path: '', size: 0 };
+  for (const { path, node } of tree.walk()) {
+    files += 1;
+    if (node.entry.type !== 'file') continue;
+    bytes += node.entry.size;
+    if (node.entry.size > largest.size) largest = { path, size: node.entry.size };
+  }
+  const over =
+    files > limits.maxFiles ? `${files} entries, over the restore limit of ${limits.maxFiles}` :
+    bytes > limits.maxTotalBytes ? `${bytes} bytes of content, over the restore limit of ${limits.maxTotalBytes} bytes (largest: ${displayName(largest.path)}, ${largest.size} bytes)` :
+    null;
+  if (over) {
+    throw new MnemaraError('INVALID_INPUT', `the snapshot would hold ${over}, so it could never be restored`, {
+      hint: OVER_LIMIT_HINT,
+    });
+  }
 }
