@@ -297,7 +297,7 @@ export class DirectoryStore implements SnapshotStore {
 
   async exportTar(id: string, options: ReadOptions = {}): Promise<Readable> {
     const m = await this.get(id);
-    return exportChain(this.blobs, m, { paths: options.paths, owner: options.owner, limits: resolveLimits(options.limits) });
+    return exportChain(this.blobs, m, { paths: options.paths, owner: options.owner, limits: resolveLimits(options.limits), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
   }
 
   async restoreToDirectory(id: string, dir: string, options: ReadOptions = {}): Promise<{ files: number; bytes: number }> {
