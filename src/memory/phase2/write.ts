@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile, readlink } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { logger } from '../../config/logger.js';
 import { decodeName, displayName } from '../../snapshot/names.js';
 import { writeFileAtomic } from '../atomic.js';
@@ -72,11 +73,30 @@ export function writtenRecord(memoryMd: string, entries: MemoryEntry[]): Written
 export async function writeHandbook(paths: MemoryPaths, state: MemoryState, rendered: RenderedHandbook): Promise<void> {
   state.pending = writtenRecord(rendered.memoryMd, rendered.entries);
   await saveState(paths.stateFile, state);
+  await warnIfLink(paths.summaryMd);
+  await warnIfLink(paths.memoryMd);
   await writeFileAtomic(paths.summaryMd, rendered.summaryMd);
   await writeFileAtomic(paths.memoryMd, rendered.memoryMd);
   state.written = state.pending;
   state.pending = null;
   await saveState(paths.stateFile, state);
+}
+
+/**
+ * The handbook files are written by rename, which replaces a symlink (an agent's `MEMORY.md -> ../docs/notes.md`)
+ * with a plain file and leaves its target as it was: said in a warning (printed by the CLI), not done silently.
+ */
+export async function linkWarning(file: string): Promise<string | undefined> {
+  const st = await lstat(file).catch(() => null);
+  if (!st?.isSymbolicLink()) return undefined;
+  const target = await readlink(file).catch(() => '?');
+  return `${basename(file)} was a symlink (to ${target}); consolidation replaces it with a plain file and leaves ${target} as it was`;
+}
+
+/** Logs `linkWarning`, when there is one. */
+async function warnIfLink(file: string): Promise<void> {
+  const warning = await linkWarning(file);
+  if (warning) log.warn({ file }, warning);
 }
 
 /** MEMORY.md's text, or `null` when there is none. Bytes that are not UTF-8 come back as the text `\xNN` (logged as a warning). */
