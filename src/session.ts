@@ -14,6 +14,7 @@ import { ioFailureCode, ioFailureError, type SavedWork } from './config/io-error
 import { logger } from './config/logger.js';
 import type { OnProgress } from './config/progress.js';
 import { createSandbox, keepSandbox } from './sandbox/index.js';
+import { assertTreeFits } from './snapshot/fits.js';
 import type { Sandbox } from './sandbox/types.js';
 import { openSnapshotStore, type SnapshotStore } from './snapshot/index.js';
 import { runAgentStep, sessionModelClient } from './session/agent-step.js';
@@ -120,6 +121,13 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       : `fresh copy of ${workspace} (lineage ${lineage})`,
   );
   emit({ type: 'started', rolloutId, lineage, lineageSource, ...(branch ? { branch } : {}), transcriptPath });
+
+  // A fresh copy is checked against the limits its workspace snapshot will apply before anything is copied: a
+  // file no snapshot could hold would otherwise be copied in and refused only after the agent's whole run.
+  if (start.kind === 'fresh' || start.kind === 'memory-from') {
+    const layoutDirs = start.kind === 'memory-from' ? [`/${layout.memoriesDir}`, `/${layout.sessionsDir}`] : [];
+    await assertTreeFits(workspace, [...config.snapshot.ignore, ...layoutDirs]);
+  }
 
   // 2. Start the hardened sandbox: on a copy of the lineage's cached workspace image when one fits the start
   // (checked after the fill; docs/session.md "Restore what is missing"), and keeping its image to cache it.

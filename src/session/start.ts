@@ -127,7 +127,7 @@ export async function restoreWorkspace(
 ): Promise<void> {
   if ((start.kind === 'snapshot' || start.kind === 'head') && start.snapshotId) {
     if (options.fill) await options.fill();
-    else await sandbox.putArchive(await store.exportTar(start.snapshotId), sandbox.workspaceDir);
+    else await sandbox.putArchive(await store.exportTar(start.snapshotId, options.onProgress ? { onProgress: options.onProgress } : {}), sandbox.workspaceDir);
   } else {
     const layoutDirs = start.kind === 'memory-from' ? [`/${options.layout.memoriesDir}`, `/${options.layout.sessionsDir}`] : [];
     await sandbox.putArchive(hostDirectoryTar(options.workspace, [...options.ignore, ...layoutDirs], options.onProgress), sandbox.workspaceDir);

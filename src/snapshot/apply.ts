@@ -9,7 +9,7 @@ import { lstat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
-import { makePatch, patchFilter, type Patch, type PatchOptions } from './patch.js';
+import { gitStderr, makePatch, patchFilter, type Patch, type PatchOptions } from './patch.js';
 import type { AnyStore } from './store/open.js';
 import { walkTree } from './walk.js';
 
@@ -93,7 +93,7 @@ export async function applyToHost(
     });
   }
   if (r.exitCode !== 0) {
-    throw new MnemaraError('APPLY_FAILED', `git apply refused the patch, nothing was written: ${String(r.stderr).trim().slice(0, 800)}`, {
+    throw new MnemaraError('APPLY_FAILED', `git apply refused the patch, nothing was written: ${gitStderr(r.stderr).slice(0, 800)}`, {
       hint: `Look at the patch (mnemara snapshot patch ${snapshot} -w ${dir}); --force does not help here.`,
     });
   }

@@ -5,6 +5,7 @@ import { ArchiveBudget, guardPath } from './restore-guard.js';
 import { TarWriter } from './tar-write.js';
 import type { MergedTree } from './tree.js';
 import type { RestoreLimits } from './types.js';
+import type { OnProgress } from '../config/progress.js';
 
 /** Ownership written into exported tar headers (for `putArchive` into a sandbox whose user is not root). */
 export interface ExportOwner {
@@ -33,12 +34,25 @@ export async function writeMerged(
      */
     fromLayer?: number;
     basePaths?: ReadonlySet<string>;
+    /** Told the content bytes written so far (`done`, of `total`), at most every 500 ms (step `restore`). */
+    onProgress?: OnProgress;
   },
 ): Promise<{ files: number; bytes: number }> {
   const keep = pathFilter(options.filters);
   const owner = options.owner ?? { uid: 0, gid: 0 };
   let files = 0;
   let bytes = 0;
+  let total = 0;
+  if (options.onProgress) for (const { segments, node } of tree.walk()) if (node.entry.type === 'file' && keep(segments)) total += node.entry.size;
+  let sent = 0;
+  let lastReport = Date.now();
+  const report = (n: number): void => {
+    sent += n;
+    const now = Date.now();
+    if (!options.onProgress || now - lastReport < 500) return;
+    lastReport = now;
+    options.onProgress({ step: 'restore', phase: 'progress', done: sent, total, unit: 'bytes' });
+  };
   for (const { path, segments, node } of tree.walk()) {
     if (node.entry.type !== 'dir' || !keep(segments)) continue;
     const src = node.entry.source;
@@ -64,7 +78,10 @@ export async function writeMerged(
       files += 1;
       if (type === 'file') {
         await writer.header({ path, type: 'File', mode, mtime, size, ...owner });
-        for await (const c of entry as AsyncIterable<Buffer>) await writer.write(c);
+        for await (const c of entry as AsyncIterable<Buffer>) {
+          await writer.write(c);
+          report(c.length);
+        }
         await writer.pad(size);
         bytes += size;
         return;
@@ -85,13 +102,13 @@ export async function writeMerged(
 export async function exportChain(
   blobs: BlobStore,
   chain: Chain,
-  options: { paths?: string[]; owner?: ExportOwner; limits: RestoreLimits; tree?: MergedTree },
+  options: { paths?: string[]; owner?: ExportOwner; limits: RestoreLimits; tree?: MergedTree; onProgress?: OnProgress },
 ): Promise<Readable> {
   const filters = options.paths?.map((p) => guardPath(p, options.limits));
   const tree = options.tree ?? (await scanChain(blobs, chain, options.limits));
   const out = new PassThrough({ highWaterMark: 1024 * 1024 });
   const writer = new TarWriter(out);
-  writeMerged(blobs, chain, tree, writer, { filters, owner: options.owner, limits: options.limits })
+  writeMerged(blobs, chain, tree, writer, { filters, owner: options.owner, limits: options.limits, ...(options.onProgress ? { onProgress: options.onProgress } : {}) })
     .then(() => writer.end())
     .then(
       () => out.end(),

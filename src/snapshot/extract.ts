@@ -82,6 +82,13 @@ export class GuardedExtractor {
     let ordinal = -1;
     return async (entry) => {
       ordinal += 1;
+      // Source mode: a file that grew past what a restore accepts during the run is left out and listed, the
+      // rest of the run's work is kept (refusing the whole snapshot lost it). Its bytes still pass the inflation check.
+      if (options.onSkip && entry.size > 0 && !this.budget.fits(entry.size)) {
+        this.budget.declareSkipped(entry.size);
+        options.onSkip(displayName(entry.path.replace(/^(\.\/)+/, '')), this.budget.overReason(entry.size));
+        return void entry.resume();
+      }
       // Every entry is declared, kept or not: the inflation check compares against all of them.
       this.budget.declare(entry.path, entry.size);
       this.scanned += entry.size;

@@ -60,6 +60,9 @@ export async function readLayer(
       throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} does not match its digest (got ${actual?.digest ?? 'unreadable'})`, err);
     }
     if (err instanceof MnemaraError) throw err;
+    // The blob is whole (checked above): a system call that failed writing the tree is the target's trouble.
+    const sys = err as NodeJS.ErrnoException;
+    if (sys.syscall && sys.syscall !== 'read' && sys.code !== 'ENOENT') throw err;
     throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} cannot be read: ${(err as Error).message}`, err);
   }
   if (digest !== layer.digest) {

@@ -4,13 +4,13 @@ import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OnProgress } from '../config/progress.js';
 import { SourceChangedError } from './errors.js';
-import { MnemaraError } from '../config/errors.js';
 import type { TarWriter } from './tar-write.js';
 import type { ExtractedContent } from './write-entry.js';
 import { MergedTree, type TreeEntry } from './tree.js';
 import { statKey, walkTree, type WalkEntry, type WalkSkip } from './walk.js';
 import { displayName, fsPath } from './names.js';
 import { HardLinkGroups } from './hardlinks.js';
+import { fileOverLimit } from './fits.js';
 
 /** Files up to this size are read whole into memory, checked, and retried if they changed meanwhile. */
 const SMALL_FILE_BYTES = 8 * 1024 * 1024;
@@ -128,9 +128,7 @@ export async function packLayer(root: string, writer: TarWriter, options: PackOp
     }
     if (entry.stats.size > (options.maxFileBytes ?? Infinity)) {
       // Refused before a byte is read: packing gigabytes that no restore would accept helps nobody.
-      throw new MnemaraError('INVALID_INPUT', `${displayName(entry.path)} is ${entry.stats.size} bytes, over the restore limit of ${options.maxFileBytes} bytes of content, so the snapshot could never be restored`, {
-        hint: 'Add it to snapshot.ignore (or delete it), then snapshot again.',
-      });
+      throw fileOverLimit(entry.path, entry.stats.size, options.maxFileBytes!);
     }
     let packed: PackedFile;
     // A large file takes long to hash and compress (2 GiB: over a minute): its bytes are reported as they go.

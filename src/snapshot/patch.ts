@@ -14,7 +14,7 @@ import { isUtf8 } from 'node:buffer';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
 import { compileIgnore } from './ignore.js';
-import { fsPath } from './names.js';
+import { displayName, fsPath } from './names.js';
 import type { AnyStore } from './store/open.js';
 import { walkTree, type WalkSkip } from './walk.js';
 
@@ -86,6 +86,7 @@ export async function makePatch(store: AnyStore, from: PatchSide, to: PatchSide,
   for (const p of a.keys()) if (!b.has(p)) patch.removed.push(p);
   for (const l of [patch.added, patch.removed, patch.changed]) l.sort();
   if (patch.added.length + patch.removed.length + patch.changed.length === 0) return patch;
+  assertPatchable(patch, a, b, from, to);
   const tmp = await mkdtemp(join(tmpdir(), 'mnemara-patch-'));
   try {
     await materialize(store, from, join(tmp, 'a'), [...patch.removed, ...patch.changed]);
@@ -199,8 +200,8 @@ async function gitDiff(tmp: string, binary: boolean): Promise<Buffer> {
   );
   if (r.exitCode === undefined) throw gitMissing(r.originalMessage ?? r.message);
   if (r.exitCode !== 0 && r.exitCode !== 1) {
-    throw new MnemaraError('PATCH_FAILED', `git diff failed (exit ${r.exitCode}): ${String(r.stderr).trim().slice(0, 500)}`, {
-      hint: 'Check that `git --version` works; the snapshots themselves are unchanged.',
+    throw new MnemaraError('PATCH_FAILED', `git diff failed (exit ${r.exitCode}): ${gitStderr(r.stderr).slice(0, 500)}`, {
+      hint: 'The snapshots themselves are unchanged. To take single files out of a snapshot, use mnemara snapshot restore ID DIR --path PATH.',
     });
   }
   // With empty prefixes the temp folders' names are the prefixes; a new file's header reads b/… twice and a
@@ -213,6 +214,49 @@ async function gitDiff(tmp: string, binary: boolean): Promise<Buffer> {
     .replace(/^diff --git "[ab]\/(.*)" "[ab]\/\1"$/gm, 'diff --git "a/$1" "b/$1"');
   return Buffer.from(fixed, 'latin1');
 }
+
+/** git's stderr as text, whatever form execa gave it (a `Uint8Array` with `encoding: 'buffer'`). */
+export function gitStderr(stderr: unknown): string {
+  return (typeof stderr === 'string' ? stderr : Buffer.from((stderr ?? new Uint8Array()) as Uint8Array).toString('utf8')).trim();
+}
+
+/**
+ * Largest file (bytes, either side) a patch carries. git holds a file, its deflated form and the base85 text in
+ * memory and fails with "Out of memory" at 2 GiB; the patch text is also rewritten as one JS string (V8 caps a
+ * string near 512 MiB), so a file's base85 form (up to 1.25× its size) must stay well below that.
+ */
+export const PATCH_MAX_FILE_BYTES = 256 * 1024 * 1024;
+/** Largest sum of file sizes (bytes, both sides) a patch carries, for the same reasons. */
+export const PATCH_MAX_TOTAL_BYTES = 384 * 1024 * 1024;
+
+/**
+ * Refuses, before git runs, a patch holding a file over `PATCH_MAX_FILE_BYTES` or more than
+ * `PATCH_MAX_TOTAL_BYTES` in all: `MnemaraError('INVALID_INPUT')` (exit 2) naming the files (as printed) and
+ * saying how to take them instead (`snapshot restore --path`) and leave them out (`snapshot.ignore`).
+ */
+function assertPatchable(patch: Patch, a: Map<string, FileState>, b: Map<string, FileState>, from: PatchSide, to: PatchSide): void {
+  const fileSize = (m: Map<string, FileState>, p: string): number => (m.get(p)?.type === 'file' ? m.get(p)!.size : 0);
+  const sizes = new Map<string, number>();
+  let total = 0;
+  for (const p of [...patch.added, ...patch.changed, ...patch.removed]) {
+    sizes.set(p, Math.max(fileSize(a, p), fileSize(b, p)));
+    total += fileSize(a, p) + fileSize(b, p);
+  }
+  const large = [...sizes].filter(([, n]) => n > PATCH_MAX_FILE_BYTES).sort((x, y) => y[1] - x[1]);
+  if (large.length === 0 && total <= PATCH_MAX_TOTAL_BYTES) return;
+  const named = (large.length ? large : [...sizes].sort((x, y) => y[1] - x[1]).slice(0, 3)).slice(0, 5);
+  const list = named.map(([p, n]) => `${displayName(p)} (${n} bytes)`).join(', ');
+  const why = large.length
+    ? `${large.length} file(s) over the ${PATCH_MAX_FILE_BYTES} bytes a patch carries: ${list}`
+    : `${total} bytes of changed files, over the ${PATCH_MAX_TOTAL_BYTES} bytes a patch carries (largest: ${list})`;
+  const snapshot = 'snapshot' in to ? to.snapshot : 'snapshot' in from ? from.snapshot : 'ID';
+  const first = displayName(named[0]![0]);
+  throw new MnemaraError('INVALID_INPUT', `cannot make a patch: ${why} (git's patch format holds whole files in memory and fails from 2 GiB)`, {
+    hint: `Take large files from the snapshot directly (mnemara snapshot restore ${snapshot} DIR --path ${shellQuote(first)}), and add them to snapshot.ignore (MNEMARA_SNAPSHOT_IGNORE) so the patch leaves them out; then make the patch again.`,
+  });
+}
+
+const shellQuote = (s: string): string => (/^[A-Za-z0-9_./@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 function gitMissing(cause: unknown): MnemaraError {
   return new MnemaraError('GIT_MISSING', 'git could not be run; patches are written by `git diff --no-index`', {

@@ -1,5 +1,6 @@
 import { UnsafeArchiveError } from './errors.js';
 import type { RestoreLimits } from './types.js';
+import { nameBytes } from './names.js';
 
 /** What an archive entry may be after the guard: anything else (devices, FIFOs, sparse …) is refused. */
 export type GuardedType = 'file' | 'dir' | 'symlink' | 'hardlink';
@@ -14,22 +15,26 @@ const TYPE_MAP: Record<string, GuardedType> = {
 };
 
 /**
+ * THE rule for names, shared by every end: `create`'s walk of a host directory leaves out (and lists) exactly the
+ * paths this refuses, and every restore, `verify`, the sandbox's stream, deltas and `--path` apply it as is, so
+ * a snapshot `create` took is one every restore accepts.
+ *
  * Normalises an entry path from an archive into `/`-separated segments relative to the target, or throws
- * `UnsafeArchiveError` for: NUL bytes, backslashes, absolute paths, drive letters (`C:`), `..` segments,
- * a segment over 255 bytes, more than `maxPathBytes` bytes or `maxDepth` segments.
+ * `UnsafeArchiveError` for: NUL bytes, absolute paths, `..` segments, a segment over 255 bytes, more than
+ * `maxPathBytes` bytes (counted as on disk: an escaped non-UTF-8 byte is one byte, `names.ts`) or `maxDepth`
+ * segments. POSIX names are bytes where only `/` separates and NUL ends: a backslash (`back\slash.txt`, systemd's
+ * `dev-disk-by\x2dlabel.device`) or a leading `C:` is an ordinary character, never a separator or a drive.
  * `./` prefixes and empty segments are dropped; the archive root (`.` or `./`) gives `[]`.
  */
 export function guardPath(raw: string, limits: Pick<RestoreLimits, 'maxPathBytes' | 'maxDepth'>): string[] {
-  if (Buffer.byteLength(raw) > limits.maxPathBytes) throw new UnsafeArchiveError(`path longer than ${limits.maxPathBytes} bytes`, raw.slice(0, 200));
+  if (nameBytes(raw) > limits.maxPathBytes) throw new UnsafeArchiveError(`path longer than ${limits.maxPathBytes} bytes`, raw.slice(0, 200));
   if (raw.includes('\0')) throw new UnsafeArchiveError('path contains a NUL byte', raw);
-  if (raw.includes('\\')) throw new UnsafeArchiveError('path contains a backslash', raw);
   if (raw.startsWith('/')) throw new UnsafeArchiveError('absolute path', raw);
-  if (/^[A-Za-z]:/.test(raw)) throw new UnsafeArchiveError('path starts with a drive letter', raw);
   const segments: string[] = [];
   for (const seg of raw.split('/')) {
     if (seg === '' || seg === '.') continue;
     if (seg === '..') throw new UnsafeArchiveError('path contains a ".." segment', raw);
-    if (Buffer.byteLength(seg) > 255) throw new UnsafeArchiveError('path segment longer than 255 bytes', raw.slice(0, 200));
+    if (nameBytes(seg) > 255) throw new UnsafeArchiveError('path segment longer than 255 bytes', raw.slice(0, 200));
     segments.push(seg);
     if (segments.length > limits.maxDepth) throw new UnsafeArchiveError(`path deeper than ${limits.maxDepth} directories`, raw.slice(0, 200));
   }
@@ -72,6 +77,7 @@ export class ArchiveBudget {
   private declaredFiles = 0;
   private declaredBytes = 0;
   private inflated = 0;
+  private skippedBytes = 0;
 
   constructor(private readonly limits: RestoreLimits) {}
 
@@ -81,6 +87,27 @@ export class ArchiveBudget {
     this.declaredBytes += size;
     if (this.declaredFiles > this.limits.maxFiles) throw new UnsafeArchiveError(`more than ${this.limits.maxFiles} entries`, path);
     if (this.declaredBytes > this.limits.maxTotalBytes) throw new UnsafeArchiveError(`more than ${this.limits.maxTotalBytes} bytes of content`, path);
+  }
+
+  /** Whether an entry of `size` content bytes can still be declared without passing `maxTotalBytes`. */
+  fits(size: number): boolean {
+    return size <= this.limits.maxTotalBytes && this.declaredBytes + size <= this.limits.maxTotalBytes;
+  }
+
+  /** Why `fits(size)` is false, for a `skipped` entry (bytes are apparent sizes: a sparse file counts whole). */
+  overReason(size: number): string {
+    const limit = this.limits.maxTotalBytes;
+    return size > limit
+      ? `${size} bytes, over the restore limit of ${limit} bytes of content: left out so the rest could be snapshotted (add it to snapshot.ignore or delete it)`
+      : `${size} bytes would take the snapshot over the restore limit of ${limit} bytes of content: left out so the rest could be snapshotted (add large files to snapshot.ignore or delete them)`;
+  }
+
+  /**
+   * An entry left out (source mode) that the reader still consumes: its bytes count toward the inflation
+   * check's allowance but not toward `maxTotalBytes`/`maxFiles`.
+   */
+  declareSkipped(size: number): void {
+    this.skippedBytes += size;
   }
 
   /** The reader kept a declared entry (`size` content bytes). */
@@ -101,7 +128,7 @@ export class ArchiveBudget {
   onInflated(chunkBytes: number): void {
     this.inflated += chunkBytes;
     // 16 KiB a header covers pax records with two 4 KiB paths; 1 MiB, metadata records and end-of-archive padding.
-    const allowed = this.declaredBytes + (this.declaredFiles + 2) * 16384 + 1024 * 1024;
+    const allowed = this.declaredBytes + this.skippedBytes + (this.declaredFiles + 2) * 16384 + 1024 * 1024;
     if (this.inflated > allowed && this.inflated > this.limits.maxTotalBytes / 1024) {
       throw new UnsafeArchiveError(
         `archive inflates to more than its entries declare (${this.inflated} bytes for ${this.declaredBytes} declared): decompression bomb or trailing garbage`,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, chown, lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { shortPath } from './short-path.js';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
 import { fsPath } from './names.js';
@@ -107,14 +108,29 @@ export async function swapInto(staging: string, target: string): Promise<void> {
  * on EACCES the directories are made writable, then it is removed again. Never leaves a `.mnemara-old-*`.
  */
 export async function removeTree(path: string): Promise<void> {
+  // Through a short alias: the tree may hold paths that only fit PATH_MAX relative to a short prefix.
+  const st = await lstat(path).catch(() => null);
+  if (!st?.isDirectory()) return void (await rm(path, { recursive: true, force: true }));
+  const alias = await shortPath(path);
   try {
-    await rm(path, { recursive: true, force: true });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EACCES' && code !== 'EPERM') throw err;
-    await makeWritable(Buffer.from(path));
-    await rm(path, { recursive: true, force: true });
+    const emptyIt = async (): Promise<void> => {
+      for (const name of await readdir(alias.path, { encoding: 'buffer' })) {
+        await rm(Buffer.concat([Buffer.from(`${alias.path}/`), name]), { recursive: true, force: true });
+      }
+    };
+    try {
+      await emptyIt();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EACCES' && code !== 'EPERM') throw err;
+      await chmod(path, (st.mode & 0o7777) | 0o700).catch(() => undefined);
+      for (const name of await readdir(alias.path, { encoding: 'buffer' })) await makeWritable(Buffer.concat([Buffer.from(`${alias.path}/`), name]));
+      await emptyIt();
+    }
+  } finally {
+    await alias.release();
   }
+  await rm(path, { recursive: true, force: true });
 }
 
 /** Adds u+rwx to every directory under `dir` (paths as bytes: any name). */

@@ -148,5 +148,5 @@ export interface SnapshotStore {
    * The snapshot's merged tree as one uncompressed, guarded tar stream (for `Sandbox.putArchive`).
    * `paths` restricts it to those relative paths.
    */
-  exportTar(id: string, options?: { paths?: string[]; limits?: Partial<RestoreLimits> }): Promise<Readable>;
+  exportTar(id: string, options?: { paths?: string[]; limits?: Partial<RestoreLimits>; onProgress?: OnProgress }): Promise<Readable>;
 }

@@ -2,7 +2,9 @@ import { lstat, readdir, readlink } from 'node:fs/promises';
 import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_RESTORE_LIMITS, TOO_LONG_TO_READ } from './limits.js';
-import { decodeName, displayName, fsPath, nameBytes } from './names.js';
+import { decodeName, displayName, fsPath } from './names.js';
+import { guardPath } from './restore-guard.js';
+import { UnsafeArchiveError } from './errors.js';
 
 /** One thing found in a source directory. `path` is `/`-separated and relative to the root. */
 export interface WalkEntry {
@@ -115,6 +117,23 @@ async function* walkDir(
   }
 }
 
+/**
+ * Why a restore (`guardPath` with the default limits) would refuse `path`, as a `skipped` reason; undefined when
+ * it accepts it. A path on disk can only break the length and depth limits, but whatever the guard says is used.
+ */
+export function nameRefusal(path: string): string | undefined {
+  try {
+    guardPath(path, DEFAULT_RESTORE_LIMITS);
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof UnsafeArchiveError)) throw err;
+    const { maxDepth, maxPathBytes } = DEFAULT_RESTORE_LIMITS;
+    return /^path (deeper|longer) than/.test(err.reason)
+      ? `deeper or longer than a restore accepts (${maxDepth} levels, ${maxPathBytes} bytes)`
+      : `a restore refuses this name (${err.reason})`;
+  }
+}
+
 async function classify(
   root: string,
   segments: string[],
@@ -123,8 +142,10 @@ async function classify(
 ): Promise<WalkEntry | undefined> {
   const path = segments.join('/');
   if (options.ignore(path)) return undefined;
-  if (segments.length > DEFAULT_RESTORE_LIMITS.maxDepth || nameBytes(path) > DEFAULT_RESTORE_LIMITS.maxPathBytes) {
-    options.onSkip({ path: displayName(path.slice(0, 200)), reason: 'deeper or longer than a restore accepts (256 levels, 4096 bytes)' });
+  // The restore's own rule (`guardPath`) decides what is kept, so create never keeps a name a restore refuses.
+  const refused = nameRefusal(path);
+  if (refused) {
+    options.onSkip({ path: displayName(path.slice(0, 200)), reason: refused });
     return undefined;
   }
   if (segments[segments.length - 1]!.startsWith('.wh.')) {

@@ -12,8 +12,12 @@ const WRITE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | co
 /** Files up to this size are written with synchronous calls: one syscall each, no thread-pool round trips. */
 const SYNC_WRITE_BYTES = 4 * 1024 * 1024;
 
-/** Chunks of at least this many zero bytes are left as holes. */
-const HOLE_MIN_BYTES = 64 * 1024;
+/**
+ * Chunks of at least this many zero bytes (one file-system block) are left as holes. Readers hand over chunks
+ * of any size (zlib's 16 KiB, a worker's, a socket's), so a larger threshold made the result depend on the
+ * reader: a sparse file came back dense from a stream of small chunks.
+ */
+const HOLE_MIN_BYTES = 4096;
 const ZEROS = Buffer.alloc(1024 * 1024);
 
 function isZeros(c: Buffer): boolean {

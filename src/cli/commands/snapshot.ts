@@ -14,6 +14,7 @@ import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type Cl
 import { isS3Store, openSnapshotStore, type AnyStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
 import { EXIT, emit, formatBytes as size, progressPrinter, reportError } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+import { resolveRestorePaths } from '../restore-paths.js';
 
 /** Exit code of a restore stopped by SIGINT/SIGTERM (128 + 2, as a shell reports Ctrl-C; `run` uses the same). */
 const EXIT_INTERRUPTED = 130;
@@ -195,8 +196,9 @@ export function registerSnapshotCommand(program: Command): void {
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       try {
+        const paths = opts.path ? await resolveRestorePaths(s, id, opts.path) : undefined;
         const r = await s.restoreToDirectory(id, dir, {
-          ...(opts.path ? { paths: opts.path } : {}),
+          ...(paths ? { paths } : {}),
           onProgress: progressPrinter(!opts.json),
           signal: controller.signal,
         });

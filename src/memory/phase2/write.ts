@@ -1,4 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { lstat, readFile, readlink } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { logger } from '../../config/logger.js';
+import { decodeName, displayName } from '../../snapshot/names.js';
 import { writeFileAtomic } from '../atomic.js';
 import type { MemoryPaths } from '../layout.js';
 import { entryText, renderMemoryMd, renderSummary, type HandbookInfo, type MemoryEntry } from '../memory-md.js';
@@ -9,6 +13,8 @@ import { estimateTokens } from '../tokens.js';
 import { blockOverheadTokens } from '../read.js';
 import { capEntries, entryTokens, rankEntries, scoreEntries, type RankContext } from './rank.js';
 import { capOrder } from './cap-order.js';
+
+const log = logger('memory');
 
 /** Rendered handbook files plus what was left out for size. */
 export interface RenderedHandbook {
@@ -67,6 +73,8 @@ export function writtenRecord(memoryMd: string, entries: MemoryEntry[]): Written
 export async function writeHandbook(paths: MemoryPaths, state: MemoryState, rendered: RenderedHandbook): Promise<void> {
   state.pending = writtenRecord(rendered.memoryMd, rendered.entries);
   await saveState(paths.stateFile, state);
+  await warnIfLink(paths.summaryMd);
+  await warnIfLink(paths.memoryMd);
   await writeFileAtomic(paths.summaryMd, rendered.summaryMd);
   await writeFileAtomic(paths.memoryMd, rendered.memoryMd);
   state.written = state.pending;
@@ -74,10 +82,36 @@ export async function writeHandbook(paths: MemoryPaths, state: MemoryState, rend
   await saveState(paths.stateFile, state);
 }
 
-/** MEMORY.md's text, or `null` when there is none. */
+/**
+ * The handbook files are written by rename, which replaces a symlink (an agent's `MEMORY.md -> ../docs/notes.md`)
+ * with a plain file and leaves its target as it was: said in a warning (printed by the CLI), not done silently.
+ */
+export async function linkWarning(file: string): Promise<string | undefined> {
+  const st = await lstat(file).catch(() => null);
+  if (!st?.isSymbolicLink()) return undefined;
+  const target = await readlink(file).catch(() => '?');
+  return `${basename(file)} was a symlink (to ${target}); consolidation replaces it with a plain file and leaves ${target} as it was`;
+}
+
+/** Logs `linkWarning`, when there is one. */
+async function warnIfLink(file: string): Promise<void> {
+  const warning = await linkWarning(file);
+  if (warning) log.warn({ file }, warning);
+}
+
+/** MEMORY.md's text, or `null` when there is none. Bytes that are not UTF-8 come back as the text `\xNN` (logged as a warning). */
 export async function readMemoryMd(paths: MemoryPaths): Promise<string | null> {
-  return readFile(paths.memoryMd, 'utf8').catch((err: NodeJS.ErrnoException) => {
+  const bytes = await readFile(paths.memoryMd).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return null;
     throw err;
   });
+  if (bytes === null) return null;
+  if (isUtf8(bytes)) return bytes.toString('utf8');
+  // A hand edit in another encoding (latin-1 é is one byte 0xe9): decoding as UTF-8 turned each such byte into
+  // U+FFFD and the rewrite lost it. Each byte that is not UTF-8 is kept as the text `\xNN` (its value, the form
+  // mnemara prints such bytes in everywhere), and the file is named in a warning.
+  const text = displayName(decodeName(bytes));
+  const count = (text.match(/\\x[89a-f][0-9a-f]/g) ?? []).length;
+  log.warn({ file: paths.memoryMd, bytes: count }, 'MEMORY.md is not valid UTF-8: each byte that is not UTF-8 is kept as the text \\xNN; save the file as UTF-8 to keep the characters');
+  return text;
 }

@@ -18,8 +18,10 @@ import { extractChain, interrupted, scanChain, type Chain } from '../layers.js';
 import { resolveLimits } from '../limits.js';
 import { packLayer } from '../pack.js';
 import { guardPath } from '../restore-guard.js';
-import { displayName } from '../names.js';
 import { makeStaging, removeTree, swapInto, swapPaths } from '../swap.js';
+import { shortPath } from '../short-path.js';
+import { assertRestorable } from '../fits.js';
+import { writeFailure } from '../write-failure.js';
 import type { MergedTree } from '../tree.js';
 import { indexRows, readTreeIndex, writeTreeIndex, type IndexParent } from '../tree-index.js';
 import {
@@ -295,7 +297,7 @@ export class DirectoryStore implements SnapshotStore {
 
   async exportTar(id: string, options: ReadOptions = {}): Promise<Readable> {
     const m = await this.get(id);
-    return exportChain(this.blobs, m, { paths: options.paths, owner: options.owner, limits: resolveLimits(options.limits) });
+    return exportChain(this.blobs, m, { paths: options.paths, owner: options.owner, limits: resolveLimits(options.limits), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
   }
 
   async restoreToDirectory(id: string, dir: string, options: ReadOptions = {}): Promise<{ files: number; bytes: number }> {
@@ -308,46 +310,31 @@ export class DirectoryStore implements SnapshotStore {
     const filters = options.paths?.map((p) => restorePath(p, limits));
     if (options.signal?.aborted) throw interrupted(id);
     const staging = await makeStaging(target);
+    // Files are written and swapped through short aliases of the staging and target directories, so the length
+    // of the target's own path does not decide which snapshots can be restored (`short-path.ts`).
+    const stagingAlias = await shortPath(staging);
+    let targetAlias: Awaited<ReturnType<typeof shortPath>> | undefined;
     try {
-      const result = await extractChain(this.blobs, m, staging, {
+      const result = await extractChain(this.blobs, m, stagingAlias.path, {
         limits,
         onProgress,
         ...(filters ? { filters } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+      }).catch((err: unknown) => {
+        throw writeFailure(err, target, stagingAlias.path);
       });
-      if (filters) await swapPaths(staging, target, filters);
-      else await swapInto(staging, target);
+      if (filters) {
+        await mkdir(target, { recursive: true });
+        targetAlias = await shortPath(target);
+        await swapPaths(stagingAlias.path, targetAlias.path, filters);
+      } else await swapInto(staging, target);
       onProgress({ step: 'restore', phase: 'end', message: `${result.files} entries, ${result.bytes} bytes`, elapsedMs: Date.now() - started });
       return result;
     } finally {
+      await stagingAlias.release();
+      await targetAlias?.release();
       await removeTree(staging);
     }
-  }
-}
-
-/**
- * What create accepts, restore restores: the new snapshot's merged tree must fit the restore limits (total
- * content bytes, entries). Throws `MnemaraError('INVALID_INPUT')` naming the limit (exit 2), before any
- * manifest is written. A sparse file counts with its apparent size (a restore writes it sparse again).
- */
-function assertRestorable(tree: MergedTree, limits: RestoreLimits): void {
-  let files = 0;
-  let bytes = 0;
-  let largest = { path: '', size: 0 };
-  for (const { path, node } of tree.walk()) {
-    files += 1;
-    if (node.entry.type !== 'file') continue;
-    bytes += node.entry.size;
-    if (node.entry.size > largest.size) largest = { path, size: node.entry.size };
-  }
-  const over =
-    files > limits.maxFiles ? `${files} entries, over the restore limit of ${limits.maxFiles}` :
-    bytes > limits.maxTotalBytes ? `${bytes} bytes of content, over the restore limit of ${limits.maxTotalBytes} bytes (largest: ${displayName(largest.path)}, ${largest.size} bytes)` :
-    null;
-  if (over) {
-    throw new MnemaraError('INVALID_INPUT', `the snapshot would hold ${over}, so it could never be restored`, {
-      hint: 'Add the large paths to snapshot.ignore (or delete them), then snapshot again.',
-    });
   }
 }
 
@@ -365,7 +352,7 @@ function restorePath(path: string, limits: RestoreLimits): string[] {
   } catch (err) {
     if (!(err instanceof UnsafeArchiveError)) throw err;
     throw new MnemaraError('INVALID_INPUT', `invalid restore path "${path}": ${err.reason}`, {
-      hint: '--path (paths) takes relative paths inside the snapshot, such as memories or sessions/r1.jsonl: no leading /, no "..", no backslashes.',
+      hint: '--path (paths) takes relative paths inside the snapshot, such as memories or sessions/r1.jsonl: no leading /, no ".." segments.',
       cause: err,
     });
   }
