@@ -6,8 +6,17 @@
  * break), so `-p 8080` after `docker run` or `ssh -p 22` stay.
  */
 
-/** A value: quoted, or a run without whitespace or quotes. */
-const V = `("[^"\\n]*"|'[^'\\n]*'|[^\\s"'\`;|&]+)`;
+/**
+ * A shell metacharacter inside an unquoted value that does not end it: `;`, `&` or `)` followed by more of the
+ * word (`pa;ss` at the end of a `.env` line). One followed by a space, the end, another metacharacter, or a word
+ * and then a space or `=` (`v; echo`, `v;echo done`, `v&&next`, `v;NEXT=1`, `$(… v)`) ends the value, and so do
+ * `|`, `<` and `>` always: the shell would end the word there, and a value that swallowed them took the rest of
+ * the command with it.
+ */
+export const META_IN_WORD = `[;&)](?![\\s;&|)<>]|$|[A-Za-z_][A-Za-z0-9_.-]*(?:=|[ \\t]))`;
+
+/** A value: quoted, or a run without whitespace, quotes or shell metacharacters. */
+const V = `("[^"\\n]*"|'[^'\\n]*'|[^\\s"'\`;|&)<>]+)`;
 /** The rest of one command before the flag. */
 const SEG = `[^\\n;|&]*?`;
 

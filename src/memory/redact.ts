@@ -50,7 +50,7 @@ export type SecretKind =
 
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
-import { CLIENT_RULES } from './redact-clients.js';
+import { CLIENT_RULES, META_IN_WORD } from './redact-clients.js';
 import { BASE64_RUN, decodeBase64Text, isHighEntropyValue, joinSplitTokens } from './redact-encoded.js';
 import { PROSE_CJK, PROSE_LATIN, isProseValue } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
@@ -223,9 +223,10 @@ function assignmentKind(name: string): SecretKind {
 }
 
 // Value: quoted string, or a run without whitespace/quotes; a backslash escape (`\n` in serialized JSON) ends it,
-// and so does a `;` or `&` that starts the next assignment (`AccountName=x;AccountKey=…`, `?user=a&password=…`),
-// which would otherwise be swallowed by a harmless first name.
-const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\;&]|[;&](?![A-Za-z_][A-Za-z0-9_.-]*=)|\\\\(?![nrt"\\\\]))+))`;
+// and so does a shell metacharacter that ends the word (see META_IN_WORD in redact-clients.ts): `X=v; echo`, `X=v|tee`,
+// `$(X=v)`, `X=v&&next`, and a `;` or `&` that starts the next assignment (`AccountName=x;AccountKey=…`,
+// `?user=a&password=…`). Inside a word (`pa;ss` at the end of a `.env` line) they stay part of the value.
+const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\;&|)<>]|${META_IN_WORD}|\\\\(?![nrt"\\\\]))+))`;
 const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
 
 /** `NAME=value`, `export NAME="value"`, `--password=value`. */
@@ -239,7 +240,7 @@ const ASSIGN_COLON = new RegExp(`(?<![A-Za-z0-9_."':-])${NAME}(:(?!:)[ \\t]*)${V
 const ASSIGN_JSON_ESCAPED = /(\\")([A-Za-z_][A-Za-z0-9_.-]*)\\"(\s*:\s*)(\\")((?:(?!\\")[^\n])*)\\"/g;
 const ASSIGN_JSON = /(["'])([A-Za-z_][A-Za-z0-9_.-]*)\1(\s*:\s*)(["'])((?:\\.|(?!\4)[^\\\n])*)\4/g;
 /** `--token value`, `--password value`, `-p` is too ambiguous to touch. */
-const ASSIGN_FLAG = /(--[A-Za-z][A-Za-z0-9-]*)([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'-][^\s"']*)/g;
+const ASSIGN_FLAG = /(--[A-Za-z][A-Za-z0-9-]*)([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'`;&|)<>-][^\s"'`;&|)<>]*)/g;
 
 /**
  * `colon`: the `name: value` form, which in code is a type annotation or a keyword argument, so a bare
@@ -300,7 +301,8 @@ export function redact(text: string): string {
     const bare = value.replace(/^["']|["']$/g, '');
     if (!isSecretValue(bare, false)) return m;
     remember(bare);
-    return `${flag}${sp}${marker(assignmentKind(flag))}`;
+    const q = /^["']/.test(value) ? value[0] : '';
+    return `${flag}${sp}${q}${marker(assignmentKind(flag))}${q}`;
   });
   for (const rule of CLIENT_RULES) {
     out = out.replace(rule.re, (m: string, ...groups: unknown[]) => {
