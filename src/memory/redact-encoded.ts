@@ -68,3 +68,22 @@ export function isHighEntropyValue(name: string, value: string): boolean {
   if (!/[a-z]/.test(value) || !/[A-Z]/.test(value) || !/[0-9]/.test(value)) return false;
   return entropy(value) >= 4.2;
 }
+
+/**
+ * A word continued on the next line with a backslash (`Bearer abcd\` ⏎ `efgh…`, `export TOKEN=ab\` ⏎ `cd`): the
+ * shell joins the two parts into one word, so the rules must see them joined, whatever the value's shape (the
+ * known-prefix join above covers only provider tokens). A continuation is joined when the line, joined, has its
+ * secret end past the break: `redactLine(line + tail)` no longer ends with the tail. An indented tail is a word of
+ * its own to the shell (`--rm \` ⏎ `  -v x:y`), so it is joined only when the head alone was not already
+ * redacted: then the split hid the secret (a wrapped token). Everything else is left as written.
+ */
+export function joinContinuations(text: string, redactLine: (line: string) => string): string {
+  if (!text.includes('\\\n') && !text.includes('\\\r\n')) return text;
+  return text.replace(/([^\s\\]+)\\\r?\n([ \t]*)([^\s"'`;|&)<>\\]+)/g, (m, head: string, indent: string, tail: string, offset: number, whole: string) => {
+    if (/\[REDACTED:[a-z_]+\]$/.test(head)) return m;
+    const line = whole.slice(whole.lastIndexOf('\n', offset) + 1, offset) + head;
+    if (redactLine(line + tail).endsWith(tail)) return m;
+    if (indent !== '' && /\[REDACTED:[a-z_]+\]["']?$/.test(redactLine(line))) return m;
+    return head + tail;
+  });
+}

@@ -51,7 +51,7 @@ export type SecretKind =
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
 import { CLIENT_RULES, META_IN_WORD } from './redact-clients.js';
-import { BASE64_RUN, decodeBase64Text, isHighEntropyValue, joinSplitTokens } from './redact-encoded.js';
+import { BASE64_RUN, decodeBase64Text, isHighEntropyValue, joinContinuations, joinSplitTokens } from './redact-encoded.js';
 import { PROSE_CJK, PROSE_LATIN, isProseValue } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
 import { isSecretName } from './secret-names.js';
@@ -222,11 +222,12 @@ function assignmentKind(name: string): SecretKind {
   return /pass/i.test(name) ? 'password' : 'secret';
 }
 
-// Value: quoted string, or a run without whitespace/quotes; a backslash escape (`\n` in serialized JSON) ends it,
+// Value: quoted string, or a run without whitespace/quotes; a backslash escape (`\n` in serialized JSON) or a
+// backslash-newline continuation (joined beforehand when it hides a secret: joinContinuations) ends it,
 // and so does a shell metacharacter that ends the word (see META_IN_WORD in redact-clients.ts): `X=v; echo`, `X=v|tee`,
 // `$(X=v)`, `X=v&&next`, and a `;` or `&` that starts the next assignment (`AccountName=x;AccountKey=…`,
 // `?user=a&password=…`). Inside a word (`pa;ss` at the end of a `.env` line) they stay part of the value.
-const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\;&|)<>]|${META_IN_WORD}|\\\\(?![nrt"\\\\]))+))`;
+const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\;&|)<>]|${META_IN_WORD}|\\\\(?![nrt"\\\\\\r\\n]))+))`;
 const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
 
 /** `NAME=value`, `export NAME="value"`, `--password=value`. */
@@ -283,8 +284,15 @@ function applyShapes(text: string): string {
 export function redact(text: string): string {
   if (!text) return text;
   // A token cut by a line break is joined first, unless the part before the break is a whole token by itself
-  // (then the next line is something else: two keys listed one a line).
-  let out = applyShapes(joinSplitTokens(text, (head) => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head))));
+  // (then the next line is something else: two keys listed one a line); then any word continued with a backslash
+  // whose joined form holds a secret.
+  const joined = joinSplitTokens(text, (head) => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head)));
+  return redactJoined(joinContinuations(joined, redactJoined));
+}
+
+/** `redact` without the joining of split tokens: every rule over `text` as it is. */
+function redactJoined(text: string): string {
+  let out = applyShapes(text);
   const jsonPair = (m: string, q: string, name: string, sep: string, vq: string, value: string): string => {
     if (isSecretName(name) && isSecretValue(value, false)) {
       remember(value);

@@ -143,4 +143,12 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'digitalocean token', text: 'doctl auth init -t dop_v1_' + 'fa4e'.repeat(16) + ' # FAKE', secret: 'dop_v1_' + 'fa4e'.repeat(16), kind: 'provider_token' },
   { name: 'groq key', text: 'GROQ=gsk_FAKEgroq0123456789abcdefghijklmnopqrstuvwxyzAB', secret: 'gsk_FAKEgroq0123456789abcdefghijklmnopqrstuvwxyzAB', kind: 'provider_token' },
   { name: 'grafana service account', text: 'grafana token glsa_FAKEgrafana0123456789abcdefghijklmn_0a1b2c3d', secret: 'glsa_FAKEgrafana0123456789abcdefghijklmn_0a1b2c3d', kind: 'provider_token' },
+  // Issue 10, item 8, second trial: kinds that still survived.
+  // A word continued with a backslash-newline, whatever its shape.
+  { name: 'bearer continued with backslash', text: 'curl -H "Authorization: Bearer FAKEab\\\nefgh5678ijkl9012mnopQRST" https://api.example.com', secret: 'efgh5678ijkl9012mnopQRST', kind: 'bearer_token' },
+  { name: 'export continued with backslash', text: 'export DEPLOY_TOKEN=FAKEab12\\\ncd34ef56gh78xy', secret: 'cd34ef56gh78xy', kind: 'secret' },
+  { name: 'password flag continued with backslash', text: 'deploy --password FAKETr0ub4\\\ndor3xyzw --env prod', secret: 'dor3xyzw', kind: 'password' },
+  // The value ends at a shell metacharacter; the value itself still goes.
+  { name: 'flags before ;', text: 'tool --password FAKEpw12345 --token FAKEtk67890; echo done', secret: 'FAKEtk67890', kind: 'secret' },
+  { name: 'assignment before a pipe', text: 'API_KEY=FAKEzq81xx93kk|tee .env', secret: 'FAKEzq81xx93kk', kind: 'secret' },
 ];
