@@ -15,8 +15,8 @@
  */
 export const META_IN_WORD = `[;&)](?![\\s;&|)<>]|$|[A-Za-z_][A-Za-z0-9_.-]*(?:=|[ \\t]))`;
 
-/** A value: quoted, or a run without whitespace, quotes or shell metacharacters. */
-const V = `("[^"\\n]*"|'[^'\\n]*'|[^\\s"'\`;|&)<>]+)`;
+/** A value: quoted, or a run without whitespace, quotes or shell metacharacters; not a marker already there. */
+const V = `((?!\\[REDACTED:)(?:"[^"\\n]*"|'[^'\\n]*'|[^\\s"'\`;|&)<>]+))`;
 /** The rest of one command before the flag. */
 const SEG = `[^\\n;|&]*?`;
 
@@ -47,6 +47,20 @@ export const CLIENT_RULES: ClientRule[] = [
   { re: new RegExp(`(\\b(?:sqlcmd|bcp|isql|osql)\\b${SEG}\\s-P\\s*)${V}`, 'g'), value: 2 },
   // `.netrc` and `machine … login … password …` on one line.
   { re: /(\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+)(\S+)/g, value: 2 },
-  // htpasswd -b FILE USER PASSWORD.
-  { re: /(\bhtpasswd\s+(?:-\w+\s+)*-\w*b\w*\s+\S+\s+\S+\s+)(\S+)/g, value: 2 },
+  // LDAP tools: -w BINDPW (ldappasswd also -a OLD, -s NEW).
+  { re: new RegExp(`(\\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop|url)?\\b${SEG}\\s-w\\s*)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(\\bldappasswd\\b${SEG}\\s-[as]\\s+)${V}`, 'g'), value: 2 },
+  // Archives: zip/unzip -P PW, 7-Zip -pPW (glued).
+  { re: new RegExp(`(\\b(?:zip|unzip|zipcloak)\\b${SEG}\\s-P\\s+)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(\\b7z[ar]?\\b${SEG}\\s-p)${V}`, 'g'), value: 2 },
+  // lftp -u USER,PW; MQTT clients -P PW; ssh-keygen -N NEW / -P OLD pass phrases.
+  { re: new RegExp(`(\\blftp\\b${SEG}\\s-u\\s+[^\\s,"']+,)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(\\bmosquitto_(?:pub|sub|rr)\\b${SEG}\\s-P\\s+)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(\\bssh-keygen\\b${SEG}\\s-[NP]\\s*)${V}`, 'g'), value: 2 },
+  // A password piped into a client that reads it from stdin: `echo PW | docker login --password-stdin`,
+  // `echo PW | sudo -S …`, `echo user:PW | chpasswd`, `echo PW | passwd --stdin user`.
+  {
+    re: /(\b(?:echo|printf)\s+(?:-[neE]+\s+)?)("[^"\n]*"|'[^'\n]*'|[^\s"'`;|&)<>]+)(?=\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-\w*S\b|chpasswd\b|passwd\s+--stdin\b|[^\n;|&]*--pass(?:word)?-stdin\b))/g,
+    value: 2,
+  },
 ];

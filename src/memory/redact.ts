@@ -52,6 +52,7 @@ const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
 import { CLIENT_RULES, META_IN_WORD } from './redact-clients.js';
 import { BASE64_RUN, decodeBase64Text, isHighEntropyValue, joinContinuations, joinSplitTokens } from './redact-encoded.js';
+import { redactPositional } from './redact-positional.js';
 import { PROSE_CJK, PROSE_LATIN, isProseValue } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
 import { isSecretName } from './secret-names.js';
@@ -226,8 +227,8 @@ function assignmentKind(name: string): SecretKind {
 // backslash-newline continuation (joined beforehand when it hides a secret: joinContinuations) ends it,
 // and so does a shell metacharacter that ends the word (see META_IN_WORD in redact-clients.ts): `X=v; echo`, `X=v|tee`,
 // `$(X=v)`, `X=v&&next`, and a `;` or `&` that starts the next assignment (`AccountName=x;AccountKey=…`,
-// `?user=a&password=…`). Inside a word (`pa;ss` at the end of a `.env` line) they stay part of the value.
-const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\;&|)<>]|${META_IN_WORD}|\\\\(?![nrt"\\\\\\r\\n]))+))`;
+// `?user=a&password=…`), or a `,` that starts the next option (`-o password=…,uid=1000`). Inside a word (`pa;ss` at the end of a `.env` line) they stay part of the value.
+const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\;&|)<>,]|${META_IN_WORD}|,(?![A-Za-z_][A-Za-z0-9_.-]*=)|\\\\(?![nrt"\\\\\\r\\n]))+))`;
 const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
 
 /** `NAME=value`, `export NAME="value"`, `--password=value`. */
@@ -261,6 +262,11 @@ function replaceAssignment(colon: boolean) {
     const quote = dq !== undefined ? '"' : sq !== undefined ? "'" : '';
     return `${name}${sep}${quote}${marker(assignmentKind(name))}${quote}`;
   };
+}
+
+/** Whether a value given to a client (a flag's or a positional password) is one: not a reference, prompt or default. */
+function isClientSecret(value: string): boolean {
+  return !(REDACTED_RE.test(value) || /^[$<{*]/.test(value) || value === '' || isDevDefault(value));
 }
 
 /** The token-shape rules (SHAPES) over `text`. */
@@ -313,14 +319,19 @@ function redactJoined(text: string): string {
     return `${flag}${sp}${q}${marker(assignmentKind(flag))}${q}`;
   });
   for (const rule of CLIENT_RULES) {
-    out = out.replace(rule.re, (m: string, ...groups: unknown[]) => {
-      const value = String(groups[rule.value - 1] ?? '');
-      const bare = value.replace(/^["']|["']$/g, '');
-      if (REDACTED_RE.test(bare) || /^[$<{]/.test(bare) || bare === '' || isDevDefault(bare)) return m;
-      remember(bare);
-      return m.slice(0, m.length - value.length) + marker('password');
-    });
+    // A command may give several (`ssh-keygen -p -P OLD -N NEW`); each pass takes the first one left.
+    for (let pass = 0, before = ''; pass < 4 && before !== out; pass++) {
+      before = out;
+      out = out.replace(rule.re, (m: string, ...groups: unknown[]) => {
+        const value = String(groups[rule.value - 1] ?? '');
+        const bare = value.replace(/^["']|["']$/g, '');
+        if (!isClientSecret(bare)) return m;
+        remember(bare);
+        return m.slice(0, m.length - value.length) + marker('password');
+      });
+    }
   }
+  out = redactPositional(out, marker('password'), isClientSecret, remember);
   out = out.replace(BASE64_RUN, (m: string) => {
     const decoded = decodeBase64Text(m);
     return decoded !== null && redactShapes(decoded) !== decoded ? marker('base64_secret') : m;

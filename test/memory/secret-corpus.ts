@@ -151,4 +151,12 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   // The value ends at a shell metacharacter; the value itself still goes.
   { name: 'flags before ;', text: 'tool --password FAKEpw12345 --token FAKEtk67890; echo done', secret: 'FAKEtk67890', kind: 'secret' },
   { name: 'assignment before a pipe', text: 'API_KEY=FAKEzq81xx93kk|tee .env', secret: 'FAKEzq81xx93kk', kind: 'secret' },
+  // Positional and client-specific passwords.
+  { name: 'htpasswd -b -c', text: 'htpasswd -b -c /etc/nginx/.htpasswd admin FAKEhtpw99', secret: 'FAKEhtpw99', kind: 'password' },
+  { name: 'htpasswd -nbB', text: 'htpasswd -nbB alice FAKEhtpwNb7 > auth', secret: 'FAKEhtpwNb7', kind: 'password' },
+  { name: 'mysqladmin password', text: "mysqladmin -u root password 'FAKEnewMy pw 3'", secret: 'FAKEnewMy pw 3', kind: 'password' },
+  { name: 'smbclient user%pw', text: 'smbclient //fs/share -U alice%FAKEsmbPw7 -c ls', secret: 'FAKEsmbPw7', kind: 'password' },
+  { name: 'net use', text: 'net use Z: \\\\fs\\share FAKEnetPw7 /user:alice', secret: 'FAKEnetPw7', kind: 'password' },
+  { name: 'ldapsearch -w', text: 'ldapsearch -x -D "cn=admin,dc=ex" -w FAKEldapPw1 -b dc=ex', secret: 'FAKEldapPw1', kind: 'password' },
+  { name: 'echo to --password-stdin', text: 'echo "FAKEregStdin9" | docker login -u me --password-stdin', secret: 'FAKEregStdin9', kind: 'password' },
 ];
