@@ -53,7 +53,7 @@ const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 import { CLIENT_RULES, META_IN_WORD } from './redact-clients.js';
 import { BASE64_RUN, decodeBase64Text, isHighEntropyValue, joinContinuations, joinSplitTokens } from './redact-encoded.js';
 import { redactPositional } from './redact-positional.js';
-import { PROSE_CJK, PROSE_LATIN, isProseValue } from './redact-prose.js';
+import { redactProse } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
 import { isSecretName } from './secret-names.js';
 
@@ -176,25 +176,6 @@ function isCurlSegment(text: string, offset: number): boolean {
   const cut = Math.max(before.lastIndexOf('\n'), before.lastIndexOf(';'), before.lastIndexOf('|'), before.lastIndexOf('&'));
   const segment = before.slice(cut + 1);
   return /\bcurl\b/.test(segment) || /(?:^|\s)https?(?:\s|$)/.test(segment);
-}
-
-/**
- * A password or secret told in prose: "the password is hunter2x", "use password FAKE123 from now on". Only a
- * value that mixes letters and digits counts, so "the password is required" and "token budget 4096" stay.
- */
-const PROSE_SECRET = /\b(password|passphrase|passwd|secret|token|api[ _-]?key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([^\s"'`]{6,})\3/gi;
-
-/** "the key AKx9…": after a bare "key", only a long value mixing upper case, lower case and digits counts. */
-const PROSE_KEY = /\b(key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([A-Za-z0-9+/=_-]{20,})\3(?![A-Za-z0-9+/=_-])/gi;
-
-/** The marker kind for a prose word: a password in any language, else a secret. */
-function proseKind(word: string): SecretKind {
-  return /pass|wort|contrase|senha|has[lł]o|пароль|şifre|parola|密码|密碼|口令|パスワード|비밀번호|암호/i.test(word) ? 'password' : 'secret';
-}
-
-function isProseSecret(value: string): boolean {
-  const v = value.replace(/[.,;:!?)]+$/, '');
-  return !REDACTED_RE.test(v) && !/^[$<{%]/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !/^[0-9a-f]{7,64}$/.test(v) && !v.includes('/');
 }
 
 const PLACEHOLDERS = new Set(['', 'null', 'none', 'nil', 'true', 'false', 'undefined', 'string', 'str', 'number', 'int', 'bool', 'boolean', 'required', 'optional', 'any', 'unknown', 'bytes', 'xxx', '...', '***', '<redacted>', 'redacted', 'changeme']);
@@ -336,27 +317,7 @@ function redactJoined(text: string): string {
     const decoded = decodeBase64Text(m);
     return decoded !== null && redactShapes(decoded) !== decoded ? marker('base64_secret') : m;
   });
-  out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
-    if (!isProseSecret(value)) return m;
-    const trail = value.match(/[.,;:!?)]+$/)?.[0] ?? '';
-    remember(value.slice(0, value.length - trail.length));
-    return `${word}${sep}${q}${marker(assignmentKind(word))}${trail}${q}`;
-  });
-  out = out.replace(PROSE_KEY, (m, word: string, sep: string, q: string, value: string) =>
-    /[A-Z]/.test(value) && /[a-z]/.test(value) && /[0-9]/.test(value) && !REDACTED_RE.test(value) ? `${word}${sep}${q}${marker('secret')}${q}` : m,
-  );
-  out = out.replace(PROSE_LATIN, (m, word: string, sep: string, q: string, value: string, q2: string) => {
-    if (!isProseValue(value, q !== '' && q2 !== '')) return m;
-    const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
-    remember(value.slice(0, value.length - trail.length));
-    return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;
-  });
-  out = out.replace(PROSE_CJK, (m, word: string, sep: string, q: string, value: string, q2: string) => {
-    if (!isProseValue(value, true)) return m;
-    remember(value);
-    return `${word}${sep}${q}${marker(proseKind(word))}${q2}`;
-  });
-  return out;
+  return redactProse(out);
 }
 
 /**

@@ -159,4 +159,16 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'net use', text: 'net use Z: \\\\fs\\share FAKEnetPw7 /user:alice', secret: 'FAKEnetPw7', kind: 'password' },
   { name: 'ldapsearch -w', text: 'ldapsearch -x -D "cn=admin,dc=ex" -w FAKEldapPw1 -b dc=ex', secret: 'FAKEldapPw1', kind: 'password' },
   { name: 'echo to --password-stdin', text: 'echo "FAKEregStdin9" | docker login -u me --password-stdin', secret: 'FAKEregStdin9', kind: 'password' },
+  // Prose without a digit, passphrases of words, PINs.
+  { name: 'German password, no digit', text: 'Das Passwort ist FAKEblumenkohlregenschirm und gilt für alle.', secret: 'FAKEblumenkohlregenschirm', kind: 'password' },
+  { name: 'German Kennwort lautet, no digit', text: 'Das Kennwort lautet FAKEfensterbankrosen.', secret: 'FAKEfensterbankrosen', kind: 'password' },
+  { name: 'French password, no digit', text: 'le mot de passe est FAKEparapluiechoufleur', secret: 'FAKEparapluiechoufleur', kind: 'password' },
+  { name: 'Spanish password, no digit', text: 'la contraseña es FAKEparaguascoliflor', secret: 'FAKEparaguascoliflor', kind: 'password' },
+  { name: 'Italian password, no digit', text: 'la password è FAKEombrellocavolfiore', secret: 'FAKEombrellocavolfiore', kind: 'password' },
+  { name: 'Dutch password, no digit', text: 'het wachtwoord is FAKEbloemkoolparaplu', secret: 'FAKEbloemkoolparaplu', kind: 'password' },
+  { name: 'passphrase of words', text: 'passphrase: fake horse battery staple', secret: 'fake horse battery staple', kind: 'password' },
+  { name: 'passphrase flag, no digit', text: 'gpg --batch --passphrase "fake purple monkey dishwasher" -c notes.txt', secret: 'fake purple monkey dishwasher', kind: 'password' },
+  { name: 'passphrase env, no digit', text: 'GPG_PASSPHRASE=FAKEcorrecthorsebatterystaple', secret: 'FAKEcorrecthorsebatterystaple', kind: 'password' },
+  { name: 'ssh-keygen -N passphrase', text: 'ssh-keygen -t ed25519 -N "fake lantern orbit" -f deploy_key', secret: 'fake lantern orbit', kind: 'password' },
+  { name: 'PIN (FAKE 4821)', text: 'the PIN is 4821 # FAKE', secret: 'PIN is 4821', kind: 'password' },
 ];
