@@ -171,4 +171,8 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'passphrase env, no digit', text: 'GPG_PASSPHRASE=FAKEcorrecthorsebatterystaple', secret: 'FAKEcorrecthorsebatterystaple', kind: 'password' },
   { name: 'ssh-keygen -N passphrase', text: 'ssh-keygen -t ed25519 -N "fake lantern orbit" -f deploy_key', secret: 'fake lantern orbit', kind: 'password' },
   { name: 'PIN (FAKE 4821)', text: 'the PIN is 4821 # FAKE', secret: 'PIN is 4821', kind: 'password' },
+  // Random values under names that do not say secret (assignment context), 20+ characters.
+  { name: 'high entropy env, neutral name', text: 'SESSION_SIGNING_VALUE=FAKE9fK2mQ8xLp3Vz7Rt1Wb6Nc', secret: 'FAKE9fK2mQ8xLp3Vz7Rt1Wb6Nc', kind: 'high_entropy' },
+  { name: 'high entropy yaml, neutral name', text: 'app:\n  cookie_material: FAKEq7Rm2KxV9pLt4WzN8c\n', secret: 'FAKEq7Rm2KxV9pLt4WzN8c', kind: 'high_entropy' },
+  { name: 'high entropy ini, neutral name', text: '[hooks]\nvalidation = FAKEZt5wQ9nLm2XkR7vB4pHc8J\n', secret: 'FAKEZt5wQ9nLm2XkR7vB4pHc8J', kind: 'high_entropy' },
 ];
