@@ -26,6 +26,12 @@ export interface ClientRule {
   value: number;
 }
 
+/**
+ * A word one of CLIENT_RULES needs (its command or flag word): a text without any skips all of them, which is
+ * most records of a transcript.
+ */
+export const CLIENT_TRIGGER = /mysql|mariadb|login|redis-cli|sshpass|mongo|-pass|openssl|keytool|sqlcmd|bcp|isql|osql|machine|ldap|zip|7z|lftp|mosquitto|ssh-keygen|echo|printf/;
+
 export const CLIENT_RULES: ClientRule[] = [
   // MySQL and MariaDB clients: the password is glued to -p (`-p X` would prompt and take X as the database).
   { re: new RegExp(`(\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mariadb|mariadb-dump|mariadb-admin)\\b${SEG}\\s-p)${V}`, 'g'), value: 2 },

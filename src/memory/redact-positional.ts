@@ -22,7 +22,7 @@ interface Pick {
   from: number;
 }
 
-const COMMAND = /(?<![\w./\\-])(htpasswd|mysqladmin|mariadb-admin|smbclient|rpcclient|smbget|smbmap|smbcacls|smbtree|net)(?=[ \t])([^\n;|&<>]*)/g;
+const COMMAND = /(htpasswd|mysqladmin|mariadb-admin|smbclient|rpcclient|smbget|smbmap|smbcacls|smbtree|net)(?=[ \t])([^\n;|&<>]*)/g;
 
 function splitWords(s: string): Word[] {
   const out: Word[] = [];
@@ -109,6 +109,8 @@ const HANDLERS: Record<string, (words: string[]) => Pick[]> = {
 export function redactPositional(text: string, marker: string, accept: (value: string) => boolean, onRedact: (value: string) => void): string {
   if (!/htpasswd|mysqladmin|mariadb-admin|smb|rpcclient|\bnet\b/.test(text)) return text;
   return text.replace(COMMAND, (m, command: string, rest: string, offset: number) => {
+    // The command word starts a word (no leading lookbehind in COMMAND: V8 would try it at every position).
+    if (offset > 0 && /[\w./\\-]/.test(text.charAt(offset - 1))) return m;
     // `net` is also an English word: only a command that starts a shell command counts.
     if (command === 'net' && !/(?:^|[\n;|&(]|[$#>] )[ \t]*$/.test(text.slice(Math.max(0, offset - 80), offset))) return m;
     const words = splitWords(rest);

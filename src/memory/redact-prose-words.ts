@@ -75,8 +75,12 @@ export function isWordPassword(word: string, sep: string, value: string): boolea
   return !isSentenceWord(value);
 }
 
-/** "passphrase: correct horse battery staple", "the passphrase is correct horse battery staple." */
-export const PROSE_PASSPHRASE = /(?<![\p{L}\p{N}_-])(passphrase|pass phrase|Passphrase|phrase secrète|frase de contraseña|frase secreta)(\s*[:=]\s*|\s+(?:is|ist|lautet|est|es|é|è)\s+)(\p{Ll}+(?:[ \t]+\p{Ll}+){2,9})(?=[ \t]*(?:[.!;,]?[ \t]*(?:\r?\n|$)|[.!;][ \t]))/gu;
+/**
+ * "passphrase: correct horse battery staple", "the passphrase is correct horse battery staple." No leading
+ * lookbehind (it would make V8 try every position of the text): the character before is checked with
+ * `startsWord`.
+ */
+export const PROSE_PASSPHRASE = /(passphrase|pass phrase|Passphrase|phrase secrète|frase de contraseña|frase secreta)(\s*[:=]\s*|\s+(?:is|ist|lautet|est|es|é|è)\s+)(\p{Ll}+(?:[ \t]+\p{Ll}+){2,9})(?=[ \t]*(?:[.!;,]?[ \t]*(?:\r?\n|$)|[.!;][ \t]))/gu;
 
 /**
  * Whether the words of a PROSE_PASSPHRASE match are a passphrase: none a function word, most of them 4+ letters,
@@ -90,5 +94,10 @@ export function isPassphraseWords(words: string): boolean {
   return list.filter(isSentenceWord).length * 2 < list.length;
 }
 
-/** "the PIN is 4821", "PIN: 482193", "die PIN lautet 4821", "le code PIN est 4821", "PIN-Code: 4821". */
-export const PROSE_PIN = /(?<![\p{L}\p{N}_-])(PIN(?:[- ]?[Cc]ode)?|Geheimzahl|code PIN|código PIN|codice PIN)(\s+(?:is|was|ist|lautet|war|est|es|é|è)\s*[:=]?\s*|\s*[:=：]\s*)(\d{4,12})(?![\p{L}\p{N}_-])/gu;
+/** "the PIN is 4821", "PIN: 482193", "die PIN lautet 4821", "le code PIN est 4821", "PIN-Code: 4821" (see `startsWord`). */
+export const PROSE_PIN = /(PIN(?:[- ]?[Cc]ode)?|Geheimzahl|code PIN|código PIN|codice PIN)(\s+(?:is|was|ist|lautet|war|est|es|é|è)\s*[:=]?\s*|\s*[:=：]\s*)(\d{4,12})(?![\p{L}\p{N}_-])/gu;
+
+/** Whether a match at `offset` of `text` starts a word (the character before is no letter, digit, `_` or `-`). */
+export function startsWord(text: string, offset: number): boolean {
+  return offset === 0 || !/[\p{L}\p{N}_-]/u.test(text.charAt(offset - 1));
+}

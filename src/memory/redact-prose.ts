@@ -6,7 +6,7 @@
  */
 
 import type { SecretKind } from './redact.js';
-import { PROSE_PASSPHRASE, PROSE_PIN, isPassphraseWords, isWordPassword } from './redact-prose-words.js';
+import { PROSE_PASSPHRASE, PROSE_PIN, isPassphraseWords, isWordPassword, startsWord } from './redact-prose-words.js';
 import { remember } from './redact-remember.js';
 
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
@@ -32,9 +32,12 @@ const VERBS_LATIN = [
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** `<word> [verb|:|=] ["']value["']` in the Latin and Cyrillic scripts. */
+/**
+ * `<word> [verb|:|=] ["']value["']` in the Latin and Cyrillic scripts. The word must start a word: checked with
+ * `startsWord` on the match, not with a leading lookbehind (V8 would try that at every position of the text).
+ */
 export const PROSE_LATIN = new RegExp(
-  `(?<![\\p{L}\\p{N}_-])(${WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\s+(?:${VERBS_LATIN.map(escape).join('|')}))?\\s*[:=：]?\\s*)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
+  `(${WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\s+(?:${VERBS_LATIN.map(escape).join('|')}))?\\s*[:=：]?\\s*)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
   'giu',
 );
 
@@ -86,12 +89,17 @@ function isProseSecret(value: string): boolean {
   return !REDACTED_RE.test(v) && !/^[$<{%]/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !/^[0-9a-f]{7,64}$/.test(v) && !v.includes('/');
 }
 
+/** A word every prose rule needs (a superset of WORDS, the CJK words, PROSE_KEY's, the passphrase and PIN words). */
+const PROSE_TRIGGER = /pass|wort|secr|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugangsdaten|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호/i;
+
 /**
  * Every prose rule over `text`: English "password is X" with a digit, "the key AKx9…", the same in other languages
  * (PROSE_LATIN, PROSE_CJK), values without a digit, passphrases of words and PINs (redact-prose-words.ts).
  * Replaced values are passed to `remember`.
  */
 export function redactProse(text: string): string {
+  // Most records of a transcript name no secret word at all: one cheap test spares every prose pass.
+  if (!PROSE_TRIGGER.test(text)) return text;
   let out = text;
   out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
     if (!isProseSecret(value)) return m;
@@ -102,7 +110,8 @@ export function redactProse(text: string): string {
   out = out.replace(PROSE_KEY, (m, word: string, sep: string, q: string, value: string) =>
     /[A-Z]/.test(value) && /[a-z]/.test(value) && /[0-9]/.test(value) && !REDACTED_RE.test(value) ? `${word}${sep}${q}${marker('secret')}${q}` : m,
   );
-  out = out.replace(PROSE_LATIN, (m, word: string, sep: string, q: string, value: string, q2: string) => {
+  out = out.replace(PROSE_LATIN, (m, word: string, sep: string, q: string, value: string, q2: string, offset: number, whole: string) => {
+    if (!startsWord(whole, offset)) return m;
     const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
     if (!isProseValue(value, q !== '' && q2 !== '') && !isWordPassword(word, sep, value.slice(0, value.length - trail.length))) return m;
     remember(value.slice(0, value.length - trail.length));
@@ -113,11 +122,13 @@ export function redactProse(text: string): string {
     remember(value);
     return `${word}${sep}${q}${marker(proseKind(word))}${q2}`;
   });
-  out = out.replace(PROSE_PASSPHRASE, (m, word: string, sep: string, words: string) => {
-    if (!isPassphraseWords(words)) return m;
+  out = out.replace(PROSE_PASSPHRASE, (m, word: string, sep: string, words: string, offset: number, whole: string) => {
+    if (!startsWord(whole, offset) || !isPassphraseWords(words)) return m;
     remember(words);
     return `${word}${sep}${marker('password')}`;
   });
-  out = out.replace(PROSE_PIN, (m, word: string, sep: string) => `${word}${sep}${marker('password')}`);
+  out = out.replace(PROSE_PIN, (m, word: string, sep: string, _pin: string, offset: number, whole: string) =>
+    startsWord(whole, offset) ? `${word}${sep}${marker('password')}` : m,
+  );
   return out;
 }

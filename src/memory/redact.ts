@@ -50,7 +50,7 @@ export type SecretKind =
 
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
-import { CLIENT_RULES, META_IN_WORD } from './redact-clients.js';
+import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD } from './redact-clients.js';
 import { BASE64_RUN, decodeBase64Text, isHighEntropyValue, joinContinuations, joinSplitTokens } from './redact-encoded.js';
 import { redactPositional } from './redact-positional.js';
 import { redactProse } from './redact-prose.js';
@@ -250,11 +250,24 @@ function isClientSecret(value: string): boolean {
   return !(REDACTED_RE.test(value) || /^[$<{*]/.test(value) || value === '' || isDevDefault(value));
 }
 
+/**
+ * SHAPES as run. A leading lookbehind (`B`) keeps V8 from scanning for the rule's literal prefix (`sk-ant-`,
+ * `ghp_`), which made each such rule cost a pass over every position of the text; without it the regex finds
+ * the prefix fast and the character before the match is checked here instead. Only for rules whose tokens hold
+ * no `.` or other separator where a second token could start inside a rejected match.
+ */
+const COMPILED_SHAPES = SHAPES.map((rule) => {
+  const lead = rule.re.source.startsWith(B) && !/\\\.|[+/=]/.test(rule.re.source) && !rule.replace;
+  return { rule, re: lead ? new RegExp(rule.re.source.slice(B.length), rule.re.flags) : rule.re, checkBefore: lead };
+});
+const TOKEN_CHAR = /[A-Za-z0-9_-]/;
+
 /** The token-shape rules (SHAPES) over `text`. */
 function applyShapes(text: string): string {
   let out = text;
-  for (const rule of SHAPES) {
-    out = out.replace(rule.re, (m: string, ...rest: unknown[]) => {
+  for (const { rule, re, checkBefore } of COMPILED_SHAPES) {
+    out = out.replace(re, (m: string, ...rest: unknown[]) => {
+      if (checkBefore && TOKEN_CHAR.test(String(rest.at(-1)).charAt(Number(rest.at(-2)) - 1))) return m;
       if (!rule.replace) return marker(rule.kind);
       const groups = rest.slice(0, -2).map((g) => (typeof g === 'string' ? g : ''));
       // The match's offset and the whole text come last, for rules that look around the match.
@@ -299,7 +312,7 @@ function redactJoined(text: string): string {
     const q = /^["']/.test(value) ? value[0] : '';
     return `${flag}${sp}${q}${marker(assignmentKind(flag))}${q}`;
   });
-  for (const rule of CLIENT_RULES) {
+  for (const rule of CLIENT_TRIGGER.test(out) ? CLIENT_RULES : []) {
     // A command may give several (`ssh-keygen -p -P OLD -N NEW`); each pass takes the first one left.
     for (let pass = 0, before = ''; pass < 4 && before !== out; pass++) {
       before = out;
