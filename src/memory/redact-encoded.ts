@@ -115,12 +115,26 @@ export function isHighEntropyValue(name: string, value: string): boolean {
  * redacted: then the split hid the secret (a wrapped token). Everything else is left as written.
  */
 export function joinContinuations(text: string, redactLine: (line: string) => string): string {
-  if (!text.includes('\\\n') && !text.includes('\\\r\n')) return text;
-  return text.replace(/([^\s\\]+)\\\r?\n([ \t]*)([^\s"'`;|&)<>\\]+)/g, (m, head: string, indent: string, tail: string, offset: number, whole: string) => {
-    if (/\[REDACTED:[a-z_]+\]$/.test(head)) return m;
-    const line = whole.slice(whole.lastIndexOf('\n', offset) + 1, offset) + head;
-    if (redactLine(line + tail).endsWith(tail)) return m;
-    if (indent !== '' && /\[REDACTED:[a-z_]+\]["']?$/.test(redactLine(line))) return m;
-    return head + tail;
-  });
+  // Found from each `\` ⏎ outwards rather than by one regex over the text: a regex that starts with a run of
+  // word characters tries every position of every long line.
+  const CONTINUATION = /\\\r?\n/g;
+  const parts: string[] = [];
+  let done = 0;
+  for (let m = CONTINUATION.exec(text); m !== null; m = CONTINUATION.exec(text)) {
+    const at = m.index;
+    let start = at;
+    while (start > done && !/[\s\\]/.test(text.charAt(start - 1))) start--;
+    const after = /^([ \t]*)([^\s"'`;|&)<>\\]+)/.exec(text.slice(at + m[0].length, at + m[0].length + 4096));
+    if (start === at || !after) continue;
+    const [, indent, tail] = after as unknown as [string, string, string];
+    const head = text.slice(start, at);
+    if (/\[REDACTED:[a-z_]+\]$/.test(head)) continue;
+    const line = text.slice(text.lastIndexOf('\n', start) + 1, at);
+    if (redactLine(line + tail).endsWith(tail)) continue;
+    if (indent !== '' && /\[REDACTED:[a-z_]+\]["']?$/.test(redactLine(line))) continue;
+    parts.push(text.slice(done, start), head + tail);
+    done = at + m[0].length + indent.length + tail.length;
+    CONTINUATION.lastIndex = done;
+  }
+  return done === 0 ? text : parts.join('') + text.slice(done);
 }
