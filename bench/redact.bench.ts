@@ -4,7 +4,8 @@
  * repository's fixture transcripts of other agents (test/fixtures/transcripts, build logs and diffs included),
  * repeated to ~8 MB (2 MB quick) with one line of the secrets corpus (test/memory/secret-corpus.ts) every ~4 KB.
  * Baseline, in the same run on the same text: one plain regex pass over a handful of well-known token prefixes
- * (what a simple redactor does). Prints median MB/s of each and the ratio (redact's time / the plain pass's).
+ * (what a simple redactor does). Prints median MB/s of each and the ratio (redact's time / the plain pass's),
+ * for the whole text as one string and for the same text redacted line by line (as transcript records are).
  * `npm run bench redact`, or `npx tsx bench/redact.bench.ts [--quick]`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -64,16 +65,21 @@ export default async function redactBench(opts: { quick: boolean }): Promise<voi
   const plainFound = (plainPass(text).match(/\[REDACTED\]/g) ?? []).length;
   const full: number[] = [];
   const plain: number[] = [];
+  // Transcripts are redacted record by record as they are written: the same text, one line at a time.
+  const records = text.split('\n');
+  const perRecord: number[] = [];
   for (let i = 0; i < runs; i++) {
     plain.push(timeSync(() => plainPass(text)));
     full.push(timeSync(() => redact(text)));
+    perRecord.push(timeSync(() => records.forEach((r) => redact(r))));
   }
-  const [f, p] = [median(full), median(plain)];
+  const [f, p, r] = [median(full), median(plain), median(perRecord)];
   console.log(`text: ${mb.toFixed(1)} MB (fixture transcripts + the secrets corpus); markers: redact ${found}, plain pass ${plainFound}; n=${runs}`);
   console.log('| pass | median ms | MB/s | time ratio vs plain |');
   console.log('|---|---|---|---|');
   console.log(`| plain regex, known prefixes (baseline) | ${p.toFixed(0)} | ${(mb / (p / 1000)).toFixed(1)} | 1.00 |`);
   console.log(`| redact() | ${f.toFixed(0)} | ${(mb / (f / 1000)).toFixed(1)} | ${(f / p).toFixed(2)} |`);
+  console.log(`| redact() per record (${records.length} lines) | ${r.toFixed(0)} | ${(mb / (r / 1000)).toFixed(1)} | ${(r / p).toFixed(2)} |`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) await redactBench({ quick: process.argv.includes('--quick') });

@@ -28,6 +28,7 @@ import { rescueStrandedSandboxes } from './session/stranded.js';
 import { assertWorkspace, resolveStart, restoreWorkspace, workspaceLineage } from './session/start.js';
 import { snapshotSandbox, type ChangeBaseline, type SnapshotTimings, type WorkspaceSnapshotMode } from './session/snapshot-sandbox.js';
 import { listWorkspace, type WorkspaceListing } from './session/workspace-listing.js';
+import { credentialMessage, inHostCheckout, leaveOutCredentialFiles, sandboxClock, type CredentialFile, type WasThere } from './session/credential-files.js';
 import { cacheEnabled, checkCachedFill, fillFromCache, keepInCache, planCachedStart, refillWhole } from './session/cached-restore.js';
 import { DockerSandbox } from './sandbox/docker/docker-sandbox.js';
 import { copyLayoutFromSandbox } from './session/layout-io.js';
@@ -212,7 +213,9 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       ? await step('memory-read', emit, timings, () => readMemoryBlock(sandbox, config, options.task, workDir, client), (m) => m.note)
       : { block: undefined, note: 'memory read is off' };
 
-    // 5. Run the agent; its failures are outcomes. The transcript is appended on the host as the run goes.
+    // 5. Run the agent; its failures are outcomes. The transcript is appended on the host as the run goes. The
+    // sandbox clock marks what the run creates (credential files are looked for among those, step 6).
+    const runClock = await sandboxClock(sandbox);
     const run = await step('agent', emit, timings, () =>
       runAgentStep({ sandbox, client, config, task: options.task, memoryBlock: memory.block, rolloutId, transcriptPath, emit, options }),
       (r) => `${r.outcome} after ${r.turns} turns`,
@@ -221,13 +224,19 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     // 6. Snapshot the workspace, whatever the outcome, and move the head to it: from here on the rollout is safe.
     const parent = start.snapshotId ?? start.headAtStart;
     let snapshotMode: WorkspaceSnapshotMode | undefined;
+    let credentialFiles: CredentialFile[] = [];
     const inherited = parent ? (await store.get(parent)).rolloutIds : [];
     const workspaceSnapshot = await step('snapshot-workspace', emit, timings, async () => {
       // No layer may hold a secret the agent wrote into memories/ or sessions/: redact them where they are first.
       await redactLayoutInSandbox(sandbox, layout);
+      // Nor a credential file the run wrote (a key, a service-account JSON): it is left out and named.
+      const wasThere: WasThere = start.kind === 'snapshot' || start.kind === 'head' ? (rel) => (baseline ? baseline.listing.entries.has(rel) : 'unknown') : inHostCheckout(workspace);
+      credentialFiles = runClock === null ? [] : await leaveOutCredentialFiles(sandbox, runClock, wasThere, config.snapshot.keepCredentialFiles);
+      for (const f of credentialFiles) onProgress?.({ step: 'snapshot', phase: 'progress', message: credentialMessage(f) });
+      const skipped = credentialFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `credential file (${f.kind}) written by the run` }));
       const report: { mode?: WorkspaceSnapshotMode; timings?: SnapshotTimings } = {};
       try {
-        return await snapshotSandbox(sandbox, store, { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress }, baseline, report);
+        return await snapshotSandbox(sandbox, store, { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress, ...(skipped.length ? { skipped } : {}) }, baseline, report);
       } finally {
         snapshotMode = report.mode;
         const t = report.timings ?? {};
@@ -282,6 +291,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       transcriptPath,
       timings: { totalMs: 0 },
       ...(snapshotMode ? { workspaceSnapshotMode: snapshotMode } : {}),
+      ...(credentialFiles.length ? { credentialFiles } : {}),
     };
     if (config.memory.generate) {
       try {

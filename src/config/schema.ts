@@ -57,7 +57,7 @@ export interface OptionInfo {
 /** Options that name host paths (resolved to absolute when loaded). */
 const PATH_OPTIONS = new Set(['home', 'snapshot.store']);
 /** Options (and sections, with a trailing dot) that only the user may set; see `OptionInfo.trusted`. */
-const TRUSTED = ['home', 'anthropic.', 'sandbox.backend', 'sandbox.dockerHost', 'sandbox.image', 'sandbox.network', 'sandbox.memoryBytes', 'sandbox.cpus', 'sandbox.pidsLimit', 'sandbox.tmpBytes', 'sandbox.maxWorkspaceBytes', 'sandbox.workspaceCacheBytes', 'snapshot.store'];
+const TRUSTED = ['home', 'anthropic.', 'sandbox.backend', 'sandbox.dockerHost', 'sandbox.image', 'sandbox.network', 'sandbox.memoryBytes', 'sandbox.cpus', 'sandbox.pidsLimit', 'sandbox.tmpBytes', 'sandbox.maxWorkspaceBytes', 'sandbox.workspaceCacheBytes', 'snapshot.store', 'snapshot.keepCredentialFiles'];
 const SECRET_NAME = /(key|token|secret|password)$/i;
 
 type AnyDef = { type: string; innerType?: z.ZodType; element?: z.ZodType; entries?: Record<string, string> };

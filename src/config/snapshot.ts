@@ -33,5 +33,11 @@ export const SnapshotConfigSchema = z.object({
    * on a branch `LINEAGE@<rollout-id>` (sessions) or `LINEAGE@<snapshot-id>` (`snapshot create`), never dropped.
    */
   headWaitMinutes: z.number().positive().default(10),
+  /**
+   * Keep credential files the run wrote (a PEM key, a service-account JSON, `.netrc`, …) in the workspace
+   * snapshot. Off: they are left out, listed in the manifest's `skipped` and named in the run summary. Only the
+   * user may set it (a repository's own config cannot).
+   */
+  keepCredentialFiles: z.boolean().default(false),
 });
 export type SnapshotConfig = z.infer<typeof SnapshotConfigSchema>;

@@ -6,8 +6,17 @@
  * break), so `-p 8080` after `docker run` or `ssh -p 22` stay.
  */
 
-/** A value: quoted, or a run without whitespace or quotes. */
-const V = `("[^"\\n]*"|'[^'\\n]*'|[^\\s"'\`;|&]+)`;
+/**
+ * A shell metacharacter inside an unquoted value that does not end it: `;`, `&` or `)` followed by more of the
+ * word (`pa;ss` at the end of a `.env` line). One followed by a space, the end, another metacharacter, or a word
+ * and then a space or `=` (`v; echo`, `v;echo done`, `v&&next`, `v;NEXT=1`, `$(… v)`) ends the value, and so do
+ * `|`, `<` and `>` always: the shell would end the word there, and a value that swallowed them took the rest of
+ * the command with it.
+ */
+export const META_IN_WORD = `[;&)](?![\\s;&|)<>]|$|[A-Za-z_][A-Za-z0-9_.-]*(?:=|[ \\t]))`;
+
+/** A value: quoted, or a run without whitespace, quotes or shell metacharacters; not a marker already there. */
+const V = `((?!\\[REDACTED:)(?:"[^"\\n]*"|'[^'\\n]*'|[^\\s"'\`;|&)<>]+))`;
 /** The rest of one command before the flag. */
 const SEG = `[^\\n;|&]*?`;
 
@@ -16,6 +25,12 @@ export interface ClientRule {
   /** 1-based index of the group holding the value. */
   value: number;
 }
+
+/**
+ * A word one of CLIENT_RULES needs (its command or flag word): a text without any skips all of them, which is
+ * most records of a transcript.
+ */
+export const CLIENT_TRIGGER = /mysql|mariadb|login|redis-cli|sshpass|mongo|-pass|openssl|keytool|sqlcmd|bcp|isql|osql|machine|ldap|zip|7z|lftp|mosquitto|ssh-keygen|echo|printf/;
 
 export const CLIENT_RULES: ClientRule[] = [
   // MySQL and MariaDB clients: the password is glued to -p (`-p X` would prompt and take X as the database).
@@ -38,6 +53,20 @@ export const CLIENT_RULES: ClientRule[] = [
   { re: new RegExp(`(\\b(?:sqlcmd|bcp|isql|osql)\\b${SEG}\\s-P\\s*)${V}`, 'g'), value: 2 },
   // `.netrc` and `machine … login … password …` on one line.
   { re: /(\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+)(\S+)/g, value: 2 },
-  // htpasswd -b FILE USER PASSWORD.
-  { re: /(\bhtpasswd\s+(?:-\w+\s+)*-\w*b\w*\s+\S+\s+\S+\s+)(\S+)/g, value: 2 },
+  // LDAP tools: -w BINDPW (ldappasswd also -a OLD, -s NEW).
+  { re: new RegExp(`(\\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop|url)?\\b${SEG}\\s-w\\s*)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(\\bldappasswd\\b${SEG}\\s-[as]\\s+)${V}`, 'g'), value: 2 },
+  // Archives: zip/unzip -P PW, 7-Zip -pPW (glued).
+  { re: new RegExp(`(\\b(?:zip|unzip|zipcloak)\\b${SEG}\\s-P\\s+)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(\\b7z[ar]?\\b${SEG}\\s-p)${V}`, 'g'), value: 2 },
+  // lftp -u USER,PW; MQTT clients -P PW; ssh-keygen -N NEW / -P OLD pass phrases.
+  { re: new RegExp(`(\\blftp\\b${SEG}\\s-u\\s+[^\\s,"']+,)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(\\bmosquitto_(?:pub|sub|rr)\\b${SEG}\\s-P\\s+)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(\\bssh-keygen\\b${SEG}\\s-[NP]\\s*)${V}`, 'g'), value: 2 },
+  // A password piped into a client that reads it from stdin: `echo PW | docker login --password-stdin`,
+  // `echo PW | sudo -S …`, `echo user:PW | chpasswd`, `echo PW | passwd --stdin user`.
+  {
+    re: /(\b(?:echo|printf)\s+(?:-[neE]+\s+)?)("[^"\n]*"|'[^'\n]*'|[^\s"'`;|&)<>]+)(?=\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-\w*S\b|chpasswd\b|passwd\s+--stdin\b|[^\n;|&]*--pass(?:word)?-stdin\b))/g,
+    value: 2,
+  },
 ];

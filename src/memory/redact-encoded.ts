@@ -40,8 +40,8 @@ export function joinSplitTokens(text: string, isWholeToken: (head: string) => bo
   );
 }
 
-/** Names whose long random value is a hash, id or checksum, not a secret. */
-const NOT_SECRET_HOLDERS = /(?:integrity|hash|sum|checksum|digest|sha\d*|md5|etag|commit|rev|revision|version|id|uuid|guid|ref|image|tag|path|file|url|uri|href|src|name|key_id|keyid|fingerprint|nonce_id|resolved|signature_algorithm)$/i;
+/** Names whose long random value is a hash, id or checksum, not a secret (`h1`: a go.sum hash). */
+const NOT_SECRET_HOLDERS = /(?:^h\d|integrity|hash|sum|checksum|digest|sha\d*|md5|etag|commit|rev|revision|version|id|uuid|guid|ref|image|tag|path|file|url|uri|href|src|name|key_id|keyid|fingerprint|nonce_id|resolved|signature_algorithm)$/i;
 
 /** Shannon entropy of `s`, bits per character. */
 function entropy(s: string): number {
@@ -56,15 +56,85 @@ function entropy(s: string): number {
 }
 
 /**
- * Whether a value assigned to a name that does not say secret is nevertheless random enough to be one: 32+
- * characters of the base64/hex alphabets, upper and lower case and digits mixed, ≥ 4.2 bits of entropy a
- * character, not a hash in hex, not a `sha512-…` integrity, not a path or a URL, not under a name for hashes,
- * ids or versions.
+ * Whether a value is made of words (`UserProfileCard2Props`, `TestCase_Login_Admin_01`, `v1.2.3-beta.4+Build5`):
+ * half or more of its letters are in word-like runs of 4+ letters (`Test`, `Login`, `BETA`) and a third or more
+ * of its letters are vowels.
+ */
+function isWordy(value: string): boolean {
+  let letters = 0;
+  let inWords = 0;
+  for (const t of value.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g) ?? []) {
+    letters += t.length;
+    if (t.length >= 4) inWords += t.length;
+  }
+  // Random letters are vowels a fifth of the time (10 of 52); words, a third or more.
+  const vowels = value.match(/[aeiouAEIOU]/g)?.length ?? 0;
+  return inWords * 2 >= letters && vowels >= 0.3 * letters;
+}
+
+/**
+ * A path or file name rather than a random value: starts like a path, ends in a file extension, or every
+ * segment between slashes is lower case (`node_modules/@scope/pkg/dist`).
+ */
+function isPathLike(value: string): boolean {
+  if (!value.includes('/') && !/\.[A-Za-z]{1,5}$/.test(value)) return false;
+  return /^(?:\/|\.\.?\/|~\/)/.test(value) || /\.[A-Za-z]{1,5}$/.test(value) || value.split('/').every((seg) => /^[a-z0-9_.@-]*$/.test(seg));
+}
+
+/**
+ * Whether a value assigned to a name that does not say secret (`SESSION_SIGNING_VALUE=9fK2…`) is nevertheless
+ * random enough to be one. The rule (issue 10, item 8), for assignment context only (env, YAML, JSON, INI):
+ * - 20 to 512 characters of the base64/base64url alphabets, upper case, lower case and digits all present;
+ * - random, not words: fewer than half its letters in word-like runs (isWordy), and the entropy near the most a
+ *   string of that length can have (≥ log2(length) − 0.6 bits a character, capped at 4.2);
+ * - code stays: a member expression (`legacy_ts_1.RIPEMD160`) or an alphabet (`ABCDE…`);
+ * - data, not a secret, stays: hex (git SHAs, sha256 digests, UUIDs of either case), `sha512-…` and other
+ *   integrity strings (package-lock, yarn, pnpm, SRI), paths and file names, and any value under a name for
+ *   hashes, ids, versions or references (NOT_SECRET_HOLDERS: `integrity`, `checksum`, `digest`, `etag`,
+ *   `commit`, `uuid`, `resolved`, …).
  */
 export function isHighEntropyValue(name: string, value: string): boolean {
-  if (value.length < 32 || value.length > 512 || !/^[A-Za-z0-9+/=_.-]+$/.test(value)) return false;
+  // A `=` inside (not base64 padding) is a nested assignment (`--from-literal=password=…`), for the other rules.
+  if (value.length < 20 || value.length > 512 || !/^[A-Za-z0-9+/_.-]+=*$/.test(value)) return false;
   if (NOT_SECRET_HOLDERS.test(name.replace(/[-.]/g, '_'))) return false;
-  if (/^(?:sha\d+|md5)-/.test(value) || /^[0-9a-f]+$/i.test(value) || value.includes('/') && !value.endsWith('=')) return false;
+  if (/^(?:sha\d+|md5)-/.test(value) || /^[0-9a-f-]+$/i.test(value) || isPathLike(value)) return false;
   if (!/[a-z]/.test(value) || !/[A-Z]/.test(value) || !/[0-9]/.test(value)) return false;
-  return entropy(value) >= 4.2;
+  // A member expression of code (`jsx_syntax_1.JSXSyntax.JSXClosingElement`) and an alphabet (`ABC…xyz0123…`).
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value) || /ABCDE|abcde|01234|56789/.test(value)) return false;
+  const body = value.replace(/=+$/, '');
+  if (isWordy(body)) return false;
+  return entropy(body) >= Math.min(4.2, Math.log2(body.length) - 0.6);
+}
+
+/**
+ * A word continued on the next line with a backslash (`Bearer abcd\` ⏎ `efgh…`, `export TOKEN=ab\` ⏎ `cd`): the
+ * shell joins the two parts into one word, so the rules must see them joined, whatever the value's shape (the
+ * known-prefix join above covers only provider tokens). A continuation is joined when the line, joined, has its
+ * secret end past the break: `redactLine(line + tail)` no longer ends with the tail. An indented tail is a word of
+ * its own to the shell (`--rm \` ⏎ `  -v x:y`), so it is joined only when the head alone was not already
+ * redacted: then the split hid the secret (a wrapped token). Everything else is left as written.
+ */
+export function joinContinuations(text: string, redactLine: (line: string) => string): string {
+  // Found from each `\` ⏎ outwards rather than by one regex over the text: a regex that starts with a run of
+  // word characters tries every position of every long line.
+  const CONTINUATION = /\\\r?\n/g;
+  const parts: string[] = [];
+  let done = 0;
+  for (let m = CONTINUATION.exec(text); m !== null; m = CONTINUATION.exec(text)) {
+    const at = m.index;
+    let start = at;
+    while (start > done && !/[\s\\]/.test(text.charAt(start - 1))) start--;
+    const after = /^([ \t]*)([^\s"'`;|&)<>\\]+)/.exec(text.slice(at + m[0].length, at + m[0].length + 4096));
+    if (start === at || !after) continue;
+    const [, indent, tail] = after as unknown as [string, string, string];
+    const head = text.slice(start, at);
+    if (/\[REDACTED:[a-z_]+\]$/.test(head)) continue;
+    const line = text.slice(text.lastIndexOf('\n', start) + 1, at);
+    if (redactLine(line + tail).endsWith(tail)) continue;
+    if (indent !== '' && /\[REDACTED:[a-z_]+\]["']?$/.test(redactLine(line))) continue;
+    parts.push(text.slice(done, start), head + tail);
+    done = at + m[0].length + indent.length + tail.length;
+    CONTINUATION.lastIndex = done;
+  }
+  return done === 0 ? text : parts.join('') + text.slice(done);
 }

@@ -1,8 +1,16 @@
 /**
  * Passwords told in prose, in the languages users write in: "the password is X", "das Passwort ist X",
  * "le mot de passe est X", "la contraseña es X", "a senha é X", "пароль: X", "密码是 X", "パスワードは X",
- * "비밀번호는 X". The value must look like one (see `isProseValue`), so "the password is required" stays.
+ * "비밀번호는 X". The value must look like one (see `isProseValue`, and redact-prose-words.ts for values
+ * without a digit), so "the password is required" stays. `redactProse` applies every prose rule.
  */
+
+import type { SecretKind } from './redact.js';
+import { PROSE_PASSPHRASE, PROSE_PIN, isPassphraseWords, isWordPassword, startsWord } from './redact-prose-words.js';
+import { remember } from './redact-remember.js';
+
+const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
+const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/;
 
 /** The word for password, passphrase, secret, token or API key, per language. */
 const WORDS = [
@@ -24,9 +32,12 @@ const VERBS_LATIN = [
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** `<word> [verb|:|=] ["']value["']` in the Latin and Cyrillic scripts. */
+/**
+ * `<word> [verb|:|=] ["']value["']` in the Latin and Cyrillic scripts. The word must start a word: checked with
+ * `startsWord` on the match, not with a leading lookbehind (V8 would try that at every position of the text).
+ */
 export const PROSE_LATIN = new RegExp(
-  `(?<![\\p{L}\\p{N}_-])(${WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\s+(?:${VERBS_LATIN.map(escape).join('|')}))?\\s*[:=：]?\\s*)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
+  `(${WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\s+(?:${VERBS_LATIN.map(escape).join('|')}))?\\s*[:=：]?\\s*)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
   'giu',
 );
 
@@ -57,4 +68,67 @@ export function isProseValue(raw: string, quoted: boolean): boolean {
   if (quoted) return true;
   if (/^[A-Za-z]+(?:[-_.][A-Za-z]+){2,}$/.test(v) && !NOT_VALUES.has(v.toLowerCase())) return true;
   return /[a-z]/.test(v) && /[A-Z]/.test(v.slice(1)) && /[^A-Za-z]/.test(v) === false && v.length >= 8;
+}
+
+/**
+ * A password or secret told in prose: "the password is hunter2x", "use password FAKE123 from now on". Only a
+ * value that mixes letters and digits counts, so "the password is required" and "token budget 4096" stay.
+ */
+const PROSE_SECRET = /\b(password|passphrase|passwd|secret|token|api[ _-]?key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([^\s"'`]{6,})\3/gi;
+
+/** "the key AKx9…": after a bare "key", only a long value mixing upper case, lower case and digits counts. */
+const PROSE_KEY = /\b(key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([A-Za-z0-9+/=_-]{20,})\3(?![A-Za-z0-9+/=_-])/gi;
+
+/** The marker kind for a prose word: a password in any language, else a secret. */
+function proseKind(word: string): SecretKind {
+  return /pass|wort|woord|contrase|senha|has[lł]o|пароль|şifre|parola|密码|密碼|口令|パスワード|비밀번호|암호/i.test(word) ? 'password' : 'secret';
+}
+
+function isProseSecret(value: string): boolean {
+  const v = value.replace(/[.,;:!?)]+$/, '');
+  return !REDACTED_RE.test(v) && !/^[$<{%]/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !/^[0-9a-f]{7,64}$/.test(v) && !v.includes('/');
+}
+
+/** A word every prose rule needs (a superset of WORDS, the CJK words, PROSE_KEY's, the passphrase and PIN words). */
+const PROSE_TRIGGER = /pass|wort|secr|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugangsdaten|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호/i;
+
+/**
+ * Every prose rule over `text`: English "password is X" with a digit, "the key AKx9…", the same in other languages
+ * (PROSE_LATIN, PROSE_CJK), values without a digit, passphrases of words and PINs (redact-prose-words.ts).
+ * Replaced values are passed to `remember`.
+ */
+export function redactProse(text: string): string {
+  // Most records of a transcript name no secret word at all: one cheap test spares every prose pass.
+  if (!PROSE_TRIGGER.test(text)) return text;
+  let out = text;
+  out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
+    if (!isProseSecret(value)) return m;
+    const trail = value.match(/[.,;:!?)]+$/)?.[0] ?? '';
+    remember(value.slice(0, value.length - trail.length));
+    return `${word}${sep}${q}${marker(/pass/i.test(word) ? 'password' : 'secret')}${trail}${q}`;
+  });
+  out = out.replace(PROSE_KEY, (m, word: string, sep: string, q: string, value: string) =>
+    /[A-Z]/.test(value) && /[a-z]/.test(value) && /[0-9]/.test(value) && !REDACTED_RE.test(value) ? `${word}${sep}${q}${marker('secret')}${q}` : m,
+  );
+  out = out.replace(PROSE_LATIN, (m, word: string, sep: string, q: string, value: string, q2: string, offset: number, whole: string) => {
+    if (!startsWord(whole, offset)) return m;
+    const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
+    if (!isProseValue(value, q !== '' && q2 !== '') && !isWordPassword(word, sep, value.slice(0, value.length - trail.length))) return m;
+    remember(value.slice(0, value.length - trail.length));
+    return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;
+  });
+  out = out.replace(PROSE_CJK, (m, word: string, sep: string, q: string, value: string, q2: string) => {
+    if (!isProseValue(value, true)) return m;
+    remember(value);
+    return `${word}${sep}${q}${marker(proseKind(word))}${q2}`;
+  });
+  out = out.replace(PROSE_PASSPHRASE, (m, word: string, sep: string, words: string, offset: number, whole: string) => {
+    if (!startsWord(whole, offset) || !isPassphraseWords(words)) return m;
+    remember(words);
+    return `${word}${sep}${marker('password')}`;
+  });
+  out = out.replace(PROSE_PIN, (m, word: string, sep: string, _pin: string, offset: number, whole: string) =>
+    startsWord(whole, offset) ? `${word}${sep}${marker('password')}` : m,
+  );
+  return out;
 }

@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 3;
+export const REDACTION_VERSION = 4;
 
 /** Kinds that appear in `[REDACTED:<kind>]`. */
 export type SecretKind =
@@ -50,9 +50,10 @@ export type SecretKind =
 
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
-import { CLIENT_RULES } from './redact-clients.js';
-import { BASE64_RUN, decodeBase64Text, isHighEntropyValue, joinSplitTokens } from './redact-encoded.js';
-import { PROSE_CJK, PROSE_LATIN, isProseValue } from './redact-prose.js';
+import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD } from './redact-clients.js';
+import { BASE64_RUN, decodeBase64Text, isHighEntropyValue, joinContinuations, joinSplitTokens } from './redact-encoded.js';
+import { redactPositional } from './redact-positional.js';
+import { redactProse } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
 import { isSecretName } from './secret-names.js';
 
@@ -177,25 +178,6 @@ function isCurlSegment(text: string, offset: number): boolean {
   return /\bcurl\b/.test(segment) || /(?:^|\s)https?(?:\s|$)/.test(segment);
 }
 
-/**
- * A password or secret told in prose: "the password is hunter2x", "use password FAKE123 from now on". Only a
- * value that mixes letters and digits counts, so "the password is required" and "token budget 4096" stay.
- */
-const PROSE_SECRET = /\b(password|passphrase|passwd|secret|token|api[ _-]?key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([^\s"'`]{6,})\3/gi;
-
-/** "the key AKx9…": after a bare "key", only a long value mixing upper case, lower case and digits counts. */
-const PROSE_KEY = /\b(key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([A-Za-z0-9+/=_-]{20,})\3(?![A-Za-z0-9+/=_-])/gi;
-
-/** The marker kind for a prose word: a password in any language, else a secret. */
-function proseKind(word: string): SecretKind {
-  return /pass|wort|contrase|senha|has[lł]o|пароль|şifre|parola|密码|密碼|口令|パスワード|비밀번호|암호/i.test(word) ? 'password' : 'secret';
-}
-
-function isProseSecret(value: string): boolean {
-  const v = value.replace(/[.,;:!?)]+$/, '');
-  return !REDACTED_RE.test(v) && !/^[$<{%]/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !/^[0-9a-f]{7,64}$/.test(v) && !v.includes('/');
-}
-
 const PLACEHOLDERS = new Set(['', 'null', 'none', 'nil', 'true', 'false', 'undefined', 'string', 'str', 'number', 'int', 'bool', 'boolean', 'required', 'optional', 'any', 'unknown', 'bytes', 'xxx', '...', '***', '<redacted>', 'redacted', 'changeme']);
 
 /** Whether a value assigned to a secret name should be redacted: not a reference, type or placeholder. */
@@ -222,10 +204,12 @@ function assignmentKind(name: string): SecretKind {
   return /pass/i.test(name) ? 'password' : 'secret';
 }
 
-// Value: quoted string, or a run without whitespace/quotes; a backslash escape (`\n` in serialized JSON) ends it,
-// and so does a `;` or `&` that starts the next assignment (`AccountName=x;AccountKey=…`, `?user=a&password=…`),
-// which would otherwise be swallowed by a harmless first name.
-const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\;&]|[;&](?![A-Za-z_][A-Za-z0-9_.-]*=)|\\\\(?![nrt"\\\\]))+))`;
+// Value: quoted string, or a run without whitespace/quotes; a backslash escape (`\n` in serialized JSON) or a
+// backslash-newline continuation (joined beforehand when it hides a secret: joinContinuations) ends it,
+// and so does a shell metacharacter that ends the word (see META_IN_WORD in redact-clients.ts): `X=v; echo`, `X=v|tee`,
+// `$(X=v)`, `X=v&&next`, and a `;` or `&` that starts the next assignment (`AccountName=x;AccountKey=…`,
+// `?user=a&password=…`), or a `,` that starts the next option (`-o password=…,uid=1000`). Inside a word (`pa;ss` at the end of a `.env` line) they stay part of the value.
+const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\;&|)<>,]|${META_IN_WORD}|,(?![A-Za-z_][A-Za-z0-9_.-]*=)|\\\\(?![nrt"\\\\\\r\\n]))+))`;
 const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
 
 /** `NAME=value`, `export NAME="value"`, `--password=value`. */
@@ -239,7 +223,7 @@ const ASSIGN_COLON = new RegExp(`(?<![A-Za-z0-9_."':-])${NAME}(:(?!:)[ \\t]*)${V
 const ASSIGN_JSON_ESCAPED = /(\\")([A-Za-z_][A-Za-z0-9_.-]*)\\"(\s*:\s*)(\\")((?:(?!\\")[^\n])*)\\"/g;
 const ASSIGN_JSON = /(["'])([A-Za-z_][A-Za-z0-9_.-]*)\1(\s*:\s*)(["'])((?:\\.|(?!\4)[^\\\n])*)\4/g;
 /** `--token value`, `--password value`, `-p` is too ambiguous to touch. */
-const ASSIGN_FLAG = /(--[A-Za-z][A-Za-z0-9-]*)([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'-][^\s"']*)/g;
+const ASSIGN_FLAG = /(--[A-Za-z][A-Za-z0-9-]*)([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'`;&|)<>-][^\s"'`;&|)<>]*)/g;
 
 /**
  * `colon`: the `name: value` form, which in code is a type annotation or a keyword argument, so a bare
@@ -261,11 +245,29 @@ function replaceAssignment(colon: boolean) {
   };
 }
 
+/** Whether a value given to a client (a flag's or a positional password) is one: not a reference, prompt or default. */
+function isClientSecret(value: string): boolean {
+  return !(REDACTED_RE.test(value) || /^[$<{*]/.test(value) || value === '' || isDevDefault(value));
+}
+
+/**
+ * SHAPES as run. A leading lookbehind (`B`) keeps V8 from scanning for the rule's literal prefix (`sk-ant-`,
+ * `ghp_`), which made each such rule cost a pass over every position of the text; without it the regex finds
+ * the prefix fast and the character before the match is checked here instead. Only for rules whose tokens hold
+ * no `.` or other separator where a second token could start inside a rejected match.
+ */
+const COMPILED_SHAPES = SHAPES.map((rule) => {
+  const lead = rule.re.source.startsWith(B) && !/\\\.|[+/=]/.test(rule.re.source) && !rule.replace;
+  return { rule, re: lead ? new RegExp(rule.re.source.slice(B.length), rule.re.flags) : rule.re, checkBefore: lead };
+});
+const TOKEN_CHAR = /[A-Za-z0-9_-]/;
+
 /** The token-shape rules (SHAPES) over `text`. */
 function applyShapes(text: string): string {
   let out = text;
-  for (const rule of SHAPES) {
-    out = out.replace(rule.re, (m: string, ...rest: unknown[]) => {
+  for (const { rule, re, checkBefore } of COMPILED_SHAPES) {
+    out = out.replace(re, (m: string, ...rest: unknown[]) => {
+      if (checkBefore && TOKEN_CHAR.test(String(rest.at(-1)).charAt(Number(rest.at(-2)) - 1))) return m;
       if (!rule.replace) return marker(rule.kind);
       const groups = rest.slice(0, -2).map((g) => (typeof g === 'string' ? g : ''));
       // The match's offset and the whole text come last, for rules that look around the match.
@@ -282,8 +284,15 @@ function applyShapes(text: string): string {
 export function redact(text: string): string {
   if (!text) return text;
   // A token cut by a line break is joined first, unless the part before the break is a whole token by itself
-  // (then the next line is something else: two keys listed one a line).
-  let out = applyShapes(joinSplitTokens(text, (head) => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head))));
+  // (then the next line is something else: two keys listed one a line); then any word continued with a backslash
+  // whose joined form holds a secret.
+  const joined = joinSplitTokens(text, (head) => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head)));
+  return redactJoined(joinContinuations(joined, redactJoined));
+}
+
+/** `redact` without the joining of split tokens: every rule over `text` as it is. */
+function redactJoined(text: string): string {
+  let out = applyShapes(text);
   const jsonPair = (m: string, q: string, name: string, sep: string, vq: string, value: string): string => {
     if (isSecretName(name) && isSecretValue(value, false)) {
       remember(value);
@@ -300,42 +309,28 @@ export function redact(text: string): string {
     const bare = value.replace(/^["']|["']$/g, '');
     if (!isSecretValue(bare, false)) return m;
     remember(bare);
-    return `${flag}${sp}${marker(assignmentKind(flag))}`;
+    const q = /^["']/.test(value) ? value[0] : '';
+    return `${flag}${sp}${q}${marker(assignmentKind(flag))}${q}`;
   });
-  for (const rule of CLIENT_RULES) {
-    out = out.replace(rule.re, (m: string, ...groups: unknown[]) => {
-      const value = String(groups[rule.value - 1] ?? '');
-      const bare = value.replace(/^["']|["']$/g, '');
-      if (REDACTED_RE.test(bare) || /^[$<{]/.test(bare) || bare === '' || isDevDefault(bare)) return m;
-      remember(bare);
-      return m.slice(0, m.length - value.length) + marker('password');
-    });
+  for (const rule of CLIENT_TRIGGER.test(out) ? CLIENT_RULES : []) {
+    // A command may give several (`ssh-keygen -p -P OLD -N NEW`); each pass takes the first one left.
+    for (let pass = 0, before = ''; pass < 4 && before !== out; pass++) {
+      before = out;
+      out = out.replace(rule.re, (m: string, ...groups: unknown[]) => {
+        const value = String(groups[rule.value - 1] ?? '');
+        const bare = value.replace(/^["']|["']$/g, '');
+        if (!isClientSecret(bare)) return m;
+        remember(bare);
+        return m.slice(0, m.length - value.length) + marker('password');
+      });
+    }
   }
+  out = redactPositional(out, marker('password'), isClientSecret, remember);
   out = out.replace(BASE64_RUN, (m: string) => {
     const decoded = decodeBase64Text(m);
     return decoded !== null && redactShapes(decoded) !== decoded ? marker('base64_secret') : m;
   });
-  out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
-    if (!isProseSecret(value)) return m;
-    const trail = value.match(/[.,;:!?)]+$/)?.[0] ?? '';
-    remember(value.slice(0, value.length - trail.length));
-    return `${word}${sep}${q}${marker(assignmentKind(word))}${trail}${q}`;
-  });
-  out = out.replace(PROSE_KEY, (m, word: string, sep: string, q: string, value: string) =>
-    /[A-Z]/.test(value) && /[a-z]/.test(value) && /[0-9]/.test(value) && !REDACTED_RE.test(value) ? `${word}${sep}${q}${marker('secret')}${q}` : m,
-  );
-  out = out.replace(PROSE_LATIN, (m, word: string, sep: string, q: string, value: string, q2: string) => {
-    if (!isProseValue(value, q !== '' && q2 !== '')) return m;
-    const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
-    remember(value.slice(0, value.length - trail.length));
-    return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;
-  });
-  out = out.replace(PROSE_CJK, (m, word: string, sep: string, q: string, value: string, q2: string) => {
-    if (!isProseValue(value, true)) return m;
-    remember(value);
-    return `${word}${sep}${q}${marker(proseKind(word))}${q2}`;
-  });
-  return out;
+  return redactProse(out);
 }
 
 /**

@@ -134,4 +134,9 @@ export interface SessionResult {
   timings: Partial<Record<SessionStep, number>> & { totalMs: number; parts?: Record<string, number> };
   /** How the workspace snapshot was taken: only the changes (paths, deletions, bytes), or the whole stream and why. */
   workspaceSnapshotMode?: { kind: 'changes'; paths: number; deleted: number; bytes: number } | { kind: 'full'; reason: string };
+  /**
+   * Credential files the run wrote into the workspace (by content): `left-out` ones are not in the workspace
+   * snapshot (its manifest lists them in `skipped`), `kept` ones are, with why (issue 10, item 8).
+   */
+  credentialFiles?: Array<{ path: string; kind: string; action: 'left-out' | 'kept'; why?: string }>;
 }

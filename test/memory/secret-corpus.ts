@@ -143,4 +143,36 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'digitalocean token', text: 'doctl auth init -t dop_v1_' + 'fa4e'.repeat(16) + ' # FAKE', secret: 'dop_v1_' + 'fa4e'.repeat(16), kind: 'provider_token' },
   { name: 'groq key', text: 'GROQ=gsk_FAKEgroq0123456789abcdefghijklmnopqrstuvwxyzAB', secret: 'gsk_FAKEgroq0123456789abcdefghijklmnopqrstuvwxyzAB', kind: 'provider_token' },
   { name: 'grafana service account', text: 'grafana token glsa_FAKEgrafana0123456789abcdefghijklmn_0a1b2c3d', secret: 'glsa_FAKEgrafana0123456789abcdefghijklmn_0a1b2c3d', kind: 'provider_token' },
+  // Issue 10, item 8, second trial: kinds that still survived.
+  // A word continued with a backslash-newline, whatever its shape.
+  { name: 'bearer continued with backslash', text: 'curl -H "Authorization: Bearer FAKEab\\\nefgh5678ijkl9012mnopQRST" https://api.example.com', secret: 'efgh5678ijkl9012mnopQRST', kind: 'bearer_token' },
+  { name: 'export continued with backslash', text: 'export DEPLOY_TOKEN=FAKEab12\\\ncd34ef56gh78xy', secret: 'cd34ef56gh78xy', kind: 'secret' },
+  { name: 'password flag continued with backslash', text: 'deploy --password FAKETr0ub4\\\ndor3xyzw --env prod', secret: 'dor3xyzw', kind: 'password' },
+  // The value ends at a shell metacharacter; the value itself still goes.
+  { name: 'flags before ;', text: 'tool --password FAKEpw12345 --token FAKEtk67890; echo done', secret: 'FAKEtk67890', kind: 'secret' },
+  { name: 'assignment before a pipe', text: 'API_KEY=FAKEzq81xx93kk|tee .env', secret: 'FAKEzq81xx93kk', kind: 'secret' },
+  // Positional and client-specific passwords.
+  { name: 'htpasswd -b -c', text: 'htpasswd -b -c /etc/nginx/.htpasswd admin FAKEhtpw99', secret: 'FAKEhtpw99', kind: 'password' },
+  { name: 'htpasswd -nbB', text: 'htpasswd -nbB alice FAKEhtpwNb7 > auth', secret: 'FAKEhtpwNb7', kind: 'password' },
+  { name: 'mysqladmin password', text: "mysqladmin -u root password 'FAKEnewMy pw 3'", secret: 'FAKEnewMy pw 3', kind: 'password' },
+  { name: 'smbclient user%pw', text: 'smbclient //fs/share -U alice%FAKEsmbPw7 -c ls', secret: 'FAKEsmbPw7', kind: 'password' },
+  { name: 'net use', text: 'net use Z: \\\\fs\\share FAKEnetPw7 /user:alice', secret: 'FAKEnetPw7', kind: 'password' },
+  { name: 'ldapsearch -w', text: 'ldapsearch -x -D "cn=admin,dc=ex" -w FAKEldapPw1 -b dc=ex', secret: 'FAKEldapPw1', kind: 'password' },
+  { name: 'echo to --password-stdin', text: 'echo "FAKEregStdin9" | docker login -u me --password-stdin', secret: 'FAKEregStdin9', kind: 'password' },
+  // Prose without a digit, passphrases of words, PINs.
+  { name: 'German password, no digit', text: 'Das Passwort ist FAKEblumenkohlregenschirm und gilt für alle.', secret: 'FAKEblumenkohlregenschirm', kind: 'password' },
+  { name: 'German Kennwort lautet, no digit', text: 'Das Kennwort lautet FAKEfensterbankrosen.', secret: 'FAKEfensterbankrosen', kind: 'password' },
+  { name: 'French password, no digit', text: 'le mot de passe est FAKEparapluiechoufleur', secret: 'FAKEparapluiechoufleur', kind: 'password' },
+  { name: 'Spanish password, no digit', text: 'la contraseña es FAKEparaguascoliflor', secret: 'FAKEparaguascoliflor', kind: 'password' },
+  { name: 'Italian password, no digit', text: 'la password è FAKEombrellocavolfiore', secret: 'FAKEombrellocavolfiore', kind: 'password' },
+  { name: 'Dutch password, no digit', text: 'het wachtwoord is FAKEbloemkoolparaplu', secret: 'FAKEbloemkoolparaplu', kind: 'password' },
+  { name: 'passphrase of words', text: 'passphrase: fake horse battery staple', secret: 'fake horse battery staple', kind: 'password' },
+  { name: 'passphrase flag, no digit', text: 'gpg --batch --passphrase "fake purple monkey dishwasher" -c notes.txt', secret: 'fake purple monkey dishwasher', kind: 'password' },
+  { name: 'passphrase env, no digit', text: 'GPG_PASSPHRASE=FAKEcorrecthorsebatterystaple', secret: 'FAKEcorrecthorsebatterystaple', kind: 'password' },
+  { name: 'ssh-keygen -N passphrase', text: 'ssh-keygen -t ed25519 -N "fake lantern orbit" -f deploy_key', secret: 'fake lantern orbit', kind: 'password' },
+  { name: 'PIN (FAKE 4821)', text: 'the PIN is 4821 # FAKE', secret: 'PIN is 4821', kind: 'password' },
+  // Random values under names that do not say secret (assignment context), 20+ characters.
+  { name: 'high entropy env, neutral name', text: 'SESSION_SIGNING_VALUE=FAKE9fK2mQ8xLp3Vz7Rt1Wb6Nc', secret: 'FAKE9fK2mQ8xLp3Vz7Rt1Wb6Nc', kind: 'high_entropy' },
+  { name: 'high entropy yaml, neutral name', text: 'app:\n  cookie_material: FAKEq7Rm2KxV9pLt4WzN8c\n', secret: 'FAKEq7Rm2KxV9pLt4WzN8c', kind: 'high_entropy' },
+  { name: 'high entropy ini, neutral name', text: '[hooks]\nvalidation = FAKEZt5wQ9nLm2XkR7vB4pHc8J\n', secret: 'FAKEZt5wQ9nLm2XkR7vB4pHc8J', kind: 'high_entropy' },
 ];

@@ -36,6 +36,13 @@ function storedTexts(dir: string): Array<{ where: string; text: string }> {
   return out;
 }
 
+/** The per-kind table of the closing note: where each kind survived, or "survived nowhere". */
+function report(path: string, survivals: Record<string, string[]>): void {
+  const rows = SECRET_CORPUS.map((c) => `  ${c.name.padEnd(44)} ${survivals[c.name] ? `SURVIVED in ${survivals[c.name]!.join(', ')}` : 'survived nowhere'}`);
+  const lost = Object.keys(survivals).length;
+  console.log(`secrets corpus, ${path}: tried ${SECRET_CORPUS.length}, survived ${lost}\n${rows.join('\n')}`);
+}
+
 let dirs: ReturnType<typeof scratch>;
 let server: MessagesServer;
 let run: SessionResult;
@@ -114,6 +121,7 @@ describe('the secrets corpus through a whole session', () => {
       if (where.length) survivals[c.name] = where;
     }
     const leftFake = stored.filter((s) => /FAKEgeheim42/.test(s.text)).map((s) => s.where);
+    report('deterministic path', survivals);
     expect({ survivals, leftFake, tried: SECRET_CORPUS.length }).toEqual({ survivals: {}, leftFake: [], tried: SECRET_CORPUS.length });
   });
 });
@@ -137,6 +145,7 @@ describe('the secrets corpus through a session with the model pipeline', () => {
       ];
       if (where.length) survivals[c.name] = where;
     }
+    report('model path (scripted model)', survivals);
     expect({ survivals, tried: SECRET_CORPUS.length }).toEqual({ survivals: {}, tried: SECRET_CORPUS.length });
   });
 });

@@ -1,3 +1,4 @@
+import { credentialMessage } from '../../session/credential-files.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -141,6 +142,7 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
       `            make it the head: mnemara lineage reset ${r.lineage} ${r.branch.snapshot}`,
     );
   }
+  for (const f of r.credentialFiles ?? []) lines.push(`credential  ${credentialMessage(f)}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
   lines.push(`transcript  ${r.transcriptPath}`);
   lines.push(...whereTheResultIs(r, host));

@@ -1,0 +1,99 @@
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { logger } from '../config/logger.js';
+import type { Sandbox } from '../sandbox/types.js';
+import { classifyCredentialFile } from './credential-kinds.js';
+
+const log = logger('session');
+
+/** Files larger than this are not read for the check (a credential file is a few KiB). Bytes. */
+const MAX_BYTES = 256 * 1024;
+/** Where the sandbox keeps a file left out of the snapshot: outside /workspace, gone with the container. */
+const QUARANTINE = '/tmp/mnemara-left-out';
+
+/**
+ * Lines that can start a credential file, as `grep -E` patterns: a cheap first pass in the sandbox over the files
+ * the run touched; `classifyCredentialFile` decides on the whole content.
+ */
+const GREP_PATTERNS = [
+  '-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY',
+  '"private_key"[[:space:]]*:',
+  '^[[:space:]]*aws_secret_access_key[[:space:]]*=',
+  '^[[:space:]]*(machine|default)([[:space:]]|$)',
+  '^[^:#[:space:]]+:[0-9*]+:[^:]+:[^:]+:',
+  '"auths"[[:space:]]*:',
+  'client-key-data:',
+  '^https?://[^:/@[:space:]]+:[^@[:space:]]+@',
+];
+
+/** A credential file the run wrote into the workspace: its path (relative), what it holds, what was done. */
+export interface CredentialFile {
+  path: string;
+  kind: string;
+  /** `left-out`: not in the workspace snapshot (listed in its `skipped`); `kept`: in it, because it is the user's or the config says so. */
+  action: 'left-out' | 'kept';
+  why?: string;
+}
+
+/** How the session knows whether a path was the user's before the run (then it is never left out). */
+export type WasThere = (relativePath: string) => boolean | 'unknown';
+
+/** `WasThere` for a host checkout copied into the sandbox (`fresh`, `memory-from` starts). */
+export function inHostCheckout(workspace: string): WasThere {
+  return (rel) => lstatSync(join(workspace, rel), { throwIfNoEntry: false }) !== undefined;
+}
+
+/** The sandbox's clock, whole seconds since the epoch: the mark files created or changed later are found by. */
+export async function sandboxClock(sandbox: Sandbox): Promise<number | null> {
+  const r = await sandbox.exec(['date', '+%s'], { timeoutMs: 10_000 }).catch(() => null);
+  const n = r && r.exitCode === 0 ? Number(String(r.stdout).trim()) : NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+/**
+ * Issue 10, item 8: files the run created in the workspace whose content is a credential file (a PEM private key,
+ * a GCP service-account key, an AWS credentials file, `.netrc`, `.pgpass`, a Docker `config.json` with auths, a
+ * kubeconfig with a client key, `.git-credentials`; by content, never by name) are moved out of the workspace
+ * before the snapshot, so no layer holds them. A file that was in the workspace before the run (`wasThere`) is the
+ * user's and stays, and so does every file when `keep` (`snapshot.keepCredentialFiles`) is set; both are
+ * reported. Files whose ctime is not after `since` (sandbox seconds) are not looked at. Never throws: a check that
+ * fails is logged and leaves everything in place.
+ */
+export async function leaveOutCredentialFiles(sandbox: Sandbox, since: number, wasThere: WasThere, keep: boolean): Promise<CredentialFile[]> {
+  const root = sandbox.workspaceDir;
+  const script =
+    `find "$1" -xdev -type f -newerct "@$2" -size -${MAX_BYTES + 1}c -not -path "$1/.git/*" -print0 | ` +
+    `xargs -0 -r grep -lIZE ${GREP_PATTERNS.map((p) => `-e '${p.replace(/'/g, "'\\''")}'`).join(' ')} -- 2>/dev/null; exit 0`;
+  const found = await sandbox.exec(['sh', '-c', script, 'sh', root, String(since)], { timeoutMs: 60_000 }).catch((err: Error) => {
+    log.warn({ err: err.message }, 'could not look for credential files the run wrote; none left out');
+    return null;
+  });
+  if (!found) return [];
+  const paths = String(found.stdout).split('\0').filter((p) => p.startsWith(`${root}/`));
+  const out: CredentialFile[] = [];
+  for (const abs of paths) {
+    const rel = abs.slice(root.length + 1);
+    const content = await sandbox.exec(['head', '-c', String(MAX_BYTES), '--', abs], { timeoutMs: 10_000 }).catch(() => null);
+    if (!content || content.exitCode !== 0) continue;
+    const kind = classifyCredentialFile(String(content.stdout));
+    if (!kind) continue;
+    const there = wasThere(rel);
+    if (keep || there !== false) {
+      out.push({ path: rel, kind, action: 'kept', why: keep ? 'snapshot.keepCredentialFiles is set' : there === true ? 'it was in the workspace before the run' : 'whether it was there before the run is not known' });
+      continue;
+    }
+    const target = `${QUARANTINE}/${out.length}`;
+    const moved = await sandbox.exec(['sh', '-c', 'mkdir -p "$(dirname "$2")" && mv -f -- "$1" "$2"', 'sh', abs, target], { timeoutMs: 10_000 }).catch(() => null);
+    if (moved?.exitCode === 0) out.push({ path: rel, kind, action: 'left-out' });
+    else out.push({ path: rel, kind, action: 'kept', why: 'it could not be moved out of the workspace' });
+  }
+  for (const f of out) log.warn({ path: f.path, kind: f.kind, action: f.action, why: f.why }, 'a file the run wrote holds a credential');
+  return out;
+}
+
+/** One line for the run summary: what the file holds, what was done, and how to keep it. */
+export function credentialMessage(f: CredentialFile): string {
+  return f.action === 'left-out'
+    ? `${f.path} holds a credential (${f.kind}) and was left out of the workspace snapshot; to keep such files, set snapshot.keepCredentialFiles=true (--set or your own config; a repository's config cannot)`
+    : `${f.path} holds a credential (${f.kind}) and is in the workspace snapshot: ${f.why}`;
+}
