@@ -178,6 +178,15 @@ describe('lessons from the forms an agent types', () => {
     const m = extract(new TranscriptBuilder('x').bash('bash scripts/check.sh 2>&1 | tail -20', 0, 'FAILED tests/test_a.py::test_x\n1 failed, 3 passed'));
     expect(m.filter((x) => /Run the tests with/.test(x.text))).toEqual([]);
   });
+
+  it("an ecosystem's stock check (`terraform validate`, `helm lint`) is no project-specific test command", () => {
+    for (const cmd of ['cd /workspace/terraform/storage && terraform validate', 'helm lint charts/api', 'terraform fmt -check -recursive']) {
+      const m = extract(new TranscriptBuilder('x').bash(cmd, 0, 'Success! The configuration is valid.'));
+      expect(m.filter((x) => /Run the tests with/.test(x.text)), cmd).toEqual([]);
+    }
+    const own = extract(new TranscriptBuilder('x').bash('bash scripts/test.sh', 0, 'ok'));
+    expect(own.map((x) => x.text)).toEqual(['Run the tests with `bash scripts/test.sh` (passed in this workspace).']);
+  });
 });
 
 describe('rules that must hold on a repository never seen', () => {

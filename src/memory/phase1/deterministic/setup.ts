@@ -115,7 +115,7 @@ function isDependencyInstall(seg: Segment): boolean {
 /** The ecosystem's default way to run a suite: it teaches nothing (any agent tries it first). */
 const DEFAULT_PROGRAMS = /^(pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|ctest|phpunit|pest|ava|tap|karma)$/;
 const DEFAULT_KEYS =
-  /^(npm|pnpm|yarn|bun) (test|t|tst|run test)$|^(make|gmake|ninja) (test|tests|check)$|^(go|cargo|dotnet|mix|deno|swift|sbt|lein|meson|bazel|zig|flutter|dart) test$|^cargo nextest$|^(mvn|mvnw|gradle|gradlew)\b|^python[\d.]* -m (pytest|unittest)$|^rake( test| spec)?$|^rails test$/;
+  /^(npm|pnpm|yarn|bun) (test|t|tst|run test)$|^(make|gmake|ninja) (test|tests|check)$|^(go|cargo|dotnet|mix|deno|swift|sbt|lein|meson|bazel|zig|flutter|dart) test$|^cargo nextest$|^(mvn|mvnw|gradle|gradlew)\b|^python[\d.]* -m (pytest|unittest)$|^rake( test| spec)?$|^rails test$|^terraform (validate|fmt)\b|^(helm|ansible-lint|tflint|hadolint|yamllint|shellcheck)\b/;
 
 function isProjectSpecificTest(seg: Segment): boolean {
   let args = seg.args;
