@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../atomic.js';
 import type { MemoryPaths } from '../layout.js';
 import { saveState, type MemoryState } from '../state.js';
 import { concurrentEdits, type ConcurrentEdits } from './concurrent-edits.js';
-import { writtenRecord, type RenderedHandbook } from './write.js';
+import { decodeMemoryMd, writtenRecord, type RenderedHandbook } from './write.js';
 
 const log = logger('memory.phase2');
 
@@ -125,5 +125,5 @@ async function readWhole(fh: FileHandle): Promise<string> {
     if (bytesRead === 0) break;
     off += bytesRead;
   }
-  return buf.subarray(0, off).toString('utf8');
+  return decodeMemoryMd(buf.subarray(0, off));
 }

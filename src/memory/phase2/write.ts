@@ -99,6 +99,16 @@ async function warnIfLink(file: string): Promise<void> {
   if (warning) log.warn({ file }, warning);
 }
 
+/**
+ * MEMORY.md's bytes as text. A hand edit in another encoding (latin-1 é is one byte 0xe9) decoded as UTF-8 turns
+ * each such byte into U+FFFD and the rewrite loses it: each byte that is not UTF-8 is kept as the text `\xNN`
+ * (its value, the form mnemara prints such bytes in everywhere). Every reader of MEMORY.md must decode the same
+ * way, or the same file reads as two texts (phase 2's check for concurrent edits then "sees" an edit).
+ */
+export function decodeMemoryMd(bytes: Buffer): string {
+  return isUtf8(bytes) ? bytes.toString('utf8') : displayName(decodeName(bytes));
+}
+
 /** MEMORY.md's text, or `null` when there is none. Bytes that are not UTF-8 come back as the text `\xNN` (logged as a warning). */
 export async function readMemoryMd(paths: MemoryPaths): Promise<string | null> {
   const bytes = await readFile(paths.memoryMd).catch((err: NodeJS.ErrnoException) => {
@@ -107,10 +117,7 @@ export async function readMemoryMd(paths: MemoryPaths): Promise<string | null> {
   });
   if (bytes === null) return null;
   if (isUtf8(bytes)) return bytes.toString('utf8');
-  // A hand edit in another encoding (latin-1 é is one byte 0xe9): decoding as UTF-8 turned each such byte into
-  // U+FFFD and the rewrite lost it. Each byte that is not UTF-8 is kept as the text `\xNN` (its value, the form
-  // mnemara prints such bytes in everywhere), and the file is named in a warning.
-  const text = displayName(decodeName(bytes));
+  const text = decodeMemoryMd(bytes);
   const count = (text.match(/\\x[89a-f][0-9a-f]/g) ?? []).length;
   log.warn({ file: paths.memoryMd, bytes: count }, 'MEMORY.md is not valid UTF-8: each byte that is not UTF-8 is kept as the text \\xNN; save the file as UTF-8 to keep the characters');
   return text;
