@@ -110,6 +110,9 @@ function kindOfHeading(title: string): MemoryKind {
   return 'fact';
 }
 
+/** Lines mnemara writes into MEMORY.md itself (never a person's entry): its note, header comments, the empty marker. */
+const MNEMARA_LINE = /^\s*(>|<!--|_No lessons yet\._\s*$)/;
+
 const COMMENT_RE = /\s*<!--\s*(id:m-[0-9a-f]{8}\b[^]*?)-->\s*$/;
 
 function parseComment(body: string): Partial<MemoryEntry> {
@@ -145,8 +148,9 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
   const entries: MemoryEntry[] = [];
   let kind: MemoryKind | undefined;
   let current: string[] | undefined;
+  let currentKind: MemoryKind = 'fact';
   const flush = (): void => {
-    if (!current || kind === undefined) return;
+    if (!current) return;
     const raw = current.join(' ').trim();
     current = undefined;
     const m = COMMENT_RE.exec(raw);
@@ -155,7 +159,7 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
     const meta = m ? parseComment(m[1]!) : {};
     entries.push({
       id: meta.id ?? entryId(textPart),
-      kind,
+      kind: currentKind,
       text: textPart,
       sources: meta.sources ?? [],
       importance: meta.importance ?? 3,
@@ -163,6 +167,11 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
       edited: m ? meta.edited === true : true,
     });
   };
+  // A person's text is kept wherever they put it (issue 9 trial): a bullet under the title or under a heading
+  // of their own, and a paragraph without a bullet, are entries of theirs (a fact, unless the section says
+  // otherwise). Only what mnemara writes itself is not: the title, its header comment, the `>` note, the
+  // "_No lessons yet._" line.
+  let paragraph = false;
   for (const line of text.replace(/\r\n/g, '\n').split('\n')) {
     const h = /^##\s+(.+?)\s*$/.exec(line);
     if (h) {
@@ -175,12 +184,23 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
       kind = undefined;
       continue;
     }
-    const b = /^[-*]\s+(.*)$/.exec(line);
-    if (b && kind !== undefined) {
+    const b = /^[-*+]\s+(.*)$/.exec(line);
+    if (b) {
       flush();
       current = [b[1]!];
+      currentKind = kind ?? 'fact';
+      paragraph = false;
     } else if (current && /^\s+\S/.test(line)) current.push(line.trim());
-    else flush();
+    else if (current && paragraph && /\S/.test(line) && !MNEMARA_LINE.test(line)) current.push(line.trim());
+    else if (/\S/.test(line) && !MNEMARA_LINE.test(line)) {
+      flush();
+      current = [line.trim()];
+      currentKind = kind ?? 'fact';
+      paragraph = true;
+    } else {
+      flush();
+      paragraph = false;
+    }
   }
   flush();
   // A person may paste a line twice; the first one counts.
