@@ -35,6 +35,8 @@ diferente idéntica desconocida vacía
 obbligatoria obbligatorio errata sbagliata scaduta richiesta necessaria diversa sconosciuta
 obrigatória obrigatório incorreta inválida expirada necessária diferente desconhecida
 verplicht onjuist ongeldig verlopen vereist gewijzigd anders onbekend leeg
+description overview confidential administrator settings beschreibung übersicht vertraulich einstellungen
+administrateur paramètres aperçu confidentiel administrador configuración descripción resumen confidencial
 `
     .split(/\s+/)
     .filter(Boolean),
@@ -80,7 +82,7 @@ export function isWordPassword(word: string, sep: string, value: string): boolea
   // A capitalised value is a name, not a word of the sentence: after "password:" or "is" a sentence goes on in
   // lower case (German adjectives and participles too), so only the stop-list applies to it. The word endings
   // would keep "Cielonublado" (-ado) and "Tournesoljaunevif" (-if): passwords joined from words end like words.
-  if (/^\p{Lu}\p{Ll}/u.test(value)) return !STOP.has(value.toLowerCase());
+  if (/^\p{Lu}\p{Ll}/u.test(value)) return !STOP.has(value.toLowerCase()) && !PARTICIPLE.test(value.toLowerCase());
   return !isSentenceWord(value);
 }
 
@@ -118,10 +120,10 @@ export function isPassphraseWords(words: string): boolean {
   const list = words.split(/[ \t]+/).map((w) => w.toLowerCase());
   if (list.some((w) => FUNCTION_WORDS.has(w))) return false;
   if (list.filter((w) => w.length >= 4).length < Math.ceil(list.length / 2)) return false;
-  // "stored encrypted locally" is a sentence; "purple elephant dancing quietly" has half such words at most. Only
+  // "stored encrypted locally" is a sentence; "purple elephant dancing quietly" has fewer than half such words. Only
   // the stop-list and the endings of participles and adverbs count here: the endings of adjectives and nouns
   // (-ant, -ive, -ous, -if …) are as common among the words of a passphrase ("elephant") as in a sentence.
-  return list.filter((w) => STOP.has(w) || PHRASE_ENDING.test(w) || PARTICIPLE.test(w)).length * 2 <= list.length;
+  return list.filter((w) => STOP.has(w) || PHRASE_ENDING.test(w) || PARTICIPLE.test(w)).length * 2 < list.length;
 }
 
 /** "the PIN is 4821", "PIN: 482193", "die PIN lautet 4821", "le code PIN est 4821", "PIN-Code: 4821" (see `startsWord`). */

@@ -74,3 +74,12 @@ describe('look-alikes in the same forms stay', () => {
     expect(redact(text)).toBe(text);
   });
 });
+
+describe('headings and participles in capitals stay', () => {
+  it.each([
+    'Passwort: Zurückgesetzt', 'Password: Confidential', 'Setting the Password - Overview', 'password - Description of the field',
+    'Contraseña: Administrador',
+  ])('%s', (text) => {
+    expect(redact(text)).toBe(text);
+  });
+});
