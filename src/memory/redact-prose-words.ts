@@ -35,6 +35,8 @@ diferente idéntica desconocida vacía
 obbligatoria obbligatorio errata sbagliata scaduta richiesta necessaria diversa sconosciuta
 obrigatória obrigatório incorreta inválida expirada necessária diferente desconhecida
 verplicht onjuist ongeldig verlopen vereist gewijzigd anders onbekend leeg
+description overview confidential administrator settings beschreibung übersicht vertraulich einstellungen
+administrateur paramètres aperçu confidentiel administrador configuración descripción resumen confidencial
 `
     .split(/\s+/)
     .filter(Boolean),
@@ -48,12 +50,17 @@ verplicht onjuist ongeldig verlopen vereist gewijzigd anders onbekend leeg
  */
 const WORD_ENDING =
   /(?:ed|ing|ly|able|ible|ive|ous|ful|less|ent|ant|ary|ory|é|ée|és|ées|ique|if|eux|euse|ment|aire|ad[oa]s?|id[oa]s?|at[oa]|it[oa]|ut[oa]|mente|ável|ível|abile|ibile|os[oa]|lich|ig|bar|isch|los|lijk|baar)$/;
+/** Endings of participles and adverbs (English, French, Spanish, Portuguese, Italian, German, Dutch). */
+const PHRASE_ENDING = /(?:ed|ly|ment|mente|lich|lijk|é|ée|és|ées|ad[oa]s?|id[oa]s?|at[oa]|it[oa]|ut[oa])$/;
 /** German and Dutch participles, written in lower case in a sentence: ge…t, ver…t, zurückgesetzt, abgelaufen. */
 const PARTICIPLE = /^(?:ge|ver|be|er|ent|zer|ab|an|auf|aus|ein|zurück|un|over|her)\p{Ll}*(?:t|en|d)$/u;
 
 /** Function words that cannot be part of a passphrase told in prose. */
 const FUNCTION_WORDS = new Set(
-  'the a an to of for and or is are be by in on at with from not that this it its your you we as der die das und ist zu mit für nicht ein eine le la les de des et est pour pas un une el los las y para con no que il lo'.split(' '),
+  `the a an to of for and or is are be by in on at with from not that this it its your you we as der die das und ist zu mit für nicht ein eine le la les de des et est pour pas un une el los las y para con no que il lo
+  see siehe voir ver vedi zie please bitte enter use must should will can cannot was were has have been then when only also any all each
+  every some more less per via after before until since here there below above last next first oben unten plus bas sur dans avec sans
+  muss soll wird kann doit peut debe puede deve pode moet kan het een en van op voor niet`.split(/\s+/),
 );
 
 /** Whether `word` (the value of "<password word> is …", trailing punctuation gone) is a word of the sentence. */
@@ -72,26 +79,51 @@ export function isWordPassword(word: string, sep: string, value: string): boolea
   // `password=x` is an assignment: the assignment rules have judged it (a development default stays).
   if (!PASSWORD_WORD.test(word.replace(/\s+/g, ' ')) || !/\S/.test(sep) || sep.includes('=')) return false;
   if (value.length < 8 || !/^\p{L}[\p{L}'’-]*\p{L}$/u.test(value)) return false;
+  // A capitalised value is a name, not a word of the sentence: after "password:" or "is" a sentence goes on in
+  // lower case (German adjectives and participles too), so only the stop-list applies to it. The word endings
+  // would keep "Cielonublado" (-ado) and "Tournesoljaunevif" (-if): passwords joined from words end like words.
+  if (/^\p{Lu}\p{Ll}/u.test(value)) return !STOP.has(value.toLowerCase()) && !PARTICIPLE.test(value.toLowerCase());
   return !isSentenceWord(value);
 }
 
+/** `word` as written in prose: lower case, capitalised at the start of a sentence or label, or all caps. */
+function caseForms(word: string): string[] {
+  return [...new Set([word, word.charAt(0).toUpperCase() + word.slice(1), word.toUpperCase()])];
+}
+
+/** Words after which a passphrase of words may follow: every password word, and "passphrase" per language. */
+const PASSPHRASE_WORDS = [
+  'passphrase', 'pass phrase', 'passcode', 'password', 'passwort', 'kennwort', 'mot de passe', 'phrase secrète',
+  'phrase de passe', 'contraseña', 'frase de contraseña', 'frase secreta', 'frase segreta', 'senha', 'frase-senha',
+  'palavra-passe', "parola d'ordine", 'wachtwoord', 'wachtzin', 'hasło', 'пароль', 'şifre', 'parola',
+].flatMap(caseForms).sort((a, b) => b.length - a.length);
+
 /**
- * "passphrase: correct horse battery staple", "the passphrase is correct horse battery staple." No leading
- * lookbehind (it would make V8 try every position of the text): the character before is checked with
- * `startsWord`.
+ * "passphrase: correct horse battery staple", "the passphrase is correct horse battery staple.", "Passwort: rote
+ * Katze tanzt leise", "echo 'mot de passe : vélo rouge lune pâle'". The words end the line, the sentence or the
+ * quoted string. No leading lookbehind (it would make V8 try every position of the text): the character before
+ * is checked with `startsWord`.
  */
-export const PROSE_PASSPHRASE = /(passphrase|pass phrase|Passphrase|phrase secrète|frase de contraseña|frase secreta)(\s*[:=]\s*|\s+(?:is|ist|lautet|est|es|é|è)\s+)(\p{Ll}+(?:[ \t]+\p{Ll}+){2,9})(?=[ \t]*(?:[.!;,]?[ \t]*(?:\r?\n|$)|[.!;][ \t]))/gu;
+export const PROSE_PASSPHRASE = new RegExp(
+  `(${PASSPHRASE_WORDS.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})` +
+    `(\\s*[:=：]\\s*|\\s+[-–—]\\s+|\\s+(?:is|was|ist|lautet|war|est|es|é|è|era|jest|это)\\s*[:：]?\\s*)` +
+    `(\\p{Lu}?\\p{Ll}+(?:[ \\t]+\\p{Lu}?\\p{Ll}+){2,9})` +
+    `(?=[ \\t]*(?:[.!;,]?["'\`»”“]?[ \\t]*(?:\\r?\\n|$|[|;&)])|[.!;][ \\t]))`,
+  'gu',
+);
 
 /**
  * Whether the words of a PROSE_PASSPHRASE match are a passphrase: none a function word, most of them 4+ letters,
  * fewer than half of them adjectives, participles or adverbs.
  */
 export function isPassphraseWords(words: string): boolean {
-  const list = words.split(/[ \t]+/);
+  const list = words.split(/[ \t]+/).map((w) => w.toLowerCase());
   if (list.some((w) => FUNCTION_WORDS.has(w))) return false;
   if (list.filter((w) => w.length >= 4).length < Math.ceil(list.length / 2)) return false;
-  // "stored encrypted locally" is a sentence; "correct horse battery staple" has one such word at most.
-  return list.filter(isSentenceWord).length * 2 < list.length;
+  // "stored encrypted locally" is a sentence; "purple elephant dancing quietly" has fewer than half such words. Only
+  // the stop-list and the endings of participles and adverbs count here: the endings of adjectives and nouns
+  // (-ant, -ive, -ous, -if …) are as common among the words of a passphrase ("elephant") as in a sentence.
+  return list.filter((w) => STOP.has(w) || PHRASE_ENDING.test(w) || PARTICIPLE.test(w)).length * 2 < list.length;
 }
 
 /** "the PIN is 4821", "PIN: 482193", "die PIN lautet 4821", "le code PIN est 4821", "PIN-Code: 4821" (see `startsWord`). */

@@ -33,11 +33,12 @@ const VERBS_LATIN = [
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * `<word> [verb|:|=] ["']value["']` in the Latin and Cyrillic scripts. The word must start a word: checked with
+ * `<word> [verb|:|=| - ] ["']value["']` in the Latin and Cyrillic scripts (`:` with or without the French space
+ * before it, or the full-width `：`). The word must start a word: checked with
  * `startsWord` on the match, not with a leading lookbehind (V8 would try that at every position of the text).
  */
 export const PROSE_LATIN = new RegExp(
-  `(${WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\s+(?:${VERBS_LATIN.map(escape).join('|')}))?\\s*[:=：]?\\s*)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
+  `(${WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\s+(?:${VERBS_LATIN.map(escape).join('|')}))?\\s*[:=：]?\\s*|\\s+[-–—]\\s+)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
   'giu',
 );
 

@@ -171,6 +171,18 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'passphrase env, no digit', text: 'GPG_PASSPHRASE=FAKEcorrecthorsebatterystaple', secret: 'FAKEcorrecthorsebatterystaple', kind: 'password' },
   { name: 'ssh-keygen -N passphrase', text: 'ssh-keygen -t ed25519 -N "fake lantern orbit" -f deploy_key', secret: 'fake lantern orbit', kind: 'password' },
   { name: 'PIN (FAKE 4821)', text: 'the PIN is 4821 # FAKE', secret: 'PIN is 4821', kind: 'password' },
+  // Prose forms from the second trial: French ` : `, capitalised name words, values ending like adjectives, echo'd
+  // strings, ` - ` and `：`, passphrases of words after any password word.
+  { name: 'French space colon, echo', text: "echo 'Mon mot de passe : Fakesoljaunevif'", secret: 'Fakesoljaunevif', kind: 'password' },
+  { name: 'French all caps, full-width colon', text: 'MOT DE PASSE：Fakerougeactif', secret: 'Fakerougeactif', kind: 'password' },
+  { name: 'Spanish capitalised word, colon', text: "echo 'Contraseña: Fakecielonublado'", secret: 'Fakecielonublado', kind: 'password' },
+  { name: 'Spanish dash', text: 'contraseña - Fakemarnublado', secret: 'Fakemarnublado', kind: 'password' },
+  { name: 'German capitalised value, -lich', text: 'echo "Kennwort: Fakesonnenfreundlich" >> notes.txt', secret: 'Fakesonnenfreundlich', kind: 'password' },
+  { name: 'Portuguese verb and colon', text: 'A senha é: Fakeventoagitado', secret: 'Fakeventoagitado', kind: 'password' },
+  { name: 'passphrase in an echo', text: "echo 'passphrase: fake elephant dancing quietly'", secret: 'fake elephant dancing quietly', kind: 'password' },
+  { name: 'passphrase after password, piped', text: 'echo "Password: fake lantern orbit softly" | gpg -c', secret: 'fake lantern orbit softly', kind: 'password' },
+  { name: 'German passphrase of nouns', text: 'Passwort: Fake Katze tanzt leise', secret: 'Fake Katze tanzt leise', kind: 'password' },
+  { name: 'French passphrase', text: 'Phrase secrète : fake vélo rouge lune', secret: 'fake vélo rouge lune', kind: 'password' },
   // Random values under names that do not say secret (assignment context), 20+ characters.
   { name: 'high entropy env, neutral name', text: 'SESSION_SIGNING_VALUE=FAKE9fK2mQ8xLp3Vz7Rt1Wb6Nc', secret: 'FAKE9fK2mQ8xLp3Vz7Rt1Wb6Nc', kind: 'high_entropy' },
   { name: 'high entropy yaml, neutral name', text: 'app:\n  cookie_material: FAKEq7Rm2KxV9pLt4WzN8c\n', secret: 'FAKEq7Rm2KxV9pLt4WzN8c', kind: 'high_entropy' },
