@@ -141,12 +141,13 @@ describe('prune and gc', () => {
     expect(pruned.removedBlobs).toHaveLength(4); // the layer and the tree index of each removed snapshot
     await store.restoreToDirectory(ids[1]!, join(tempDir(), 'ok'));
 
-    writeFileSync(join(store.tmpDir, 'blob-123-leftover'), 'half a blob');
+    // A live writer's pid (this process): only the grace period protects it (a dead pid's file goes at once, below).
+    writeFileSync(join(store.tmpDir, `blob-${process.pid}-leftover`), 'half a blob');
     mkdirSync(join(store.root, 'snapshots', '20200101T000000000Z-00000000'));
     writeFileSync(join(store.blobs.root, 'sha256', 'a'.repeat(64)), 'unreferenced');
     expect((await collectGarbage(store)).removedBlobs).toEqual([]); // young: spared
     const r = await collectGarbage(store, { graceMs: 0 });
-    expect(r.removedTemp).toEqual(['tmp/blob-123-leftover']);
+    expect(r.removedTemp).toEqual([`tmp/blob-${process.pid}-leftover`]);
     expect(r.removedSnapshots).toEqual(['20200101T000000000Z-00000000']);
     expect(r.removedBlobs).toEqual([`sha256:${'a'.repeat(64)}`]);
     expect((await verifySnapshots(store)).every((x) => x.ok)).toBe(true);
