@@ -259,11 +259,10 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       source: trustedDir ? { hostDir: trustedDir } : start.snapshotId ? { snapshotId: start.snapshotId } : { hostDir: workspace },
       transcriptPath,
     }, config.snapshot.headWaitMinutes * 60_000, async (dir) => {
-      const a = await adoptOrphans(store, config.home, lineage, dir, layout, rolloutId);
-      adopted = a.rolloutIds;
-      return a.rolloutIds;
+      adoption = await adoptOrphans(store, config.home, lineage, dir, layout, rolloutId);
+      return adoption.rolloutIds;
     });
-    let adopted: string[] = [];
+    let adoption: Awaited<ReturnType<typeof adoptOrphans>> | undefined;
     const published = await step('publish', emit, timings, () => publisher.publishWorkspace(sandbox, workspaceSnapshot.id), () =>
       `head of ${lineage} → ${publisher.expected}`,
     ).catch(async (err: unknown) => {
@@ -287,7 +286,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       headConflicts: 0,
       lessons: null,
       ...(published.branch ? { branch: { name: published.branch, snapshot: workspaceSnapshot.id, reason: 'head-moved' as const } } : {}),
-      ...(adopted.length ? { adopted } : {}),
+      ...(adoption?.rolloutIds.length ? { adopted: adoption.rolloutIds } : {}),
+      ...(adoption?.branches.length ? { adoptedBranches: adoption.branches } : {}),
       transcriptPath,
       timings: { totalMs: 0 },
       ...(snapshotMode ? { workspaceSnapshotMode: snapshotMode } : {}),

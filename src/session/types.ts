@@ -119,6 +119,8 @@ export interface SessionResult {
   branch?: { name: string; snapshot: string; reason: 'head-moved' };
   /** Orphaned rollouts of the lineage (crashed or failed sessions) this session brought into the memory pipeline. */
   adopted?: string[];
+  /** Where their code is: each killed or failed session's workspace snapshot, named as a branch of the lineage. */
+  adoptedBranches?: Array<{ name: string; snapshot: string }>;
   /** Host copy of the transcript (redacted as written). */
   transcriptPath: string;
   /** Sandbox left running (`--keep-sandbox`). */

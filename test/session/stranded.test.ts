@@ -121,6 +121,8 @@ describe('the next session on the lineage of a session killed during a tool call
     const store = await openStore(join(dirs.home, 'store'));
     const branch = await store.getBranch(`stranded-next@${killed.rolloutId}`);
     expect(branch).not.toBeNull();
+    // The run's result names where the adopted code is (trial 4: the summary said only "adopted 1").
+    expect(next.adoptedBranches).toEqual([{ name: `stranded-next@${killed.rolloutId}`, snapshot: branch }]);
     const restored = join(dirs.root, 'next-branch');
     await store.restoreToDirectory(branch as string, restored, { paths: ['src'] });
     expect(readFileSync(join(restored, 'src', 'total.py'), 'utf8')).toBe(WORK);

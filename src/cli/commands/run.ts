@@ -144,6 +144,7 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
   }
   for (const f of r.credentialFiles ?? []) lines.push(`credential  ${credentialMessage(f)}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
+  for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore ${b.name} DIR (or snapshot diff ${b.name} ${r.head ?? 'HEAD'})`);
   lines.push(`transcript  ${r.transcriptPath}`);
   lines.push(...whereTheResultIs(r, host));
   if (r.keptSandbox) lines.push(`sandbox     kept: ${r.keptSandbox} (remove with mnemara sandbox prune)`);
@@ -196,7 +197,7 @@ export function registerRunCommand(program: Command): void {
     .option('--task-file <file>', 'read the task from a file (- for stdin)')
     .option('-l, --lineage <name>', 'lineage to start from and advance (default: host/owner/repo of the git remote, else the directory name plus a hash of its path)')
     .option('--from <snapshot>', 'start from this snapshot instead of the lineage head')
-    .option('--memory-from <lineage>', "fresh copy of the workspace with this lineage's memory laid over it (CI)")
+    .option('--memory-from <lineage>', "fresh copy of the workspace whose memory layout is replaced by this lineage's (CI)")
     .option('-m, --model <model>', 'model of the run (agent.model)')
     .option('--max-turns <n>', 'model turns before the run stops (agent.maxTurns)')
     .option('--network <mode>', 'sandbox network mode, e.g. bridge (default none)')

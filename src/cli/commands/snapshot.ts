@@ -15,6 +15,7 @@ import { isS3Store, openSnapshotStore, type AnyStore, type DirectoryStore, type 
 import { EXIT, emit, formatBytes as size, progressPrinter, reportError } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 import { resolveRestorePaths } from '../restore-paths.js';
+import { snapshotRef } from '../snapshot-ref.js';
 
 /** Exit code of a restore stopped by SIGINT/SIGTERM (128 + 2, as a shell reports Ctrl-C; `run` uses the same). */
 const EXIT_INTERRUPTED = 130;
@@ -166,16 +167,17 @@ export function registerSnapshotCommand(program: Command): void {
       );
     });
 
-  sub('show <id>', 'Show one snapshot: lineage, parent, layers with sizes and codec, rollouts.').action(async (id: string, opts: Opts) => {
+  sub('show <id>', 'Show one snapshot (an id, a branch LINEAGE@ROLLOUT or a lineage for its head): lineage, parent, layers with sizes and codec, rollouts.').action(async (ref: string, opts: Opts) => {
     const s = await store(opts);
+    const id = await snapshotRef(s, ref);
     const [m, heads] = await Promise.all([s.get(id), s.listHeads()]);
     emit(Boolean(opts.json), m, () => describeManifest(m, heads));
   });
 
-  sub('restore <id> <dir>', 'Restore a snapshot into a directory (staged, then swapped in: all or nothing).')
+  sub('restore <id> <dir>', 'Restore a snapshot (an id, a branch LINEAGE@ROLLOUT or a lineage for its head) into a directory (staged, then swapped in: all or nothing).')
     .option('-p, --path <path...>', 'restore only these relative paths inside the snapshot, laid over what the directory already holds (e.g. memories sessions)')
     .option('--force', 'replace a directory that is not empty (everything not in the snapshot is removed)')
-    .action(async (id: string, dir: string, opts: Opts & { path?: string[]; force?: boolean }) => {
+    .action(async (ref: string, dir: string, opts: Opts & { path?: string[]; force?: boolean }) => {
       const existing = await readdir(dir).catch(() => [] as string[]);
       if (existing.length > 0 && !opts.path && !opts.force) {
         throw new MnemaraError('USAGE', `${dir} is not empty, and a restore replaces its whole content`, {
@@ -183,6 +185,7 @@ export function registerSnapshotCommand(program: Command): void {
         });
       }
       const s = await store(opts);
+      const id = await snapshotRef(s, ref);
       // Ctrl-C (or SIGTERM) stops the restore and removes its staging directory; the target stays as it was.
       // A second one quits at once: the staging directory left then is removed by the next restore into `dir`.
       const controller = new AbortController();
@@ -214,8 +217,9 @@ export function registerSnapshotCommand(program: Command): void {
     });
 
   sub('diff <a> <b>', 'Files added, removed and changed from snapshot a to b, with text diffs of the memory layout.').action(
-    async (a: string, b: string, opts: Opts) => {
-      const d = await diffSnapshots(await store(opts), a, b, layoutDirs(opts));
+    async (refA: string, refB: string, opts: Opts) => {
+      const s = await store(opts);
+      const d = await diffSnapshots(s, await snapshotRef(s, refA), await snapshotRef(s, refB), layoutDirs(opts));
       emit(Boolean(opts.json), d, () =>
         [
           ...d.added.map((p) => `A ${p}`),
@@ -238,8 +242,8 @@ export function registerSnapshotCommand(program: Command): void {
       }
       const s = await store(opts);
       const { config } = loadCliConfig(opts);
-      const from: PatchSide = b === undefined ? { dir: await existingWorkspaceDir(opts.workspace) } : { snapshot: a };
-      const to = b ?? a;
+      const from: PatchSide = b === undefined ? { dir: await existingWorkspaceDir(opts.workspace) } : { snapshot: await snapshotRef(s, a) };
+      const to = await snapshotRef(s, b ?? a);
       if ('snapshot' in from) await s.get(from.snapshot);
       await s.get(to);
       const p = await makePatch(s, from, { snapshot: to }, { layoutDirs: layoutDirs(opts), ignore: config.snapshot.ignore });
