@@ -80,3 +80,30 @@ describe('a fork bomb left behind by a command that ended (real Docker)', () => 
     await sb.exec(['pkill', '-f', `sleep ${n}`]);
   });
 });
+
+// With the default limit the bomb's processes wait in bash's fork retries and a slot comes free now and then: the
+// engine does start the next command, and its shell is the one that cannot fork.
+describe('a plain fork bomb in the background under the default limit (real Docker)', () => {
+  const DEFAULT_PIDS = 512;
+  let sb: DockerSandbox;
+  beforeAll(async () => {
+    sb = await DockerSandbox.create({ sessionId: 'reclaim-test-default', pidsLimit: DEFAULT_PIDS, maxWorkspaceBytes: 0 });
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  // The trial's shape (issue 10): the command that starts the bomb exits at once, and the exec of the next one
+  // does start, but its shell cannot fork (bash retried ~26 s, then exit 254 "fork: Resource temporarily
+  // unavailable"). The host sees the table full (before the command starts, or while it runs) and has it reclaimed.
+  it('a plain bomb started in the background: the next command forks and runs normally', async () => {
+    const started = await sb.exec(`bash -c 'f(){ f|f& }; f' >/dev/null 2>&1 & echo started`, { timeoutMs: 30_000 });
+    expect(started).toMatchObject({ exitCode: 0, stdout: 'started\n', timedOut: false });
+    // The next command comes at once, while the bomb fills the table. Without the reclaim, bash's fork retries
+    // print to stderr for ~26 s and it exits 254, turn after turn.
+    for (let turn = 0; turn < 2; turn++) {
+      const next = await sb.exec('sleep 2; echo alive', { timeoutMs: 60_000 });
+      expect(next).toMatchObject({ exitCode: 0, stdout: 'alive\n', timedOut: false });
+    }
+  }, 120_000);
+});

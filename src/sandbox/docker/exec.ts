@@ -6,6 +6,7 @@ import { CappedOutput } from '../output-cap.js';
 import { SandboxError } from '../errors.js';
 import { delay } from './delay.js';
 import { killStartedSince, reclaimProcessSlots } from './kill.js';
+import { nearlyFull, pidsUsage, watchPids, type PidsUsage } from './pids.js';
 import { exitCodeOf, waitForExit, watchForExit } from './wait.js';
 
 const log = logger('sandbox');
@@ -54,19 +55,54 @@ export interface RawExecResult {
  * killed; one still running is ended by a second exec, `mnemara-kill`, which SIGKILLs every process that started
  * since the command began — children that left the process group or session, or cleared their environment,
  * included — except the tagged processes of other commands running at the same time (docs/sandbox.md, "Timeouts").
- * When the engine cannot start the command because the sandbox's process table is full, the reaper kills the
- * processes no running command owns (`reclaimProcessSlots`) and the command is tried once more.
+ * The sandbox's process table is kept usable for the command (docs/sandbox.md, "Timeouts"): before it starts, when
+ * the container's pids cgroup (read on the host, `pidsUsage`) is full or nearly so, the reaper first kills the
+ * processes no running command owns (`reclaimProcessSlots`), and so it does when the table fills while the
+ * command runs (`watchPids`, every 200 ms: the shell's fork retries then succeed); when the engine cannot start the command for want
+ * of a slot, the same reclaim runs and the command is tried once more; when a started command failed with a fork
+ * failure ("Resource temporarily unavailable"; bash exits 254), the reclaim runs so that the next command has room (the
+ * command is not run again: it may have done part of its work).
  * Throws `SandboxError('SANDBOX_FAILED')` only when the engine refuses the exec itself.
  */
 export async function rawExec(container: Docker.Container, docker: Docker, req: RawExecRequest): Promise<RawExecResult> {
-  const first = await execOnce(container, docker, req);
+  // A fork bomb that a command which ended at once left running holds (nearly) every slot: the exec would start,
+  // but its shell could not fork (bash retries for ~26 s, then exits 254). Free the slots before the command runs.
+  const before = await pidsUsage(container.id);
+  if (before && nearlyFull(before)) await reclaim(container, before);
+  // A bomb started just before this command fills the table while it runs: reclaim then, and the shell's fork
+  // retries succeed.
+  const stopWatch = watchPids(container.id, (u) => reclaim(container, u));
+  const first = await execOnce(container, docker, req).finally(stopWatch);
   // The engine could not start the command for want of a process slot (a fork bomb, or processes left by a command
   // that ended, hold them all): the reaper frees the slots of processes no running command owns, then one retry.
   // A stdin stream cannot be replayed: such a command is not retried.
-  if (!couldNotStart(first) || (req.stdin !== undefined && typeof req.stdin !== 'string' && !Buffer.isBuffer(req.stdin))) return first;
-  if (!(await reclaimProcessSlots(container))) return first;
-  log.warn('the sandbox\'s process table was full: processes left by commands that ended were killed');
-  return execOnce(container, docker, req);
+  if (couldNotStart(first)) {
+    if (req.stdin !== undefined && typeof req.stdin !== 'string' && !Buffer.isBuffer(req.stdin)) return first;
+    if (!(await reclaim(container))) return first;
+    return execOnce(container, docker, req);
+  }
+  // The table filled while the command ran (a bomb started just before it): free it for the next command. With no
+  // host reading, the reaper's own check decides (a signal and a look at the log, only after such a failure).
+  if (couldNotFork(first)) {
+    const after = await pidsUsage(container.id);
+    if (!after || nearlyFull(after)) await reclaim(container, after ?? undefined);
+  }
+  return first;
+}
+
+/** Has the reaper free the process table; true when it killed something. */
+async function reclaim(container: Docker.Container, usage?: PidsUsage): Promise<boolean> {
+  const killed = await reclaimProcessSlots(container);
+  if (killed) log.warn({ pids: usage }, 'the sandbox\'s process table was full: processes left by commands that ended were killed');
+  return killed;
+}
+
+/**
+ * A started command failed and said a fork failed (EAGAIN: bash's "fork: Resource temporarily unavailable" and
+ * exit 254, or a program's own message with its own exit code).
+ */
+function couldNotFork(r: RawExecResult): boolean {
+  return r.exitCode !== 0 && /Resource temporarily unavailable/.test(r.stderr.text() + r.stdout.text());
 }
 
 /** runc's own failure to start an exec'd process (exit 126 with its message on the output), not the command's. */
