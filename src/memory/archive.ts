@@ -67,9 +67,10 @@ export async function restoreEntry(workspaceDir: string, id: string, layout?: Me
     if (!entry) throw new MnemaraError('USAGE', `${id} matches ${matches.length} archived entries: ${matches.map((e) => e.id).join(', ')}`, { hint: 'Give more of the id.' });
     const md = await readFile(paths.memoryMd, 'utf8').catch(() => null);
     const restored: MemoryEntry = { ...entry, edited: true };
-    const book = md === null ? [] : parseMemoryMd(md).entries.filter((e) => e.id !== entry.id);
-    const info = (md && parseMemoryMd(md).info) || { consolidatedAt: new Date().toISOString(), producer: 'restore', promptVersion: 'none' };
-    await writeFileAtomic(paths.memoryMd, renderMemoryMd([restored, ...book], info));
+    const parsed = parseMemoryMd(md ?? '');
+    const book = parsed.entries.filter((e) => e.id !== entry.id);
+    const info = parsed.info ?? { consolidatedAt: new Date().toISOString(), producer: 'restore', promptVersion: 'none' };
+    await writeFileAtomic(paths.memoryMd, renderMemoryMd([restored, ...book], info, parsed.blocks));
     const rest = archived.filter((e) => e.id !== entry.id);
     await writeFileAtomic(paths.archiveMd, render(rest, info));
     return { ...restored, text: entryText(restored.text) };

@@ -100,7 +100,7 @@ export async function forgetEntry(workspaceDir: string, id: string, config: Pick
     state.forgotten = { ...state.forgotten, ...book.deleted, [victim.id]: { text: normalizeText(victim.text), at, reason: 'forget-command' } };
     const rest = book.entries.filter((e) => e !== victim);
     const info = parseHandbookInfo(md) ?? { consolidatedAt: at, producer: 'deterministic', promptVersion: 'none' };
-    const rendered = renderHandbook(rest, info, { uses: entryUses(rest, state.uses, state.fileUses) }, config);
+    const rendered = renderHandbook(rest, info, { uses: entryUses(rest, state.uses, state.fileUses) }, config, parseMemoryMd(md).blocks);
     await writeHandbook(paths, state, rendered);
     return victim;
   });

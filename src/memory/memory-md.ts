@@ -1,5 +1,6 @@
 import { MemoryKindSchema, type MemoryKind } from './types.js';
 import { entryId } from './normalize.js';
+import { clipGraphemes } from './tokens.js';
 
 /**
  * `memories/MEMORY.md`, the handbook (issue 5, "Formats"). People read and edit it; mnemara parses it back.
@@ -38,6 +39,20 @@ export interface MemoryEntry {
   at: string;
   /** Text written or changed by a person: kept as is. */
   edited: boolean;
+}
+
+/**
+ * Text a person gave a structure of their own (issue 10 trial): a section under a heading that is not one of
+ * mnemara's, or a fenced code block, numbered list, table or sub-heading inside one of mnemara's sections. It is
+ * kept verbatim, line for line, where it was: entries are one-line bullets and cannot hold it.
+ */
+export interface HandBlock {
+  /** The mnemara section it sat in or after (`null`: before the first one, under the title). */
+  after: MemoryKind | null;
+  /** It opens with a heading of its own, so it needs no mnemara section heading above it. */
+  ownHeading: boolean;
+  /** The lines as written (no trailing blank lines). */
+  lines: string[];
 }
 
 /** What the header comment of MEMORY.md and memory_summary.md records. */
@@ -79,8 +94,11 @@ function headerComment(kind: 'memory' | 'summary', info: HandbookInfo): string {
   return `<!-- mnemara:${kind} format=${MEMORY_MD_FORMAT} consolidated=${info.consolidatedAt} producer=${info.producer} prompt=${info.promptVersion} -->`;
 }
 
-/** Renders MEMORY.md from entries (already ranked: the order within a kind is kept). */
-export function renderMemoryMd(entries: MemoryEntry[], info: HandbookInfo): string {
+/**
+ * Renders MEMORY.md from entries (already ranked: the order within a kind is kept) and a person's verbatim
+ * blocks (each after the section it followed, after that section's bullets). Ends with a newline.
+ */
+export function renderMemoryMd(entries: MemoryEntry[], info: HandbookInfo, blocks: HandBlock[] = []): string {
   const out = [
     '# Memory',
     '',
@@ -90,15 +108,30 @@ export function renderMemoryMd(entries: MemoryEntry[], info: HandbookInfo): stri
     '> Keep the `<!-- id:… -->` note at the end of an entry: it links the entry to the rollouts it came from.',
     '',
   ];
+  const put = (b: HandBlock): void => void out.push(...b.lines, '');
+  for (const b of blocks) if (b.after === null) put(b);
   for (const kind of KIND_ORDER) {
     const of = entries.filter((e) => e.kind === kind);
-    if (of.length === 0) continue;
-    out.push(`## ${SECTION_TITLES[kind]}`, '');
-    for (const e of of) out.push(`- ${entryText(e.text)} ${entryComment(e)}`);
-    out.push('');
+    const inner = blocks.filter((b) => b.after === kind && !b.ownHeading);
+    if (of.length > 0 || inner.length > 0) {
+      out.push(`## ${SECTION_TITLES[kind]}`, '');
+      for (const e of of) out.push(`- ${entryText(e.text)} ${entryComment(e)}`);
+      if (of.length) out.push('');
+      inner.forEach(put);
+    }
+    for (const b of blocks) if (b.after === kind && b.ownHeading) put(b);
   }
   if (entries.length === 0) out.push('_No lessons yet._', '');
   return out.join('\n');
+}
+
+/** A numbered list item or a table row. */
+const LIST_OR_TABLE = /^\s*(\d+[.)]\s+\S|\|.*\|\s*$)/;
+
+/** mnemara's own section headings (and the kind names): a `## ` heading that is one of them holds entries. */
+function isOwnSection(title: string): boolean {
+  const t = title.trim().toLowerCase();
+  return KIND_ORDER.some((k) => t.startsWith(SECTION_TITLES[k].toLowerCase().split(' ')[0]!) || t === k || t === k.replace('_', ' '));
 }
 
 function kindOfHeading(title: string): MemoryKind {
@@ -140,12 +173,15 @@ export function parseHandbookInfo(text: string): HandbookInfo | null {
 }
 
 /**
- * Parses MEMORY.md (as mnemara wrote it or as a person edited it). Every `- ` bullet under a `## ` section is
- * an entry; indented lines continue it. A bullet without an id comment is a person's entry: its id is derived
- * from its text, `sources` is empty and `edited` is true. Never throws: text that is not an entry is ignored.
+ * Parses MEMORY.md (as mnemara wrote it or as a person edited it). Every `- ` bullet (and paragraph) under the
+ * title or one of mnemara's `## ` sections is an entry; indented lines continue it. A bullet without an id
+ * comment is a person's entry: its id is derived from its text, `sources` is empty and `edited` is true. A
+ * person's own structure (other headings, fenced code, numbered lists, tables) comes back as `blocks`, kept
+ * verbatim. Never throws.
  */
-export function parseMemoryMd(text: string): { info: HandbookInfo | null; entries: MemoryEntry[] } {
+export function parseMemoryMd(text: string): { info: HandbookInfo | null; entries: MemoryEntry[]; blocks: HandBlock[] } {
   const entries: MemoryEntry[] = [];
+  const blocks: HandBlock[] = [];
   let kind: MemoryKind | undefined;
   let current: string[] | undefined;
   let currentKind: MemoryKind = 'fact';
@@ -167,22 +203,70 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
       edited: m ? meta.edited === true : true,
     });
   };
-  // A person's text is kept wherever they put it (issue 9 trial): a bullet under the title or under a heading
-  // of their own, and a paragraph without a bullet, are entries of theirs (a fact, unless the section says
-  // otherwise). Only what mnemara writes itself is not: the title, its header comment, the `>` note, the
-  // "_No lessons yet._" line.
+  // A person's text is kept wherever they put it (issue 9 trial): a bullet or a paragraph under the title or in
+  // one of mnemara's sections is an entry of theirs (a fact, unless the section says otherwise). Structure of
+  // their own (a heading that is not mnemara's, a fenced code block, a numbered list, a table) is a verbatim
+  // block (issue 10 trial: it was flattened into one-line bullets). Only what mnemara writes itself is neither:
+  // the title, its header comment, the `>` note, the "_No lessons yet._" line.
   let paragraph = false;
-  for (const line of text.replace(/\r\n/g, '\n').split('\n')) {
-    const h = /^##\s+(.+?)\s*$/.exec(line);
-    if (h) {
+  let titled = false;
+  let block: { b: HandBlock; level: number; fence: string | null } | undefined;
+  const endBlock = (): void => {
+    if (!block) return;
+    while (block.b.lines.length && !/\S/.test(block.b.lines.at(-1)!)) block.b.lines.pop();
+    if (block.b.lines.some((l) => /\S/.test(l))) blocks.push(block.b);
+    block = undefined;
+  };
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const heading = /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line);
+    if (block) {
+      if (block.fence !== null) {
+        block.b.lines.push(line);
+        if (line.trim().startsWith(block.fence) && !/\S/.test(line.trim().slice(block.fence.length))) {
+          block.fence = null;
+          if (block.level === 7) endBlock();
+        }
+        continue;
+      }
+      const fence = /^\s*(`{3,}|~{3,})/.exec(line);
+      const goesOn = heading
+        ? heading[1]!.length > block.level && !(heading[1]!.length === 2 && isOwnSection(heading[2]!))
+        : block.level < 7 || LIST_OR_TABLE.test(line) || (/\S/.test(line) && /^\s/.test(line)) || (!/\S/.test(line) && LIST_OR_TABLE.test(lines[i + 1] ?? ''));
+      if (goesOn) {
+        if (fence) block.fence = fence[1]!;
+        block.b.lines.push(line);
+        continue;
+      }
+      endBlock();
+    }
+    if (heading) {
+      const level = heading[1]!.length;
+      if (level === 1 && !titled && kind === undefined && entries.length === 0 && blocks.length === 0) {
+        titled = true;
+        continue;
+      }
       flush();
-      kind = kindOfHeading(h[1]!);
+      paragraph = false;
+      if (level === 2 && isOwnSection(heading[2]!)) {
+        kind = kindOfHeading(heading[2]!);
+        continue;
+      }
+      // A heading of the person's own opens a block that runs to the next heading at its level or above.
+      block = { b: { after: kind ?? null, ownHeading: true, lines: [line] }, level, fence: null };
       continue;
     }
-    if (/^#\s/.test(line)) {
-      flush();
-      kind = undefined;
-      continue;
+    const fence = /^\s*(`{3,}|~{3,})/.exec(line);
+    if (fence || LIST_OR_TABLE.test(line)) {
+      if (!(current && /^\s+\S/.test(line) && !fence)) {
+        flush();
+        paragraph = false;
+        // Level 7: any heading ends it; a fence ends at its closing line, a list or table at a line that is not
+        // one of its items (or indented under one).
+        block = { b: { after: kind ?? null, ownHeading: false, lines: [line] }, level: 7, fence: fence ? fence[1]! : null };
+        continue;
+      }
     }
     const b = /^[-*+]\s+(.*)$/.exec(line);
     if (b) {
@@ -202,18 +286,22 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
       paragraph = false;
     }
   }
+  endBlock();
   flush();
   // A person may paste a line twice; the first one counts.
   const seen = new Set<string>();
-  return { info: parseHandbookInfo(text), entries: entries.filter((e) => (seen.has(e.id) ? false : (seen.add(e.id), true))) };
+  return { info: parseHandbookInfo(text), entries: entries.filter((e) => (seen.has(e.id) ? false : (seen.add(e.id), true))), blocks };
 }
 
 /**
  * Renders `memory_summary.md`: the few entries that matter most, by section, each ending with its id in
- * brackets (`[m-1a2b3c4d]`) so that a run can find the full entry and its sources in MEMORY.md.
+ * brackets (`[m-1a2b3c4d]`) so that a run can find the full entry and its sources in MEMORY.md. A person's
+ * own sections of MEMORY.md (`blocks` with a heading) are named in one line, so a run knows to read them.
  */
-export function renderSummary(entries: MemoryEntry[], info: HandbookInfo): string {
+export function renderSummary(entries: MemoryEntry[], info: HandbookInfo, blocks: HandBlock[] = []): string {
   const out = ['# Memory summary', '', headerComment('summary', info), ''];
+  const own = handSectionsLine(blocks);
+  if (own) out.push(own, '');
   for (const kind of KIND_ORDER) {
     const of = entries.filter((e) => e.kind === kind);
     if (of.length === 0) continue;
@@ -223,6 +311,19 @@ export function renderSummary(entries: MemoryEntry[], info: HandbookInfo): strin
   }
   if (entries.length === 0) out.push('_No lessons yet._', '');
   return out.join('\n');
+}
+
+/** Headings named at most, and their length in characters, in the summary's line about a person's sections. */
+const NAMED_SECTIONS = 6;
+const NAMED_SECTION_CHARS = 60;
+
+/** The summary's line naming a person's own sections of MEMORY.md; `null` when there are none. */
+export function handSectionsLine(blocks: HandBlock[]): string | null {
+  const titles = blocks.filter((b) => b.ownHeading).map((b) => b.lines[0]!.replace(/^#+\s+/, '').replace(/\s*#*\s*$/, ''));
+  if (titles.length === 0) return null;
+  const named = titles.slice(0, NAMED_SECTIONS).map((t) => `“${entryText(clipGraphemes(t, NAMED_SECTION_CHARS))}”`);
+  const more = titles.length > NAMED_SECTIONS ? ` and ${titles.length - NAMED_SECTIONS} more` : '';
+  return `_Also in MEMORY.md, sections a person wrote: ${named.join(', ')}${more}._`;
 }
 
 /** One entry of memory_summary.md as the read path sees it (position = rank within the file). */

@@ -9,7 +9,7 @@ import type { MemoryConfig } from '../../config/memory.js';
 import { logger } from '../../config/logger.js';
 import { noProgress, type OnProgress } from '../../config/progress.js';
 import type { MemoryPaths } from '../layout.js';
-import type { HandbookInfo, MemoryEntry } from '../memory-md.js';
+import { parseMemoryMd, type HandbookInfo, type MemoryEntry } from '../memory-md.js';
 import { entryId, nearDuplicate, normalizeText } from '../normalize.js';
 import { loadPrompt } from '../prompts.js';
 import { loadState, type MemoryState } from '../state.js';
@@ -167,6 +167,8 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   // A person may have edited MEMORY.md while this ran (the model call takes seconds): re-read it, under the lock
   // the pipeline holds, right before writing, and keep what they changed meanwhile.
   const seen = await readMemoryMd(paths);
+  // A person's own structure (headings, code blocks, lists) is kept verbatim, as it is on disk now.
+  let blocks = parseMemoryMd(seen ?? memoryText ?? '').blocks;
   const edits = concurrentEdits(memoryText, seen, now);
   if (edits) {
     entries = applyConcurrentEdits(entries, edits);
@@ -174,7 +176,7 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     log.info({ kept: edits.kept.map((e) => e.id), deleted: Object.keys(edits.deleted) }, 'MEMORY.md changed during consolidation; the edits are merged');
   }
   const info: HandbookInfo = { consolidatedAt: now, producer, promptVersion };
-  const render = (): RenderedHandbook => renderHandbook(entries, info, { uses: entryUses(entries, state.uses, state.fileUses), repeats }, config);
+  const render = (): RenderedHandbook => renderHandbook(entries, info, { uses: entryUses(entries, state.uses, state.fileUses), repeats }, config, blocks);
   const rendered = render();
   const before = new Map(book.entries.map((e) => [e.id, e]));
   const after = new Set(rendered.entries.map((e) => e.id));
@@ -220,6 +222,7 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     at: now,
     remerge: (late) => {
       entries = applyConcurrentEdits(entries, late);
+      if (late.blocks) blocks = late.blocks;
       Object.assign(forgotten, late.deleted);
       state.forgotten = forgotten;
       return render();

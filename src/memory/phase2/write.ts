@@ -5,7 +5,7 @@ import { logger } from '../../config/logger.js';
 import { decodeName, displayName } from '../../snapshot/names.js';
 import { writeFileAtomic } from '../atomic.js';
 import type { MemoryPaths } from '../layout.js';
-import { entryText, renderMemoryMd, renderSummary, type HandbookInfo, type MemoryEntry } from '../memory-md.js';
+import { entryText, handSectionsLine, renderMemoryMd, renderSummary, type HandBlock, type HandbookInfo, type MemoryEntry } from '../memory-md.js';
 import { normalizeText, sha256 } from '../normalize.js';
 import { redact } from '../redact.js';
 import { saveState, type MemoryState, type Written } from '../state.js';
@@ -37,22 +37,28 @@ const SUMMARY_OVERHEAD = 60;
  * best-ranked entries of MEMORY.md). Entry texts are redacted once more on the way out. The cap keeps entries
  * in `capOrder` (the newest run's important lessons, a person's own entries newest first, the rest by rank);
  * `capped` lists what it left out (phase 2 archives and tombstones each and names it in the run's report).
+ * `blocks` (a person's verbatim text, `parseMemoryMd`) are kept whole, redacted, and count against the MEMORY.md
+ * cap before the entries do (never below half of it for entries): they have no rollout to come back from.
  */
-export function renderHandbook(entries: MemoryEntry[], info: HandbookInfo, ctx: RankContext, caps: { memoryMdTokens: number; summaryTokens: number }): RenderedHandbook {
+export function renderHandbook(entries: MemoryEntry[], info: HandbookInfo, ctx: RankContext, caps: { memoryMdTokens: number; summaryTokens: number }, blocks: HandBlock[] = []): RenderedHandbook {
   const clean = entries.map((e) => ({ ...e, text: redact(entryText(e.text)) }));
+  const hand = blocks.map((b) => ({ ...b, lines: redact(b.lines.join('\n')).split('\n') }));
+  const handTokens = estimateTokens(hand.map((b) => b.lines.join('\n')).join('\n\n'));
+  const memoryCap = Math.max(caps.memoryMdTokens - handTokens, Math.floor(caps.memoryMdTokens / 2));
   const scores = scoreEntries(clean, ctx);
   const byRank = rankEntries(clean, scores);
   // The newest run's important lessons first, then a person's own entries newest first (they have no rollout
   // to come back from), then the rest by rank (issue 12): the oldest and least important go first.
   const position = new Map(entries.map((e, i) => [e.id, i]));
-  const ordered = capOrder(byRank, position, caps.memoryMdTokens - MEMORY_OVERHEAD, entryTokens);
-  const { kept: keptSet, dropped } = capEntries(ordered, caps.memoryMdTokens, MEMORY_OVERHEAD);
+  const ordered = capOrder(byRank, position, memoryCap - MEMORY_OVERHEAD, entryTokens);
+  const { kept: keptSet, dropped } = capEntries(ordered, memoryCap, MEMORY_OVERHEAD);
   const keep = new Set(keptSet);
   const kept = byRank.filter((e) => keep.has(e));
   // The prompt block wraps the summary in instructions: leave them room, so the block fits the same budget.
-  const summaryCap = Math.max(caps.summaryTokens - blockOverheadTokens(), Math.floor(caps.summaryTokens / 2));
+  const own = handSectionsLine(hand);
+  const summaryCap = Math.max(caps.summaryTokens - blockOverheadTokens() - (own ? estimateTokens(own) : 0), Math.floor(caps.summaryTokens / 2));
   const { kept: summary } = capEntries(kept, summaryCap, SUMMARY_OVERHEAD, (e) => estimateTokens(`- ${e.text} [${e.id}]\n`));
-  return { memoryMd: renderMemoryMd(kept, info), summaryMd: renderSummary(summary, info), entries: kept, summary, capped: dropped };
+  return { memoryMd: renderMemoryMd(kept, info, hand), summaryMd: renderSummary(summary, info, hand), entries: kept, summary, capped: dropped };
 }
 
 /** The record of a write: the file's hash and each entry's normalized text. */
