@@ -23,7 +23,8 @@ export function outputShowsFailure(output: string): boolean {
 /**
  * The outcome of `seg` (one of `segments`, from `splitCommand(commandOf(step))`) in `step`: the exit code
  * when it is the segment's (nothing but `&&` and inspection after it, no pipe without `pipefail`); the code
- * printed by a `; echo $?` right after it; else the output read for failure markers (`| tail`, `|| true`).
+ * printed by a `; echo $?` right after it; passed when a later segment joined to it by `&&` alone passed; else
+ * the output read for failure markers (`| tail`, `|| true`).
  */
 export function segmentOutcome(step: Step, segments: Segment[], seg: Segment): SegmentOutcome {
   if (step.resultLine === undefined) return 'unknown';
@@ -45,6 +46,13 @@ export function segmentOutcome(step: Step, segments: Segment[], seg: Segment): S
   if (next && next.joiner === ';' && next.program === 'echo' && /\$\?|\$\{\?\}/.test(next.text)) {
     const printed = /(?:^|\D)(\d{1,3})\s*$/.exec(output.trimEnd());
     if (printed) return printed[1] === '0' ? 'passed' : 'failed';
+  }
+  // `apt-get install x && cd /workspace && cargo test | tail`: a later segment joined by `&&` alone passed, so it
+  // ran, so this one passed (its own status is hidden by the pipe after the later one).
+  if (j === i) {
+    for (let k = i + 1; k < segments.length && segments[k]!.joiner === '&&'; k += 1) {
+      if (segmentOutcome(step, segments, segments[k]!) === 'passed' && segments[k]!.category !== 'shell' && segments[k]!.category !== 'inspect') return 'passed';
+    }
   }
   if (outputShowsFailure(output)) return 'failed';
   // Unreliable status and no failure in sight: the status of a filter or `|| true` said 0.
