@@ -132,6 +132,27 @@ describe('segmentOutcome: the exit code is not always the command’s', () => {
     expect(outcome('make test; echo "exit=$?"', 0, 'ok\nexit=2')).toBe('failed');
     expect(outcome('make test; echo $?', 0, 'all good\n0')).toBe('passed');
   });
+  it('a segment before a later `&&` segment that passed ran, even when a pipe hides the status', () => {
+    const seg = (command: string, i: number, exitCode: number, output: string) => {
+      const segs = splitCommand(command);
+      return segmentOutcome(step(command, exitCode, output), segs, segs[i]!);
+    };
+    expect(seg('sudo apt-get install -y libssl-dev && cd /workspace && cargo test 2>&1 | tail -8', 0, 0, 'test result: ok. 24 passed')).toBe('passed');
+    expect(seg('pip install -e . && pytest -q | tail -3', 0, 0, '12 passed in 0.3s')).toBe('passed');
+    // A later segment that failed proves nothing: the status may be any one's.
+    expect(seg('pip install -e . && pytest -q | tail -3', 0, 0, '2 failed, 10 passed')).not.toBe('passed');
+    // Joined by `;`, the later one runs whatever happened before.
+    expect(seg('pip install -e . ; pytest -q | tail -3', 0, 0, '12 passed in 0.3s')).not.toBe('passed');
+  });
+  it('learns the whole chain when the rerun hides the status of its setup behind a pipe', () => {
+    const b = new TranscriptBuilder('add a CA bundle option')
+      .bash('cargo test', 101, 'error: linker `clang` not found')
+      .bash('sudo apt-get update -qq && sudo apt-get install -y -qq clang mold && cargo test', 101, "Setting up mold ...\nerror: failed to run custom build command for `openssl-sys`\nCould not find directory of OpenSSL installation")
+      .bash('sudo apt-get install -y -qq pkg-config libssl-dev && cargo test 2>&1 | tail -8', 0, 'test result: ok. 24 passed; 0 failed');
+    const m = extractDeterministic(viewRollout(b.end(), 'r')).filter((x) => x.text.includes('clang mold'));
+    expect(m).toHaveLength(1);
+    expect(m[0]!.text).toContain('pkg-config libssl-dev');
+  });
   it('trusts the status through `&& echo ok`', () => {
     expect(outcome('cargo test && echo ok', 101, 'test result: FAILED')).toBe('failed');
     expect(outcome('cargo test && echo ok', 0, 'ok')).toBe('passed');
