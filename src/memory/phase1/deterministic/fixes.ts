@@ -3,7 +3,7 @@ import { essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegmen
 import { errorLines } from '../error-lines.js';
 import { checksOnly, jobOf } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
-import { readOnlyCommand, startsService } from './services.js';
+import { readOnlyCommand, setsUpService } from './services.js';
 import { segmentOutcome } from '../outcome.js';
 import { commandOf, failed, isEdit, type RolloutView, type Step } from '../rollout.js';
 import { clip, keywordsOf, quote } from './text.js';
@@ -149,7 +149,10 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     const segs = splitCommand(cmd);
     // A file copied into place (`cp .env.example .env.test`) is best retyped as the command that made it.
     const copy = segs.find((s) => /^(cp|mv|install|ln)$/.test(s.program) && written.includes(s.args.filter((a) => !a.startsWith('-')).at(-1) ?? ''));
-    if (written.length) changes.push({ step: next, text: copy ? copy.text : `changing ${written.map((p) => p.replace(/^\/workspace\//, '')).join(', ')}`, oneTime: written.every(oneTimeEdit) });
+    // A file of the environment made by a command (`sed … example.xml > ~/.m2/toolchains.xml`) is redone by that command.
+    const maker = copy ?? (written.every(environmentPath) ? segs.find((s) => s.category !== 'shell' && !/^(mkdir|cd|cat|ls)$/.test(s.program) && written.some((p) => s.text.includes(p))) : undefined);
+    const dir = maker && maker !== copy ? segs.slice(0, segs.indexOf(maker)).find((s) => s.program === 'mkdir') : undefined;
+    if (written.length) changes.push({ step: next, text: maker ? (dir ? `${dir.text} && ${maker.text}` : maker.text) : `changing ${written.map((p) => p.replace(/^\/workspace\//, '')).join(', ')}`, oneTime: written.every(oneTimeEdit) });
     // The same check in another directory or package (`pnpm run lint` in web/ after `make lint` failed in services/api) is not its fix.
     const match = workSegments(segs).find((s) => related(s, target) && sameWhere(whereOf(dirs.get(next.index)!, segs, s), at));
     const outcome = match ? segmentOutcome(next, segs, match) : undefined;
@@ -167,12 +170,14 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       // It ran, so everything joined to it by `&&` before it passed.
       const at = segs.indexOf(match);
       const ran = segs.slice(0, at).filter((_, k) => segs.slice(k + 1, at + 1).every((x) => x.joiner === '&&'));
-      const before = ran.filter((x) => (x.category === 'system' || x.category === 'install' || startsService(x)) && !typed.has(x.text));
+      const before = ran.filter((x) => (x.category === 'system' || x.category === 'install' || setsUpService(x)) && !typed.has(x.text));
       if (before.length > 0) changes.push({ step: next, text: before.map((x) => x.text).join(' && ') });
       // The setup got the command past its error, and it now fails on another one (a real bug the run then
       // fixed in the code): the setup is the fix of the first failure all the same.
-      // Kept as the answer only if no later run of it passes before the code changes.
-      if (!past && changes.length > 0 && movedPast(failure, next)) past = { chain: [...chain], resolver: next, resolverSegs: segs, resolverSeg: match, changes: [...changes], changedBetween, movedPast: true };
+      // Kept as the answer only if no later run of it passes before the code changes. A further setup step that
+      // gets it past its next error (Postgres started → "database does not exist" → `db:prepare`) joins the chain.
+      const previous = chain.at(-1)?.step ?? failure;
+      if (changes.length > 0 && movedPast(failure, next) && (!past || movedPast(previous, next))) past = { chain: [...chain], resolver: next, resolverSegs: segs, resolverSeg: match, changes: [...changes], changedBetween, movedPast: true };
       chain.push({ step: next, seg: match });
       continue;
     }
@@ -186,16 +191,17 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
 
 /**
  * Setup commands of a step that passed: environment, system packages, dependency installs, starting a service
- * (`docker compose up -d postgres`, `service postgresql start`: `startsService`); for a failing
+ * (`docker compose up -d postgres`, `service postgresql start`) or preparing its data (`rails db:prepare`:
+ * `setsUpService`); for a failing
  * test or build also building or generating another part first (`pnpm --filter tokens build` before the ui tests).
  */
 function setupSegments(step: Step, segs: Segment[], target: Segment): Segment[] {
   const prep = target.category === 'test' || target.category === 'build' ? ['build', 'generate'] : [];
   // A service start can look like inspection to the categories (`brew services start x`); it is setup all the same.
   const work = workSegments(segs);
-  return segs.filter((s) => work.includes(s) || startsService(s)).filter(
+  return segs.filter((s) => work.includes(s) || setsUpService(s)).filter(
     (s) =>
-      (s.category === 'env' || s.category === 'system' || s.category === 'install' || startsService(s) || (prep.includes(s.category) && !related(s, target))) &&
+      (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || (prep.includes(s.category) && !related(s, target))) &&
       s.program !== 'cd' &&
       segmentOutcome(step, segs, s) === 'passed',
   );
@@ -276,7 +282,7 @@ function invocationError(step: Step): boolean {
 }
 
 const CONFIG_BASENAME =
-  /^(conftest\.py|setup\.(cfg|py)|pyproject\.toml|tox\.ini|pytest\.ini|noxfile\.py|package\.json|\.npmrc|\.nvmrc|\.?tool-versions|tsconfig[\w.-]*\.json|[\w.-]*\.config\.[cm]?[jt]s|Makefile|GNUmakefile|CMakeLists\.txt|CMakePresets\.json|Dockerfile[\w.-]*|\.env[\w.-]*|go\.mod|go\.work|Cargo\.toml|rust-toolchain(\.toml)?|requirements[\w.-]*\.txt|Gemfile|[\w.-]+\.(toml|ya?ml|ini|cfg|properties))$/;
+  /^(conftest\.py|setup\.(cfg|py)|pyproject\.toml|tox\.ini|pytest\.ini|noxfile\.py|package\.json|\.npmrc|\.yarnrc(\.yml)?|\.pypirc|pip\.conf|\.jvmopts|\.sbtopts|\.bazelrc|\.Rprofile|\.Renviron|settings\.xml|toolchains\.xml|[\w.-]+\.conf|\.nvmrc|\.?tool-versions|tsconfig[\w.-]*\.json|[\w.-]*\.config\.[cm]?[jt]s|Makefile|GNUmakefile|CMakeLists\.txt|CMakePresets\.json|Dockerfile[\w.-]*|\.env[\w.-]*|go\.mod|go\.work|Cargo\.toml|rust-toolchain(\.toml)?|requirements[\w.-]*\.txt|Gemfile|[\w.-]+\.(toml|ya?ml|ini|cfg|properties))$/;
 
 /**
  * An edit of a file that belongs to the repository (committed with the run's work), as opposed to local
@@ -289,8 +295,16 @@ function oneTimeEdit(path: string): boolean {
   return !path.startsWith('/') || path.startsWith('/workspace/');
 }
 
-/** Configuration and test-setup files: changing them fixes how things run, not what the code does. */
+/** A file outside the workspace (`~/.m2/toolchains.xml`, `/etc/hosts`): the environment's, never the code's. */
+export function environmentPath(path: string): boolean {
+  return /^(~|\$HOME|\$\{HOME\})(\/|$)/.test(path) || (path.startsWith('/') && !path.startsWith('/workspace/') && path !== '/workspace');
+}
+
+/**
+ * Configuration and test-setup files: changing them fixes how things run, not what the code does. Every file
+ * outside the workspace is the environment's configuration (`environmentPath`).
+ */
 export function isConfigPath(path: string): boolean {
   const base = path.split('/').pop() ?? path;
-  return CONFIG_BASENAME.test(base) || /(^|\/)\.github\/workflows\//.test(path) || /(^|\/)\.ci\//.test(path);
+  return CONFIG_BASENAME.test(base) || environmentPath(path) || /(^|\/)\.github\/workflows\//.test(path) || /(^|\/)\.ci\//.test(path) || /(^|\/)\.(mvn|cargo|config|bazelrc\.d)\//.test(path);
 }

@@ -4,6 +4,10 @@ import { commandOf, type RolloutView } from '../rollout.js';
 
 const MARKER = /\[REDACTED:[a-z_]+\]/;
 const NAMED = /\b([A-Z][A-Z0-9_]{2,})\s*[=:]\s*["']?[^\n]*\[REDACTED:[a-z_]+\]/g;
+/** Words for credentials in the languages the rules know (en, de, fr, es, it, pt, nl, pl, ru, zh, ja, ko). */
+const SECRET_TALK =
+  /\b(credentials?|secrets?|api[ _-]?keys?|access keys?|tokens?|passwords?|passphrases?|private keys?|live keys?|prod(uction)? (keys?|database|bucket|account)|Zugangsdaten|Geheimnis\w*|Passw(ö|oe)rter|identifiants|mots? de passe|cl(é|e)s? d'API|credenciales|contrase(ñ|n)as?|claves?|credenziali|chiavi|senhas?|credenciais|wachtwoord\w*|sleutels?|has(ł|l)o|klucz\w*|пароль|пароли|ключ\w*|токен\w*|секрет\w*)\b|密钥|凭据|凭证|密码|令牌|シークレット|パスワード|認証情報|トークン|비밀번호|자격 증명|토큰/i;
+
 const ENV_PRINTERS = new Set(['env', 'printenv', 'set', 'export', 'declare']);
 
 /** Files that hold credentials by design: dotenv files, credential and secret stores, keys, tool login files. */
@@ -16,7 +20,8 @@ const CREDENTIAL_FILE = /(^|\/)(\.env([.\w-]*)?|[\w.-]*credentials?[\w.-]*|[\w.-
  * A redaction is never by itself the reason (issue 12): only the environment (`env`, `printenv` …) and files
  * that hold credentials by design (`.env*`, `*credentials*`, `*.pem`, `.netrc` …) count. A marker in a
  * Makefile, a README, source code or a build log is as likely a documented local URL or a type annotation
- * the redactor was careful about, and teaches nothing.
+ * the redactor was careful about, and teaches nothing. Nor does a secret the run only printed: the task or the
+ * agent's own words must be about credentials (`SECRET_TALK`).
  */
 export function secretsSeen(view: RolloutView): RawMemory[] {
   const names = new Set<string>();
@@ -42,7 +47,9 @@ export function secretsSeen(view: RolloutView): RawMemory[] {
     lines.push(step.callLine);
     if (step.resultLine) lines.push(step.resultLine);
   }
-  if (lines.length === 0) return [];
+  // Secrets a command happened to print are not a lesson (every sandbox has some): only when the run dealt with
+  // them — the task or the agent's own words are about credentials — is keeping them out worth a memory.
+  if (lines.length === 0 || !view.said.some((s) => SECRET_TALK.test(s.text)) && !SECRET_TALK.test(view.task)) return [];
   const where = places.size ? [...places].slice(0, 4).join(' and ') : 'tool output of this workspace';
   const named = names.size ? ` (${[...names].slice(0, 8).join(', ')})` : '';
   return [

@@ -21,6 +21,35 @@ export function startsService(seg: Segment): boolean {
   );
 }
 
+/**
+ * A segment that prepares a database for the code (`bin/rails db:prepare`, `python manage.py migrate`,
+ * `alembic upgrade head`, `npx prisma migrate deploy`, `mix ecto.setup`, `createdb app_test`): like starting its
+ * service, setup that a later run must do again in a fresh sandbox.
+ */
+export function preparesData(seg: Segment): boolean {
+  const t = seg.core.replace(/\s+/g, ' ').replace(/^(bundle exec|poetry run|pipenv run|uv run|pdm run|npx|pnpm exec|yarn|pnpm|npm run|bunx|dotenv --) /, '');
+  return (
+    /^(bin\/)?(rails|rake) db:(create|prepare|setup|migrate|schema:load|structure:load|test:prepare|seed)\b/.test(t) ||
+    /^(python3? )?(\.\/)?manage\.py (migrate|createcachetable|loaddata)\b/.test(t) ||
+    /^alembic upgrade\b/.test(t) ||
+    /^prisma (migrate (deploy|dev|reset)|db (push|seed))\b/.test(t) ||
+    /^(sequelize(-cli)?|knex) (db:migrate|db:create|migrate:latest|seed:run)\b/.test(t) ||
+    /^(flyway migrate|liquibase update|goose\b.*\bup\b|migrate\b.*\bup\b|dbmate (up|create|migrate))/.test(t) ||
+    /^mix ecto\.(create|setup|migrate|reset)\b/.test(t) ||
+    /^(diesel (setup|database setup|migration run)|sqlx (database (create|setup)|migrate run))\b/.test(t) ||
+    /^php artisan (migrate|db:seed)\b/.test(t) ||
+    /^dotnet ef database update\b/.test(t) ||
+    /^(createdb|mysqladmin create)\b/.test(t) ||
+    /^(psql|mysql)\b.*(\s-f\s|<|CREATE (DATABASE|ROLE|USER|EXTENSION))/i.test(t) ||
+    /^db:(create|migrate|setup|prepare|push|seed)\b/.test(t)
+  );
+}
+
+/** Setup beyond packages: starting a service or preparing its data (`startsService`, `preparesData`). */
+export function setsUpService(seg: Segment): boolean {
+  return startsService(seg) || preparesData(seg);
+}
+
 const READ_ONLY = new Set(['ls', 'cat', 'head', 'tail', 'less', 'grep', 'egrep', 'rg', 'ag', 'pwd', 'echo', 'printf', 'which', 'type', 'whoami', 'id', 'env', 'printenv', 'ps', 'ss', 'netstat', 'lsof', 'wc', 'stat', 'file', 'du', 'df', 'tree', 'date', 'uname', 'sleep', 'true', 'diff', 'sort', 'uniq', 'jq', 'nproc', 'free', 'top', 'hostname']);
 const GIT_READ_ONLY = new Set(['status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'blame', 'ls-files']);
 
