@@ -154,7 +154,9 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     const dir = maker && maker !== copy ? segs.slice(0, segs.indexOf(maker)).find((s) => s.program === 'mkdir') : undefined;
     if (written.length) changes.push({ step: next, text: maker ? (dir ? `${dir.text} && ${maker.text}` : maker.text) : `changing ${written.map((p) => p.replace(/^\/workspace\//, '')).join(', ')}`, oneTime: written.every(oneTimeEdit) });
     // The same check in another directory or package (`pnpm run lint` in web/ after `make lint` failed in services/api) is not its fix.
-    const match = workSegments(segs).find((s) => related(s, target) && sameWhere(whereOf(dirs.get(next.index)!, segs, s), at));
+    // `python manage.py migrate && python manage.py test`: the same program, but the migration is setup, not the rerun.
+    const candidates = workSegments(segs).filter((s) => related(s, target) && sameWhere(whereOf(dirs.get(next.index)!, segs, s), at));
+    const match = candidates.find((s) => !setsUpService(s) || setsUpService(target)) ?? candidates[0];
     const outcome = match ? segmentOutcome(next, segs, match) : undefined;
     if (match && outcome === 'passed') {
       // Setup typed in front of the command that then passed (`pip install tox-uv && tox -e py312`) is part of the fix.

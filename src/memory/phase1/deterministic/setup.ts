@@ -50,7 +50,21 @@ export function systemPackagesInstalled(view: RolloutView, known: string[] = [])
 }
 
 /**
- * Commands that worked and are worth retyping: dependency installs (they name the package manager), and
+ * Lockfiles and the words for them and for a package manager, in the languages the rules know: an agent that
+ * says which one the repository uses ("the lockfile is pnpm's", "there's a package-lock.json, so this is an npm
+ * project") chose the install command for a reason worth keeping.
+ */
+const LOCKFILE_TALK =
+  /\b(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|yarn\.lock|bun\.lockb?|deno\.lock|poetry\.lock|Pipfile\.lock|uv\.lock|pdm\.lock|requirements[\w.-]*\.txt|Gemfile\.lock|composer\.lock|Cargo\.lock|go\.sum|mix\.lock|pubspec\.lock|packages\.lock\.json|gradle\.lockfile|lock ?files?|package managers?|(is|as) an? (npm|pnpm|yarn|bun|poetry|uv|pipenv|bundler|composer) (project|repo(sitory)?)|uses (npm|pnpm|yarn|bun|poetry|uv|pipenv|bundler|composer)\b|Paketmanager|gestionnaire de paquets|fichier de verrouillage|gestor de paquetes|archivo de bloqueo|pakketbeheerder|menedżer pakietów|менеджер пакетов)|ロックファイル|パッケージマネージャ|锁文件|包管理器|잠금 파일|패키지 매니저/i;
+
+/** Whether the agent said which package manager or lockfile the repository uses (`LOCKFILE_TALK`). */
+function choseByLockfile(view: RolloutView): boolean {
+  return view.said.some((s) => s.role === 'assistant' && LOCKFILE_TALK.test(s.text));
+}
+
+/**
+ * Commands that worked and are worth retyping: dependency installs (when the agent said why that package
+ * manager: `choseByLockfile`; a routine install the agent did not reason about is no lesson), and
  * a test entry point that is specific to the project (`pnpm run test:unit`, `ctest -L unit`,
  * `./scripts/check.sh`): the ecosystem's default (`pytest`, `npm test`, `make test`, `go test ./...`)
  * teaches nothing. Runs limited to a path (`vitest run src/x`) are not the suite. `known` holds commands
@@ -78,7 +92,7 @@ export function commandsThatWorked(view: RolloutView, known: string[]): RawMemor
       const segs = splitCommand(commandOf(s) ?? '');
       return segs.some((seg) => sameCommand(seg, c.seg) && segmentOutcome(s, segs, seg) === 'failed');
     });
-  if (install && !said(install.seg) && !brokeLater(install)) {
+  if (install && !said(install.seg) && !brokeLater(install) && choseByLockfile(view)) {
     out.push({
       kind: 'procedure',
       text: `Install the dependencies with \`${install.cmd}\` (worked in this workspace).`,

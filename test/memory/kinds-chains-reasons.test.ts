@@ -1,0 +1,87 @@
+/**
+ * Issue 12, kinds found on the corpus part `heldout-d` once it was no longer held out (each test failed before
+ * its rule changed):
+ * - a fix is the whole chain: starting a service *and preparing its data* (`rails db:prepare`, migrations), every
+ *   setup step that gets the command past its next error, and files of the environment outside the workspace
+ *   (`~/.m2/toolchains.xml`), which a later sandbox must write again;
+ * - a routine dependency install is a lesson only when the agent said why that package manager (the lockfile);
+ * - secrets a command happened to print are a lesson only when the task or the agent dealt with credentials.
+ */
+import { describe, expect, it } from 'vitest';
+import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
+import { viewRollout } from '../../src/memory/phase1/rollout.js';
+import { TranscriptBuilder } from './phase1/build.js';
+
+const extract = (b: TranscriptBuilder, outcome: Parameters<TranscriptBuilder['end']>[0] = 'completed') => extractDeterministic(viewRollout(b.end(outcome), 'r'));
+
+describe('a fix is the whole chain', () => {
+  const prep: Array<[string, string, string]> = [
+    ['bin/rails db:prepare', 'ActiveRecord::NoDatabaseError: We could not find your database: shop_test.', 'bin/rails test'],
+    ['python manage.py migrate', 'django.db.utils.ProgrammingError: relation "orders_order" does not exist', 'python manage.py test orders'],
+    ['mix ecto.setup', '** (DBConnection.ConnectionError) database "ledger_test" does not exist', 'mix test'],
+    ['npx prisma migrate deploy', 'PrismaClientKnownRequestError: The table `public.User` does not exist in the current database.', 'npm test'],
+  ];
+  for (const [setup, error, test] of prep) {
+    it(`service start, then \`${setup}\`, then the command gets past its errors`, () => {
+      const b = new TranscriptBuilder('fix the mailer job')
+        .bash(test, 1, 'could not connect to server: Connection refused\n\tIs the server running on host "127.0.0.1" and accepting TCP/IP connections on port 5432?')
+        .bash(`sudo service postgresql start && sleep 2 && ${test}`, 1, `Starting PostgreSQL 15 database server: main.\n${error}`)
+        .bash(`${setup} && ${test}`, 1, 'Failure:\nOrderTest#test_total [test/order_test.rb:12]\nExpected: 3\n  Actual: 2\n1 runs, 1 failures')
+        .edit('/workspace/app/models/order.rb')
+        .bash(test, 0, '1 runs, 0 failures');
+      const m = extract(b).filter((x) => x.text.includes('postgresql start'));
+      expect(m, setup).toHaveLength(1);
+      expect(m[0]!.text).toContain(setup);
+    });
+  }
+
+  it('a file of the environment written between the failures is part of the chain, as the command that wrote it', () => {
+    const toolchain = 'Cannot find matching toolchain definitions for the following toolchain types: jdk [ version=\'17\' ]';
+    const b = new TranscriptBuilder('fix the VAT rounding')
+      .bash('./mvnw -q -B verify', 1, `[ERROR] Failed to execute goal maven-toolchains-plugin: ${toolchain}`)
+      .bash('sudo apt-get update -qq && sudo apt-get install -y -qq openjdk-17-jdk-headless', 0, 'Setting up openjdk-17-jdk-headless ...')
+      .bash('./mvnw -q -B verify', 1, `[ERROR] Failed to execute goal maven-toolchains-plugin: ${toolchain}`)
+      .bash("mkdir -p ~/.m2 && sed 's#@JDK@#/usr/lib/jvm/java-17-openjdk-amd64#' .mvn/toolchains.example.xml > ~/.m2/toolchains.xml", 0, '')
+      .bash('./mvnw -q -B verify', 1, '[ERROR] InvoiceTotalsTest.vatRoundsHalfUp:58 expected: <1.13> but was: <1.12>')
+      .edit('/workspace/src/main/java/io/x/InvoiceTotals.java')
+      .bash('./mvnw -q -B verify', 0, 'BUILD SUCCESS');
+    const m = extract(b).filter((x) => x.text.includes('openjdk-17-jdk-headless'));
+    expect(m).toHaveLength(1);
+    expect(m[0]!.text).toContain('~/.m2/toolchains.xml');
+    expect(m[0]!.text).toContain('mkdir -p ~/.m2');
+  });
+});
+
+describe('a routine install is a lesson only when the agent said why that package manager', () => {
+  const install = (said: string) =>
+    extract(new TranscriptBuilder('fix the slug').say(said).bash('pnpm install --frozen-lockfile', 0, 'Done in 4.1s').edit('/workspace/src/slug.ts').bash('pnpm test', 0, 'Tests 12 passed'))
+      .filter((x) => x.text.includes('pnpm install'));
+  it('kept: the agent named the lockfile (en, de, ja)', () => {
+    expect(install('Installing dependencies with pnpm (the lockfile is pnpm-lock.yaml).')).toHaveLength(1);
+    expect(install('Es gibt eine pnpm-lock.yaml, also nehme ich pnpm.')).toHaveLength(1);
+    expect(install('ロックファイルが pnpm のものなので pnpm を使います。')).toHaveLength(1);
+  });
+  it('left out: the agent only ran it', () => {
+    expect(install('Let me install and run the tests.')).toHaveLength(0);
+    expect(install('Installo le dipendenze.')).toHaveLength(0);
+  });
+});
+
+describe('secrets printed by a command are a lesson only when the run dealt with credentials', () => {
+  const envRun = (said: string) =>
+    extract(
+      new TranscriptBuilder('Invoices with a zero total should not be emailed.')
+        .bash('env | sort | grep -i stripe', 0, 'STRIPE_SECRET_KEY=sk_live_51QabcR7vTqZ0pYw3mFhK2sXcN8bA4eJ\nRAILS_ENV=test')
+        .say(said)
+        .edit('/workspace/app/jobs/mailer_job.rb')
+        .bash('bin/rails test', 0, '12 runs, 0 failures'),
+    ).filter((x) => /Secrets are present/.test(x.text));
+  it('left out when nobody spoke of them', () => {
+    expect(envRun('Now the fix.')).toHaveLength(0);
+  });
+  it('kept when the agent did (en, de, zh)', () => {
+    expect(envRun('The environment holds a live Stripe secret key; tests must not reach Stripe.')).toHaveLength(1);
+    expect(envRun('Die Umgebung enthält echte Zugangsdaten für Stripe.')).toHaveLength(1);
+    expect(envRun('环境里有真实的 Stripe 密钥，测试不能访问它。')).toHaveLength(1);
+  });
+});
