@@ -67,3 +67,36 @@ describe('format checks and their fixers in more ecosystems', async () => {
     expect(jobOf(seg('./gradlew test'))).toBeUndefined();
   });
 });
+
+// The same kinds in nine more languages (sv, da/no, cs, uk, tr, id, vi, el, hi): word lists, tested per language.
+describe('lasting rules, one-off instructions and migrations in nine more languages', () => {
+  const lasting = [
+    'Från och med nu kör alltid `swift format` innan du är klar.',
+    'Fremover bruker vi alltid `cargo nextest` i dette repo.',
+    'Od teď vždy spouštěj `make lint` před commitem.',
+    'Відтепер завжди запускай `pytest -q` перед комітом.',
+    'Bundan sonra her zaman `go vet ./...` çalıştır.',
+    'Mulai sekarang selalu jalankan `deno fmt` sebelum selesai.',
+    'Từ giờ luôn chạy `go test -race ./...` trước khi commit.',
+    'Από τώρα και στο εξής τρέχε πάντα `sbt scalafmtCheckAll`.',
+    'अब से हमेशा `pytest -q` चलाओ।',
+  ];
+  const oneOff = ['Den här gången ska du inte pusha.', 'Tentokrát necommituj.', 'Цього разу не пуш.', 'Bu sefer push yapma.', 'Kali ini jangan push.', 'Lần này đừng push.', 'Αυτή τη φορά μην κάνεις push.', 'इस बार push मत करो।'];
+  for (const t of lasting) it(`lasting: ${t}`, () => expect(statesLastingRule(t)).toBe(true));
+  for (const t of oneOff) it(`one-off: ${t}`, () => expect(statesLastingRule(t)).toBe(false));
+
+  const switches: Array<[string, Array<{ term: string; replacement?: string }>]> = [
+    ['Vi har gått över från Poetry till uv.', [{ term: 'Poetry', replacement: 'uv' }]],
+    ['Přešli jsme z Maven na Gradle.', [{ term: 'Maven', replacement: 'Gradle' }]],
+    ['Ми перейшли з yarn на pnpm.', [{ term: 'yarn', replacement: 'pnpm' }]],
+    ['Kami sudah pindah dari Deno ke Bun, `deno task test` tidak berlaku lagi.', [{ term: 'Deno', replacement: 'Bun' }, { term: 'deno task test' }]],
+    ['Chúng tôi đã bỏ sqlc và chuyển sang sqlx.', [{ term: 'sqlc', replacement: 'sqlx' }]],
+    ['Μεταβήκαμε από Jest σε Vitest.', [{ term: 'Jest', replacement: 'Vitest' }]],
+  ];
+  for (const [text, want] of switches) it(text, () => expect(staleTerms(text)).toEqual(want));
+  it('a term no longer used, stated in Swedish, Czech, Vietnamese', () => {
+    expect(staleTerms('tox används inte längre').map((t) => t.term)).toContain('tox');
+    expect(staleTerms('Black už nepoužíváme.').map((t) => t.term)).toContain('Black');
+    expect(staleTerms('sqlc không còn dùng nữa').map((t) => t.term)).toContain('sqlc');
+  });
+});

@@ -2,6 +2,7 @@ import { similarity } from '../normalize.js';
 import type { Candidate } from './merge.js';
 import { proseTokens } from './merge.js';
 import { CONSTRAINT_FACT } from '../phase1/deterministic/constraints.js';
+import { moreStaleTerms } from './stale-terms-more.js';
 
 /**
  * "The newer fact wins" (issue 5, phase 2): finds older candidates that a newer one contradicts.
@@ -93,6 +94,7 @@ export function staleTerms(text: string): StaleTerm[] {
   for (const m of text.matchAll(new RegExp(`\\bvan\\s+${W}\\s+naar\\s+${W}\\s+(?:overgestapt|gemigreerd|gegaan)`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
   for (const m of text.matchAll(new RegExp(`(?:przeszliśmy|zmigrowaliśmy)\\s+(?:\\S+\\s+)?z\\s+${W}\\s+na\\s+${W}`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
   for (const m of text.matchAll(new RegExp(`(?:migrat[oi]|passati)\\s+(?:\\w+\\s+)?da\\s+${W}\\s+a\\s+${W}`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
+  out.push(...moreStaleTerms(text));
   return out
     .map((t) => ({ ...t, term: clean(t.term), ...(t.replacement ? { replacement: clean(t.replacement) } : {}) }))
     .filter((t) => t.term.length >= 2 && !STOP_TERMS.has(t.term.toLowerCase()) && !/^\d+(\.\d+)*$/.test(t.term));

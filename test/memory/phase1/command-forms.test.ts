@@ -223,7 +223,7 @@ describe('rules that must hold on a repository never seen', () => {
   it('adding one package is not "the dependency install"; the lockfile install is', () => {
     const added = extract(new TranscriptBuilder('x').bash('npm install left-pad', 0, 'added 1 package').bash('yarn add -D zod', 0, 'Done'));
     expect(added.filter((x) => /Install the dependencies/.test(x.text))).toEqual([]);
-    const ci = extract(new TranscriptBuilder('x').bash('cd /workspace && timeout 300 npm ci 2>&1 | tail -3', 0, 'added 812 packages'));
+    const ci = extract(new TranscriptBuilder('x').say('There is a package-lock.json, so npm.').bash('cd /workspace && timeout 300 npm ci 2>&1 | tail -3', 0, 'added 812 packages'));
     expect(ci.map((x) => x.text)).toContain('Install the dependencies with `npm ci` (worked in this workspace).');
   });
 
@@ -242,7 +242,7 @@ describe('rules that must hold on a repository never seen', () => {
   });
 
   it('names the file a secret was read from, whatever the flags', () => {
-    const m = extract(new TranscriptBuilder('x').bash('cat -n config/.env.local', 0, '1  API_TOKEN=sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE'));
+    const m = extract(new TranscriptBuilder('x').bash('cat -n config/.env.local', 0, '1  API_TOKEN=sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE').say('The token there is a real credential; tests must not use it.'));
     expect(m.find((x) => /Secrets are present/.test(x.text))?.text).toMatch(/config\/\.env\.local/);
   });
 });
