@@ -36,7 +36,10 @@ export function failureFixes(view: RolloutView): RawMemory[] {
     if (!found) continue;
     // The whole window is this lesson: a setup command that failed and was then fixed inside it
     // (`apt-get install clang` → `apt-get update && apt-get install clang`) is part of the chain, not a lesson of its own.
-    for (let i = step.index; i <= found.resolver.index; i += 1) consumed.add(i);
+    // A fix that only got the command past its first error ends at the run that failed on the next one: that run
+    // starts the next lesson (codegen fixed "module not found"; `--runInBand` then fixed the port clash).
+    const last = found.movedPast ? found.resolver.index - 1 : found.resolver.index;
+    for (let i = step.index; i <= last; i += 1) consumed.add(i);
     const memory = describe([{ step, seg: target }, ...found.chain], found);
     if (memory) out.push(memory);
   }
@@ -159,6 +162,9 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     const match = candidates.find((s) => !setsUpService(s) || setsUpService(target)) ?? candidates[0];
     const outcome = match ? segmentOutcome(next, segs, match) : undefined;
     if (match && outcome === 'passed') {
+      // Setup got it past its first error and then the command itself changed (`pnpm test -- --runInBand`): two
+      // lessons, the setup's and the new form's, so that retiring one (a later switch away from Jest) keeps the other.
+      if (past && essentialCommand(segs, match) !== target.text && !sameCommand(match, target)) return past;
       // Setup typed in front of the command that then passed (`pip install tox-uv && tox -e py312`) is part of the fix.
       const typedBefore = new Set(splitCommand(commandOf(failure) ?? '').map((s) => s.text));
       const before = setupSegments(next, segs, target).filter((s) => segs.indexOf(s) < segs.indexOf(match) && s.category !== 'env' && !typedBefore.has(s.text));
@@ -172,7 +178,8 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       // It ran, so everything joined to it by `&&` before it passed.
       const at = segs.indexOf(match);
       const ran = segs.slice(0, at).filter((_, k) => segs.slice(k + 1, at + 1).every((x) => x.joiner === '&&'));
-      const before = ran.filter((x) => (x.category === 'system' || x.category === 'install' || setsUpService(x)) && !typed.has(x.text));
+      const prep = target.category === 'test' || target.category === 'build' ? ['build', 'generate'] : [];
+      const before = ran.filter((x) => (x.category === 'system' || x.category === 'install' || setsUpService(x) || (prep.includes(x.category) && !related(x, target))) && !typed.has(x.text));
       if (before.length > 0) changes.push({ step: next, text: before.map((x) => x.text).join(' && ') });
       // The setup got the command past its error, and it now fails on another one (a real bug the run then
       // fixed in the code): the setup is the fix of the first failure all the same.
@@ -218,7 +225,7 @@ function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
     (f) => f.seg.text === fixCmd || (sameCommand(f.seg, fix.resolverSeg) && !invocationError(f.step) && essentialCommand(fix.resolverSegs, fix.resolverSeg) === fix.resolverSeg.text),
   );
   // Only a rerun with nothing but looking in between is identical: a service started or anything else run is a change.
-  if (fix.changes.length === 0 && !fix.changedBetween && failures.every((f) => commandOf(f.step) === commandOf(fix.resolver))) return flakyTest(failures, fix);
+  if (fix.changes.length === 0 && !fix.changedBetween && failures.every((f) => sameRun(f, fix))) return flakyTest(failures, fix);
   if (unchanged && fix.changes.length === 0) return undefined; // another spelling of the same command passed: a retry, no lesson
   // A procedure is something to do again before the command; an edit of the repository was done once (issue 12 item 5).
   const needsSetup = unchanged && fix.changes.some((c) => !c.oneTime);
@@ -276,6 +283,18 @@ function flakyTest(failures: Failure[], fix: Fix): RawMemory | undefined {
     importance: 3,
     keywords: keywordsOf(['flaky', ...names]),
   };
+}
+
+/**
+ * The rerun is the failing run again: the same command, and nothing in the rerun's line that the failing one
+ * lacked (`cd /workspace && mix deps.get && mix test` → `cd /workspace && mix test`); output filters
+ * (`| tail -20`) and changes of directory do not count.
+ */
+function sameRun(failure: Failure, fix: Fix): boolean {
+  if (commandOf(failure.step) === commandOf(fix.resolver)) return true;
+  if (failure.seg.core !== fix.resolverSeg.core) return false;
+  const had = new Set(splitCommand(commandOf(failure.step) ?? '').map((s) => s.core));
+  return fix.resolverSegs.every((s) => s.piped || s.category === 'shell' || s.category === 'inspect' || had.has(s.core));
 }
 
 /** The command could not be started as typed (exit 126/127: not executable, not found, bad interpreter). */
