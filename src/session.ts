@@ -141,6 +141,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   const sandbox: Sandbox = await step('sandbox', emit, timings, () =>
     createSandbox({
       ...config.sandbox,
+      home: config.home,
       sessionId: rolloutId,
       onProgress,
       ...(caching ? { keepWorkspaceImage: true } : {}),
