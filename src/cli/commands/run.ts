@@ -11,6 +11,8 @@ import { applySnapshot, describeApply } from './apply.js';
 import type { ApplyResult } from '../../snapshot/apply.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 import { formatTimings } from '../timings.js';
+import { memoryStore } from '../memory-source.js';
+import { snapshotRef } from '../snapshot-ref.js';
 
 interface RunCliOptions extends ConfigCliOptions {
   workspace: string;
@@ -196,7 +198,7 @@ export function registerRunCommand(program: Command): void {
     .option('-t, --task <text>', 'what the agent should do')
     .option('--task-file <file>', 'read the task from a file (- for stdin)')
     .option('-l, --lineage <name>', 'lineage to start from and advance (default: host/owner/repo of the git remote, else the directory name plus a hash of its path)')
-    .option('--from <snapshot>', 'start from this snapshot instead of the lineage head')
+    .option('--from <snapshot>', 'start from this snapshot (an id, a branch LINEAGE@ROLLOUT as the run summary names it, or a lineage for its head) instead of the lineage head')
     .option('--memory-from <lineage>', "fresh copy of the workspace whose memory layout is replaced by this lineage's (CI)")
     .option('-m, --model <model>', 'model of the run (agent.model)')
     .option('--max-turns <n>', 'model turns before the run stops (agent.maxTurns)')
@@ -213,6 +215,8 @@ export function registerRunCommand(program: Command): void {
     const json = Boolean(opts.json);
     const task = await readTask(opts);
     const { config } = loadCliConfig(opts, configFlags(cmd, opts));
+    // Before the sandbox starts: a name that resolves to nothing is the user's input (exit 2).
+    const from = opts.from === undefined ? undefined : await snapshotRef(await memoryStore(config), opts.from);
     const controller = new AbortController();
     let interrupts = 0;
     const onSigint = (): void => {
@@ -233,7 +237,7 @@ export function registerRunCommand(program: Command): void {
           config,
           signal: controller.signal,
           ...(opts.lineage !== undefined ? { lineage: opts.lineage } : {}),
-          ...(opts.from !== undefined ? { from: opts.from } : {}),
+          ...(from !== undefined ? { from } : {}),
           ...(opts.memoryFrom !== undefined ? { memoryFrom: opts.memoryFrom } : {}),
           ...(opts.keepSandbox ? { keepSandbox: true } : {}),
         },
