@@ -145,6 +145,7 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
     );
   }
   for (const f of r.credentialFiles ?? []) lines.push(`credential  ${credentialMessage(f)}`);
+  for (const n of r.notices ?? []) lines.push(`${n.kind === 'host-memory-ignored' ? 'warning' : 'note'}     ${n.message}`, `            ${n.hint}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
   for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore ${b.name} DIR (or snapshot diff ${b.name} ${r.head ?? 'HEAD'})`);
   lines.push(`transcript  ${r.transcriptPath}`);
@@ -250,6 +251,8 @@ export function registerRunCommand(program: Command): void {
               const how = event.lineageSource === 'named' ? '' : ` (default, from the ${from}; name one with --lineage NAME)`;
               writeErr(`rollout ${event.rolloutId} on lineage ${event.lineage}${how}\n`);
               transcriptPath = event.transcriptPath;
+            } else if (event.type === 'notice') {
+              if (!json) writeErr(`${event.notice.kind === 'host-memory-ignored' ? 'warning' : 'note'}: ${event.notice.message}\n  ${event.notice.hint}\n`);
             } else printTool(event);
             if (!json && event.type === 'progress' && event.progress.step === 'agent' && event.progress.phase === 'start' && transcriptPath) {
               writeErr(`  transcript ${transcriptPath}\n`);
