@@ -14,9 +14,6 @@ import type { SessionNotice } from './types.js';
 /** The file's bytes, or null when it is not there (or not readable as a file). */
 const bytesOf = (path: string): Promise<Buffer | null> => readFile(path).catch(() => null);
 
-/** Single-quotes a word for a printed command when it needs it. */
-const word = (s: string): string => (/^[A-Za-z0-9_./@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-
 /**
  * The `host-memory-ignored` notice when the checkout `workspace` holds a `MEMORY.md` (of `layout`) whose bytes
  * differ from the head's copy at `headMemoryMd` (a host path; a missing file counts as differing); else null.
@@ -28,6 +25,7 @@ export async function hostMemoryNotice(workspace: string, layout: MemoryLayout, 
   if (host === null) return null;
   const head = await bytesOf(headMemoryMd);
   if (head !== null && head.equals(host)) return null;
+  // Lineage names are `/`-separated `[A-Za-z0-9._-]` segments (isValidLineage): safe in a printed command as they are.
   const rel = relative(workspace, file);
   const dir = `${lineage.replaceAll('/', '-')}-memory`;
   return {
@@ -37,8 +35,8 @@ export async function hostMemoryNotice(workspace: string, layout: MemoryLayout, 
       `${file} differs from the MEMORY.md of lineage ${lineage}'s head (snapshot ${snapshot})${head === null ? ', which has none' : ''}: ` +
       'this run uses the head\'s memory (the lineage head is the truth) and ignores your copy',
     hint:
-      `to keep a hand edit, make it on the head's copy and save it: \`mnemara snapshot restore ${word(lineage)} ${dir} -p ${layout.memoriesDir}\`, ` +
-      `edit ${dir}/${rel}, then \`mnemara snapshot create ${dir} --lineage ${word(lineage)} --kind memory\` (docs/memory.md "Editing MEMORY.md by hand")`,
+      `to keep a hand edit, make it on the head's copy and save it: \`mnemara snapshot restore ${lineage} ${dir} -p ${layout.memoriesDir}\`, ` +
+      `edit ${dir}/${rel}, then \`mnemara snapshot create ${dir} --lineage ${lineage} --kind memory\` (docs/memory.md "Editing MEMORY.md by hand")`,
   };
 }
 
