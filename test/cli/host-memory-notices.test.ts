@@ -74,6 +74,21 @@ describe("the checkout's memory once the lineage has a head", () => {
     expect(human.stdout).toMatch(/^warning +.*differs from the MEMORY\.md/m);
   }, 240_000);
 
+  it("the hint's commands keep a hand edit: it reaches the head's MEMORY.md", async () => {
+    const cli = (args: string[]) =>
+      execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { MNEMARA_HOME: dirs.home, PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false });
+    const dir = join(dirs.root, 'hand-edit');
+    const restored = await cli(['snapshot', 'restore', LINEAGE, dir, '-p', 'memories']);
+    expect(restored.exitCode, restored.stderr).toBe(0);
+    const file = join(dir, 'memories', 'MEMORY.md');
+    writeFileSync(file, `${readFileSync(file, 'utf8').trimEnd()}\n- Deploys go through \`make release\`, never by hand.\n`);
+    const saved = await cli(['snapshot', 'create', dir, '--lineage', LINEAGE, '--kind', 'memory']);
+    expect(saved.exitCode, saved.stderr).toBe(0);
+    const head = join(dirs.root, 'head-after-edit');
+    expect((await cli(['snapshot', 'restore', LINEAGE, head, '-p', 'memories'])).exitCode).toBe(0);
+    expect(readFileSync(join(head, 'memories', 'MEMORY.md'), 'utf8')).toContain('make release');
+  }, 120_000);
+
   it("a checkout whose MEMORY.md is the head's own gets no notice", async () => {
     // Take the head's memory layout into the checkout, as `snapshot restore -p memories` does.
     const restore = await execa(process.execPath, ['--import', 'tsx', MAIN, 'snapshot', 'restore', LINEAGE, dirs.workspace, '-p', 'memories'], {
