@@ -32,7 +32,9 @@ import { credentialMessage, inHostCheckout, leaveOutCredentialFiles, sandboxCloc
 import { cacheEnabled, checkCachedFill, fillFromCache, keepInCache, planCachedStart, refillWhole } from './session/cached-restore.js';
 import { DockerSandbox } from './sandbox/docker/docker-sandbox.js';
 import { copyLayoutFromSandbox } from './session/layout-io.js';
-import type { SessionEvent, SessionHooks, SessionOptions, SessionResult, SessionStep } from './session/types.js';
+import type { SessionEvent, SessionHooks, SessionNotice, SessionOptions, SessionResult, SessionStep } from './session/types.js';
+import { hostMemoryNotice, memoryFromNotice } from './session/host-memory.js';
+import { memoryPaths } from './memory/layout.js';
 
 export * from './session/types.js';
 export { defaultLineage, directoryLineage, lineageFromRemote, workspaceLineage } from './session/start.js';
@@ -70,11 +72,17 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const workDir = await mkdtemp(join(config.home, 'tmp', `session-${rolloutId}-p${process.pid}-`));
   await writeSessionRecord(config.home, rolloutId, lineage);
   const saved: SavedWork = { home: config.home };
+  const notices: SessionNotice[] = [];
+  const notify = (notice: SessionNotice): void => {
+    notices.push(notice);
+    emit({ type: 'notice', notice });
+  };
   let landed = false;
   try {
     const baseLineage = 'base' in chosen ? chosen.base : undefined;
     const branch = 'branch' in chosen ? chosen.branch : undefined;
-    const result = await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, lineageSource: chosen.source, ...(baseLineage ? { baseLineage } : {}), ...(branch ? { branch } : {}), client, store, rolloutId, transcriptPath, workDir, saved });
+    const result = await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, lineageSource: chosen.source, ...(baseLineage ? { baseLineage } : {}), ...(branch ? { branch } : {}), client, store, rolloutId, transcriptPath, workDir, saved, notify });
+    if (notices.length) result.notices = notices;
     landed = result.head !== null;
     return result;
   } catch (err) {
@@ -106,11 +114,13 @@ interface SessionContext {
   workDir: string;
   /** What is saved so far (named by the error when a later step fails). */
   saved: SavedWork;
+  /** Emits a notice and keeps it for the result. */
+  notify: (notice: SessionNotice) => void;
 }
 
 /** Steps 1–10 (see the module comment); `runSession` sets up their context and removes the scratch space. */
 async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
-  const { options, emit, onProgress, timings, began, workspace, lineage, lineageSource, baseLineage, branch, client, store, rolloutId, transcriptPath, workDir, saved } = ctx;
+  const { options, emit, onProgress, timings, began, workspace, lineage, lineageSource, baseLineage, branch, client, store, rolloutId, transcriptPath, workDir, saved, notify } = ctx;
   const parts: Record<string, number> = {};
   const { config } = options;
   const layout = config.memory.layout;
@@ -141,6 +151,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   const sandbox: Sandbox = await step('sandbox', emit, timings, () =>
     createSandbox({
       ...config.sandbox,
+      home: config.home,
       sessionId: rolloutId,
       onProgress,
       ...(caching ? { keepWorkspaceImage: true } : {}),
@@ -207,6 +218,13 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
         parts['restore.trusted-layout'] = Date.now() - copied;
       }
     });
+    // The head is the truth, and --memory-from replaces the checkout's memory: say so when the checkout's differs.
+    const notice = start.kind === 'head' && trustedDir && start.snapshotId
+      ? await hostMemoryNotice(workspace, layout, memoryPaths(trustedDir, layout).memoryMd, lineage, start.snapshotId)
+      : start.kind === 'memory-from' && start.snapshotId
+        ? await memoryFromNotice(workspace, layout, options.memoryFrom ?? baseLineage ?? lineage, start.snapshotId)
+        : null;
+    if (notice) notify(notice);
 
     // 4. Read memory: memory_summary.md within its budget, fenced as data, for the system prompt.
     const memory = config.memory.read

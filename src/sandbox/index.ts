@@ -13,7 +13,8 @@ export { DockerSandbox, type DockerSandboxOptions } from './docker/docker-sandbo
 export { LocalSandbox, type LocalSandboxOptions } from './local/local-sandbox.js';
 export { sandboxImageTag, sandboxUserIds, SANDBOX_IMAGE_REPO } from './image-tag.js';
 export { closeAllSandboxes, keepSandbox, openSandboxCount } from './registry.js';
-export { pruneSandboxes, type PruneResult } from './docker/prune.js';
+export { pruneSandboxes, type PruneOptions, type PruneResult } from './docker/prune.js';
+export { homeLabelValue, ownershipOf, type HomeOwnership } from './docker/home-label.js';
 export { assertEngine, dockerClient, ENGINE_HINT } from './docker/client.js';
 export { sandboxImageStatus, type SandboxImageStatus } from './docker/image-status.js';
 export { LABEL, WORKSPACE_DIR, containerCreateOptions } from './docker/container-spec.js';

@@ -69,19 +69,22 @@ export async function readMemoryBlock(
  * Returns the pipeline's result; a phase 1 or phase 2 failure is in the result (the rollout stays pending, the
  * previous MEMORY.md stays). When the model path fails because the endpoint does not give the structured answer
  * (it calls no tool or an invalid one, twice: a server that is not Claude), the deterministic extractor runs
- * instead on the same layout, and a `memory-fallback` progress event says so. Throws only when the pipeline
- * cannot run at all (lock held, damaged state).
+ * instead on the same layout, and a `memory-fallback` progress event says so. `client` is needed only when
+ * `extractorOf(config)` is `model`: callers without an agent run (recover) build none for the deterministic
+ * extractor, which needs no key. Throws only when the pipeline cannot run at all (lock held, damaged state), or
+ * when the model extractor is chosen and no client is given (a caller's mistake).
  */
 export async function runPipelineOn(
   dir: string,
   config: MnemaraConfig,
-  client: ModelClient,
+  client: ModelClient | undefined,
   onProgress: OnProgress,
   agentMemoryMd?: AgentMemoryEdits,
 ): Promise<MemoryPipelineResult> {
   const extractor = extractorOf(config);
+  if (extractor === 'model' && !client) throw new Error('runPipelineOn: the model extractor was chosen but no model client was given');
   const base = { workspaceDir: dir, layout: config.memory.layout, config: config.memory, onProgress, ...(agentMemoryMd ? { agentMemoryMd } : {}) };
-  const result = await runMemoryPipeline({ ...base, extractor, ...(extractor === 'model' ? { client, model: config.memory.model ?? config.agent.model, contextTokens: config.memory.contextTokens } : {}) });
+  const result = await runMemoryPipeline({ ...base, extractor, ...(extractor === 'model' && client ? { client, model: config.memory.model ?? config.agent.model, contextTokens: config.memory.contextTokens } : {}) });
   const unstructured = extractor === 'model' ? structuredAnswerMissing(result) : undefined;
   if (!unstructured) return result;
   log.warn({ problem: unstructured }, 'the endpoint gave no structured answer; the deterministic extractor writes the memory');

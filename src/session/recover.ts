@@ -10,7 +10,7 @@ import type { OnProgress } from '../config/progress.js';
 import type { MnemaraConfig } from '../config/schema.js';
 import type { SnapshotStore } from '../snapshot/types.js';
 import { sessionModelClient } from './agent-step.js';
-import { runPipelineOn } from './memory-step.js';
+import { extractorOf, runPipelineOn } from './memory-step.js';
 import { adoptOrphans, findOrphans, removeDeadScratch } from './orphans.js';
 import { HeadPublisher } from './publish.js';
 import { rescueStrandedSandboxes, type Rescue } from './stranded.js';
@@ -63,7 +63,9 @@ export async function recoverLineage(store: SnapshotStore, config: MnemaraConfig
       return { ...result, adopted: [], waiting: result.adopted, note: `lineage ${lineage} has no snapshot yet: its first session adopts the transcripts` };
     }
     if (result.adopted.length === 0) return { ...result, head, note: 'orphaned snapshots named as branches; no transcript to adopt' };
-    const client = sessionModelClient(config);
+    // Only the model extractor needs a client (and so a key): the deterministic one runs offline (new-user
+    // trial: recover of a killed session exited 2 "No Anthropic API key" though no model was to be called).
+    const client = extractorOf(config) === 'model' ? sessionModelClient(config) : undefined;
     const consolidate = async (): Promise<void> => {
       const p = await runPipelineOn(layoutDir, config, client, onProgress);
       result.pending = p.pending.map((x) => x.rolloutId);

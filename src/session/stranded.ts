@@ -11,11 +11,17 @@
  * adoption then names as the branch `LINEAGE@<rollout-id>`, and removes the container and its loop device. A
  * container of a gone process without a session record (`run --keep-sandbox` after its rollout landed) is a
  * *leftover*: listed by `mnemara doctor`, removed by `mnemara sandbox prune`.
+ *
+ * Only the containers of this mnemara home are looked at (`mnemara.home`, `sandbox/docker/home-label.ts`):
+ * another home's killed session is that home's to recover. A container without the home label (an older
+ * mnemara) is this home's when this home holds the session record of its rollout (rollout ids are unique);
+ * without one it is listed as `unowned`, never rescued nor counted as this home's leftover.
  */
 import { hostname } from 'node:os';
 import { dockerClient, LABEL } from '../sandbox/index.js';
 import { DockerSandbox } from '../sandbox/docker/docker-sandbox.js';
 import { ownerAlive } from '../sandbox/docker/prune.js';
+import { ownershipOf } from '../sandbox/docker/home-label.js';
 import { detachOrphanDisks } from '../sandbox/docker/workspace-disk.js';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
@@ -39,11 +45,14 @@ export interface GoneSandbox {
   lineage: string | null;
   /** Whether it holds a session's work to rescue (see the module comment); else it is a leftover. */
   stranded: boolean;
+  /** No home label and no session record here: made by an older mnemara, maybe for another home (module comment). */
+  unowned: boolean;
 }
 
 /**
- * Lists the mnemara containers whose process is gone on this host (another host's are never listed), with their
- * lineage and whether they are stranded. `[]` when no engine answers (logged at debug level).
+ * Lists the mnemara containers of `home` whose process is gone on this host (another host's and another home's
+ * are never listed), with their lineage and whether they are stranded or unowned (module comment). `[]` when no
+ * engine answers (logged at debug level).
  */
 export async function findGoneSandboxes(store: SnapshotStore, home: string, lineage?: string): Promise<GoneSandbox[]> {
   const docker = dockerClient();
@@ -57,16 +66,19 @@ export async function findGoneSandboxes(store: SnapshotStore, home: string, line
   for (const c of containers) {
     const owner = c.Labels[LABEL.process] ?? '';
     if (owner.slice(0, owner.lastIndexOf(':')) !== host || ownerAlive(owner)) continue;
+    const whose = ownershipOf(c.Labels, home);
+    if (whose === 'other') continue;
     const rolloutId = c.Labels[LABEL.session] ?? '';
     const record = rolloutId ? await readSessionRecord(home, rolloutId) : null;
     if (lineage !== undefined && record?.lineage !== lineage) continue;
+    const unowned = whose === 'unlabelled' && !record;
     let stranded = false;
     if (record) {
       let holders = held.get(record.lineage);
       if (!holders) held.set(record.lineage, (holders = new Set((await store.list({ lineage: record.lineage })).flatMap((m) => m.rolloutIds))));
       stranded = !record.endedAt || !holders.has(rolloutId);
     }
-    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded });
+    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded, unowned });
   }
   return out;
 }

@@ -62,7 +62,21 @@ export type SessionEvent =
   | { type: 'started'; rolloutId: string; lineage: string; lineageSource: 'named' | 'git remote' | 'directory'; branch?: string; transcriptPath: string }
   | { type: 'progress'; progress: ProgressEvent }
   | { type: 'turn'; turn: number; usage?: Partial<Usage>; text?: string }
-  | { type: 'tool'; tool: ToolCallEvent };
+  | { type: 'tool'; tool: ToolCallEvent }
+  /** Something the user should know about how the run treated their files (`host-memory.ts`); also in the result. */
+  | { type: 'notice'; notice: SessionNotice };
+
+/**
+ * A warning about the run's input that does not stop it: `host-memory-ignored` (the checkout's MEMORY.md differs
+ * from the lineage head's, which the run uses), `host-memory-replaced` (`--memory-from` replaced the checkout's
+ * memory layout). `file`: the host path it is about; `hint`: what to do.
+ */
+export interface SessionNotice {
+  kind: 'host-memory-ignored' | 'host-memory-replaced';
+  file: string;
+  message: string;
+  hint: string;
+}
 
 export interface SessionHooks {
   /** Receives every event; must not throw (errors are logged and ignored). */
@@ -121,6 +135,8 @@ export interface SessionResult {
   adopted?: string[];
   /** Where their code is: each killed or failed session's workspace snapshot, named as a branch of the lineage. */
   adoptedBranches?: Array<{ name: string; snapshot: string }>;
+  /** Warnings about the host checkout's files (`SessionNotice`), as they were emitted; absent when none. */
+  notices?: SessionNotice[];
   /** Host copy of the transcript (redacted as written). */
   transcriptPath: string;
   /** Sandbox left running (`--keep-sandbox`). */

@@ -5,10 +5,10 @@ import { execa } from 'execa';
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'hold-sandbox.ts');
 
 /** Starts a separate process that opens a sandbox; resolves once it is up, with the process and the sandbox. */
-export async function holdSandbox(backend: 'docker' | 'local', session: string, mode: 'exit' | 'keep' | 'wait') {
+export async function holdSandbox(backend: 'docker' | 'local', session: string, mode: 'exit' | 'keep' | 'wait', env: Record<string, string> = {}) {
   const child = execa(process.execPath, ['--import', 'tsx', FIXTURE, backend, session, mode], {
     reject: false,
-    env: { MNEMARA_LOG_LEVEL: 'warn' },
+    env: { MNEMARA_LOG_LEVEL: 'warn', ...env },
   });
   const line = await new Promise<string>((resolve, reject) => {
     let buf = '';
@@ -22,8 +22,8 @@ export async function holdSandbox(backend: 'docker' | 'local', session: string, 
 }
 
 /** A sandbox whose process crashed (SIGKILL: no handler ran), as a real leftover. Resolves with its container id. */
-export async function crashedSandbox(session: string): Promise<string> {
-  const { child, sandbox } = await holdSandbox('docker', session, 'wait');
+export async function crashedSandbox(session: string, env: Record<string, string> = {}): Promise<string> {
+  const { child, sandbox } = await holdSandbox('docker', session, 'wait', env);
   child.kill('SIGKILL');
   await child;
   return sandbox.id;

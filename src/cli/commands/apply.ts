@@ -6,6 +6,7 @@ import { existingWorkspaceDir } from '../../memory/layout.js';
 import { defaultLineage } from '../../session/start.js';
 import { applyToHost, type ApplyResult } from '../../snapshot/apply.js';
 import { memoryStore } from '../memory-source.js';
+import { snapshotRef } from '../snapshot-ref.js';
 import { emit } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
@@ -46,14 +47,15 @@ export function registerApplyCommand(program: Command): void {
       )
       .option('-w, --workspace <dir>', 'host directory to write into', '.')
       .option('-l, --lineage <name>', "lineage whose head to apply (default: the directory's lineage, as `mnemara run` names it)")
-      .option('--from <snapshot>', 'apply this snapshot instead of the lineage head')
+      .option('--from <snapshot>', 'apply this snapshot (an id, a branch LINEAGE@ROLLOUT, or a lineage for its head) instead of the lineage head')
       .option('--check', 'only check that the patch applies; write nothing')
       .option('--force', 'apply even though the host directory changed after the run started')
       .option('--json', 'print the result as one JSON document'),
   ).action(async (opts: Opts) => {
     const { config } = loadCliConfig(opts);
     const dir = await existingWorkspaceDir(opts.workspace);
-    let snapshot = opts.from;
+    // --from takes what the run summary and `lineage list` print: an id, a branch LINEAGE@ROLLOUT or a lineage.
+    let snapshot = opts.from === undefined ? undefined : await snapshotRef(await memoryStore(config), opts.from);
     if (snapshot === undefined) {
       const lineage = opts.lineage ?? (await defaultLineage(dir));
       const head = await (await memoryStore(config)).getHead(lineage);

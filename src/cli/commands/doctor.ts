@@ -1,7 +1,7 @@
 import { statfs } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { defaultStoreDir, mnemaraHome } from '../../config/paths.js';
+import { mnemaraHome } from '../../config/paths.js';
 import { findOrphans } from '../../session/orphans.js';
 import { openStore } from '../../snapshot/index.js';
 import { ENGINE_HINT, LABEL, assertEngine, dockerClient, sandboxImageStatus } from '../../sandbox/index.js';
@@ -161,13 +161,16 @@ export async function runDoctorChecks(options: { dockerHost?: string; store?: st
   const disks = [await checkDisk(mnemaraHome(), 'mnemara home')];
   if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
   const store = options.store && isS3Url(options.store) ? [await checkStore(options.store, options.home ?? mnemaraHome())] : [];
-  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(), ...(engine.ok ? [await checkGoneSandboxes()] : [])];
+  // Orphans and sandboxes are this home's only (`--home`/MNEMARA_HOME): other homes on the engine are theirs.
+  const home = options.home ?? mnemaraHome();
+  const local = options.store && !isS3Url(options.store) ? options.store : join(home, 'store');
+  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(home, local), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
 }
 
 /** Rollouts of crashed or failed sessions that reached no lineage head (a warning: `mnemara recover` adopts them). */
-async function checkOrphans(): Promise<DoctorCheck> {
+async function checkOrphans(home: string, storeDir: string): Promise<DoctorCheck> {
   try {
-    const orphans = await findOrphans(await openStore(defaultStoreDir()), mnemaraHome());
+    const orphans = await findOrphans(await openStore(storeDir), home);
     const n = orphans.reduce((k, o) => k + new Set([...o.transcripts.map((t) => t.rolloutId), ...o.snapshots.flatMap((s) => s.rolloutIds)]).size, 0);
     if (n === 0) return { name: 'orphans', ok: true, required: false, detail: 'every rollout is on a lineage head' };
     return {
@@ -183,24 +186,29 @@ async function checkOrphans(): Promise<DoctorCheck> {
 }
 
 /**
- * Sandbox containers whose session process is gone, and loop devices of sandboxes whose container is gone (a
- * warning: they hold memory, disk and process slots, and a killed session's container holds its unsaved work).
+ * This home's sandbox containers whose session process is gone, and loop devices of sandboxes whose container is
+ * gone (a warning: they hold memory, disk and process slots, and a killed session's container holds its unsaved
+ * work). Containers without a home label (older versions) are named apart: they may be another home's.
  */
-async function checkGoneSandboxes(): Promise<DoctorCheck> {
+async function checkGoneSandboxes(home: string, storeDir: string): Promise<DoctorCheck> {
   try {
-    const gone = await findGoneSandboxes(await openStore(defaultStoreDir()), mnemaraHome());
+    const all = await findGoneSandboxes(await openStore(storeDir), home);
+    const gone = all.filter((g) => !g.unowned);
+    const unowned = all.filter((g) => g.unowned);
     const left = await dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } });
     const disks = await listOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))));
-    if (gone.length === 0 && disks.length === 0) return { name: 'sandboxes', ok: true, required: false, detail: 'no sandbox left behind by a session that is gone' };
+    if (gone.length === 0 && disks.length === 0 && unowned.length === 0) return { name: 'sandboxes', ok: true, required: false, detail: 'no sandbox left behind by a session that is gone' };
     const stranded = gone.filter((g) => g.stranded);
     const parts = [
       ...(stranded.length ? [`${stranded.length} container(s) of killed sessions holding unsaved work (${stranded.map((g) => `${g.name}: rollout ${g.rolloutId} of ${g.lineage}`).join(', ')})`] : []),
       ...(gone.length > stranded.length ? [`${gone.length - stranded.length} leftover container(s) of sessions that are gone (${gone.filter((g) => !g.stranded).map((g) => g.name).join(', ')})`] : []),
       ...(disks.length ? [`${disks.length} loop device(s) of removed sandboxes (${disks.map((d) => d.device).join(', ')})`] : []),
+      ...(unowned.length ? [`${unowned.length} container(s) without a home label, made by an older mnemara, perhaps for another MNEMARA_HOME (${unowned.map((g) => g.name).join(', ')})`] : []),
     ];
     const fixes = [
       ...(stranded.length ? ['`mnemara recover` snapshots their work as branches LINEAGE@<rollout-id> and removes them'] : []),
       ...(gone.length > stranded.length || disks.length ? ['`mnemara sandbox prune` removes the leftovers and detaches the devices'] : []),
+      ...(unowned.length ? ['once no other home needs them (run `mnemara recover` there first), `mnemara sandbox prune --include-unlabelled` removes the unlabelled ones'] : []),
     ];
     return { name: 'sandboxes', ok: false, required: false, detail: parts.join('; '), fix: fixes.join('; ') };
   } catch (err) {

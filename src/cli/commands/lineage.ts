@@ -3,6 +3,7 @@ import { defaultStoreDir } from '../../config/paths.js';
 import { createBranch, deleteBranch, lineageHistory, listLineages, resetLineage, type LineageInfo } from '../../session/lineage.js';
 import { openStore, type DirectoryStore } from '../../snapshot/index.js';
 import { emit, formatBytes } from '../output.js';
+import { snapshotRef } from '../snapshot-ref.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
 type Opts = ConfigCliOptions & { json?: boolean };
@@ -75,7 +76,8 @@ export function registerLineageCommand(program: Command): void {
 
   sub('reset <lineage> <snapshot>', 'Move the head to a snapshot (e.g. an older one, to repair a damaged head); the old head is kept as a branch.').action(
     async (lineage: string, snapshot: string, opts: Opts) => {
-      const r = await resetLineage(await store(opts), lineage, snapshot);
+      const s = await store(opts);
+      const r = await resetLineage(s, lineage, await snapshotRef(s, snapshot));
       emit(Boolean(opts.json), r, () =>
         [
           `${r.lineage}: head ${r.from ?? '(none)'} → ${r.to}`,
@@ -88,7 +90,8 @@ export function registerLineageCommand(program: Command): void {
 
   sub('branch <name> [snapshot]', 'Name a snapshot (default: the lineage head) as the branch LINEAGE@NAME.').action(
     async (name: string, snapshot: string | undefined, opts: Opts) => {
-      const b = await createBranch(await store(opts), name, snapshot);
+      const s = await store(opts);
+      const b = await createBranch(s, name, snapshot === undefined ? undefined : await snapshotRef(s, snapshot));
       emit(Boolean(opts.json), b, () => `branch ${b.name} → ${b.snapshot}`);
     },
   );

@@ -11,6 +11,8 @@ import { applySnapshot, describeApply } from './apply.js';
 import type { ApplyResult } from '../../snapshot/apply.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 import { formatTimings } from '../timings.js';
+import { memoryStore } from '../memory-source.js';
+import { snapshotRef } from '../snapshot-ref.js';
 
 interface RunCliOptions extends ConfigCliOptions {
   workspace: string;
@@ -143,6 +145,7 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
     );
   }
   for (const f of r.credentialFiles ?? []) lines.push(`credential  ${credentialMessage(f)}`);
+  for (const n of r.notices ?? []) lines.push(`${n.kind === 'host-memory-ignored' ? 'warning' : 'note'}     ${n.message}`, `            ${n.hint}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
   for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore ${b.name} DIR (or snapshot diff ${b.name} ${r.head ?? 'HEAD'})`);
   lines.push(`transcript  ${r.transcriptPath}`);
@@ -196,7 +199,7 @@ export function registerRunCommand(program: Command): void {
     .option('-t, --task <text>', 'what the agent should do')
     .option('--task-file <file>', 'read the task from a file (- for stdin)')
     .option('-l, --lineage <name>', 'lineage to start from and advance (default: host/owner/repo of the git remote, else the directory name plus a hash of its path)')
-    .option('--from <snapshot>', 'start from this snapshot instead of the lineage head')
+    .option('--from <snapshot>', 'start from this snapshot (an id, a branch LINEAGE@ROLLOUT as the run summary names it, or a lineage for its head) instead of the lineage head')
     .option('--memory-from <lineage>', "fresh copy of the workspace whose memory layout is replaced by this lineage's (CI)")
     .option('-m, --model <model>', 'model of the run (agent.model)')
     .option('--max-turns <n>', 'model turns before the run stops (agent.maxTurns)')
@@ -213,6 +216,8 @@ export function registerRunCommand(program: Command): void {
     const json = Boolean(opts.json);
     const task = await readTask(opts);
     const { config } = loadCliConfig(opts, configFlags(cmd, opts));
+    // Before the sandbox starts: a name that resolves to nothing is the user's input (exit 2).
+    const from = opts.from === undefined ? undefined : await snapshotRef(await memoryStore(config), opts.from);
     const controller = new AbortController();
     let interrupts = 0;
     const onSigint = (): void => {
@@ -233,7 +238,7 @@ export function registerRunCommand(program: Command): void {
           config,
           signal: controller.signal,
           ...(opts.lineage !== undefined ? { lineage: opts.lineage } : {}),
-          ...(opts.from !== undefined ? { from: opts.from } : {}),
+          ...(from !== undefined ? { from } : {}),
           ...(opts.memoryFrom !== undefined ? { memoryFrom: opts.memoryFrom } : {}),
           ...(opts.keepSandbox ? { keepSandbox: true } : {}),
         },
@@ -246,6 +251,8 @@ export function registerRunCommand(program: Command): void {
               const how = event.lineageSource === 'named' ? '' : ` (default, from the ${from}; name one with --lineage NAME)`;
               writeErr(`rollout ${event.rolloutId} on lineage ${event.lineage}${how}\n`);
               transcriptPath = event.transcriptPath;
+            } else if (event.type === 'notice') {
+              if (!json) writeErr(`${event.notice.kind === 'host-memory-ignored' ? 'warning' : 'note'}: ${event.notice.message}\n  ${event.notice.hint}\n`);
             } else printTool(event);
             if (!json && event.type === 'progress' && event.progress.step === 'agent' && event.progress.phase === 'start' && transcriptPath) {
               writeErr(`  transcript ${transcriptPath}\n`);

@@ -255,9 +255,10 @@ export function registerSnapshotCommand(program: Command): void {
       else process.stderr.write(`no differences outside the memory layout between ${'dir' in from ? from.dir : from.snapshot} and ${to}\n`);
     });
 
-  sub('verify [id]', 'Check blobs, digests and every entry of one snapshot or all of them; exit 1 if any is damaged.').action(
-    async (id: string | undefined, opts: Opts) => {
-      const results = await verifySnapshots(await dirStore(opts, 'verify'), id, progressPrinter(!opts.json));
+  sub('verify [id]', 'Check blobs, digests and every entry of one snapshot (an id, a branch LINEAGE@ROLLOUT or a lineage for its head) or all of them; exit 1 if any is damaged.').action(
+    async (ref: string | undefined, opts: Opts) => {
+      const s = await dirStore(opts, 'verify');
+      const results = await verifySnapshots(s, ref === undefined ? undefined : await snapshotRef(s, ref), progressPrinter(!opts.json));
       emit(Boolean(opts.json), { results }, () =>
         results.length === 0 ? 'no snapshots to verify' : results.map((r) => (r.ok ? `ok   ${r.id}` : `BAD  ${r.id}: ${r.error}`)).join('\n'),
       );

@@ -1,14 +1,21 @@
 import type Docker from 'dockerode';
 import { hostname } from 'node:os';
 import { VERSION } from '../../config/version.js';
+import { HOME_LABEL, homeLabels } from './home-label.js';
 
-/** Labels every mnemara container and volume carries; `sandbox prune` finds leftovers by `mnemara=1`. */
+/**
+ * Labels every mnemara container and volume carries; `sandbox prune` finds leftovers by `mnemara=1` and keeps
+ * to its own home by `mnemara.home` (`home-label.ts`).
+ */
 export const LABEL = {
   owner: 'mnemara',
   session: 'mnemara.session',
   version: 'mnemara.version',
   /** `<hostname>:<pid>` of the process that started the sandbox; prune leaves sandboxes of live processes alone. */
   process: 'mnemara.process',
+  /** A hash of the resolved mnemara home that made it (`home-label.ts`); `mnemara.home.path` holds the path. */
+  home: HOME_LABEL.hash,
+  homePath: HOME_LABEL.path,
 } as const;
 
 /** The value of the `mnemara.process` label for this process. */
@@ -34,6 +41,8 @@ export interface ContainerSpec {
   workspaceDevice?: string;
   uid: number;
   gid: number;
+  /** The mnemara home the sandbox belongs to (its labels); default `mnemaraHome()`. */
+  home?: string;
 }
 
 /**
@@ -48,6 +57,7 @@ export function containerCreateOptions(spec: ContainerSpec): Docker.ContainerCre
     [LABEL.session]: spec.sessionId,
     [LABEL.version]: VERSION,
     [LABEL.process]: processLabel(),
+    ...homeLabels(spec.home),
   };
   const tmpfs = `rw,nosuid,nodev,size=${spec.tmpBytes}`;
   return {

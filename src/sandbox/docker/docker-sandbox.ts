@@ -70,6 +70,8 @@ export interface DockerSandboxOptions {
   workspaceImageFrom?: string;
   /** Keep the workspace image file named while the sandbox runs, so `copyWorkspaceImage` can copy it. */
   keepWorkspaceImage?: boolean;
+  /** The mnemara home it belongs to (`config.home`), put in its labels; default `mnemaraHome()`. */
+  home?: string;
 }
 
 /**
@@ -154,6 +156,7 @@ export class DockerSandbox implements Sandbox {
       workspaceDevice: disk?.device,
       uid,
       gid,
+      ...(options.home ? { home: options.home } : {}),
     });
     let container: Docker.Container;
     try {

@@ -5,6 +5,7 @@ import { removeContainer } from './remove.js';
 import { detachOrphanDisks } from './workspace-disk.js';
 import { pruneWorkspaceCache } from './workspace-cache.js';
 import { LABEL } from './container-spec.js';
+import { ownershipOf, type HomeOwnership } from './home-label.js';
 
 /** One sandbox container `pruneSandboxes` found. */
 export interface PrunedContainer {
@@ -15,6 +16,8 @@ export interface PrunedContainer {
   state: string;
   /** `<hostname>:<pid>` of the process that started it ('' for containers from before the label existed). */
   process: string;
+  /** The resolved mnemara home that made it (`mnemara.home.path`; '' when it carries no home label). */
+  home: string;
 }
 
 /** What `pruneSandboxes` removed (or would remove, with `dryRun`), and what it left alone. */
@@ -23,6 +26,13 @@ export interface PruneResult {
   volumes: string[];
   /** Sandboxes left alone because the process that started them still runs on this host (see `force`). */
   inUse: PrunedContainer[];
+  /**
+   * Containers without the home label (made by a mnemara older than it): they may belong to another home, so
+   * they are only listed, unless `includeUnlabelled` (then they are removed like this home's and not listed here).
+   */
+  unlabelled: PrunedContainer[];
+  /** How many containers of other mnemara homes on this engine were left alone (never touched, unless `allHomes`). */
+  otherHomes: number;
   /** Ids or names that could not be removed, with the engine's reason. */
   failed: { id: string; error: string }[];
   /** Workspace cache entries removed (`workspace-cache.ts`; all of them, unless `sessionId` or `dryRun`). */
@@ -48,20 +58,41 @@ export function ownerAlive(owner: string): boolean {
   }
 }
 
+/** Options of `pruneSandboxes`. */
+export interface PruneOptions {
+  docker?: Docker;
+  /** Only the sandboxes of this session (rollout id). */
+  sessionId?: string;
+  dryRun?: boolean;
+  /** Also sandboxes whose process still runs on this host. */
+  force?: boolean;
+  /** The mnemara home whose sandboxes and workspace cache are pruned; default `mnemaraHome()`. */
+  home?: string;
+  /** Also remove containers and volumes without the home label (older mnemara versions; they may be another home's). */
+  includeUnlabelled?: boolean;
+  /** Every home's sandboxes on this engine, labelled or not (implies `includeUnlabelled`). */
+  allHomes?: boolean;
+}
+
 /**
- * Removes leftover sandboxes: every container labelled `mnemara=1` (running or not, with its anonymous volume)
- * whose starting process is gone, then any volume labelled `mnemara=1` left behind. A sandbox whose process still
- * runs on this host is in use and left alone unless `force`. `sessionId` limits it to one session; `dryRun` only
- * lists. Throws what dockerode throws when no engine answers.
+ * Removes leftover sandboxes of one mnemara home (`home-label.ts`): every container labelled `mnemara=1` and
+ * this home's `mnemara.home` (running or not, with its anonymous volume) whose starting process is gone, then
+ * any such volume left behind, then (without `sessionId`) this home's workspace cache. Other homes' sandboxes
+ * are never touched (unless `allHomes`); unlabelled ones (older versions) are listed in `unlabelled` and removed
+ * only with `includeUnlabelled`. A sandbox whose process still runs on this host is in use and left alone unless
+ * `force`. `dryRun` only lists. Throws what dockerode throws when no engine answers.
  */
-export async function pruneSandboxes(
-  options: { docker?: Docker; sessionId?: string; dryRun?: boolean; force?: boolean } = {},
-): Promise<PruneResult> {
+export async function pruneSandboxes(options: PruneOptions = {}): Promise<PruneResult> {
   const docker = options.docker ?? dockerClient();
   // Without an engine, say so with the hint instead of dockerode's bare `connect ENOENT`.
   await assertEngine(docker);
   const label = [`${LABEL.owner}=1`, ...(options.sessionId ? [`${LABEL.session}=${options.sessionId}`] : [])];
-  const result: PruneResult = { containers: [], volumes: [], inUse: [], failed: [] };
+  const result: PruneResult = { containers: [], volumes: [], inUse: [], unlabelled: [], otherHomes: 0, failed: [] };
+  const scope = (labels: Record<string, string> | undefined): HomeOwnership | 'take' => {
+    const whose = ownershipOf(labels, options.home);
+    if (whose === 'own' || options.allHomes || (whose === 'unlabelled' && options.includeUnlabelled)) return 'take';
+    return whose;
+  };
   const containers = await docker.listContainers({ all: true, filters: { label } });
   for (const c of containers) {
     const entry: PrunedContainer = {
@@ -70,7 +101,17 @@ export async function pruneSandboxes(
       session: c.Labels[LABEL.session] ?? '',
       state: c.State,
       process: c.Labels[LABEL.process] ?? '',
+      home: c.Labels[LABEL.homePath] ?? '',
     };
+    const whose = scope(c.Labels);
+    if (whose === 'other') {
+      result.otherHomes += 1;
+      continue;
+    }
+    if (whose === 'unlabelled') {
+      result.unlabelled.push(entry);
+      continue;
+    }
     if (!options.force && ownerAlive(entry.process)) {
       result.inUse.push(entry);
       continue;
@@ -91,6 +132,7 @@ export async function pruneSandboxes(
   const { Volumes } = await docker.listVolumes({ filters: { label } });
   for (const v of Volumes ?? []) {
     const owner = v.Labels?.[LABEL.process] ?? '';
+    if (scope(v.Labels ?? undefined) !== 'take') continue;
     if (result.volumes.includes(v.Name) || (!options.force && ownerAlive(owner))) continue;
     if (!options.dryRun) {
       try {
@@ -106,7 +148,8 @@ export async function pruneSandboxes(
   if (!options.dryRun) {
     const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } });
     await detachOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))));
-    if (!options.sessionId) result.cacheEntries = await pruneWorkspaceCache({ all: true });
+    // The cache lives under the home, so this removes this home's entries only.
+    if (!options.sessionId) result.cacheEntries = await pruneWorkspaceCache({ all: true, ...(options.home ? { home: options.home } : {}) });
   }
   return result;
 }
