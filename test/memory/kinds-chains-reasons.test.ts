@@ -85,3 +85,55 @@ describe('secrets printed by a command are a lesson only when the run dealt with
     expect(envRun('环境里有真实的 Stripe 密钥，测试不能访问它。')).toHaveLength(1);
   });
 });
+
+describe('setup that got a command past its first error, and a new form that fixed the next one, are two lessons', () => {
+  it('codegen, then `--runInBand`: retiring the second (a later switch away from Jest) keeps the first', () => {
+    const m = extract(
+      new TranscriptBuilder('add a column')
+        .bash('pnpm test', 1, "FAIL src/pages/Fleet.test.tsx\n  ● Test suite failed to run\n    Cannot find module '@/lib/api/client' from 'src/pages/Fleet.tsx'")
+        .bash('pnpm run codegen && pnpm test', 1, 'client: 23 operations → src/lib/api/client.ts\nError: listen EADDRINUSE: address already in use 127.0.0.1:4010')
+        .bash('pnpm test -- --runInBand', 0, 'Tests:       48 passed, 48 total'),
+    );
+    const codegen = m.filter((x) => x.text.includes('pnpm run codegen'));
+    const inBand = m.filter((x) => x.text.includes('--runInBand'));
+    expect(codegen).toHaveLength(1);
+    expect(inBand).toHaveLength(1);
+    expect(codegen[0]).not.toBe(inBand[0]);
+  });
+});
+
+describe('a flaky test: the rerun may drop setup the failing line typed before the same command', () => {
+  it('`mix deps.get && mix test` failed, `mix test` passed, nothing changed: a flaky test, named', () => {
+    const m = extract(
+      new TranscriptBuilder('add retries')
+        .bash('cd /workspace && mix deps.get && mix test', 1, 'All dependencies are up to date\n  1) test allows 5 requests per window then rejects (Petrel.RateLimiterTest)\n     test/petrel/rate_limiter_test.exs:42\n66 tests, 1 failure')
+        .bash('cd /workspace && mix test', 0, '66 tests, 0 failures'),
+    );
+    expect(m.map((x) => x.text).join('\n')).toMatch(/Flaky test: `Petrel\.RateLimiterTest: allows 5 requests per window then rejects`/);
+  });
+  it('a rerun with something new in front is no identical rerun', () => {
+    const m = extract(
+      new TranscriptBuilder('add retries')
+        .bash('mix test', 1, '  1) test allows 5 requests per window then rejects (Petrel.RateLimiterTest)\n66 tests, 1 failure')
+        .bash('MIX_ENV=test mix ecto.reset && mix test', 0, '66 tests, 0 failures'),
+    );
+    expect(m.some((x) => /Flaky/.test(x.text))).toBe(false);
+  });
+});
+
+describe('a later run that confirms part of a chain keeps the whole chain', () => {
+  it('the older wording names every step of the newer one (joined in one span or not), and more', async () => {
+    const { consolidate } = await import('../../src/memory/phase2/index.js');
+    const { parseMemoryMd } = await import('../../src/memory/memory-md.js');
+    const { readFileSync } = await import('node:fs');
+    const { CONFIG, raw, tempWorkspace, writeRollout } = await import('./helpers.js');
+    const paths = await tempWorkspace();
+    const older = '`./gradlew test --tests "*Invoice*"` needs `sudo apt-get install -y openjdk-17-jdk-headless`, then changing gradle.properties, then `./gradlew --stop` first.';
+    const newer = '`./gradlew test` needs `sudo apt-get install -y openjdk-17-jdk-headless && ./gradlew --stop` first.';
+    await writeRollout(paths, 'r1', '2026-11-01T10:00:00Z', [{ ...raw('procedure', older, 3), dedupe_key: 'jdk17' } as never]);
+    await writeRollout(paths, 'r2', '2026-11-02T10:00:00Z', [{ ...raw('procedure', newer, 3), dedupe_key: 'jdk17' } as never]);
+    await consolidate({ paths, config: CONFIG, mode: 'deterministic' });
+    const texts = parseMemoryMd(readFileSync(paths.memoryMd, 'utf8')).entries.map((e) => e.text);
+    expect(texts.filter((t) => t.includes('openjdk-17'))).toEqual([older]);
+  });
+});

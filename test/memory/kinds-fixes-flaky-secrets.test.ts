@@ -74,7 +74,7 @@ describe('issue 12, kind 6: a redaction is never by itself a reason for a pitfal
   });
 
   it('the environment and dotenv files still make one, by variable name', async () => {
-    const e = await extract(new TranscriptBuilder('Why does S3 fail?').bash('cat .env', 0, 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYFAKEFAKEKEY1\n'));
+    const e = await extract(new TranscriptBuilder('Why does S3 fail?').bash('cat .env', 0, 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYFAKEFAKEKEY1\n').say('The .env holds real AWS credentials; the tests must use fake ones.'));
     expect(e.memories.map((m) => m.text).join('\n')).toMatch(/Secrets are present in \.env \(AWS_SECRET_ACCESS_KEY\)/);
   });
 });

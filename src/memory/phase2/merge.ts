@@ -58,12 +58,22 @@ export function mergeRawMemories(rollouts: RolloutInput[]): Candidate[] {
   return out;
 }
 
-/** Whether `a` names every code span and file of `b`, and more. */
+/**
+ * Whether `a` names every command and file of `b`, and more. Code spans are compared command by command
+ * (split at `&&`, `||`, `;`), so `apt-get install x && ./gradlew --stop` in one span and the same two commands
+ * in two spans are the same steps.
+ */
 function saysMore(a: string, b: string): boolean {
-  const named = (t: string) => new Set([...t.matchAll(/`([^`]+)`|\b([\w-]+\.(?:properties|toml|ya?ml|json|xml|cfg|ini|conf))\b/g)].map((x) => (x[1] ?? x[2])!.trim()));
+  const named = (t: string) =>
+    new Set(
+      [...t.matchAll(/`([^`]+)`|\b([\w-]+\.(?:properties|toml|ya?ml|json|xml|cfg|ini|conf))\b/g)].flatMap((x) =>
+        x[1] !== undefined ? x[1].split(/\s*(?:&&|\|\||;)\s*/).map((c) => c.trim()).filter(Boolean) : [x[2]!.trim()],
+      ),
+    );
   const na = named(a);
   const nb = named(b);
-  return na.size > nb.size && [...nb].every((x) => na.has(x) || [...na].some((y) => y.startsWith(`${x} `) || y.includes(x)));
+  const covered = (x: string, set: Set<string>) => set.has(x) || [...set].some((y) => y.startsWith(`${x} `) || y.includes(x));
+  return [...nb].every((x) => covered(x, na)) && [...na].some((y) => !covered(y, nb));
 }
 
 /** Token set of a candidate's text without its code spans (the "what is this about" part). */
