@@ -18,6 +18,12 @@ describe('constraints of the environment found by a run that did not finish beco
     ['ja', '原因: この環境では sudo にパスワードが必要で、rubygems.org にも接続できません。', '次の手順: ネットワークのある環境で bundle update nokogiri を実行する。'],
     ['de', 'In dieser Umgebung ist /srv/cache schreibgeschützt, daher schlägt der Build fehl.', 'Nächste Schritte: den Cache nach /tmp legen.'],
     ['zh', '原因：当前环境无法访问 registry.npmjs.org，npm install 一直超时。', '下一步：在有网络的机器上更新 package-lock.json。'],
+    ['tr', 'Asıl engel: bu ortamda ağ yok, bu yüzden cabal Hackage indeksini indiremiyor.', 'Sonraki adımlar: ağ olan bir makinede `cabal update` çalıştırmak.'],
+    ['id', 'Penyebab: lingkungan ini tidak ada jaringan, jadi `pub get` gagal.', 'Rencana: jalankan `dart pub get` di mesin dengan jaringan.'],
+    ['vi', 'Nguyên nhân: môi trường này không có mạng nên `go mod download` thất bại.', 'Kế hoạch: chạy lại `go mod download` ở máy có mạng.'],
+    ['sv', 'Orsak: miljön saknar nätverk, så `swift package resolve` når inte GitHub.', 'Nästa steg: kör `swift package resolve` med nätverk.'],
+    ['cs', 'Příčina: v tomto prostředí není nainstalován CMake 3.27, jen 3.25.', 'Další kroky: použít CMake z /opt.'],
+    ['uk', 'Причина: у цьому середовищі немає мережі, тому `sbt update` не працює.', 'План: запустити `sbt update` там, де є мережа.'],
   ];
   for (const [lang, constraint, plan] of cases) {
     it(`${lang}: the constraint is a fact; the plan stays with the unfinished task`, async () => {

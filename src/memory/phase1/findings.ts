@@ -34,6 +34,8 @@ const FINDING = new RegExp(
     '(원인|때문|필요|계획|다음|없음|없습니다|못했)',
     '(原因|因为|需要|缺少|计划|无法|不能|还没|下一步|接下来)',
     '(原因|ため|必要|計画|次の手順|次に|できません|できず|ない|未)',
+    '(?<![\\wÀ-ɏḀ-ỿ])(causa|perché|manca|piano|ancora|prossimi passi|oorzaak|omdat|nodig|ontbreekt|volgende stappen|przyczyna|ponieważ|potrzeb\w*|brak|jeszcze|następne kroki|orsak|eftersom|behöver|saknas|ännu|nästa steg|fortfarande|årsag|årsak|fordi|mangler|næste skridt|neste steg|stadig|fortsatt|příčina|protože|potřebuje|chybí|plán|ještě|další kroky|neden|çünkü|gerek\w*|eksik|henüz|sonraki adım\w*|bulgular|asıl engel|engel|penyebab|karena|perlu|butuh|tidak ada|rencana|masih|langkah berikutnya|temuan|nguyên nhân|vì|cần|thiếu|kế hoạch|vẫn|bước tiếp theo|không có)(?![\wÀ-ɏḀ-ỿ])',
+    '(причина|потому что|нужн|не хватает|нет |план|следующ|ещё|еще|тому що|потрібн|бракує|немає|наступн|αιτία|επειδή|χρειάζεται|λείπει|σχέδιο|ακόμα|επόμενα βήματα|कारण|क्योंकि|ज़रूरत|जरूरत|चाहिए|नहीं है|योजना|अगले कदम|अभी भी)',
   ].join('|'),
   'i',
 );
@@ -55,6 +57,8 @@ export const CONSTRAINT = new RegExp(
     '(没有网络|无网络|网络不通|无法访问|无法连接|权限|需要密码|未安装|只读|环境|沙箱)',
     '(ネットワーク|接続でき|パスワードが必要|権限|インストールされていない|インストールでき|読み取り専用|環境)',
     '(네트워크|권한|비밀번호가 필요|설치되어 있지 않|환경)',
+    '(?<![\\wÀ-ɏḀ-ỿ])(nessuna rete|senza rete|non raggiungibile|permesso negato|non installat[oa]|sola lettura|ambiente|geen netwerk|niet bereikbaar|geen toegang|toegang geweigerd|niet geïnstalleerd|alleen-lezen|omgeving|brak sieci|bez sieci|nieosiągaln\w*|brak dostępu|odmowa dostępu|nie jest zainstalowan\w*|tylko do odczytu|środowisk\w*|inget nätverk|utan nätverk|nås inte|åtkomst nekad|inte installerad|skrivskyddad|miljö\w*|intet netværk|ingen nettverk|ikke tilgængelig|ikke tilgjengelig|adgang nægtet|ikke installeret|ikke installert|skrivebeskyttet|miljø\w*|bez sítě|žádná síť|nedostupn\w*|přístup odepřen|není nainstalován\w*|jen pro čtení|prostředí|ağ yok|internet yok|erişilemiyor|ulaşılamıyor|izin reddedildi|kurulu değil|yüklü değil|salt okunur|ortam\w*|tidak ada jaringan|tanpa jaringan|tidak bisa dijangkau|tidak dapat diakses|akses ditolak|tidak terpasang|belum terpasang|lingkungan|không có mạng|không có internet|không truy cập được|không kết nối được|bị từ chối|chưa cài|không được cài|chỉ đọc|môi trường)(?![\wÀ-ɏḀ-ỿ])',
+    '(нет сети|без сети|недоступ|нет доступа|доступ запрещ|не установлен|только для чтения|окружени|в этой среде|песочниц|немає мережі|без мережі|недоступн|доступ заборонено|не встановлен|лише для читання|середовищ|пісочниц|χωρίς δίκτυο|δεν υπάρχει δίκτυο|μη προσβάσιμ|δεν είναι εγκατεστημένο|μόνο για ανάγνωση|περιβάλλον|नेटवर्क नहीं|इंटरनेट नहीं|पहुँच नहीं|पहुंच नहीं|इंस्टॉल नहीं|केवल पढ़ने|वातावरण|परिवेश)',
   ].join('|'),
   'i',
 );

@@ -61,7 +61,7 @@ export function constraintSentences(view: RolloutView): string[] {
 }
 
 /** A line of the agent's final message labelled as being about the environment, in several languages. */
-const ENV_LABEL = /^\s*(?:[-*•]|\d+[.)])?\s*(?:\*\*)?(?:environment|env|sandbox|constraints?|umgebung|einschränkungen?|entorno|restricciones?|environnement|contraintes?|ambiente|vincoli|omgeving|środowisko|окружение|среда|环境(?:限制|约束)?|環境(?:の制約)?|환경(?:\s*제약)?)(?:\*\*)?\s*[:：]\s*/i;
+const ENV_LABEL = /^\s*(?:[-*•]|\d+[.)])?\s*(?:\*\*)?(?:environment|env|sandbox|constraints?|umgebung|einschränkungen?|entorno|restricciones?|environnement|contraintes?|ambiente|vincoli|omgeving|środowisko|окружение|среда|miljö|miljø|prostředí|середовище|ortam|lingkungan|môi trường|περιβάλλον|वातावरण|परिवेश|环境(?:限制|约束)?|環境(?:の制約)?|환경(?:\s*제약)?)(?:\*\*)?\s*[:：]\s*/i;
 
 /** A sentence that lays out what to do next: it belongs to the unfinished task, not to the environment. */
-const PLAN = /^\s*(?:(?:plan|next(?: steps?)?|todo|to do|nächste|als nächstes|próximos? pasos?|siguiente|prochaines? étapes?|próximos passos)\b|下一步|接下来|次の手順|次に|다음|\(?\d[.)]\s)/i;
+const PLAN = /^\s*(?:(?:plan|next(?: steps?)?|todo|to do|nächste|als nächstes|próximos? pasos?|siguiente|prochaines? étapes?|próximos passos|plán|rencana|kế hoạch|nästa steg|næste skridt|neste steg|další kroky|sonraki adım\w*|langkah berikutnya|bước tiếp theo)(?![\wÀ-ɏḀ-ỿ])|^\s*(?:план|наступні кроки|επόμενα βήματα|अगले कदम|योजना)|下一步|接下来|次の手順|次に|다음|\(?\d[.)]\s)/i;
