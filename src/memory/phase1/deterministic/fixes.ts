@@ -292,9 +292,11 @@ function flakyTest(failures: Failure[], fix: Fix): RawMemory | undefined {
  */
 function sameRun(failure: Failure, fix: Fix): boolean {
   if (commandOf(failure.step) === commandOf(fix.resolver)) return true;
-  if (failure.seg.core !== fix.resolverSeg.core) return false;
-  const had = new Set(splitCommand(commandOf(failure.step) ?? '').map((s) => s.core));
-  return fix.resolverSegs.every((s) => s.piped || s.category === 'shell' || s.category === 'inspect' || had.has(s.core));
+  // As typed (an environment assignment in front is a change), less redirections of its output.
+  const typed = (seg: Segment) => seg.text.replace(/\s*\d*>&\d+|\s*\d*>>?\s*\/dev\/null/g, '').trim();
+  if (typed(failure.seg) !== typed(fix.resolverSeg)) return false;
+  const had = new Set(splitCommand(commandOf(failure.step) ?? '').map(typed));
+  return fix.resolverSegs.every((s) => s.piped || s.category === 'shell' || s.category === 'inspect' || had.has(typed(s)));
 }
 
 /** The command could not be started as typed (exit 126/127: not executable, not found, bad interpreter). */
