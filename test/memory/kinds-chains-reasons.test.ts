@@ -137,3 +137,22 @@ describe('a later run that confirms part of a chain keeps the whole chain', () =
     expect(texts.filter((t) => t.includes('openjdk-17'))).toEqual([older]);
   });
 });
+
+describe('a run that stopped where the task told it to is not unfinished work', () => {
+  const plan = (task: string, failing: boolean) =>
+    extract(
+      new TranscriptBuilder(task)
+        .bash('cd terraform/storage && terraform plan -no-color', failing ? 1 : 0, failing ? 'Error: No valid credential sources found' : 'Plan: 1 to add, 0 to change, 0 to destroy.')
+        .say('Here is the plan: one lifecycle rule is added. I did not apply it.'),
+      'error',
+    ).filter((x) => x.kind === 'task_state');
+  it('"show me the plan; do not apply" (en, de, zh): nothing left to do', () => {
+    expect(plan('Add lifecycle rules to the bucket. Show me the plan; do not apply.', false)).toEqual([]);
+    expect(plan('Lifecycle-Regeln ergänzen, aber nicht anwenden, nur den Plan zeigen.', false)).toEqual([]);
+    expect(plan('给存储桶加生命周期规则，先别应用，只看计划。', false)).toEqual([]);
+  });
+  it('still unfinished when something failed, or when the task asked for more', () => {
+    expect(plan('Add lifecycle rules to the bucket. Show me the plan; do not apply.', true)).toHaveLength(1);
+    expect(plan('Add lifecycle rules to the bucket and apply them.', false)).toHaveLength(1);
+  });
+});

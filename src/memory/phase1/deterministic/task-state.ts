@@ -14,6 +14,13 @@ const UNFINISHED: Record<string, string> = {
 };
 
 /**
+ * A task that asks the agent to stop before a step: only a plan, a preview or a dry run, without applying,
+ * deploying, merging or pushing (en, de, es, fr, pt, it, nl, zh, ja).
+ */
+const STOP_WHERE_ASKED =
+  /\b(do not|don't|dont|never|without) (apply|deploy|merge|push|run the migration)|\b(only|just) (the )?(plan|preview|dry[- ]run)\b|\bshow me the plan\b|\bnicht (anwenden|ausrollen|deployen|mergen|pushen)|\bnur (den )?plan\b|\bno (apliques|despliegues|hagas merge)|\bsolo el plan\b|\bne (pas )?(appliquer|déployer|merger|pousser)|\bn'applique pas\b|\bnão (aplique|faça deploy)|\bnon (applicare|fare deploy)|\bniet (toepassen|deployen|mergen)|(不要|别|先别)(应用|部署|合并|推送|apply)|只(要|看)?(计划|plan)|(適用|デプロイ|マージ|プッシュ|apply)(しないで|はしないで)|プランだけ/i;
+
+/**
  * A run that did not complete (a limit, an interrupt, an error, a crash) left work unfinished: one
  * `task_state` naming the task, how it stopped (a limit, an error, or the agent on purpose), the files touched
  * so far, the failures it had not overcome, what it found in its own whole sentences (root cause, constraints,
@@ -25,6 +32,8 @@ export function unfinishedTask(view: RolloutView): RawMemory[] {
   if (!reason) return [];
   // A run that "failed" on its own last message stopped on purpose; saying "stopped by an error" would be wrong.
   const onPurpose = view.outcome === 'error' && stoppedOnPurpose(view);
+  // "Show me the plan; do not apply": the agent stopped where the task told it to, with nothing left failing.
+  if (onPurpose && STOP_WHERE_ASKED.test(view.task) && unresolvedFailures(view).length === 0) return [];
   const base = onPurpose ? 'the agent stopped on purpose' : reason;
   const why = view.endError && !onPurpose ? `${base}: ${clip(view.endError, 160)}` : base;
   // Causes and constraints have their own `fact` entry (`runConstraints`): said once, where they outlive the task.
