@@ -33,4 +33,10 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'ci cache key', text: 'key: ${{ runner.os }}-node-${{ hashFiles(\'**/package-lock.json\') }}' },
   { name: 'function call value', text: 'api_key = os.environ["API_KEY"]\ntoken = get_token()' },
   { name: 'jest snapshot id', text: 'exports[`Login renders the password field 1`] = `<input type="password" />`;' },
+  // Seams that hold no secret: joined only where the joined text is one.
+  { name: 'SQL quote escape', text: "SELECT * FROM notes WHERE body = 'It''s done' AND token_count > 3" },
+  { name: 'adjacent shell strings, no secret', text: "echo 'token count: '\"$COUNT\"' words' && printf 'a\\\\\\nb\\n'" },
+  { name: 'string concatenation, no secret', text: 'const message = "Enter your password" + " to continue";\nconst t = "token_" + "name";' },
+  { name: 'printf continuation, no secret', text: "printf 'make all \\\\\\n  install\\n' > build.sh" },
+  { name: 'windows path with \\n', text: 'copy C:\\\\new\\\\ghp_notes.txt D:\\\\backup' },
 ];
