@@ -143,8 +143,9 @@ const SHAPES: ShapeRule[] = [
   },
   {
     kind: 'bearer_token',
-    // `Authorization: Bearer <t>`, `Basic <b64>`, `token <t>`: keep the scheme word.
-    re: /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=-]{16,})/gi,
+    // `Authorization: Bearer <t>`, `Basic <b64>`, `token <t>`: keep the scheme word. The value is on the same
+    // line: a URL ending in `/token` is not a scheme for the key on the next line.
+    re: /\b(Bearer|Basic|Token)([ \t]+)([A-Za-z0-9._~+/=-]{16,})/gi,
     replace: (m, scheme: string, sp: string, value: string) =>
       REDACTED_RE.test(value) || !/[0-9]/.test(value) ? m : `${scheme}${sp}${marker('bearer_token')}`,
   },
@@ -163,6 +164,15 @@ const SHAPES: ShapeRule[] = [
     re: /((?:-H|--header)(?:\s+|=)(["']))([A-Za-z][A-Za-z0-9_-]*)(:[ \t]*)([^"'\n]+)\2/g,
     replace: (m, pre: string, q: string, name: string, sep: string, value: string) =>
       isSecretName(name) && !value.includes('[REDACTED:') && isSecretValue(value, false) ? `${pre}${name}${sep}${marker(assignmentKind(name))}${q}` : m,
+  },
+  {
+    kind: 'secret',
+    // A credential in a URL's query or fragment (`?access_token=…`, `&sig=…`, `#id_token=…`), wherever the URL
+    // is: the URL may itself be the value of a name that says nothing (`CALLBACK=https://…?token=…`), which the
+    // assignment rules then take whole and leave.
+    re: /([?&#])([A-Za-z_][A-Za-z0-9_.-]*)=([^\s&#"'`<>]+)/g,
+    replace: (m, sep: string, name: string, value: string) =>
+      (isSecretName(name) || SECRET_QUERY_PARAM.test(name)) && isSecretValue(value, false) ? `${sep}${name}=${marker(assignmentKind(name))}` : m,
   },
 ];
 
@@ -190,6 +200,7 @@ function isSecretValue(value: string, strict: boolean): boolean {
   if (/^\*+$/.test(v)) return false;
   if (isDevDefault(v)) return false;
   if (v.length < 4) return false;
+  if (isPlainUrl(v)) return false;
   // In `name: value` code (TypeScript annotations, Python kwargs) a bare identifier is a type or a variable.
   if (strict) {
     if (/^[A-Za-z_][A-Za-z_<>[\]|]*[,;:)\]}>{]*$/.test(v) && v.length < 24) return false; // string, Token):
@@ -199,6 +210,28 @@ function isSecretValue(value: string, strict: boolean): boolean {
     if (/^[A-Za-z_$][\w$.]*(\[\])*(\s*\|\s*[A-Za-z_$][\w$.<>[\]]*)+[,;)]*$/.test(v)) return false; // string | null
   }
   return true;
+}
+
+/** Query parameters that carry a credential though their name does not say so (SAS, signed URLs, OAuth codes). */
+const SECRET_QUERY_PARAM = /^(?:sig|signature|code|key|id_token|x-amz-(?:signature|credential|security-token)|x-goog-(?:signature|credential))$/i;
+
+/**
+ * Whether `value` is a plain http(s) URL: no userinfo (`https://user:pw@`, `https://TOKEN@`), no query or
+ * fragment parameter that holds a credential (`?access_token=`, `&sig=`, `#id_token=`), and no path segment that
+ * is a random token (a webhook's `…/hooks/T0K3nR4nd0m…`, 20+ characters with letters and digits). Such a URL
+ * under a name that says secret (`token_uri`, `auth_provider_x509_cert_url`, `SECRET_LOCATION`) is where a
+ * secret is fetched, public, not the secret.
+ */
+function isPlainUrl(value: string): boolean {
+  const m = /^https?:\/\/([^\s/?#]+)([^\s?#]*)(?:\?([^\s#]*))?(?:#(\S*))?$/i.exec(value);
+  if (!m) return false;
+  const [, authority = '', path = '', query = '', fragment = ''] = m;
+  if (authority.includes('@')) return false;
+  for (const param of `${query}&${fragment}`.split(/[&;]/)) {
+    const name = param.split('=')[0] ?? '';
+    if (name && (isSecretName(name) || SECRET_QUERY_PARAM.test(name))) return false;
+  }
+  return !path.split('/').some((seg) => seg.length >= 20 && /^[A-Za-z0-9_-]+$/.test(seg) && /[0-9]/.test(seg) && /[A-Za-z]/.test(seg));
 }
 
 function assignmentKind(name: string): SecretKind {

@@ -39,4 +39,7 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'string concatenation, no secret', text: 'const message = "Enter your password" + " to continue";\nconst t = "token_" + "name";' },
   { name: 'printf continuation, no secret', text: "printf 'make all \\\\\\n  install\\n' > build.sh" },
   { name: 'windows path with \\n', text: 'copy C:\\\\new\\\\ghp_notes.txt D:\\\\backup' },
+  // Public URLs under names that say token or auth (a GCP service-account key's endpoints).
+  { name: 'service-account token_uri', text: '  "auth_uri": "https://accounts.google.com/o/oauth2/auth",\n  "token_uri": "https://oauth2.googleapis.com/token",' },
+  { name: 'OAuth token endpoint in YAML', text: 'oauth:\n  token_uri: https://login.example.com/oauth2/v2.0/token\n  auth_provider_x509_cert_url: https://www.googleapis.com/oauth2/v1/certs' },
 ];
