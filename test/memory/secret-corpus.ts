@@ -198,4 +198,6 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'string concatenation in code', text: 'const apiKey = "sk-ant-api03-FAKEcc" + "Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0";', secret: 'Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0', kind: 'anthropic_key' },
   // A credential in a URL's query, the URL under a name that says nothing.
   { name: 'access_token in a URL query, neutral name', text: 'CALLBACK_URL=https://api.example.com/cb?access_token=FAKEqt81zz93kk47&state=1', secret: 'FAKEqt81zz93kk47', kind: 'secret' },
+  // An all-caps password after a label and a colon.
+  { name: 'Spanish all caps value after a colon', text: "echo 'CONTRASEÑA: FAKECIELONUBLADO'", secret: 'FAKECIELONUBLADO', kind: 'password' },
 ];
