@@ -20,23 +20,45 @@ const STARTS_WITH_PREFIX = new RegExp(`^${SPLIT_PREFIX.source}`);
  * A line break between a token's two parts: a real one (optionally after a `\` continuation) or the escape
  * `\n` (`\r\n`) inside a string, escaped once or more (`\\n` in a serialized JSON line), optionally after
  * escaped backslashes (`\\\n`, printf's continuation). A Windows path (`C:\\new`) can read as a break too; the
- * checks below (a known prefix before, a token's run after, not a whole token alone) keep such a join rare and
- * harmless.
+ * checks in joinSplitTokens (a known prefix before, a token's run after, not a whole token alone) keep such a
+ * join rare and harmless.
  */
-const SPLIT_TOKEN = /([A-Za-z0-9_.-]{8,})(?:\\?\r?\n|\\{1,7}(?:r\\{1,7})?n)[ \t]*([A-Za-z0-9_-]{6,})(?=[\s"'`,;)\]}\\]|$)/g;
+const LINE_BREAK = /\\?\r?\n|\\{1,7}(?:r\\{1,7})?n/g;
+/** The part after the break: a run of token characters that ends the word. */
+const SPLIT_TAIL = /^[ \t]*([A-Za-z0-9_-]{6,})(?=[\s"'`,;)\]}\\]|$)/;
+const HEAD_CHAR = /[A-Za-z0-9_.-]/;
 
 /**
  * A token cut by a line break: `…ghp_abc` at the end of a line (optionally with a `\` continuation) and a run of
- * token characters starting the next line, the break real or an escape (SPLIT_TOKEN). Joins the two parts, so
+ * token characters starting the next line, the break real or an escape (LINE_BREAK). Joins the two parts, so
  * the shape rules see the whole token. Only lines that end in a known prefix's token are touched, and not when
  * that token is whole by itself (`isWholeToken`) or the next line starts a token of its own.
  */
 export function joinSplitTokens(text: string, isWholeToken: (head: string) => boolean): string {
-  if (!text.includes('\n') && !text.includes('\\n')) return text;
-  return text.replace(SPLIT_TOKEN, (m, head: string, tail: string) =>
+  if (!text.includes('\n') && !text.includes('\\')) return text;
+  // Found from each break backwards rather than by one regex that starts with the head's run: that tried every
+  // position of every long word, and JSON lines are full of `\n` escapes.
+  const parts: string[] = [];
+  let done = 0;
+  LINE_BREAK.lastIndex = 0;
+  for (let m = LINE_BREAK.exec(text); m !== null; m = LINE_BREAK.exec(text)) {
+    const at = m.index;
+    let start = at;
+    while (start > done && at - start < 512 && HEAD_CHAR.test(text.charAt(start - 1))) start--;
+    if (at - start < 8) continue;
+    const head = text.slice(start, at);
+    if (!SPLIT_PREFIX.test(head) || /\[REDACTED/.test(head)) continue;
+    const end = at + m[0].length;
+    const after = SPLIT_TAIL.exec(text.slice(end, end + 4096));
+    if (!after) continue;
+    const tail = after[1]!;
     // A next line that starts a token of its own is not a continuation (two keys listed one a line).
-    SPLIT_PREFIX.test(head) && !/\[REDACTED/.test(head) && !isWholeToken(head) && !STARTS_WITH_PREFIX.test(tail) && !/^(?:rk|sk|pk)_/.test(tail) ? `${head}${tail}` : m,
-  );
+    if (STARTS_WITH_PREFIX.test(tail) || /^(?:rk|sk|pk)_/.test(tail) || isWholeToken(head)) continue;
+    parts.push(text.slice(done, start), head + tail);
+    done = end + after[0].length;
+    LINE_BREAK.lastIndex = done;
+  }
+  return done === 0 ? text : parts.join('') + text.slice(done);
 }
 
 /**
