@@ -126,7 +126,9 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       ...(options.toolLimits ? { limits: options.toolLimits } : {}),
       ...(options.toolStyle ? { style: options.toolStyle } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
-      // The one-line summaries quote commands (`echo $TOKEN=ghp_…`) and end up on terminals and in CI logs.
+      // The one-line summaries quote commands (`echo $TOKEN=ghp_…`) and end up on terminals and in CI logs:
+      // made from the redacted input (a secret split in the input is joined only while the input is whole).
+      redact: clean,
       onStart: (c) => emit({ type: 'tool_call_started', turn: turns, ...c, summary: clean(c.summary) }),
       onEnd: ({ id, detail, summary }) =>
         emit({

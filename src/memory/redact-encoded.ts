@@ -1,7 +1,6 @@
 /**
  * Secrets in disguise: a known token wrapped in base64 (`echo -n ghp_… | base64`, a Kubernetes Secret's
- * `data:`), a token split over two lines (a wrapped terminal line, a `\`-continued command), and long random
- * values assigned to a name that does not say secret (`SESSION_SALT=…`, `"signature": "…"`).
+ * `data:`) and long random values assigned to a name that does not say secret (`SESSION_SALT=…`, `"signature": "…"`).
  */
 
 /** A base64 (or base64url) run long enough to hold a token. */
@@ -21,23 +20,6 @@ export function decodeBase64Text(run: string): string | null {
     if ((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x0d || c === 0x09) printable++;
   }
   return printable / text.length >= 0.9 ? text : null;
-}
-
-/** Known token prefixes whose continuation on the next line is part of the token. */
-const SPLIT_PREFIX = /(?:sk-ant-|sk-proj-|sk-|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|glpat-|xox[abposrce]-|AIza|sk_live_|sk_test_|rk_live_|npm_|hf_|pypi-|hvs\.|dckr_pat_|AKIA|ASIA|eyJ)[A-Za-z0-9_.-]{6,}/;
-
-/**
- * A token cut by a line break: `…ghp_abc` at the end of a line (optionally with a `\` continuation) and a run of
- * token characters starting the next line. Joins the two parts into one line, so the shape rules see the whole
- * token. Only lines that end in a known prefix's token are touched, and not when that token is whole by itself
- * (`isWholeToken`) or the next line starts a token of its own.
- */
-export function joinSplitTokens(text: string, isWholeToken: (head: string) => boolean): string {
-  if (!text.includes('\n')) return text;
-  return text.replace(/([A-Za-z0-9_.-]{8,})\\?\r?\n[ \t]*([A-Za-z0-9_-]{6,})(?=[\s"'`,;)\]}]|$)/g, (m, head: string, tail: string) =>
-    // A next line that starts a token of its own is not a continuation (two keys listed one a line).
-    SPLIT_PREFIX.test(head) && !/\[REDACTED/.test(head) && !isWholeToken(head) && !new RegExp(`^${SPLIT_PREFIX.source}`).test(tail) && !/^(?:rk|sk|pk)_/.test(tail) ? `${head}${tail}` : m,
-  );
 }
 
 /** Names whose long random value is a hash, id or checksum, not a secret (`h1`: a go.sum hash). */
@@ -104,37 +86,4 @@ export function isHighEntropyValue(name: string, value: string): boolean {
   const body = value.replace(/=+$/, '');
   if (isWordy(body)) return false;
   return entropy(body) >= Math.min(4.2, Math.log2(body.length) - 0.6);
-}
-
-/**
- * A word continued on the next line with a backslash (`Bearer abcd\` ⏎ `efgh…`, `export TOKEN=ab\` ⏎ `cd`): the
- * shell joins the two parts into one word, so the rules must see them joined, whatever the value's shape (the
- * known-prefix join above covers only provider tokens). A continuation is joined when the line, joined, has its
- * secret end past the break: `redactLine(line + tail)` no longer ends with the tail. An indented tail is a word of
- * its own to the shell (`--rm \` ⏎ `  -v x:y`), so it is joined only when the head alone was not already
- * redacted: then the split hid the secret (a wrapped token). Everything else is left as written.
- */
-export function joinContinuations(text: string, redactLine: (line: string) => string): string {
-  // Found from each `\` ⏎ outwards rather than by one regex over the text: a regex that starts with a run of
-  // word characters tries every position of every long line.
-  const CONTINUATION = /\\\r?\n/g;
-  const parts: string[] = [];
-  let done = 0;
-  for (let m = CONTINUATION.exec(text); m !== null; m = CONTINUATION.exec(text)) {
-    const at = m.index;
-    let start = at;
-    while (start > done && !/[\s\\]/.test(text.charAt(start - 1))) start--;
-    const after = /^([ \t]*)([^\s"'`;|&)<>\\]+)/.exec(text.slice(at + m[0].length, at + m[0].length + 4096));
-    if (start === at || !after) continue;
-    const [, indent, tail] = after as unknown as [string, string, string];
-    const head = text.slice(start, at);
-    if (/\[REDACTED:[a-z_]+\]$/.test(head)) continue;
-    const line = text.slice(text.lastIndexOf('\n', start) + 1, at);
-    if (redactLine(line + tail).endsWith(tail)) continue;
-    if (indent !== '' && /\[REDACTED:[a-z_]+\]["']?$/.test(redactLine(line))) continue;
-    parts.push(text.slice(done, start), head + tail);
-    done = at + m[0].length + indent.length + tail.length;
-    CONTINUATION.lastIndex = done;
-  }
-  return done === 0 ? text : parts.join('') + text.slice(done);
 }

@@ -8,12 +8,17 @@
  * redact-clients.ts's.
  */
 
-/** One word of a command: its text without quotes, where it starts in the command, and its quote (or ''). */
+import { tokenize } from './phase1/shell-words.js';
+
+/** One word of a command: its text without quotes, where it starts and ends in the command, and its quote. */
 interface Word {
   text: string;
   start: number;
   end: number;
+  /** The quote to put around a replaced value: the word's own when it is one quoted string, else '' or one that fits. */
   quote: string;
+  /** The unquoted start of a word quoted after it (`--user=` of `--user="a%b"`), kept outside the quotes. */
+  lead: string;
 }
 
 /** What a command's handler picks: the word at `index`, from character `from` of its text on. */
@@ -24,11 +29,22 @@ interface Pick {
 
 const COMMAND = /(htpasswd|mysqladmin|mariadb-admin|smbclient|rpcclient|smbget|smbmap|smbcacls|smbtree|net)(?=[ \t])([^\n;|&<>]*)/g;
 
+/**
+ * The command's words as the shell splits them (`tokenize`, backslashes kept as written: `net use \\srv\share`
+ * is cmd.exe's). A word that is one quoted string, or a bare start and one quoted string (`-U'alice%pw'`), keeps
+ * its quotes on replacement; a word quoted in more parts is put back whole in one pair of quotes.
+ */
 function splitWords(s: string): Word[] {
   const out: Word[] = [];
-  for (const m of s.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|([^\s"']+)/g)) {
-    const quote = m[1] !== undefined ? '"' : m[2] !== undefined ? "'" : '';
-    out.push({ text: m[1] ?? m[2] ?? m[3] ?? '', start: m.index, end: m.index + m[0].length, quote });
+  for (const t of tokenize(s, { literalBackslashes: true })) {
+    if (t.kind !== 'word') continue;
+    const whole = /^([^"'\\]*)(["'])((?:[^"'\\]|\\[\s\S])*)\2$/.exec(t.raw);
+    if (whole && whole[1]! + whole[3]! === t.value) {
+      out.push({ text: t.value, start: t.start, end: t.end, quote: whole[2]!, lead: whole[1]! });
+      continue;
+    }
+    const quote = !/["']/.test(t.raw) ? '' : t.value.includes("'") ? '"' : "'";
+    out.push({ text: t.value, start: t.start, end: t.end, quote, lead: '' });
   }
   return out;
 }
@@ -121,7 +137,8 @@ export function redactPositional(text: string, marker: string, accept: (value: s
       const value = w.text.slice(from);
       if (!accept(value)) continue;
       onRedact(value);
-      const replaced = `${w.quote}${w.text.slice(0, from)}${marker}${w.quote}`;
+      const lead = from >= w.lead.length ? w.lead : '';
+      const replaced = `${lead}${w.quote}${w.text.slice(lead.length, from)}${marker}${w.quote}`;
       out = out.slice(0, w.start) + replaced + out.slice(w.end);
     }
     return command + out;

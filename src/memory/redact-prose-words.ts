@@ -83,7 +83,28 @@ export function isWordPassword(word: string, sep: string, value: string): boolea
   // lower case (German adjectives and participles too), so only the stop-list applies to it. The word endings
   // would keep "Cielonublado" (-ado) and "Tournesoljaunevif" (-if): passwords joined from words end like words.
   if (/^\p{Lu}\p{Ll}/u.test(value)) return !STOP.has(value.toLowerCase()) && !PARTICIPLE.test(value.toLowerCase());
+  if (/^[\p{Lu}'’-]+$/u.test(value)) return isCapsPassword(value, sep);
   return !isSentenceWord(value);
+}
+
+/** Status words a program prints in capitals after a password label (`PASSWORD: MISMATCH`), beyond STOP. */
+const CAPS_STATUS = new Set(
+  `mismatch success successful failure hidden masked pending default locked unlocked enabled disabled accepted rejected
+  verified unverified complete incomplete weak strong none null unset notset changeme blank secure insecure omitted
+  truncated filtered censored inherited ok okay valid expiring`.split(/\s+/),
+);
+
+/**
+ * An all-caps value (`CONTRASEÑA: CIELONUBLADO`, `PASSWORD: HUNTERTWO`): a label in capitals is followed by a
+ * status in capitals, so the status words (STOP, CAPS_STATUS) and English status endings (-ed, -ing, -ly:
+ * `DISABLED`, `PENDING`) stay. After a `:` that is all; the endings of other languages' participles and
+ * adjectives (`-ado`) are not read there, since passwords joined from words end like words. After a verb
+ * ("PASSWORD IS …") a sentence goes on, and every ending counts as for lower case.
+ */
+function isCapsPassword(value: string, sep: string): boolean {
+  const lower = value.toLowerCase();
+  if (STOP.has(lower) || CAPS_STATUS.has(lower) || /(?:ed|ing|ly)$/.test(lower) || PARTICIPLE.test(lower)) return false;
+  return /[:：]/.test(sep) || !isSentenceWord(value);
 }
 
 /** `word` as written in prose: lower case, capitalised at the start of a sentence or label, or all caps. */

@@ -32,19 +32,22 @@ const VERBS_LATIN = [
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A blank within a line (no-break spaces included: French puts one before `:`): word and value share a line. */
+const SP = '[^\\S\\r\\n]';
+
 /**
  * `<word> [verb|:|=| - ] ["']value["']` in the Latin and Cyrillic scripts (`:` with or without the French space
  * before it, or the full-width `：`). The word must start a word: checked with
  * `startsWord` on the match, not with a leading lookbehind (V8 would try that at every position of the text).
  */
 export const PROSE_LATIN = new RegExp(
-  `(${WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\s+(?:${VERBS_LATIN.map(escape).join('|')}))?\\s*[:=：]?\\s*|\\s+[-–—]\\s+)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
+  `(${WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:${SP}+(?:${VERBS_LATIN.map(escape).join('|')}))?${SP}*[:=：]?${SP}*|${SP}+[-–—]${SP}+)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
   'giu',
 );
 
 /** Chinese and Japanese and Korean: no spaces needed; 密码是X, 密码：X, 口令为X, パスワードはX, 비밀번호는 X. */
 export const PROSE_CJK = new RegExp(
-  `(密码|密碼|口令|密钥|密鑰|令牌|パスワード|暗証番号|秘密鍵|トークン|비밀번호|암호)((?:\\s*(?:是|为|為|は|が|:|：|=|는|은)\\s*)+|\\s+)(["'“「『]?)([!-~]{6,})(["'”」』]?)`,
+  `(密码|密碼|口令|密钥|密鑰|令牌|パスワード|暗証番号|秘密鍵|トークン|비밀번호|암호)((?:${SP}*(?:是|为|為|は|が|:|：|=|는|은)${SP}*)+|${SP}+)(["'“「『]?)([!-~]{6,})(["'”」』]?)`,
   'gu',
 );
 
@@ -73,12 +76,13 @@ export function isProseValue(raw: string, quoted: boolean): boolean {
 
 /**
  * A password or secret told in prose: "the password is hunter2x", "use password FAKE123 from now on". Only a
- * value that mixes letters and digits counts, so "the password is required" and "token budget 4096" stay.
+ * value that mixes letters and digits counts, so "the password is required" and "token budget 4096" stay. Word
+ * and value share a line: a URL ending in `/token` says nothing about the key that starts the next line.
  */
-const PROSE_SECRET = /\b(password|passphrase|passwd|secret|token|api[ _-]?key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([^\s"'`]{6,})\3/gi;
+const PROSE_SECRET = /\b(password|passphrase|passwd|secret|token|api[ _-]?key)([^\S\r\n]+(?:is|was|=|:)?[^\S\r\n]*)(["'`]?)([^\s"'`]{6,})\3/gi;
 
 /** "the key AKx9…": after a bare "key", only a long value mixing upper case, lower case and digits counts. */
-const PROSE_KEY = /\b(key)(\s+(?:is|was|=|:)?\s*)(["'`]?)([A-Za-z0-9+/=_-]{20,})\3(?![A-Za-z0-9+/=_-])/gi;
+const PROSE_KEY = /\b(key)([^\S\r\n]+(?:is|was|=|:)?[^\S\r\n]*)(["'`]?)([A-Za-z0-9+/=_-]{20,})\3(?![A-Za-z0-9+/=_-])/gi;
 
 /** The marker kind for a prose word: a password in any language, else a secret. */
 function proseKind(word: string): SecretKind {

@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 4;
+export const REDACTION_VERSION = 5;
 
 /** Kinds that appear in `[REDACTED:<kind>]`. */
 export type SecretKind =
@@ -51,10 +51,12 @@ export type SecretKind =
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
 import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD } from './redact-clients.js';
-import { BASE64_RUN, decodeBase64Text, isHighEntropyValue, joinContinuations, joinSplitTokens } from './redact-encoded.js';
+import { BASE64_RUN, decodeBase64Text, isHighEntropyValue } from './redact-encoded.js';
+import { joinContinuations, joinSplitTokens } from './redact-joins.js';
 import { redactPositional } from './redact-positional.js';
 import { redactProse } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
+import { SECRET_QUERY_PARAM, isPlainUrl } from './redact-urls.js';
 import { isSecretName } from './secret-names.js';
 
 export { isSecretName };
@@ -142,8 +144,9 @@ const SHAPES: ShapeRule[] = [
   },
   {
     kind: 'bearer_token',
-    // `Authorization: Bearer <t>`, `Basic <b64>`, `token <t>`: keep the scheme word.
-    re: /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/=-]{16,})/gi,
+    // `Authorization: Bearer <t>`, `Basic <b64>`, `token <t>`: keep the scheme word. The value is on the same
+    // line: a URL ending in `/token` is not a scheme for the key on the next line.
+    re: /\b(Bearer|Basic|Token)([ \t]+)([A-Za-z0-9._~+/=-]{16,})/gi,
     replace: (m, scheme: string, sp: string, value: string) =>
       REDACTED_RE.test(value) || !/[0-9]/.test(value) ? m : `${scheme}${sp}${marker('bearer_token')}`,
   },
@@ -162,6 +165,15 @@ const SHAPES: ShapeRule[] = [
     re: /((?:-H|--header)(?:\s+|=)(["']))([A-Za-z][A-Za-z0-9_-]*)(:[ \t]*)([^"'\n]+)\2/g,
     replace: (m, pre: string, q: string, name: string, sep: string, value: string) =>
       isSecretName(name) && !value.includes('[REDACTED:') && isSecretValue(value, false) ? `${pre}${name}${sep}${marker(assignmentKind(name))}${q}` : m,
+  },
+  {
+    kind: 'secret',
+    // A credential in a URL's query or fragment (`?access_token=…`, `&sig=…`, `#id_token=…`), wherever the URL
+    // is: the URL may itself be the value of a name that says nothing (`CALLBACK=https://…?token=…`), which the
+    // assignment rules then take whole and leave.
+    re: /([?&#])([A-Za-z_][A-Za-z0-9_.-]*)=([^\s&#"'`<>]+)/g,
+    replace: (m, sep: string, name: string, value: string) =>
+      (isSecretName(name) || SECRET_QUERY_PARAM.test(name)) && isSecretValue(value, false) ? `${sep}${name}=${marker(assignmentKind(name))}` : m,
   },
 ];
 
@@ -189,6 +201,7 @@ function isSecretValue(value: string, strict: boolean): boolean {
   if (/^\*+$/.test(v)) return false;
   if (isDevDefault(v)) return false;
   if (v.length < 4) return false;
+  if (isPlainUrl(v)) return false;
   // In `name: value` code (TypeScript annotations, Python kwargs) a bare identifier is a type or a variable.
   if (strict) {
     if (/^[A-Za-z_][A-Za-z_<>[\]|]*[,;:)\]}>{]*$/.test(v) && v.length < 24) return false; // string, Token):

@@ -33,4 +33,13 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'ci cache key', text: 'key: ${{ runner.os }}-node-${{ hashFiles(\'**/package-lock.json\') }}' },
   { name: 'function call value', text: 'api_key = os.environ["API_KEY"]\ntoken = get_token()' },
   { name: 'jest snapshot id', text: 'exports[`Login renders the password field 1`] = `<input type="password" />`;' },
+  // Seams that hold no secret: joined only where the joined text is one.
+  { name: 'SQL quote escape', text: "SELECT * FROM notes WHERE body = 'It''s done' AND token_count > 3" },
+  { name: 'adjacent shell strings, no secret', text: "echo 'token count: '\"$COUNT\"' words' && printf 'a\\\\\\nb\\n'" },
+  { name: 'string concatenation, no secret', text: 'const message = "Enter your password" + " to continue";\nconst t = "token_" + "name";' },
+  { name: 'printf continuation, no secret', text: "printf 'make all \\\\\\n  install\\n' > build.sh" },
+  { name: 'windows path with \\n', text: 'copy C:\\\\new\\\\ghp_notes.txt D:\\\\backup' },
+  // Public URLs under names that say token or auth (a GCP service-account key's endpoints).
+  { name: 'service-account token_uri', text: '  "auth_uri": "https://accounts.google.com/o/oauth2/auth",\n  "token_uri": "https://oauth2.googleapis.com/token",' },
+  { name: 'OAuth token endpoint in YAML', text: 'oauth:\n  token_uri: https://login.example.com/oauth2/v2.0/token\n  auth_provider_x509_cert_url: https://www.googleapis.com/oauth2/v1/certs' },
 ];

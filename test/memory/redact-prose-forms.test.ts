@@ -83,3 +83,37 @@ describe('headings and participles in capitals stay', () => {
     expect(redact(text)).toBe(text);
   });
 });
+
+/**
+ * Third new-user trial: an all-caps value after a password label (`CONTRASEÑA: CIELONUBLADO`) stayed, because it
+ * was judged like a lower-case word of a sentence and `-ado` ends like a participle. After a label and a colon,
+ * a value in capitals is a password unless it is a status word a program prints there (`PASSWORD: REQUIRED`,
+ * `MISMATCH`, `DISABLED`).
+ */
+describe('an all-caps password after a label with a colon', () => {
+  const rows: Array<[string, string]> = [];
+  WORDS.forEach(([word], i) => {
+    for (const sep of [': ', ' : ', '：']) {
+      for (const w of cases(word)) {
+        const value = [...VALUES, 'Huntertwo', 'Sonnenblume'][(i + rows.length) % (VALUES.length + 2)]!.toUpperCase();
+        for (const text of positions(`${w}${sep}${value}`)) rows.push([text, value]);
+      }
+    }
+  });
+
+  it.each(rows)('%s', (text, value) => {
+    const out = redact(text);
+    expect(out).not.toContain(value);
+    expect(out).toContain('[REDACTED:password]');
+    expect(redact(out)).toBe(out);
+  });
+});
+
+describe('status words in capitals after a password label stay', () => {
+  const statuses = ['REQUIRED', 'OPTIONAL', 'DISABLED', 'ENABLED', 'MISMATCH', 'CHANGEME', 'INCORRECT', 'EXPIRED', 'VERIFIED', 'PENDING', 'UNCHANGED', 'SUCCESSFUL', 'OBLIGATOIRE', 'ERFORDERLICH', 'OBLIGATORIA', 'ABGELAUFEN'];
+  const texts = statuses.flatMap((s) => [`PASSWORD: ${s}`, `Password: ${s}`, `CONTRASEÑA: ${s}`, `echo "KENNWORT: ${s}"`]);
+  texts.push('PASSWORD IS REQUIRED', 'CONTRASEÑA ES OBLIGATORIA', 'PASSWORD: NOT SET', 'MOT DE PASSE : INCORRECT');
+  it.each(texts)('%s', (text) => {
+    expect(redact(text)).toBe(text);
+  });
+});

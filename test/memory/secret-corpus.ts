@@ -187,4 +187,17 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'high entropy env, neutral name', text: 'SESSION_SIGNING_VALUE=FAKE9fK2mQ8xLp3Vz7Rt1Wb6Nc', secret: 'FAKE9fK2mQ8xLp3Vz7Rt1Wb6Nc', kind: 'high_entropy' },
   { name: 'high entropy yaml, neutral name', text: 'app:\n  cookie_material: FAKEq7Rm2KxV9pLt4WzN8c\n', secret: 'FAKEq7Rm2KxV9pLt4WzN8c', kind: 'high_entropy' },
   { name: 'high entropy ini, neutral name', text: '[hooks]\nvalidation = FAKEZt5wQ9nLm2XkR7vB4pHc8J\n', secret: 'FAKEZt5wQ9nLm2XkR7vB4pHc8J', kind: 'high_entropy' },
+  // Issue 10, item 8, third trial: a token split inside a command's string (the tool call's input, not only the
+  // output it printed), and strings the shell or a language joins into one.
+  { name: 'printf continuation escape in a command', text: "printf 'export GH_TOKEN=ghp_FAKEp1B2c3D4\\\\\\nE5F6g7H8i9J0kLmNoPqRsTuVw' > .env", secret: 'E5F6g7H8i9J0kLmNoPqRsTuVw', kind: 'github_token' },
+  { name: 'printf continuation escape, any value', text: "printf 'export DEPLOY_TOKEN=FAKEpq12\\\\\\nrs34tu56vw78' >> ~/.profile", secret: 'rs34tu56vw78', kind: 'secret' },
+  { name: 'echo -e newline escape in a token', text: 'echo -e "ghp_FAKEe1B2c3D4e5F6\\ng7H8i9J0kLmNoPqRsTuXy" | gh auth login --with-token', secret: 'g7H8i9J0kLmNoPqRsTuXy', kind: 'github_token' },
+  { name: 'adjacent single-quoted strings', text: "export API_TOKEN='FAKEqq81''zz93kk47mm'", secret: 'zz93kk47mm', kind: 'secret' },
+  { name: 'mixed quotes joined', text: "mysql -u root --password='FAKEmx'\"Qq81zz93\" shop", secret: 'Qq81zz93', kind: 'password' },
+  { name: 'escaped blank between quotes', text: 'export DB_PASSWORD="FAKEeb"\\ "Kk47mm21"', secret: 'Kk47mm21', kind: 'password' },
+  { name: 'string concatenation in code', text: 'const apiKey = "sk-ant-api03-FAKEcc" + "Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0";', secret: 'Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0', kind: 'anthropic_key' },
+  // A credential in a URL's query, the URL under a name that says nothing.
+  { name: 'access_token in a URL query, neutral name', text: 'CALLBACK_URL=https://api.example.com/cb?access_token=FAKEqt81zz93kk47&state=1', secret: 'FAKEqt81zz93kk47', kind: 'secret' },
+  // An all-caps password after a label and a colon.
+  { name: 'Spanish all caps value after a colon', text: "echo 'CONTRASEÑA: FAKECIELONUBLADO'", secret: 'FAKECIELONUBLADO', kind: 'password' },
 ];

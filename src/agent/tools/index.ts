@@ -37,6 +37,13 @@ export interface ToolboxOptions {
   limits?: ToolLimits;
   /** Once aborted, calls that have not started are answered "not run" (the one running finishes). */
   signal?: AbortSignal;
+  /**
+   * Applied to a call's whole input text before its one-line `summary` is cut from it (the run passes the
+   * transcript's redaction): a summary cut or flattened first would split a secret (`ghp_ab\` ⏎ `cd…` becomes
+   * `ghp_ab\ cd…`) where no rule can join it again. Default: the text as it is.
+   */
+  redact?: (text: string) => string;
+  /** `summary`: one line, at most 80 characters, made from the redacted input (see `redact`). */
   onStart?: (call: { id: string; name: string; summary: string }) => void;
   onEnd?: (call: { id: string; detail: ToolCallDetail; summary: string }) => void;
 }
@@ -58,6 +65,7 @@ export interface Toolbox {
  */
 export function createToolbox(options: ToolboxOptions): Toolbox {
   const { sandbox } = options;
+  const redactText = options.redact ?? ((text: string): string => text);
   const limits = { ...DEFAULT_TOOL_LIMITS, ...stripUndefined(options.limits ?? {}) };
   const details = new Map<string, ToolCallDetail>();
   let tail: Promise<unknown> = Promise.resolve();
@@ -86,7 +94,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
   ): BetaRunnableTool => {
     const name = (definition as { name: string }).name;
     const call = async (input: unknown, id: string): Promise<string> => {
-      const summary = summarize(input);
+      const summary = clip(redactText(summarize(input)));
       if (options.signal?.aborted) {
         const text = 'Not run: the run was interrupted before this tool call started.';
         details.set(id, { name, output: text, isError: true, durationMs: 0 });
@@ -170,11 +178,11 @@ function clip(s: string, n = 80): string {
 function summarizeBash(input: unknown): string {
   const i = (input ?? {}) as { command?: unknown; restart?: unknown };
   if (i.restart === true) return 'restart';
-  return typeof i.command === 'string' ? clip(i.command) : '(no command)';
+  return typeof i.command === 'string' ? i.command : '(no command)';
 }
 
 function summarizeFile(input: unknown): string {
   const i = (input ?? {}) as { command?: unknown; path?: unknown; old_path?: unknown; new_path?: unknown };
   const path = typeof i.path === 'string' ? i.path : typeof i.old_path === 'string' ? `${i.old_path} → ${String(i.new_path)}` : '';
-  return clip(`${String(i.command ?? '?')} ${path}`);
+  return `${String(i.command ?? '?')} ${path}`;
 }

@@ -23,8 +23,20 @@ export interface ShellToken {
 const CONTROL = ['&&', '||', ';;', '|&', ';', '|', '&', '\n', '(', ')'];
 const REDIRECT = /^(\d*)(>>|>&|<<<|<<-|<<|<>|<&|>\||>|<)|^&>>?/;
 
+/** How `tokenize` reads a command. */
+export interface TokenizeOptions {
+  /**
+   * Keep every backslash in word values as written (`net use \\srv\share`, a cmd.exe command, and `"a\"b"`
+   * stays `a\"b`); a backslash still keeps the next character from ending a word or a double-quoted string.
+   * For callers that put a value back into the text (redaction) or read commands that are not POSIX shell.
+   * Default false: the shell's meaning (`a\ b` is `a b`).
+   */
+  literalBackslashes?: boolean;
+}
+
 /** Tokens of `command` in order. Here-document bodies and comments are skipped. */
-export function tokenize(command: string): ShellToken[] {
+export function tokenize(command: string, options: TokenizeOptions = {}): ShellToken[] {
+  const literal = options.literalBackslashes === true;
   const out: ShellToken[] = [];
   const heredocs: Array<{ delim: string; strip: boolean }> = [];
   let i = 0;
@@ -61,7 +73,7 @@ export function tokenize(command: string): ShellToken[] {
         continue;
       }
       while (j < n && (command[j] === ' ' || command[j] === '\t')) j += 1;
-      const target = readWord(command, j);
+      const target = readWord(command, j, literal);
       if (op.startsWith('<<') && op !== '<<<') heredocs.push({ delim: target.value, strip: op === '<<-' });
       out.push({ kind: 'redirect', op, value: target.value, raw: command.slice(i, target.end), start: i, end: target.end });
       i = Math.max(target.end, i + op.length);
@@ -73,7 +85,7 @@ export function tokenize(command: string): ShellToken[] {
       i += ctl.length;
       continue;
     }
-    const w = readWord(command, i);
+    const w = readWord(command, i, literal);
     out.push({ kind: 'word', value: w.value, raw: command.slice(i, w.end), start: i, end: w.end });
     i = Math.max(w.end, i + 1);
   }
@@ -81,14 +93,14 @@ export function tokenize(command: string): ShellToken[] {
 }
 
 /** One word from `start`: quotes removed, `$( )`, `${ }` and backticks kept whole. */
-function readWord(s: string, start: number): { value: string; end: number } {
+function readWord(s: string, start: number, literal = false): { value: string; end: number } {
   let i = start;
   let value = '';
   while (i < s.length) {
     const c = s[i]!;
     if (/[\s;&|()<>]/.test(c)) break;
     if (c === '\\') {
-      value += s[i + 1] ?? '';
+      value += literal ? s.slice(i, i + 2) : (s[i + 1] ?? '');
       i += 2;
       continue;
     }
@@ -103,7 +115,7 @@ function readWord(s: string, start: number): { value: string; end: number } {
       i += 1;
       while (i < s.length && s[i] !== '"') {
         if (s[i] === '\\' && i + 1 < s.length) {
-          value += /["\\$`]/.test(s[i + 1]!) ? s[i + 1] : s.slice(i, i + 2);
+          value += !literal && /["\\$`]/.test(s[i + 1]!) ? s[i + 1] : s.slice(i, i + 2);
           i += 2;
           continue;
         }
