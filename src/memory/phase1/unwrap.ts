@@ -2,7 +2,8 @@
  * Finds the program a segment really runs, through the wrappers an agent puts in front of it:
  * `VAR=1`, `sudo -E`, `env -u X`, `time -p`, `timeout -s KILL 60`, `nice -n 5`, `nohup`, `xvfb-run -a`,
  * `cross-env`; interpreters running a file (`bash -e scripts/check.sh`, `python3 tools/run_tests.py`);
- * runners (`npx -y vitest`, `pnpm exec jest`, `bundle exec rspec`, `uv run pytest`, `coverage run -m pytest`);
+ * runners (`npx -y vitest`, `pnpm exec jest`, `bundle exec rspec`, `uv run pytest`, `coverage run -m pytest`) and
+ * development environments (`nix develop -c`, `nix-shell --run`, `mise exec --`, `devbox run`: `environmentRunner`);
  * and `bash -c '…'`, whose string is handed back to be split as a command of its own.
  */
 
@@ -42,6 +43,26 @@ const RUNNERS: Array<{ match: (w: string[]) => number; valued: RegExp }> = [
   { match: (w) => (/^(uv|poetry|pipenv|pdm|rye|hatch)$/.test(w[0] ?? '') && w[1] === 'run' ? 2 : 0), valued: /^--(with|python|extra|group|project|directory|env-file|package|env)$|^-[pe]$/ },
   { match: (w) => (w[0] === 'conda' && w[1] === 'run' ? 2 : 0), valued: /^-[np]$|^--(name|prefix)$/ },
 ];
+
+/**
+ * Runners that enter a development environment and run one command in it: `nix develop .#ci -c <cmd>`,
+ * `nix shell nixpkgs#x --command <cmd>`, `mise exec node@20 -- <cmd>`, `dotenv -e .env -- <cmd>`, `devbox run
+ * <cmd>`, `pixi run <cmd>`, `asdf exec <cmd>`, `direnv exec <dir> <cmd>`. Returns where the command starts in
+ * `w`, or undefined when `w` is none of them.
+ */
+function environmentRunner(w: string[]): number | undefined {
+  const after = (marker: RegExp) => {
+    const i = w.findIndex((x, k) => k > 0 && marker.test(x));
+    return i > 0 ? i + 1 : w.length;
+  };
+  if (w[0] === 'nix' && (w[1] === 'develop' || w[1] === 'shell')) return after(/^(-c|--command)$/);
+  if (/^(mise|rtx)$/.test(w[0] ?? '') && /^(exec|x)$/.test(w[1] ?? '')) return after(/^--$/);
+  if (/^(dotenv|dotenvx|flox)$/.test(w[0] ?? '') && w.includes('--')) return after(/^--$/);
+  if (/^(devbox|pixi)$/.test(w[0] ?? '') && w[1] === 'run') return skipOptions(w, 2, /^-c$|^--(config|environment|manifest-path)$|^-e$/);
+  if (w[0] === 'asdf' && w[1] === 'exec') return 2;
+  if (w[0] === 'direnv' && w[1] === 'exec' && w[2] !== undefined) return 3;
+  return undefined;
+}
 
 export interface Unwrapped {
   /** Index in the segment's words where the command starts (after wrappers; runners included). */
@@ -108,6 +129,17 @@ export function unwrap(words: string[]): Unwrapped {
   const start = k;
   let rest = words.slice(k);
   for (let guard = 0; guard < 3; guard += 1) {
+    // `nix-shell --run '<cmd>'`: the command string to split instead.
+    if (/^nix-shell$/.test(rest[0] ?? '')) {
+      const r = rest.indexOf('--run');
+      if (r > 0 && rest[r + 1] !== undefined) return { start, words: rest, sudo, noise, assignments, inner: rest[r + 1] };
+    }
+    const inEnv = environmentRunner(rest);
+    if (inEnv !== undefined) {
+      if (inEnv >= rest.length) break;
+      rest = rest.slice(inEnv);
+      continue;
+    }
     const runner = RUNNERS.find((r) => r.match(rest) > 0);
     if (!runner) break;
     const after = skipOptions(rest, runner.match(rest), runner.valued);
