@@ -63,6 +63,32 @@ export const CONSTRAINT = new RegExp(
   'i',
 );
 
+/** Words that give a reason (several languages): "because", "since", "so", "needs", "the daemon does not know …". */
+const REASON = new RegExp(
+  [
+    "\\b(because|since|so that|which is why|that's why|needs?|requires?|only|does(n't| not) (know|find|see|have)|is not|isn't|missing|expects?)\\b",
+    '(?<![\\wÀ-ɏḀ-ỿ])(weil|da |denn|braucht|benötigt|kennt|fehlt|nur|porque|necesita|falta|solo|parce que|car |besoin|manque|seulement|perché|serve|manca|solo|omdat|nodig|ontbreekt|alleen|ponieważ|potrzebuje|brak|tylko|eftersom|behöver|saknas|bara|protože|potřebuje|chybí|jen|çünkü|gerek|eksik|sadece|karena|perlu|butuh|hanya|vì|cần|thiếu|chỉ)(?![\\wÀ-ɏḀ-ỿ])',
+    '(потому что|нужн|не хватает|только|тому що|потрібн|бракує|лише|επειδή|χρειάζεται|λείπει|μόνο|क्योंकि|ज़रूरत|जरूरत|चाहिए|केवल|因为|由于|需要|缺少|只有|ため|必要|ので|だけ|때문|필요|없어서)',
+  ].join('|'),
+  'i',
+);
+
+/**
+ * The agent's own reason for a fix: the first whole sentence it said between two events (`from` and `to`,
+ * positions as in `Said.at`) that gives one (`REASON`), at most `max` characters; never a sentence that passes
+ * on an instruction read in tool output or tells to fetch and run code.
+ */
+export function reasonSaid(view: RolloutView, from: number, to: number, max = 220): string | undefined {
+  for (const s of view.said) {
+    if (s.role !== 'assistant' || s.at <= from || s.at >= to) continue;
+    for (const sentence of sentencesOf(s.text)) {
+      if (sentence.length > max || !REASON.test(sentence) || looksLikeInstruction(sentence) || dangerousInstruction(sentence)) continue;
+      return sentence;
+    }
+  }
+  return undefined;
+}
+
 /** Sentences of a text, whole (never cut), in order. */
 export function sentencesOf(text: string): string[] {
   return text

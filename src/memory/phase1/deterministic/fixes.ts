@@ -5,6 +5,7 @@ import { checksOnly, jobOf } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
 import { readOnlyCommand, setsUpService } from './services.js';
 import { segmentOutcome } from '../outcome.js';
+import { reasonSaid } from '../findings.js';
 import { commandOf, failed, isEdit, type RolloutView, type Step } from '../rollout.js';
 import { clip, keywordsOf, quote } from './text.js';
 import { sameWhere, stepDirectories, whereOf } from './where.js';
@@ -40,7 +41,7 @@ export function failureFixes(view: RolloutView): RawMemory[] {
     // starts the next lesson (codegen fixed "module not found"; `--runInBand` then fixed the port clash).
     const last = found.movedPast ? found.resolver.index - 1 : found.resolver.index;
     for (let i = step.index; i <= last; i += 1) consumed.add(i);
-    const memory = describe([{ step, seg: target }, ...found.chain], found);
+    const memory = describe(view, [{ step, seg: target }, ...found.chain], found);
     if (memory) out.push(memory);
   }
   return out;
@@ -216,7 +217,7 @@ function setupSegments(step: Step, segs: Segment[], target: Segment): Segment[] 
   );
 }
 
-function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
+function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory | undefined {
   const first = failures[0]!;
   const fixCmd = essentialCommand(fix.resolverSegs, fix.resolverSeg);
   // Another spelling of the same command (`./x.sh` → `bash x.sh`) is a lesson only when the spelling was the
@@ -247,6 +248,9 @@ function describe(failures: Failure[], fix: Fix): RawMemory | undefined {
     const after = changes.length ? ` (after ${changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', ')})` : '';
     text = `In this environment ${parts.join('; ')}. What worked: \`${clip(fixCmd, 200)}\`${after}.`;
   }
+  // The reason, when the agent said it between the failure and the fix ("the running daemon does not know the new JDK").
+  const reason = reasonSaid(view, first.step.at, fix.resolver.at);
+  if (reason && !text.includes(reason)) text += ` (Why, in the agent's words: “${reason}”)`;
   const lines = new Set<number>();
   for (const f of failures) {
     lines.add(f.step.callLine);
