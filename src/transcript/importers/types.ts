@@ -144,7 +144,7 @@ export function commandLine(v: unknown): string {
   return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
-const FAILURE_SIGNS = /Traceback \(most recent call last\)|^\w*Error\b|^error(\[\w+\])?:|^E\s{2,}|\b[1-9]\d* (failed|errors?)\b|command not found|No such file or directory|npm ERR!|^FAILED\b|^fatal:|Permission denied/m;
+const FAILURE_SIGNS = /Traceback \(most recent call last\)|^\w*Error\b|^\s*(error|ERROR)(\[\w+\])?:|^E\s{2,}|\b[1-9]\d* (failed|errors?)\b|command not found|No such file or directory|npm ERR!|^FAILED\b|^fatal:|Permission denied/m;
 
 /**
  * For formats that record no exit status (SWE-agent, Aider): whether a command's output shows that it
