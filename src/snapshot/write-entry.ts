@@ -57,9 +57,12 @@ export async function writeFileEntry(
 ): Promise<{ hash: string; key: string } | undefined> {
   const h = record ? createHash('sha256') : undefined;
   if (entry.size <= SYNC_WRITE_BYTES) {
-    const chunks: Buffer[] = [];
-    for await (const c of entry as AsyncIterable<Buffer>) chunks.push(c);
-    const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    let data = entry.data;
+    if (!data) {
+      const chunks: Buffer[] = [];
+      for await (const c of entry as AsyncIterable<Buffer>) chunks.push(c);
+      data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    }
     // Created with its mode: fchmod only when the umask clears some of its bits (as GNU tar does; one
     // syscall less per file in the common case). The staging directory is 0700 while it is written.
     const fd = openSync(fsPath(target), WRITE_NEW, mode & 0o777);
