@@ -52,6 +52,8 @@ const TYPES: Record<string, string> = {
  */
 const INLINE_CONTENT_BYTES = 64 * 1024;
 
+const ZERO_BLOCK = Buffer.alloc(512);
+
 /** Largest pax or GNU long-name record accepted (the guard's path limit is 4 KiB; this leaves room). */
 const MAX_META_BYTES = 1024 * 1024;
 
@@ -166,6 +168,15 @@ function numeric(block: Buffer, off: number, len: number, name: string): number 
     if (!Number.isSafeInteger(v)) throw bad(`${name} too large`);
     return v;
   }
+  // Fast path for the usual form (spaces, octal digits, spaces, then NUL or the field's end): no string per
+  // field, seven fields a header. Anything else takes the exact path below (and its errors).
+  let i = 0;
+  while (i < len && f[i] === 0x20) i++;
+  let v = 0;
+  let digits = 0;
+  for (; i < len && f[i]! >= 0x30 && f[i]! <= 0x37; i++, digits++) v = v * 8 + (f[i]! - 0x30);
+  while (i < len && f[i] === 0x20) i++;
+  if ((i === len || f[i] === 0) && digits <= 16) return digits === 0 ? undefined : v;
   const text = f.toString('latin1').replace(/\0.*$/s, '').trim();
   if (text === '') return undefined;
   if (!/^[0-7]+$/.test(text)) throw bad(`bad ${name} field ${JSON.stringify(text)}`);
@@ -233,7 +244,7 @@ export async function readTar(
         throw truncated();
       }
       const block = src.take(512);
-      if (block.every((b) => b === 0)) {
+      if (block.equals(ZERO_BLOCK)) {
         await src.drain();
         return;
       }
