@@ -50,7 +50,7 @@ async function treeBytes(dir: string): Promise<{ bytes: number; files: number }>
 }
 
 export default async function snapshotBench(opts: { quick: boolean }): Promise<void> {
-  const runs = opts.quick ? 1 : 3;
+  const runs = opts.quick ? 1 : 5; // pack and restore: medians of 5 against tar, alternating which goes first
   const memRuns = opts.quick ? 20 : 100;
   const work = mkdtempSync(join(tmpdir(), 'mnemara-bench-snapshot-'));
   const genDir = join(tmpdir(), 'mnemara-bench-tree-200m');

@@ -1,5 +1,5 @@
-import { linkSync, mkdirSync, symlinkSync } from 'node:fs';
-import { chmod, lutimes, rm, utimes } from 'node:fs/promises';
+import { chmodSync, linkSync, mkdirSync, symlinkSync, utimesSync } from 'node:fs';
+import { lutimes, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { OnProgress } from '../config/progress.js';
@@ -51,7 +51,8 @@ export class GuardedExtractor {
    */
   readonly unresolved: Array<{ segments: string[]; target: string[]; entry: TreeEntry }> = [];
   readonly budget: ArchiveBudget;
-  private readonly made: Set<string>;
+  /** Directories made on disk, with the mode they were made with (so `finish` chmods only those that differ). */
+  private readonly made: Map<string, number>;
   private lastReport = 0;
   /** Content bytes of every entry read so far, kept or left out by a path filter: what progress counts. */
   private scanned = 0;
@@ -74,7 +75,7 @@ export class GuardedExtractor {
     this.budget = new ArchiveBudget(limits);
     // Every stream this extractor reads (a sandbox's tar, each layer of a restore) passes the budget chunk by chunk.
     if (progress) this.budget.onChunk = (n) => this.streamed(n);
-    this.made = new Set([dest]);
+    this.made = new Map([[dest, -1]]);
   }
 
   /** The per-entry handler for `readTar` (or `readLayer`), for one archive. */
@@ -157,7 +158,9 @@ export class GuardedExtractor {
     }
     if (segments.length > 1) this.mkdir(join(this.dest, ...segments.slice(0, -1)), 0o755);
     if (type === 'dir') {
-      this.mkdir(target, 0o700);
+      // Made with its own mode when that keeps it writable by us and the umask leaves it whole (most
+      // directories: 0755), so `finish` need not chmod it; otherwise 0700 until `finish`.
+      this.mkdir(target, (mode & 0o700) === 0o700 && (mode & ~this.umask & 0o777) === mode ? mode : 0o700);
       return void entry.resume();
     }
     if (type === 'symlink') {
@@ -243,13 +246,13 @@ export class GuardedExtractor {
 
   /** Forgets the directories made at or under `target` (removed from the disk). */
   private forgetMade(target: string): void {
-    for (const m of this.made) if (m === target || m.startsWith(`${target}/`)) this.made.delete(m);
+    for (const m of this.made.keys()) if (m === target || m.startsWith(`${target}/`)) this.made.delete(m);
   }
 
   private mkdir(path: string, mode: number): void {
     if (this.made.has(path)) return;
     mkdirSync(fsPath(path), { recursive: true, mode });
-    this.made.add(path);
+    this.made.set(path, mode & ~this.umask & 0o777); // what the disk has
   }
 
   /** Sets directory modes and times, deepest first (links are data: nothing about them is checked here). */
@@ -257,8 +260,9 @@ export class GuardedExtractor {
     const dirs = [...this.tree.walk()].filter((w) => w.node.entry.type === 'dir').reverse();
     for (const { segments, node } of dirs) {
       const p = join(this.dest, ...segments);
-      await chmod(fsPath(p), node.entry.mode);
-      if (node.entry.source) await utimes(fsPath(p), node.entry.mtime / 1000, node.entry.mtime / 1000);
+      // Synchronous: thousands of directories, each a thread-pool round trip otherwise, and nothing to overlap with.
+      if (this.made.get(p) !== node.entry.mode) chmodSync(fsPath(p), node.entry.mode);
+      if (node.entry.source) utimesSync(fsPath(p), node.entry.mtime / 1000, node.entry.mtime / 1000);
     }
     return { files: this.budget.files, bytes: this.budget.bytes };
   }

@@ -36,7 +36,9 @@ export async function readLayer(
   onEntry: (entry: TarEntry) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<void> {
-  const tar = new PassThrough({ highWaterMark: 256 * 1024 });
+  // Chunks are handed to the tar reader one by one (object mode on the readable side): a byte-mode stream's
+  // iterator concatenates everything buffered into one new buffer, a copy of most of the layer on a busy main thread.
+  const tar = new PassThrough({ writableHighWaterMark: 256 * 1024, readableObjectMode: true, readableHighWaterMark: 16 });
   // A large layer is decompressed (and hashed) on a worker thread, overlapping with the file writes here.
   const counter = layer.compressedBytes >= WORKER_MIN_BYTES && (layer.codec === 'gzip' || layer.codec === 'none') ? undefined : new HashingCounter();
   const inflated = counter ? undefined : inflateInWorker(blobs.pathOf(layer.digest), layer.codec);

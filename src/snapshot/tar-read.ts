@@ -18,6 +18,11 @@ export interface TarEntry {
   linkpath: string | undefined;
   uid: number | undefined;
   gid: number | undefined;
+  /**
+   * The whole content, when the reader already held it (entries up to `INLINE_CONTENT_BYTES`): a handler can
+   * take it at once instead of iterating. Iterating yields the same bytes.
+   */
+  data?: Buffer;
   /** Content not read by the handler is skipped; kept so handlers written for node-tar's entries still read. */
   resume(): void;
   [Symbol.asyncIterator](): AsyncIterator<Buffer>;
@@ -39,6 +44,15 @@ const TYPES: Record<string, string> = {
   D: 'GNU dump directory',
   N: 'GNU old long name',
 };
+
+/**
+ * Entries up to this many content bytes are read before their handler runs and handed over whole (`data`):
+ * most files of a real tree are this small, and an async iteration per file cost more than its write. Reading
+ * them before the handler declares them stays inside the inflation check's slack (1 MiB, restore-guard.ts).
+ */
+const INLINE_CONTENT_BYTES = 64 * 1024;
+
+const ZERO_BLOCK = Buffer.alloc(512);
 
 /** Largest pax or GNU long-name record accepted (the guard's path limit is 4 KiB; this leaves room). */
 const MAX_META_BYTES = 1024 * 1024;
@@ -154,6 +168,15 @@ function numeric(block: Buffer, off: number, len: number, name: string): number 
     if (!Number.isSafeInteger(v)) throw bad(`${name} too large`);
     return v;
   }
+  // Fast path for the usual form (spaces, octal digits, spaces, then NUL or the field's end): no string per
+  // field, seven fields a header. Anything else takes the exact path below (and its errors).
+  let i = 0;
+  while (i < len && f[i] === 0x20) i++;
+  let v = 0;
+  let digits = 0;
+  for (; i < len && f[i]! >= 0x30 && f[i]! <= 0x37; i++, digits++) v = v * 8 + (f[i]! - 0x30);
+  while (i < len && f[i] === 0x20) i++;
+  if ((i === len || f[i] === 0) && digits <= 16) return digits === 0 ? undefined : v;
   const text = f.toString('latin1').replace(/\0.*$/s, '').trim();
   if (text === '') return undefined;
   if (!/^[0-7]+$/.test(text)) throw bad(`bad ${name} field ${JSON.stringify(text)}`);
@@ -221,7 +244,7 @@ export async function readTar(
         throw truncated();
       }
       const block = src.take(512);
-      if (block.every((b) => b === 0)) {
+      if (block.equals(ZERO_BLOCK)) {
         await src.drain();
         return;
       }
@@ -262,7 +285,11 @@ export async function readTar(
       longLink = undefined;
       entries += 1;
       let left = contentBytes;
-      const body = src.stream(contentBytes);
+      // A small entry whose bytes are all there is taken whole (a stream cut inside it takes the streaming path,
+      // which reports the truncation when the handler reads, as before).
+      const data = contentBytes > 0 && contentBytes <= INLINE_CONTENT_BYTES && (await src.fill(contentBytes)) ? src.take(contentBytes) : undefined;
+      if (data) left = 0;
+      const body = data ? once(data) : src.stream(contentBytes);
       const entry: TarEntry = {
         path: decodeName(rawName),
         type,
@@ -272,11 +299,12 @@ export async function readTar(
         linkpath: rawLink.length ? decodeName(rawLink) : undefined,
         uid: num('uid', 108),
         gid: num('gid', 116),
+        ...(data ? { data } : {}),
         resume: () => undefined,
         [Symbol.asyncIterator]: () => ({
           next: async () => {
             const r = await body.next();
-            if (!r.done) left -= r.value.length;
+            if (!r.done && !data) left -= r.value.length;
             return r;
           },
           return: async () => ({ done: true, value: undefined }),
@@ -293,8 +321,14 @@ export async function readTar(
   }
 }
 
+/** The generator `stream` would be for content already taken. */
+async function* once(data: Buffer): AsyncGenerator<Buffer> {
+  yield data;
+}
+
 /** Reads an entry's whole content into memory (callers check `entry.size` against their cap first). */
 export async function readEntryBuffer(entry: TarEntry): Promise<Buffer> {
+  if (entry.data) return entry.data;
   const chunks: Buffer[] = [];
   for await (const c of entry as AsyncIterable<Buffer>) chunks.push(c);
   return Buffer.concat(chunks);
