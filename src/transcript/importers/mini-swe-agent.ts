@@ -51,7 +51,8 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
       const block = BASH_BLOCK.exec(text);
       const thought = calls.length ? text : block ? text.slice(0, block.index).trim() : text;
       if (thought.trim()) yield { type: 'message', turn, role: 'assistant', text: thought };
-      pending = [];
+      // A message with no action of its own (a second thought) leaves the earlier action waiting for its output.
+      if (calls.length || block) pending = [];
       for (const c of calls) {
         const fn = obj(obj(c)?.function);
         const args = obj(parseArgs(fn?.arguments)) ?? {};
