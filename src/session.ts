@@ -5,7 +5,7 @@
  * and the head moved to it before the pipeline runs, so a pipeline failure or a crash leaves the rollout pending
  * on the lineage (its transcript in `sessions/`, no raw memories yet) for the next session to extract.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newRolloutId } from './agent/ids.js';
 import type { ModelClient } from './agent/client.js';
@@ -21,11 +21,11 @@ import { runAgentStep, sessionModelClient } from './session/agent-step.js';
 import { eventSink, progressOf, step } from './session/context.js';
 import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
-import { adoptOrphans, endSessionRecord, removeDeadScratch, writeSessionRecord } from './session/orphans.js';
+import { adoptOrphans, endSessionRecord, openSessionScratch, removeDeadScratch } from './session/orphans.js';
 import { HeadPublisher, sessionBranch } from './session/publish.js';
 import { redactLayoutInSandbox } from './session/redact-notes.js';
 import { rescueStrandedSandboxes } from './session/stranded.js';
-import { assertWorkspace, resolveStart, restoreWorkspace, workspaceLineage } from './session/start.js';
+import { assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
 import { snapshotSandbox, type ChangeBaseline, type SnapshotTimings, type WorkspaceSnapshotMode } from './session/snapshot-sandbox.js';
 import { listWorkspace, type WorkspaceListing } from './session/workspace-listing.js';
 import { credentialMessage, inHostCheckout, leaveOutCredentialFiles, sandboxClock, type CredentialFile, type WasThere } from './session/credential-files.js';
@@ -33,8 +33,7 @@ import { cacheEnabled, checkCachedFill, fillFromCache, keepInCache, planCachedSt
 import { DockerSandbox } from './sandbox/docker/docker-sandbox.js';
 import { copyLayoutFromSandbox } from './session/layout-io.js';
 import type { SessionEvent, SessionHooks, SessionNotice, SessionOptions, SessionResult, SessionStep } from './session/types.js';
-import { hostMemoryNotice, memoryFromNotice } from './session/host-memory.js';
-import { memoryPaths } from './memory/layout.js';
+import { startNotice } from './session/host-memory.js';
 
 export * from './session/types.js';
 export { defaultLineage, directoryLineage, lineageFromRemote, workspaceLineage } from './session/start.js';
@@ -67,16 +66,10 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   await removeDeadScratch(config.home);
   // A killed session's work that is only in its container becomes a snapshot this session adopts as a branch.
   if (config.sandbox.backend === 'docker') await rescueStrandedSandboxes(store, config.home, config.memory.layout, lineage, onProgress);
-  await mkdir(join(config.home, 'tmp'), { recursive: true });
-  // The pid in the name lets a later session remove this directory if this process dies (orphans.ts).
-  const workDir = await mkdtemp(join(config.home, 'tmp', `session-${rolloutId}-p${process.pid}-`));
-  await writeSessionRecord(config.home, rolloutId, lineage);
+  const workDir = await openSessionScratch(config.home, rolloutId, lineage);
   const saved: SavedWork = { home: config.home };
   const notices: SessionNotice[] = [];
-  const notify = (notice: SessionNotice): void => {
-    notices.push(notice);
-    emit({ type: 'notice', notice });
-  };
+  const notify = (notice: SessionNotice): void => void (notices.push(notice), emit({ type: 'notice', notice }));
   let landed = false;
   try {
     const baseLineage = 'base' in chosen ? chosen.base : undefined;
@@ -126,7 +119,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   const layout = config.memory.layout;
 
   // 1. Resolve the start: --from, else --memory-from, else the lineage head, else a fresh copy.
-  const start = await step('resolve', emit, timings, () => resolveStart(store, { lineage, ...pick(options), ...(baseLineage ? { memoryFromIfEmpty: baseLineage } : {}) }), (s) =>
+  const start = await step('resolve', emit, timings, () => resolveStart(store, { lineage, ...startChoice(options), ...(baseLineage ? { memoryFromIfEmpty: baseLineage } : {}) }), (s) =>
     s.snapshotId
       ? `${s.kind} ${s.snapshotId} (lineage ${lineage}${s.kind === 'memory-from' && options.memoryFrom === undefined ? `; its first run: this checkout with the memory of ${baseLineage}` : ''})`
       : `fresh copy of ${workspace} (lineage ${lineage})`,
@@ -219,11 +212,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       }
     });
     // The head is the truth, and --memory-from replaces the checkout's memory: say so when the checkout's differs.
-    const notice = start.kind === 'head' && trustedDir && start.snapshotId
-      ? await hostMemoryNotice(workspace, layout, memoryPaths(trustedDir, layout).memoryMd, lineage, start.snapshotId)
-      : start.kind === 'memory-from' && start.snapshotId
-        ? await memoryFromNotice(workspace, layout, options.memoryFrom ?? baseLineage ?? lineage, start.snapshotId)
-        : null;
+    const notice = await startNotice(start, workspace, layout, trustedDir, lineage, options.memoryFrom ?? baseLineage ?? lineage);
     if (notice) notify(notice);
 
     // 4. Read memory: memory_summary.md within its budget, fenced as data, for the system prompt.
@@ -404,11 +393,4 @@ async function pendingOnBranch(
       cause: err,
     },
   );
-}
-
-function pick(options: SessionOptions): { from?: string; memoryFrom?: string } {
-  return {
-    ...(options.from !== undefined ? { from: options.from } : {}),
-    ...(options.memoryFrom !== undefined ? { memoryFrom: options.memoryFrom } : {}),
-  };
 }

@@ -9,7 +9,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { MemoryLayout } from '../config/memory.js';
 import { memoryPaths } from '../memory/layout.js';
-import type { SessionNotice } from './types.js';
+import type { SessionNotice, SessionStart } from './types.js';
 
 /** The file's bytes, or null when it is not there (or not readable as a file). */
 const bytesOf = (path: string): Promise<Buffer | null> => readFile(path).catch(() => null);
@@ -55,4 +55,15 @@ export async function memoryFromNotice(workspace: string, layout: MemoryLayout, 
     message: `${held.join(' and ')} of the checkout ${held.length > 1 ? 'were' : 'was'} replaced in this run by the memory layout of lineage ${source} (snapshot ${snapshot}), as --memory-from asks`,
     hint: 'the checkout itself is not changed; drop --memory-from to run with its own memory',
   };
+}
+
+/**
+ * The notice a run owes about the checkout's memory for how it started (`start`): `hostMemoryNotice` from the
+ * head (its memory copied to `trustedDir`), `memoryFromNotice` for a `--memory-from` start (from `source`); else null.
+ */
+export async function startNotice(start: SessionStart, workspace: string, layout: MemoryLayout, trustedDir: string | undefined, lineage: string, source: string): Promise<SessionNotice | null> {
+  if (!start.snapshotId) return null;
+  if (start.kind === 'head' && trustedDir) return hostMemoryNotice(workspace, layout, memoryPaths(trustedDir, layout).memoryMd, lineage, start.snapshotId);
+  if (start.kind === 'memory-from') return memoryFromNotice(workspace, layout, source, start.snapshotId);
+  return null;
 }

@@ -10,7 +10,7 @@
  * rollout is simply not published yet) from a dead one.
  */
 import { readFileSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { logger } from '../config/logger.js';
@@ -44,6 +44,17 @@ export interface Orphans {
 }
 
 const recordPath = (home: string, rolloutId: string): string => join(home, 'transcripts', `${rolloutId}.session.json`);
+
+/**
+ * The scratch directory of a starting session under `<home>/tmp`, named with the process id so that a later
+ * session can remove it if this process dies (`removeDeadScratch`), and the session's record. Returns the directory.
+ */
+export async function openSessionScratch(home: string, rolloutId: string, lineage: string): Promise<string> {
+  await mkdir(join(home, 'tmp'), { recursive: true });
+  const dir = await mkdtemp(join(home, 'tmp', `session-${rolloutId}-p${process.pid}-`));
+  await writeSessionRecord(home, rolloutId, lineage);
+  return dir;
+}
 
 /** Writes the session record of a starting session (best effort: a failure only costs adoption after a crash). */
 export async function writeSessionRecord(home: string, rolloutId: string, lineage: string): Promise<void> {

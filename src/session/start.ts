@@ -11,7 +11,7 @@ import { compileIgnore } from '../snapshot/ignore.js';
 import { directoryTar } from '../snapshot/dir-tar.js';
 import type { OnProgress } from '../config/progress.js';
 import type { SnapshotStore } from '../snapshot/types.js';
-import type { SessionStart } from './types.js';
+import type { SessionOptions, SessionStart } from './types.js';
 
 const log = logger('session');
 
@@ -138,4 +138,12 @@ export async function restoreWorkspace(
   }
   await options.afterFill?.();
   await excludeLayoutFromGit(sandbox, options.layout);
+}
+
+/** The session options that choose where a run starts (`--from`, `--memory-from`), for `resolveStart`. */
+export function startChoice(options: SessionOptions): { from?: string; memoryFrom?: string } {
+  return {
+    ...(options.from !== undefined ? { from: options.from } : {}),
+    ...(options.memoryFrom !== undefined ? { memoryFrom: options.memoryFrom } : {}),
+  };
 }
