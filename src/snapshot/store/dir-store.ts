@@ -323,6 +323,10 @@ export class DirectoryStore implements SnapshotStore {
       }).catch((err: unknown) => {
         throw writeFailure(err, target, stagingAlias.path);
       });
+      // A signal that came during the last synchronous steps is handled by the event loop only: let it run, and
+      // stop before the swap (after the swap the restore is complete and stands).
+      await new Promise((r) => setImmediate(r));
+      if (options.signal?.aborted) throw interrupted(id);
       if (filters) {
         await mkdir(target, { recursive: true });
         targetAlias = await shortPath(target);
