@@ -121,7 +121,7 @@ export function renderMemoryMd(entries: MemoryEntry[], info: HandbookInfo, block
     }
     for (const b of blocks) if (b.after === kind && b.ownHeading) put(b);
   }
-  if (entries.length === 0) out.push('_No lessons yet._', '');
+  if (entries.length === 0 && blocks.length === 0) out.push('_No lessons yet._', '');
   return out.join('\n');
 }
 
@@ -236,7 +236,8 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
         : block.level < 7 || LIST_OR_TABLE.test(line) || (/\S/.test(line) && /^\s/.test(line)) || (!/\S/.test(line) && LIST_OR_TABLE.test(lines[i + 1] ?? ''));
       if (goesOn) {
         if (fence) block.fence = fence[1]!;
-        block.b.lines.push(line);
+        // mnemara's own marker is never a person's text, not even inside their section (it was kept and written again).
+        if (!/^_No lessons yet\._\s*$/.test(line)) block.b.lines.push(line);
         continue;
       }
       endBlock();

@@ -120,3 +120,15 @@ describe("a person's text anywhere in MEMORY.md is kept", () => {
     expect(md).toContain('2. Run the release script:');
   });
 });
+
+describe('a MEMORY.md with only a person\'s sections', () => {
+  it('gets no "_No lessons yet._" line, and an old one is not kept as the person\'s text (it was added once per run)', () => {
+    const md = '# Memory\n\n## Runbook\n\n1. Deploy.\n2. Tag.\n\n_No lessons yet._\n';
+    const once = parseMemoryMd(md);
+    const rendered = renderMemoryMd(once.entries, { consolidatedAt: 'x', producer: 'deterministic', promptVersion: 'v' }, once.blocks);
+    expect(rendered).not.toContain('_No lessons yet._');
+    const twice = parseMemoryMd(rendered);
+    expect(renderMemoryMd(twice.entries, { consolidatedAt: 'x', producer: 'deterministic', promptVersion: 'v' }, twice.blocks)).toBe(rendered);
+    expect(rendered).toContain('## Runbook\n\n1. Deploy.\n2. Tag.\n');
+  });
+});
