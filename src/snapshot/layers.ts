@@ -48,7 +48,7 @@ export async function readLayer(
   let digest: string;
   try {
     // Counted as the reader consumes, not as chunks arrive: a chunk can hold far more than the headers read so far.
-    await Promise.all([piping, readTar(tar, onEntry, (n) => budget.onInflated(n))]);
+    await Promise.all([piping, readTar(tar, yielding(onEntry, chainId, signal), (n) => budget.onInflated(n))]);
     digest = counter ? `sha256:${counter.hash.digest('hex')}` : await inflated!.digest;
   } catch (err) {
     raw.destroy();
@@ -70,6 +70,26 @@ export async function readLayer(
   if (digest !== layer.digest) {
     throw new SnapshotCorruptError(chainId, `layer blob ${layer.digest} does not match its digest (got ${digest})`);
   }
+}
+
+/** How long the entry loop may keep the event loop to itself, in ms. */
+const YIELD_EVERY_MS = 50;
+
+/**
+ * `onEntry`, letting the event loop run at least every `YIELD_EVERY_MS`: small files are written synchronously,
+ * and a layer the worker inflated ahead is then read without ever leaving the microtask queue, so a Ctrl-C would
+ * be seen only once the whole restore was done. After each turn an aborted `signal` stops the read.
+ */
+function yielding(onEntry: (entry: TarEntry) => Promise<void>, chainId: string, signal?: AbortSignal): (entry: TarEntry) => Promise<void> {
+  let last = Date.now();
+  return async (entry) => {
+    if (Date.now() - last >= YIELD_EVERY_MS) {
+      await new Promise((r) => setImmediate(r));
+      last = Date.now();
+      if (signal?.aborted) throw interrupted(chainId);
+    }
+    return onEntry(entry);
+  };
 }
 
 /** What an aborted read throws: `MnemaraError('INTERRUPTED')` naming the snapshot. */

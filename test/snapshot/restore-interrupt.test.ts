@@ -16,7 +16,7 @@ describe('interrupted restores (B13a)', () => {
     // Enough incompressible files that the restore is still writing when the signal comes.
     for (let d = 0; d < 20; d++) {
       mkdirSync(join(src, `d${d}`));
-      for (let f = 0; f < 150; f++) writeFileSync(join(src, `d${d}`, `f${f}`), randomBytes(8 * 1024));
+      for (let f = 0; f < 150; f++) writeFileSync(join(src, `d${d}`, `f${f}`), randomBytes(16 * 1024));
     }
     const store = await openStore(join(home, 'store'));
     const { id } = await store.create({ dir: src }, { lineage: 'ci/main', kind: 'workspace' });
@@ -39,7 +39,8 @@ describe('interrupted restores (B13a)', () => {
       await new Promise((r) => setTimeout(r, 5));
     }
     child.kill('SIGINT');
-    expect(await exited).toBe(130);
+    const code = await exited;
+    expect(code, stdout).toBe(130);
     expect(JSON.parse(stdout)).toMatchObject({ error: { code: 'INTERRUPTED' } });
     expect(stagingOf(parent)).toEqual([]);
     expect(existsSync(out)).toBe(false);
