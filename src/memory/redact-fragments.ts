@@ -22,14 +22,15 @@ import type { SecretKind } from './redact.js';
  * three digits or a leading 0 (`\147`, `\0147`): a bare word's `\6` is the digit 6 after quote removal.
  */
 const ESCAPE = /\\{1,3}(?:x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|0?[0-7]{3}|0[0-7]{1,2}|[A-Za-z0-9_-])/y;
-/** A run of token characters and backslashes: the candidate spans, found in one linear pass. */
-const RUN = /[A-Za-z0-9_\\-]+/g;
+/** A character of a run of token characters and backslashes: the candidate spans. */
+const RUN_CHAR = /[A-Za-z0-9_\\-]/;
 /** C escapes that `$'…'`, printf and `echo -e` turn into control characters: a boundary in the decoded copy. */
 const CONTROL = new Set(['a', 'b', 'e', 'f', 'n', 'r', 't', 'v']);
 
 /** The decoded copy of `run` and, for each decoded character, the original span `[start, end)` it came from. */
-function decodeRun(run: string): { decoded: string; from: number[]; to: number[] } {
+function decodeRun(run: string): { decoded: string; from: number[]; to: number[]; joins: boolean } {
   let decoded = '';
+  let joins = false;
   const from: number[] = [];
   const to: number[] = [];
   for (let i = 0; i < run.length; ) {
@@ -47,12 +48,13 @@ function decodeRun(run: string): { decoded: string; from: number[]; to: number[]
     const code = body.length > 1 && /^[xuU]/.test(body) ? parseInt(body.slice(1), 16) : /^[0-7]{2,4}$/.test(body) ? parseInt(body, 8) & 0xff : -1;
     if (code >= 0) ch = code <= 0x10ffff ? String.fromCodePoint(code) : ' ';
     else ch = CONTROL.has(body) ? ' ' : body; // `\c` → `c` (quote removal); `\n` ends the word
+    if (ch !== ' ') joins = true;
     decoded += ch;
     from.push(i);
     to.push(i + m[0].length);
     i += m[0].length;
   }
-  return { decoded, from, to };
+  return { decoded, from, to, joins };
 }
 
 /**
@@ -61,22 +63,42 @@ function decodeRun(run: string): { decoded: string; from: number[]; to: number[]
  * replaced by what it became. Runs without a backslash are left to the other rules.
  */
 export function redactEscapes(text: string, redactDecoded: (decoded: string) => string): string {
-  if (!text.includes('\\')) return text;
-  return text.replace(RUN, (run: string) => {
-    if (run.length < 10 || !run.includes('\\')) return run;
-    const { decoded, from, to } = decodeRun(run);
-    const redacted = redactDecoded(decoded);
-    if (redacted === decoded) return run;
-    let pre = 0;
-    while (pre < decoded.length && decoded[pre] === redacted[pre]) pre++;
-    let suf = 0;
-    while (suf < decoded.length - pre && decoded[decoded.length - 1 - suf] === redacted[redacted.length - 1 - suf]) suf++;
-    const start = from[pre]!;
-    const end = to[decoded.length - 1 - suf]!;
-    // Only a secret the escapes hid: one that spans no escape is the plain rules' (and reads the same there).
-    if (end - start === decoded.length - pre - suf) return run;
-    return run.slice(0, start) + redacted.slice(pre, redacted.length - suf) + run.slice(end);
-  });
+  // From each backslash outwards: a regex over every word of the text cost a callback per word.
+  const parts: string[] = [];
+  let done = 0;
+  for (let at = text.indexOf('\\'); at >= 0; at = text.indexOf('\\', at)) {
+    let start = at;
+    while (start > done && RUN_CHAR.test(text.charAt(start - 1))) start--;
+    let end = at + 1;
+    while (end < text.length && RUN_CHAR.test(text.charAt(end))) end++;
+    at = end;
+    const run = text.slice(start, end);
+    const replaced = redactRun(run, redactDecoded);
+    if (replaced !== run) {
+      parts.push(text.slice(done, start), replaced);
+      done = end;
+    }
+  }
+  return done === 0 ? text : parts.join('') + text.slice(done);
+}
+
+/** One run of token characters and backslashes, its escaped secret replaced (see redactEscapes). */
+function redactRun(run: string, redactDecoded: (decoded: string) => string): string {
+  if (run.length < 10) return run;
+  const { decoded, from, to, joins } = decodeRun(run);
+  // Escapes that only end words (`\n`, `\t`, a JSON line's `\"`) hide nothing the plain rules miss.
+  if (!joins) return run;
+  const redacted = redactDecoded(decoded);
+  if (redacted === decoded) return run;
+  let pre = 0;
+  while (pre < decoded.length && decoded[pre] === redacted[pre]) pre++;
+  let suf = 0;
+  while (suf < decoded.length - pre && decoded[decoded.length - 1 - suf] === redacted[redacted.length - 1 - suf]) suf++;
+  const start = from[pre]!;
+  const end = to[decoded.length - 1 - suf]!;
+  // Only a secret the escapes hid: one that spans no escape is the plain rules' (and reads the same there).
+  if (end - start === decoded.length - pre - suf) return run;
+  return run.slice(0, start) + redacted.slice(pre, redacted.length - suf) + run.slice(end);
 }
 
 /** High-confidence token prefixes, the token's own characters, and the kind of its marker. */
@@ -123,68 +145,47 @@ function isTokenRest(word: string): boolean {
 
 /** A bare or quoted word (quotes kept outside the captured text), as typed in a command. */
 const WORD = /(["']?)([A-Za-z0-9_.-]+)\1(?=$|[\s;&|)<>"'])/g;
-const COMMAND_END = /[\n;&|]/;
+/** Where a fragment can start: found first, so that only the text around one is read further. */
+const FRAGMENT_START = /gh[pousr]_|github_pat_|glpat-|xox[abpr]-|sk-ant-|sk-proj-|[sr]k_(?:live|test)_|npm_|hf_|dckr_pat_|AIza|AKIA|ASIA/g;
+const WORD_CHAR = /[A-Za-z0-9_.-]/;
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+interface Cut {
+  start: number;
+  end: number;
+  kind: SecretKind;
+}
+
+/** The words of `text` between `from` and `to`, with their offsets in `text`. */
+function wordsIn(text: string, from: number, to: number): Array<{ start: number; end: number; text: string }> {
+  return [...text.slice(from, to).matchAll(WORD)].map((m) => {
+    const start = from + m.index! + m[1]!.length;
+    return { start, end: start + m[2]!.length, text: m[2]! };
+  });
+}
+
+/** The end of the shell command that holds offset `at`: the next line break, `;`, `&` or `|`. */
+function commandEnd(text: string, at: number): number {
+  const m = /[\n;&|]/.exec(text.slice(at, at + 4096));
+  return m ? at + m.index : Math.min(text.length, at + 4096);
+}
 
 /**
  * Replaces fragments of known-prefix tokens and the parts the command joins them with (see the module comment)
  * by `marker(kind)`. Pure.
  */
 export function redactFragments(text: string, marker: (kind: SecretKind) => string): string {
-  if (!/gh[pousr]_|github_pat_|glpat-|xox[abpr]-|sk-ant-|sk-proj-|[sr]k_(?:live|test)_|npm_|hf_|dckr_pat_|AIza|AKIA|ASIA/.test(text)) return text;
-  const cuts: Array<{ start: number; end: number; kind: SecretKind }> = [];
-  const fragmentVars = new Map<string, SecretKind>();
-  const files = new Map<string, SecretKind>();
-  const words = [...text.matchAll(WORD)].map((m) => ({ start: m.index! + m[1]!.length, end: m.index! + m[1]!.length + m[2]!.length, text: m[2]! }));
-  // Assignments `NAME=value`, for `$A$B` and `K1=AKIA…; K2=…`: the value word starts right after `=`.
-  const assignments = [...text.matchAll(/(?<![A-Za-z0-9_$])([A-Za-z_][A-Za-z0-9_]*)=(["']?)([A-Za-z0-9_.-]+)\2/g)].map((m) => {
-    const start = m.index! + m[1]!.length + 1 + m[2]!.length;
-    return { name: m[1]!, at: m.index!, start, end: start + m[3]!.length, text: m[3]! };
-  });
-  const assigned = new Map(assignments.map((a) => [a.name, a]));
-  for (let i = 0; i < assignments.length; i++) {
-    const a = assignments[i]!;
-    const kind = fragmentKind(a.text);
-    if (!kind) continue;
-    fragmentVars.set(a.name, kind);
-    // The next assignment on the same line (`K1=AKIATOPM; K2=KMY6…`) holds the rest when it looks like it.
-    const next = assignments[i + 1];
-    if (next && /^[\s;&]*(?:export\s+)?$/.test(text.slice(a.end, next.at).replace(/^["']/, '')) && isTokenRest(next.text)) {
-      cuts.push({ start: next.start, end: next.end, kind });
-    }
-  }
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i]!;
-    const kind = fragmentKind(w.text);
-    if (!kind) continue;
-    cuts.push({ start: w.start, end: w.end, kind });
-    // The rest of the same command: later token-like arguments, and a file it writes.
-    const cmdEnd = (() => {
-      const rest = text.slice(w.end);
-      const at = rest.search(COMMAND_END);
-      return at < 0 ? text.length : w.end + at;
-    })();
-    for (let j = i + 1; j < words.length && words[j]!.start < cmdEnd; j++) {
-      const next = words[j]!;
-      const redirect = /[>]\s*$/.test(text.slice(Math.max(0, next.start - 4), next.start).replace(/["']$/, ''));
-      if (redirect) files.set(next.text, kind);
-      else if (isTokenRest(next.text)) cuts.push({ start: next.start, end: next.end, kind });
-    }
-  }
-  // `$A$B` / `${A}${B}`: B's value is A's rest.
-  for (const m of text.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g)) {
-    const kind = fragmentVars.get(m[1]!);
-    const rest = assigned.get(m[2]!);
-    if (kind && rest && isTokenRest(rest.text)) cuts.push({ start: rest.start, end: rest.end, kind });
-  }
-  // Later appends to a file the fragment went to: their token-like arguments are its rest.
-  for (const [file, kind] of files) {
-    const esc = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    for (const m of text.matchAll(new RegExp(`>>\\s*["']?${esc}(?![A-Za-z0-9_.-])`, 'g'))) {
-      const lineStart = Math.max(0, ...['\n', ';', '&', '|'].map((c) => text.lastIndexOf(c, m.index!) + 1));
-      for (const w of words) {
-        if (w.start >= lineStart && w.end <= m.index! && isTokenRest(w.text)) cuts.push({ start: w.start, end: w.end, kind });
-      }
-    }
+  const cuts: Cut[] = [];
+  FRAGMENT_START.lastIndex = 0;
+  for (let m = FRAGMENT_START.exec(text); m !== null; m = FRAGMENT_START.exec(text)) {
+    const start = m.index;
+    if (start > 0 && WORD_CHAR.test(text.charAt(start - 1))) continue;
+    let end = start + m[0].length;
+    while (end < text.length && WORD_CHAR.test(text.charAt(end))) end++;
+    FRAGMENT_START.lastIndex = end;
+    if (end < text.length && !/[\s;&|)<>"']/.test(text.charAt(end))) continue;
+    const kind = fragmentKind(text.slice(start, end));
+    if (kind) fragmentCuts(text, start, end, kind, cuts);
   }
   if (cuts.length === 0) return text;
   cuts.sort((a, b) => b.start - a.start);
@@ -196,4 +197,42 @@ export function redactFragments(text: string, marker: (kind: SecretKind) => stri
     floor = c.start;
   }
   return out;
+}
+
+/** The cuts for one fragment at `[start, end)`: itself, and the parts the command joins it with. */
+function fragmentCuts(text: string, start: number, end: number, kind: SecretKind, cuts: Cut[]): void {
+  cuts.push({ start, end, kind });
+  const rest = (w: { start: number; end: number; text: string }): void => {
+    if (isTokenRest(w.text)) cuts.push({ start: w.start, end: w.end, kind });
+  };
+  // The rest of the same command: later token-like arguments, and a file it writes.
+  const files: string[] = [];
+  for (const w of wordsIn(text, end, commandEnd(text, end))) {
+    if (/>\s*["']?$/.test(text.slice(Math.max(0, w.start - 4), w.start))) files.push(w.text);
+    else rest(w);
+  }
+  // A variable assigned the fragment: the next assignment on the line (`K1=AKIATOPM; K2=KMY6…`) and the variable
+  // expanded right after it (`$A$B`, `${A}${B}`) hold the rest.
+  const name = /([A-Za-z_][A-Za-z0-9_]*)=["']?$/.exec(text.slice(Math.max(0, start - 64), start))?.[1];
+  if (name !== undefined) {
+    const next = /^["']?[ \t;&]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(["']?)([A-Za-z0-9_.-]+)\1/.exec(text.slice(end, end + 256));
+    if (next) {
+      const at = end + next[0].length - next[1]!.length - next[2]!.length;
+      rest({ start: at, end: at + next[2]!.length, text: next[2]! });
+    }
+    for (const e of text.matchAll(new RegExp(`\\$\\{?${escapeRe(name)}\\}?\\$\\{?([A-Za-z_][A-Za-z0-9_]*)\\}?`, 'g'))) {
+      for (const a of text.matchAll(new RegExp(`(?<![A-Za-z0-9_$])${escapeRe(e[1]!)}=(["']?)([A-Za-z0-9_.-]+)\\1`, 'g'))) {
+        const at = a.index! + e[1]!.length + 1 + a[1]!.length;
+        rest({ start: at, end: at + a[2]!.length, text: a[2]! });
+      }
+    }
+  }
+  // Later appends to a file the fragment went to: their token-like arguments are its rest.
+  for (const file of files) {
+    for (const a of text.slice(end).matchAll(new RegExp(`>>\\s*["']?${escapeRe(file)}(?![A-Za-z0-9_.-])`, 'g'))) {
+      const at = end + a.index!;
+      const from = Math.max(end, ...['\n', ';', '&', '|'].map((c) => text.lastIndexOf(c, at) + 1));
+      for (const w of wordsIn(text, from, at)) rest(w);
+    }
+  }
 }
