@@ -121,11 +121,11 @@ const AWS_FRAGMENT = /^(?:AKIA[A-Z0-9]{4,15}|ASIA(?=[A-Z]*[0-9])[A-Z0-9]{4,15})$
 /** Whether `body` is random token characters, not a word, name or placeholder. */
 function isRandomBody(body: string, min = 6): boolean {
   if (body.length < min || /^(.)\1*$/i.test(body) || /^(?:x+|X+|0+|1234\w*|abc\w*)$/.test(body)) return false;
-  if (/[0-9]/.test(body) && /[A-Za-z]/.test(body)) return true;
-  // Mixed case without digits: random letters (`eKOmXR`), not a capitalised word (`Token`) or camelCase words.
-  if (!/[a-z]/.test(body) || !/[A-Z]/.test(body)) return false;
+  // Random letters, not words: `model2`, `Token`, `HubDownload` are code's names (`hf_model2`).
   const words = body.match(/[A-Z]?[a-z]{3,}/g) ?? [];
-  return words.join('').length * 2 < body.length;
+  if (words.join('').length * 2 >= body.length) return false;
+  // Letters and digits, or mixed case without digits (`eKOmXR`).
+  return /[A-Za-z]/.test(body) && (/[0-9]/.test(body) || (/[a-z]/.test(body) && /[A-Z]/.test(body)));
 }
 
 /** The kind of secret a word is a fragment of, or null: a known prefix and a random body of 6+ characters. */

@@ -67,7 +67,7 @@ describe('secrets hidden by shell escapes and splits in a command', () => {
     expect(fragmentKind('AKIATOPM')).toBe('aws_access_key_id');
     expect(fragmentKind('xoxb-12345-abcd9')).toBe('slack_token');
     expect(fragmentKind('sk_live_4eC39HqLy')).toBe('stripe_key');
-    for (const w of ['ghp_', 'ghp_xxxxxxxx', 'ghp_XXXXXXXXXX', 'ghp_Token', 'ghp_abc', 'ghp_123456', 'npm_config_cache', 'hf_hub_download', 'hf_transfer', 'ASIAPACIFIC', 'AKIAIOSFODNN7EXAMPLE', 'sk_test_abcdef', 'ghp_YourTokenHere']) {
+    for (const w of ['ghp_', 'ghp_xxxxxxxx', 'ghp_XXXXXXXXXX', 'ghp_Token', 'ghp_abc', 'ghp_123456', 'npm_config_cache', 'hf_hub_download', 'hf_transfer', 'ASIAPACIFIC', 'AKIAIOSFODNN7EXAMPLE', 'sk_test_abcdef', 'ghp_YourTokenHere', 'hf_model2', 'hf_dataset_v2', 'npm_v10cache', 'ghp_Token2024']) {
       expect(fragmentKind(w), w).toBeNull();
     }
   });
