@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 5;
+export const REDACTION_VERSION = 6;
 
 /** Kinds that appear in `[REDACTED:<kind>]`. */
 export type SecretKind =
@@ -52,6 +52,7 @@ const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
 import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD } from './redact-clients.js';
 import { BASE64_RUN, decodeBase64Text, isHighEntropyValue } from './redact-encoded.js';
+import { redactEscapes, redactFragments } from './redact-fragments.js';
 import { joinContinuations, joinSplitTokens } from './redact-joins.js';
 import { redactPositional } from './redact-positional.js';
 import { redactProse } from './redact-prose.js';
@@ -305,7 +306,9 @@ export function redact(text: string): string {
 
 /** `redact` without the joining of split tokens: every rule over `text` as it is. */
 function redactJoined(text: string): string {
-  let out = applyShapes(text);
+  // Escapes first: `ghp_ab\cd…` must be read whole before the shapes take its head alone.
+  let out = redactEscapes(text, (decoded) => redactFragments(applyShapes(decoded), marker));
+  out = redactFragments(applyShapes(out), marker);
   const jsonPair = (m: string, q: string, name: string, sep: string, vq: string, value: string): string => {
     if (isSecretName(name) && isSecretValue(value, false)) {
       remember(value);

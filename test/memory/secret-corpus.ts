@@ -198,6 +198,14 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'string concatenation in code', text: 'const apiKey = "sk-ant-api03-FAKEcc" + "Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0";', secret: 'Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0', kind: 'anthropic_key' },
   // A credential in a URL's query, the URL under a name that says nothing.
   { name: 'access_token in a URL query, neutral name', text: 'CALLBACK_URL=https://api.example.com/cb?access_token=FAKEqt81zz93kk47&state=1', secret: 'FAKEqt81zz93kk47', kind: 'secret' },
+  // Issue 10, item 8, fourth trial: a token written with shell escapes, or cut into parts the shell joins later.
+  { name: 'printf hex escape in a token', text: "printf '\\x67hp_FAKEh1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu' | gh auth login --with-token", secret: 'hp_FAKEh1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu', kind: 'github_token' },
+  { name: "$'…' octal escapes in a token", text: "echo $'\\147\\150p_FAKEo2B2c3D4e5F6g7H8i9J0kLmNoPqRsTu'", secret: 'p_FAKEo2B2c3D4e5F6g7H8i9J0kLmNoPqRsTu', kind: 'github_token' },
+  { name: 'backslash inside a token word', text: 'echo ghp_VNPk1a2B3c4D5e\\cFAKEm4pXy7Zq9Lk2Jh8 > tok', secret: 'FAKEm4pXy7Zq9Lk2Jh8', kind: 'github_token' },
+  { name: 'token split over two variables', text: 'TA=ghp_FAKEc9QeWJKY40; TB=FAKEr7Lm2Qq9Vz8T; echo $TA$TB', secret: 'FAKEr7Lm2Qq9Vz8T', kind: 'github_token' },
+  { name: 'token split over printf arguments', text: "printf '%s%s\\n' ghp_FAKEmXR FAKE7Zq2Lm8Kp9vWx", secret: 'FAKE7Zq2Lm8Kp9vWx', kind: 'github_token' },
+  { name: 'token appended to a file in parts', text: "printf '%s' 'ghp_FAKE9QeWJK' > tk.txt; printf '%s\\n' 'FAKETq8Lz3Vn7Xc2' >> tk.txt", secret: 'FAKETq8Lz3Vn7Xc2', kind: 'github_token' },
+  { name: 'aws key id in two assignments', text: 'K1=AKIAFAKE; K2=KMY6F2DGGCQP', secret: 'KMY6F2DGGCQP', kind: 'aws_access_key_id' },
   // An all-caps password after a label and a colon.
   { name: 'Spanish all caps value after a colon', text: "echo 'CONTRASEÑA: FAKECIELONUBLADO'", secret: 'FAKECIELONUBLADO', kind: 'password' },
 ];
