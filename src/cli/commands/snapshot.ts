@@ -130,7 +130,7 @@ export function registerSnapshotCommand(program: Command): void {
       emit(Boolean(opts.json), { snapshot: m, head: m.id, inherited, keptRecords }, () =>
         `${m.id}  ${m.lineage} → head\n  ${last.delta ? 'delta' : 'full layer'}: ${last.fileCount} entries, ${size(last.compressedBytes)} stored (${m.layers.length} layer${m.layers.length > 1 ? 's' : ''})` +
         (inherited.length ? `\n  kept the previous head's ${inherited.map((d) => `${d}/`).join(' and ')} (not in ${dir}: the lineage's memory layout stays)` : '') +
-        (keptRecords.length ? `\n  kept ${keptRecords.length} rollout record(s) of the head that ${dir} lacks (runs after it was restored): ${keptRecords.slice(0, 5).join(', ')}${keptRecords.length > 5 ? ', …' : ''}` : '') +
+        (keptRecords.length ? `\n  kept ${keptRecords.length} rollout record(s) of the head that ${dir} lacks (a snapshot never drops the head's run history): ${keptRecords.slice(0, 5).join(', ')}${keptRecords.length > 5 ? ', …' : ''}` : '') +
         (dropped.length ? `\n  note: ${dir} has no ${dropped.map((d) => `${d}/`).join(' or ')}, and a --full snapshot keeps nothing of a previous head` : '') +
         (m.skipped?.length ? `\n  skipped ${m.skipped.length} path(s): ${m.skipped.map((x) => x.path).join(', ')}` : ''),
       );
