@@ -53,7 +53,7 @@ describe('mnemara learn / memory (command line)', { timeout: 180_000 }, () => {
     const search = await cli(['memory', 'search', 'imperative', '--workspace', ws, '--json'], home);
     expect(search.exitCode).toBe(1);
     expect(JSON.parse(search.stdout).hits).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('refuses a workspace or transcript path that is not what it should be: exit 2, a hint, nothing created', async () => {
     const tmp = await mkdtemp(join(tmpdir(), 'mnemara-cli-'));
@@ -79,5 +79,5 @@ describe('mnemara learn / memory (command line)', { timeout: 180_000 }, () => {
     }
     expect((await readdir(tmp)).sort()).toEqual(['file.txt']);
     await rm(tmp, { recursive: true, force: true });
-  }, 60_000);
+  }, 180_000);
 });

@@ -49,7 +49,7 @@ describe('mnemara snapshot (CLI)', { timeout: 180_000 }, () => {
 
     const missing = await mnemara(home, 'restore', '20990101T000000000Z-00000000', join(tempDir(), 'new'));
     expect(missing).toMatchObject({ code: 2, json: { error: { code: 'NOT_FOUND' } } });
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('mnemara snapshot restore --path (B13b)', { timeout: 180_000 }, () => {
@@ -65,5 +65,5 @@ describe('mnemara snapshot restore --path (B13b)', { timeout: 180_000 }, () => {
       expect(r.json.error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining(bad), hint: expect.stringContaining('--path') });
       expect(r.json.error.hint).toContain('relative paths inside the snapshot');
     }
-  }, 60_000);
+  }, 180_000);
 });
