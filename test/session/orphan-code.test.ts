@@ -5,7 +5,7 @@
  * snapshot of that code. The code of a session that never landed stays an orphan until a head or branch keeps it:
  * prune keeps it (and says why), recover names it. A real store and the real CLI; no Docker needed.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -73,5 +73,20 @@ describe('the code of a session that never landed', () => {
     expect(recover.exitCode, recover.stderr).toBe(0);
     expect(await store.getBranch(`app@${lost}`)).toBe(w2.id);
     expect(await findOrphans(store, home, 'app')).toEqual([]);
+  }, 120_000);
+
+  it('recover removes the scratch directory of a session killed after its head move, with nothing orphaned', async () => {
+    const home = tempDir();
+    const dead = await deadPid();
+    const gone = join(home, 'tmp', `session-20261201T100000000Z-aaaaaaaaaa-p${dead}-x1y2z3`);
+    const live = join(home, 'tmp', `session-20261201T100000001Z-bbbbbbbbbb-p${process.pid}-a1b2c3`);
+    for (const d of [gone, live]) {
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, 'layer.tar'), Buffer.alloc(4096));
+    }
+    const r = await cli(home, ['recover', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(existsSync(gone)).toBe(false);
+    expect(existsSync(live)).toBe(true);
   }, 120_000);
 });
