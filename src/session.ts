@@ -352,7 +352,7 @@ function snapshotFailed(err: unknown, sandbox: Sandbox, transcriptPath: string, 
   const id = sandbox.id.slice(0, 12);
   const rescue =
     sandbox.kind === 'docker'
-      ? `The sandbox ${id} is kept with the work in /workspace: \`docker cp ${id}:/workspace DIR\`, then \`mnemara sandbox prune\`. `
+      ? `The sandbox ${id} is kept with the work in /workspace: \`mnemara recover\` saves it as a branch and removes the sandbox (or copy it out with \`docker cp ${id}:/workspace DIR\`). `
       : '';
   if (ioFailureCode(err)) {
     const e = ioFailureError(err, 'snapshotting the workspace', { home, transcriptPath });

@@ -40,7 +40,7 @@ export function ioFailureError(err: unknown, doing: string, saved: SavedWork): M
     `${full ? 'the disk is full' : 'an I/O error'} (${code}) while ${doing}. ` +
     (what.length ? `Saved: ${what.join('; ')}.` : 'Nothing of this run was saved beyond what the store already held.');
   const hint = full
-    ? `Free space on the filesystem of ${saved.home} (\`df -h ${saved.home}\`): \`mnemara snapshot gc --grace 0\`, \`mnemara snapshot prune --keep 5\`, \`mnemara sandbox prune\`; then \`mnemara recover\` brings the saved rollout into its lineage's memory. The store is still valid (\`mnemara snapshot verify\`).`
+    ? `Free space on the filesystem of ${saved.home} (\`df -h ${saved.home}\`): \`mnemara snapshot gc --grace 0\`, \`mnemara snapshot prune --keep 5\`; then \`mnemara recover\` brings the saved rollout into its lineage's memory and saves the work of killed sessions' sandboxes; only after it, \`mnemara sandbox prune\` removes leftover sandboxes. The store is still valid (\`mnemara snapshot verify\`).`
     : `Check the filesystem of ${saved.home} (\`dmesg\`, \`df -h\`); then \`mnemara recover\` brings the saved rollout into its lineage's memory, and \`mnemara snapshot verify\` checks the store.`;
   return new MnemaraError(full ? 'DISK_FULL' : 'IO_FAILED', message, { hint, cause: err });
 }

@@ -8,6 +8,8 @@ const STALE_MS = 15 * 60_000;
 /** How long a second pipeline waits for the first (ms) before giving up with `BUSY`. */
 const DEFAULT_WAIT_MS = 30_000;
 const POLL_MS = 100;
+/** The holder writes its pid right after creating the lock: a lock still without one after this (ms) is stale. */
+const EMPTY_STALE_MS = 5_000;
 
 export interface MemoryLockOptions {
   /** How long to wait for another live holder, in ms (default 30,000; 0 = fail at once). */
@@ -17,12 +19,14 @@ export interface MemoryLockOptions {
 type Holder = 'free' | 'dead' | 'live';
 
 // A lock whose process is gone (a crash, a kill -9) is taken over at once rather than after STALE_MS; the pid
-// is the holder's on this host. A lock with no pid yet is being created: live.
+// is the holder's on this host. A lock with no pid yet is being created: live, unless it stayed so for
+// EMPTY_STALE_MS (its writer died, or the disk was full, between the create and the write).
 async function holder(lockFile: string): Promise<{ state: Holder; pid?: number; ino?: number }> {
   const st = await stat(lockFile).catch(() => undefined);
   if (!st) return { state: 'free' };
   if (Date.now() - st.mtimeMs >= STALE_MS) return { state: 'dead', ino: st.ino };
   const pid = Number.parseInt((await readFile(lockFile, 'utf8').catch(() => '')).trim(), 10);
+  if (!(pid > 0) && Date.now() - st.mtimeMs >= EMPTY_STALE_MS) return { state: 'dead', ino: st.ino };
   if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return { state: 'live', ...(pid > 0 ? { pid } : {}) };
   try {
     process.kill(pid, 0);

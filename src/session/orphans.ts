@@ -39,7 +39,10 @@ export interface Orphans {
   lineage: string;
   /** Rollouts whose transcript is on the host and on no head, with the host transcript's path. */
   transcripts: { rolloutId: string; path: string }[];
-  /** Snapshots of the lineage that hold rollouts no head holds and that no head or branch names. */
+  /**
+   * Snapshots of the lineage that no head or branch names and that hold rollouts no head holds, or the code of a
+   * session that never landed (its workspace snapshot, in no named snapshot's layer chain).
+   */
   snapshots: { id: string; rolloutIds: string[] }[];
 }
 
@@ -125,6 +128,19 @@ async function rolloutsOnHeads(store: SnapshotStore): Promise<Set<string>> {
 }
 
 /**
+ * Whether a snapshot's code is kept by a named snapshot (`named`: heads and branches): a manifest lists its whole
+ * layer chain, so a snapshot whose layers begin some named snapshot's layers is restored within it.
+ */
+async function keptChains(store: SnapshotStore, named: Set<string>): Promise<(m: Manifest) => boolean> {
+  const chains: string[][] = [];
+  for (const id of named) {
+    const n = await store.get(id).catch(() => null);
+    if (n) chains.push(n.layers.map((l) => l.digest));
+  }
+  return (m) => chains.some((c) => c.length >= m.layers.length && m.layers.every((l, i) => c[i] === l.digest));
+}
+
+/**
  * Finds the orphans of `lineage` (every lineage when omitted): host transcripts of dead sessions whose rollout
  * is on no head, and snapshots of the lineage holding such rollouts that no head or branch names.
  * `except` is the caller's own rollout (live, not an orphan). Reads only manifests and small files.
@@ -147,6 +163,7 @@ export async function findOrphans(store: SnapshotStore, home: string, lineage?: 
     if (st?.isFile() && st.size > 0) of(r.lineage).transcripts.push({ rolloutId: r.rolloutId, path });
   }
   const named = new Set([...Object.values(await store.listHeads()), ...Object.values(await store.listBranches())]);
+  const kept = await keptChains(store, named);
   const manifests: Manifest[] = await store.list(lineage === undefined ? {} : { lineage });
   const recorded = new Map(records.map((r) => [r.rolloutId, r]));
   for (const m of manifests) {
@@ -154,6 +171,10 @@ export async function findOrphans(store: SnapshotStore, home: string, lineage?: 
     // A rollout of a live session, or of one we know nothing about that is younger than an hour, is not orphaned.
     const young = Date.now() - Date.parse(m.createdAt) < 60 * 60_000;
     const missing = m.rolloutIds.filter((r) => !onHeads.has(r) && !live.has(r) && (recorded.has(r) || !young));
+    // The workspace snapshot of a session that never landed holds its code even once its transcript is on a
+    // head (adopted while naming the branch failed, e.g. on a full disk): orphaned until a head or branch keeps it.
+    const own = m.kind === 'workspace' ? m.rolloutIds.at(-1) : undefined;
+    if (own !== undefined && recorded.has(own) && !live.has(own) && !missing.includes(own) && !kept(m)) missing.push(own);
     if (missing.length > 0) of(m.lineage).snapshots.push({ id: m.id, rolloutIds: missing });
   }
   // A rollout is adopted from the newest snapshot that holds it; older snapshots on its way need no branch.

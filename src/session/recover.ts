@@ -39,12 +39,19 @@ export interface RecoverResult {
  * of its first head; with neither, the transcripts wait for the lineage's first session (`waiting`, `note`; none counts as adopted).
  * Throws what the store throws (a damaged head: `mnemara lineage reset` first).
  */
-export async function recoverLineage(store: SnapshotStore, config: MnemaraConfig, lineage: string, onProgress: OnProgress = () => {}): Promise<RecoverResult> {
+export async function recoverLineage(
+  store: SnapshotStore,
+  config: MnemaraConfig,
+  lineage: string,
+  onProgress: OnProgress = () => {},
+  /** `rescued`: the caller already rescued the stranded sandboxes (of this lineage, these): not tried twice. */
+  options: { rescued?: Rescue[] } = {},
+): Promise<RecoverResult> {
   const layout = config.memory.layout;
   const head = await store.getHead(lineage);
   const result: RecoverResult = { lineage, adopted: [], branches: [], head: null, pending: [], rescued: [], waiting: [] };
   // First the work that is only in the container of a killed session: snapshotted, it becomes an orphan below.
-  result.rescued = await rescueStrandedSandboxes(store, config.home, layout, lineage, onProgress);
+  result.rescued = options.rescued ?? (await rescueStrandedSandboxes(store, config.home, layout, lineage, onProgress));
   const [orphans] = await findOrphans(store, config.home, lineage);
   if (!orphans) return { ...result, note: 'nothing orphaned' };
   await mkdir(join(config.home, 'tmp'), { recursive: true });

@@ -109,6 +109,8 @@ export async function squashLineage(store: DirectoryStore, lineage: string, onPr
 /** What `gc` and `prune` removed; bytes are on-disk sizes of removed blobs. */
 export interface CleanupReport {
   removedSnapshots: string[];
+  /** Snapshots `prune` would have removed but kept because the caller protected them, with why. */
+  protected?: { id: string; why: string }[];
   /** Why each removed snapshot went, by id (e.g. its manifest was unreadable, and why). */
   reasons?: Record<string, string>;
   removedBlobs: string[];
@@ -215,11 +217,13 @@ async function removeUnreferencedBlobs(store: DirectoryStore, keep: Manifest[], 
  * Keeps the `keep` newest snapshots of each lineage (or of `lineage` only), every lineage head and every branch
  * (DESIGN.md: a branch is never pruned unless named: `mnemara lineage delete` removes it first), and removes the
  * other manifests, then the blobs no remaining manifest uses. A manifest lists its whole layer
- * chain, so a head needs only its own manifest and blobs: older snapshots of its chain can go.
+ * chain, so a head needs only its own manifest and blobs: older snapshots of its chain can go. Snapshots in
+ * `protect` (id → why; e.g. the orphaned workspace snapshots of sessions that never landed, which no head or
+ * branch names yet) are kept too and listed in `protected`.
  */
 export async function pruneSnapshots(
   store: DirectoryStore,
-  options: { keep: number; lineage?: string; graceMs?: number; onProgress?: OnProgress },
+  options: { keep: number; lineage?: string; graceMs?: number; onProgress?: OnProgress; protect?: ReadonlyMap<string, string> },
 ): Promise<CleanupReport> {
   const started = Date.now();
   if (!Number.isInteger(options.keep) || options.keep < 0) {
@@ -236,6 +240,11 @@ export async function pruneSnapshots(
     const newestFirst = [...ms].sort((a, b) => (a.id < b.id ? 1 : -1));
     for (const m of newestFirst.slice(options.keep)) {
       if (heads.has(m.id)) continue;
+      const why = options.protect?.get(m.id);
+      if (why !== undefined) {
+        (report.protected ??= []).push({ id: m.id, why });
+        continue;
+      }
       await store.manifests.remove(m.id);
       report.removedSnapshots.push(m.id);
     }

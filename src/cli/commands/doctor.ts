@@ -177,7 +177,7 @@ async function checkOrphans(home: string, storeDir: string): Promise<DoctorCheck
       name: 'orphans',
       ok: false,
       required: false,
-      detail: `${n} rollout(s) on no head, on lineage(s) ${orphans.map((o) => o.lineage).join(', ')}`,
+      detail: `${n} rollout(s) on no head, or whose code is on no head or branch, on lineage(s) ${orphans.map((o) => o.lineage).join(', ')}`,
       fix: '`mnemara recover` brings them into their lineage memory (the next run on each lineage does too)',
     };
   } catch (err) {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { defaultStoreDir } from '../../config/paths.js';
-import { findOrphans } from '../../session/orphans.js';
+import { findOrphans, removeDeadScratch } from '../../session/orphans.js';
 import { findGoneSandboxes, rescueStrandedSandboxes, type Rescue } from '../../session/stranded.js';
 import { recoverLineage, type RecoverResult } from '../../session/recover.js';
 import { openStore } from '../../snapshot/index.js';
@@ -40,11 +40,16 @@ export function registerRecoverCommand(program: Command): void {
       );
       return;
     }
+    // Scratch directories of sessions that are gone (killed after their head move, too): as the next session does.
+    await removeDeadScratch(config.home);
     // Rescued first: a stranded sandbox's lineage may have nothing else orphaned until its work is a snapshot.
     const rescued: Rescue[] = await rescueStrandedSandboxes(store, config.home, config.memory.layout, opts.lineage, progressPrinter(!json));
     const orphans = await findOrphans(store, config.home, opts.lineage);
     const results: RecoverResult[] = [];
-    for (const o of orphans) results.push(await recoverLineage(store, config, o.lineage, progressPrinter(!json)));
+    // Each lineage's rescues were tried just above: not again (a failed one warned twice).
+    for (const o of orphans) {
+      results.push(await recoverLineage(store, config, o.lineage, progressPrinter(!json), { rescued: rescued.filter((r) => r.lineage === o.lineage) }));
+    }
     const failed = rescued.filter((r) => r.error);
     emit(json, { results, rescued }, () =>
       results.length === 0 && rescued.length === 0

@@ -1,14 +1,19 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { mnemaraHome } from '../../config/paths.js';
 import { pruneSandboxes, type PruneResult } from '../../sandbox/index.js';
+import { findGoneSandboxes } from '../../session/stranded.js';
+import { openStore } from '../../snapshot/index.js';
 import { emit } from '../output.js';
+import { loadCliConfig } from './config.js';
 
 function describePrune(r: PruneResult, dryRun: boolean): string {
   const verb = dryRun ? 'would remove' : 'removed';
   const lines = [`${verb} ${r.containers.length} container(s) and ${r.volumes.length} volume(s)`];
   for (const c of r.containers) lines.push(`  container ${c.name}  session ${c.session}  (${c.state})`);
   for (const v of r.volumes) lines.push(`  volume    ${v.slice(0, 24)}`);
+  for (const c of r.stranded) lines.push(`  kept      ${c.name}  session ${c.session}  (${c.why}; run \`mnemara recover\` first to save it as a branch; --force removes it and the work)`);
+  if (r.stranded.length) lines.push(`${r.stranded.length} sandbox(es) hold unsaved work of killed sessions: run \`mnemara recover\` first`);
   for (const c of r.inUse) lines.push(`  kept      ${c.name}  session ${c.session}  (in use by process ${c.process}; --force removes it)`);
   for (const c of r.unlabelled) lines.push(`  unowned   ${c.name}  session ${c.session}  (${c.state}; no home label: made by an older mnemara, perhaps for another home; --include-unlabelled removes it)`);
   if (r.otherHomes) lines.push(`  left alone ${r.otherHomes} container(s) of other mnemara homes on this engine (prune them from their home)`);
@@ -32,7 +37,8 @@ export function registerSandboxCommand(program: Command): void {
     .description(
       'Remove leftover sandbox containers (running or not) and their volumes of this mnemara home (the mnemara=1 ' +
         'and mnemara.home labels), and this home\'s workspace cache.\n\n' +
-        'A sandbox whose mnemara process still runs on this host is in use and kept, unless --force. Other homes\' ' +
+        'A sandbox whose mnemara process still runs on this host is in use and kept, unless --force; so is the ' +
+        'sandbox of a killed session holding its unsaved work (run `mnemara recover` first: it saves that work as a branch). Other homes\' ' +
         'sandboxes are never touched (--all-homes overrides); sandboxes without a home label (older mnemara versions) ' +
         'are listed as unowned and kept, unless --include-unlabelled.',
     )
@@ -42,13 +48,23 @@ export function registerSandboxCommand(program: Command): void {
     .option('--session <id>', 'only the sandboxes of this session')
     .option('--force', 'also remove sandboxes whose process still runs (it will fail its next command)')
     .option('--dry-run', 'list what would be removed, remove nothing')
-    .option('--json', 'print the result as one JSON document: {containers, volumes, inUse, unlabelled, otherHomes, failed, cacheEntries}')
+    .option('--json', 'print the result as one JSON document: {containers, volumes, inUse, stranded, unlabelled, otherHomes, failed, cacheEntries}')
     .action(async (opts: { session?: string; dryRun?: boolean; force?: boolean; json?: boolean; home?: string; includeUnlabelled?: boolean; allHomes?: boolean }) => {
+      const home = opts.home ? resolve(opts.home) : mnemaraHome();
+      // The container of a killed session may hold the only copy of its work: kept until recover saved it.
+      const keep = new Map<string, string>();
+      if (!opts.force) {
+        const storeDir = opts.home ? join(home, 'store') : (loadCliConfig({}).config.snapshot.store ?? join(home, 'store'));
+        for (const g of await findGoneSandboxes(await openStore(storeDir), home)) {
+          if (g.stranded) keep.set(g.containerId, `holds the unsaved work of rollout ${g.rolloutId} of ${g.lineage ?? 'an unknown lineage'}`);
+        }
+      }
       const result = await pruneSandboxes({
         ...(opts.session ? { sessionId: opts.session } : {}),
         dryRun: Boolean(opts.dryRun),
         force: Boolean(opts.force),
-        home: opts.home ? resolve(opts.home) : mnemaraHome(),
+        keep,
+        home,
         includeUnlabelled: Boolean(opts.includeUnlabelled),
         allHomes: Boolean(opts.allHomes),
       });

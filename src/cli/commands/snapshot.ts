@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
+import { findOrphans } from '../../session/orphans.js';
 import { defaultLineage } from '../../session/start.js';
 import { createOnHead } from '../../snapshot/create-on-head.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
@@ -73,6 +74,9 @@ function describeCleanup(r: CleanupReport): string {
     `removed ${r.removedSnapshots.length} snapshot(s), ${r.removedBlobs.length} blob(s), ${r.removedTemp.length} leftover(s); freed ${size(r.freedBytes)}`,
     ...r.removedSnapshots.map((id) => `  snapshot ${id}${r.reasons?.[id] ? `: ${r.reasons[id]}` : ''}`),
     ...r.removedTemp.map((p) => `  leftover ${p}`),
+    ...(r.protected?.length
+      ? [`kept ${r.protected.length} snapshot(s) holding the work of sessions that never landed (run \`mnemara recover\` to name them as branches):`, ...r.protected.map((k) => `  kept ${k.id}: ${k.why}`)]
+      : []),
   ].join('\n');
 }
 
@@ -275,12 +279,19 @@ export function registerSnapshotCommand(program: Command): void {
     },
   );
 
-  sub('prune', 'Remove all but the newest N snapshots of each lineage (heads and branches are always kept; `mnemara lineage delete` removes a branch), and blobs no longer used.')
+  sub('prune', 'Remove all but the newest N snapshots of each lineage (heads and branches are always kept; `mnemara lineage delete` removes a branch; so are the snapshots of sessions that never landed, until `mnemara recover` names them), and blobs no longer used.')
     .requiredOption('--keep <n>', 'snapshots to keep per lineage')
     .option('-l, --lineage <name>', 'only this lineage')
     .action(async (opts: Opts & { keep: string; lineage?: string }) => {
-      const r = await pruneSnapshots(await dirStore(opts, 'prune'), {
+      const st = await dirStore(opts, 'prune');
+      // Orphaned snapshots (a killed or failed session's code, on no head or branch yet) are recover's to name, never prune's.
+      const protect = new Map<string, string>();
+      for (const o of await findOrphans(st, loadCliConfig(opts).config.home)) {
+        for (const s of o.snapshots) protect.set(s.id, `rollout(s) ${s.rolloutIds.join(', ')} of ${o.lineage}, on no head or branch`);
+      }
+      const r = await pruneSnapshots(st, {
         keep: nonNegativeInt('--keep', opts.keep),
+        protect,
         ...(opts.lineage ? { lineage: opts.lineage } : {}),
         onProgress: progressPrinter(!opts.json),
       });

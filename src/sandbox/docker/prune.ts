@@ -26,6 +26,8 @@ export interface PruneResult {
   volumes: string[];
   /** Sandboxes left alone because the process that started them still runs on this host (see `force`). */
   inUse: PrunedContainer[];
+  /** Sandboxes left alone because they hold a killed session's unsaved work (`keep`; see `force`), with why. */
+  stranded: (PrunedContainer & { why: string })[];
   /**
    * Containers without the home label (made by a mnemara older than it): they may belong to another home, so
    * they are only listed, unless `includeUnlabelled` (then they are removed like this home's and not listed here).
@@ -64,8 +66,13 @@ export interface PruneOptions {
   /** Only the sandboxes of this session (rollout id). */
   sessionId?: string;
   dryRun?: boolean;
-  /** Also sandboxes whose process still runs on this host. */
+  /** Also sandboxes whose process still runs on this host, and those in `keep`. */
   force?: boolean;
+  /**
+   * Container ids → why, left alone unless `force`: the stranded sandboxes of killed sessions, whose /workspace is
+   * the only copy of their work (`src/session/stranded.ts` finds them; `mnemara recover` rescues them).
+   */
+  keep?: ReadonlyMap<string, string>;
   /** The mnemara home whose sandboxes and workspace cache are pruned; default `mnemaraHome()`. */
   home?: string;
   /** Also remove containers and volumes without the home label (older mnemara versions; they may be another home's). */
@@ -80,14 +87,14 @@ export interface PruneOptions {
  * any such volume left behind, then (without `sessionId`) this home's workspace cache. Other homes' sandboxes
  * are never touched (unless `allHomes`); unlabelled ones (older versions) are listed in `unlabelled` and removed
  * only with `includeUnlabelled`. A sandbox whose process still runs on this host is in use and left alone unless
- * `force`. `dryRun` only lists. Throws what dockerode throws when no engine answers.
+ * `force`, and so is one in `keep` (a stranded sandbox holding unsaved work). `dryRun` only lists. Throws what dockerode throws when no engine answers.
  */
 export async function pruneSandboxes(options: PruneOptions = {}): Promise<PruneResult> {
   const docker = options.docker ?? dockerClient();
   // Without an engine, say so with the hint instead of dockerode's bare `connect ENOENT`.
   await assertEngine(docker);
   const label = [`${LABEL.owner}=1`, ...(options.sessionId ? [`${LABEL.session}=${options.sessionId}`] : [])];
-  const result: PruneResult = { containers: [], volumes: [], inUse: [], unlabelled: [], otherHomes: 0, failed: [] };
+  const result: PruneResult = { containers: [], volumes: [], inUse: [], stranded: [], unlabelled: [], otherHomes: 0, failed: [] };
   const scope = (labels: Record<string, string> | undefined): HomeOwnership | 'take' => {
     const whose = ownershipOf(labels, options.home);
     if (whose === 'own' || options.allHomes || (whose === 'unlabelled' && options.includeUnlabelled)) return 'take';
@@ -114,6 +121,11 @@ export async function pruneSandboxes(options: PruneOptions = {}): Promise<PruneR
     }
     if (!options.force && ownerAlive(entry.process)) {
       result.inUse.push(entry);
+      continue;
+    }
+    const why = options.force ? undefined : options.keep?.get(c.Id);
+    if (why !== undefined) {
+      result.stranded.push({ ...entry, why });
       continue;
     }
     if (!options.dryRun) {
