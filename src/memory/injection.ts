@@ -16,7 +16,9 @@ const DANGEROUS: RegExp[] = [
   /\b(exec|eval)\b[^\n]{0,200}\b(urlopen|urllib|requests\.get|fetch|https?:\/\/)/i,
   /\b(urlopen|urllib|requests\.get|fetch\s*\(|https?:\/\/)[^\n]{0,200}\b(exec|eval)\b/i,
   // send data somewhere: secrets, keys, dotfiles, the environment uploaded or posted to a host
-  /\b(upload(ed|s|ing)?|send(s|ing)?|sent|post(ed|s|ing)?|exfiltrat\w*|copy|copied|scp|rsync|transmit\w*)\b[^\n]{0,80}(~\/\.ssh|id_rsa|id_ed25519|\.env\b|credentials?|secrets?|tokens?|api[_ -]?keys?|passwords?|printenv|environment variables)/i,
+  /\b(upload(ed|s|ing)?|send(s|ing)?|sent|post(ed|s|ing)?|exfiltrat\w*|scp|rsync|transmit\w*)\b[^\n]{0,80}(~\/\.ssh|id_rsa|id_ed25519|\.env\b|credentials?|secrets?|tokens?|api[_ -]?keys?|passwords?|printenv|environment variables)/i,
+  // Copying is only sending when it goes somewhere else: `cp .env.example .env.test` stays in the workspace.
+  /\b(copy|copied|copies|copying)\b[^\n]{0,80}(~\/\.ssh|id_rsa|id_ed25519|\.env\b|credentials?|secrets?|tokens?|api[_ -]?keys?|passwords?|printenv|environment variables)[^\n]{0,80}\b(to|into|onto)\s+(https?:\/\/|s3:\/\/|gs:\/\/|[\w.-]+@[\w.-]+:|(an? |the |my |our )?(remote|server|host|paste\w*|gist|bucket|webhook|url|endpoint|external|public))/i,
   /(~\/\.ssh|id_rsa|id_ed25519|\.aws\/credentials|\.env\b|secrets?|tokens?)[^\n]{0,80}\b(uploaded|sent|posted|copied|transmitted)\s+to\b/i,
   /\bcurl\b[^\n]{0,120}(-d|--data(-binary)?|-F|-T|--upload-file)\s+@?\S*(~\/\.ssh|\.env|credentials|id_rsa|\/etc\/passwd)/i,
   /\b(env|printenv)\b[^\n]{0,40}\|\s*(curl|nc|netcat|wget)\b/i,

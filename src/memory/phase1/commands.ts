@@ -97,9 +97,13 @@ function classify(source: string, tokens: ShellToken[], joiner: string, depth: n
   const program = programWord.replace(/^.*\//, '');
   const args = u.words.slice(1);
   const script = u.script;
+  // `ansible-lint --version` only asks what is there: it checks nothing, and passing proves no fix.
+  const asksOnly = args.length === 1 && /^(--version|-V|--help|-h|version|help)$/.test(args[0]!);
   const category: CommandCategory = !programWord
     ? 'shell'
-    : script !== undefined
+    : asksOnly
+      ? 'inspect'
+      : script !== undefined
       ? categoryOf(script, positionalArgs(program, args), coreText, true)
       : categoryOf(program, positionalArgs(program, args), coreText, false);
   const pos = positionalArgs(program, args);

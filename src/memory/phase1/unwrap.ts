@@ -55,7 +55,11 @@ function environmentRunner(w: string[]): number | undefined {
     const i = w.findIndex((x, k) => k > 0 && marker.test(x));
     return i > 0 ? i + 1 : w.length;
   };
-  if (w[0] === 'nix' && (w[1] === 'develop' || w[1] === 'shell')) return after(/^(-c|--command)$/);
+  // Global options may come first: `nix --extra-experimental-features 'nix-command flakes' develop -c …`.
+  if (w[0] === 'nix') {
+    const sub = w.findIndex((x, k) => k > 0 && /^(develop|shell)$/.test(x));
+    if (sub > 0 && sub <= 5 && (sub === 1 || w[1]!.startsWith('-'))) return after(/^(-c|--command)$/);
+  }
   if (/^(mise|rtx)$/.test(w[0] ?? '') && /^(exec|x)$/.test(w[1] ?? '')) return after(/^--$/);
   if (/^(dotenv|dotenvx|flox)$/.test(w[0] ?? '') && w.includes('--')) return after(/^--$/);
   if (/^(devbox|pixi)$/.test(w[0] ?? '') && w[1] === 'run') return skipOptions(w, 2, /^-c$|^--(config|environment|manifest-path)$|^-e$/);

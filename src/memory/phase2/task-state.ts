@@ -65,11 +65,19 @@ export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOut
 
 /**
  * A task that says it carries on the last one ("finish the previous task", "termine la tâche précédente",
- * "mach die letzte Aufgabe fertig", "继续上次的任务", "前回のタスクの続き"): it closes the newest unfinished work
+ * "mach die letzte Aufgabe fertig", "继续上次的任务", "前回のタスクの続き", "dokonči podle plánu z minulého běhu"): it closes the newest unfinished work
  * before it, in whatever language either was written.
  */
-const CONTINUES =
-  /\b(previous|last|earlier|unfinished) (task|run|session)|\bpick up where|\bcontinue (the|where)|précédente?|tâche d'avant|vorherige|letzte aufgabe|angefangene|tarea anterior|anterior tarea|tarefa anterior|compito precedente|上次|之前的任务|前回|この前の|이전 작업|지난번/i;
+const CONTINUES = new RegExp(
+  [
+    "\\b(previous|last|earlier|unfinished) (task|run|session)|\\bpick up where|\\bcontinue (the|where)|\\b(according to|as in) the plan\\b|\\bas planned\\b",
+    "précédente?|tâche d'avant|selon le plan|vorherige|letzte aufgabe|angefangene|nach plan|laut plan|tarea anterior|anterior tarea|según el plan|tarefa anterior|conforme o plano|compito precedente|secondo il piano",
+    '(?<![\\wÀ-ɏḀ-ỿ])(vorige (taak|run)|volgens (het )?plan|poprzedni\\w*|według planu|förra körningen|föregående|enligt planen|forrige|efter planen|etter planen|minulého|předchozí\\w*|podle plánu|önceki|plana göre|sebelumnya|sesuai rencana|lần trước|theo kế hoạch)(?![\\wÀ-ɏḀ-ỿ])',
+    '(предыдущ|прошл\\w* (запуск|раз)|по плану|попередн|минулого запуску|за планом|προηγούμεν|σύμφωνα με το σχέδιο|पिछले|पिछली|योजना के अनुसार)',
+    '(上次|之前的任务|按计划|按照计划|前回|この前の|計画どおり|이전 작업|지난번|계획대로)',
+  ].join('|'),
+  'i',
+);
 
 /** Identifiers in a text that name one thing in the code: `Invoices::PdfRenderer`, `src/worker.ts`, `renewLease`. */
 function identifiers(text: string): Set<string> {
@@ -79,6 +87,10 @@ function identifiers(text: string): Set<string> {
     // Versions, hosts and bare file extensions name no piece of this repository's code.
     if (id.length < 6 || /^\d|^(e\.g|i\.e|etc)\b|\.(com|org|io|net)$/i.test(id) || /^\/?(workspace|tmp|usr)\b/.test(id)) continue;
     out.add(id.toLowerCase());
+  }
+  // An issue or ticket named in both tasks (`#88`, `PAY-1432`) is the same piece of work in any language.
+  for (const m of text.matchAll(/(?<![\w&#])#\d{1,6}\b|\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b/g)) {
+    if (!/^(UTF|UCS|SHA|MD|ISO|PEP|RFC|AES|TLS|SSL|HTTP|IPV|ES|ECMA|CP|WIN|LATIN|X)-/.test(m[0])) out.add(m[0].toLowerCase());
   }
   return out;
 }

@@ -83,6 +83,8 @@ interface Fix {
   changedBetween: boolean;
   /** The resolver failed too, on another error: the changes fixed the first one only (`movedPast`). */
   movedPast?: boolean;
+  /** The failure was "command not found" and the resolver is the form in which it ran (it may then have failed on the code). */
+  ranAs?: boolean;
 }
 
 /**
@@ -173,6 +175,11 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes, changedBetween };
     }
     if (match && (outcome === 'failed' || (outcome === 'unknown' && failed(next)))) {
+      // Not found as typed, and another form of it then ran (`nix … develop -c ansible-lint x`, `python -m pytest`):
+      // that form is the lesson, whatever the run then found in the code.
+      if (notFound(failure) && !notFound(next) && essentialCommand(segs, match) !== target.text) {
+        return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes: [], changedBetween, ranAs: true };
+      }
       // Setup typed in front of it that passed (`apt-get update && apt-get install build-essential && cargo
       // build`) is part of the chain even though the command then failed on its next missing piece.
       const typed = new Set(splitCommand(commandOf(failure) ?? '').map((x) => x.text));
@@ -223,7 +230,9 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
   // Another spelling of the same command (`./x.sh` → `bash x.sh`) is a lesson only when the spelling was the
   // problem (not executable, not found); otherwise it is a plain retry.
   const unchanged = failures.every(
-    (f) => f.seg.text === fixCmd || (sameCommand(f.seg, fix.resolverSeg) && !invocationError(f.step) && essentialCommand(fix.resolverSegs, fix.resolverSeg) === fix.resolverSeg.text),
+    (f) =>
+      f.seg.text === fixCmd ||
+      (sameCommand(f.seg, fix.resolverSeg) && !invocationError(f.step) && !otherBinary(f.seg, fix.resolverSeg) && essentialCommand(fix.resolverSegs, fix.resolverSeg) === fix.resolverSeg.text),
   );
   // Only a rerun with nothing but looking in between is identical: a service started or anything else run is a change.
   if (fix.changes.length === 0 && !fix.changedBetween && failures.every((f) => sameRun(f, fix))) return flakyTest(failures, fix);
@@ -237,7 +246,9 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
   });
   const changes = [...new Set(fix.changes.map((c) => c.text))];
   let text: string;
-  if (fix.movedPast) {
+  if (fix.ranAs) {
+    text = `In this environment ${parts[0]}. It runs as \`${clip(fixCmd, 200)}\`.`;
+  } else if (fix.movedPast) {
     const made = changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ');
     text = `\`${clip(first.seg.core, 160)}\` needs ${made} first. Without it ${parts[0]}. (With it the command got past that error.)`;
   } else if (needsSetup) {
@@ -261,7 +272,7 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
   if (fix.resolver.resultLine) lines.add(fix.resolver.resultLine);
   const firstWhy = errorLines(first.step.output ?? '', 1)[0];
   return {
-    kind: needsSetup ? 'procedure' : 'pitfall',
+    kind: needsSetup || fix.ranAs ? 'procedure' : 'pitfall',
     text,
     evidence: { lines: [...lines].sort((a, b) => a - b), ...(firstWhy ? { quote: clip(firstWhy, 200) } : {}) },
     importance: first.seg.category === 'system' || first.seg.category === 'install' || first.seg.category === 'build' ? 4 : 3,
@@ -301,6 +312,21 @@ function sameRun(failure: Failure, fix: Fix): boolean {
   if (typed(failure.seg) !== typed(fix.resolverSeg)) return false;
   const had = new Set(splitCommand(commandOf(failure.step) ?? '').map(typed));
   return fix.resolverSegs.every((s) => s.piped || s.category === 'shell' || s.category === 'inspect' || had.has(typed(s)));
+}
+
+/** The program was not found as typed (exit 127, "command not found"). */
+function notFound(step: Step): boolean {
+  return step.exitCode === 127 || /command not found|: not found$/m.test(step.output ?? '');
+}
+
+/**
+ * The resolver runs another binary of the same name, by its path outside the workspace (`cmake` failed on an
+ * old version; `/opt/cmake-3.28.3/bin/cmake` worked): the path is the lesson, not a retry.
+ */
+function otherBinary(failed: Segment, resolver: Segment): boolean {
+  const word = (s: Segment) => s.core.split(/\s+/)[0] ?? '';
+  const path = word(resolver);
+  return path !== word(failed) && environmentPath(path);
 }
 
 /** The command could not be started as typed (exit 126/127: not executable, not found, bad interpreter). */
