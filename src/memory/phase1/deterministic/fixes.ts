@@ -83,7 +83,10 @@ interface Fix {
   changedBetween: boolean;
   /** The resolver failed too, on another error: the changes fixed the first one only (`movedPast`). */
   movedPast?: boolean;
-  /** The failure was "command not found" and the resolver is the form in which it ran (it may then have failed on the code). */
+  /**
+   * The failure was "command not found" (or an option added got it past its error) and the resolver is the form
+   * in which it ran (it may then have failed on something else).
+   */
   ranAs?: boolean;
 }
 
@@ -91,14 +94,21 @@ interface Fix {
  * Whether `after` (the same command, run again after a change) no longer shows the error `before` failed on
  * and fails on another one instead. Needs an error line on both sides: a bare exit code tells nothing.
  */
-function movedPast(before: Step, after: Step): boolean {
-  const was = errorLines(before.output ?? '', 2);
-  const now = errorLines(after.output ?? '', 2);
+function movedPast(before: Step, after: Step, some = false): boolean {
+  // `some`: a tool's generic header ("Error: cabal: Could not resolve dependencies:") may stay while its detail
+  // changed, so every line that names a problem counts, and one of them going is enough.
+  const lines = (o: string) => (some ? o.split('\n').filter((l) => PROBLEM.test(l)).slice(0, 40) : errorLines(o, 2));
+  const was = lines(before.output ?? '');
+  const now = lines(after.output ?? '');
   if (was.length === 0 || now.length === 0) return false;
   const fold = (t: string) => t.replace(/\s+/g, ' ').trim().toLowerCase();
   const out = fold(after.output ?? '');
-  return was.every((w) => !out.includes(fold(w))) && now.some((n) => !was.some((w) => fold(w) === fold(n)));
+  const gone = (w: string) => !out.includes(fold(w));
+  return (some ? was.some(gone) : was.every(gone)) && now.some((n) => !was.some((w) => fold(w) === fold(n)));
 }
+
+/** A line of output that names a problem (for `movedPast` with `some`). */
+const PROBLEM = /error|fail|reject|unknown|conflict|not found|missing|cannot|could not|required|unsupported|denied/i;
 
 const WORK = new Set(['test', 'build', 'install', 'system', 'generate', 'env']);
 
@@ -177,7 +187,9 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     if (match && (outcome === 'failed' || (outcome === 'unknown' && failed(next)))) {
       // Not found as typed, and another form of it then ran (`nix … develop -c ansible-lint x`, `python -m pytest`):
       // that form is the lesson, whatever the run then found in the code.
-      if (notFound(failure) && !notFound(next) && essentialCommand(segs, match) !== target.text) {
+      // So is an option added to it that got it past its error (`cabal build all -w ghc-9.6.4`: the default GHC was too old).
+      const reformed = (notFound(failure) && !notFound(next)) || (changes.length === 0 && !changedBetween && addsOptions(target, match) && movedPast(failure, next, true));
+      if (reformed && essentialCommand(segs, match) !== target.text) {
         return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes: [], changedBetween, ranAs: true };
       }
       // Setup typed in front of it that passed (`apt-get update && apt-get install build-essential && cargo
@@ -247,7 +259,9 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
   const changes = [...new Set(fix.changes.map((c) => c.text))];
   let text: string;
   if (fix.ranAs) {
-    text = `In this environment ${parts[0]}. It runs as \`${clip(fixCmd, 200)}\`.`;
+    text = notFound(first.step)
+      ? `In this environment ${parts[0]}. It runs as \`${clip(fixCmd, 200)}\`.`
+      : `In this environment ${parts[0]}. \`${clip(fixCmd, 200)}\` got past that error.`;
   } else if (fix.movedPast) {
     const made = changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ');
     text = `\`${clip(first.seg.core, 160)}\` needs ${made} first. Without it ${parts[0]}. (With it the command got past that error.)`;
@@ -312,6 +326,18 @@ function sameRun(failure: Failure, fix: Fix): boolean {
   if (typed(failure.seg) !== typed(fix.resolverSeg)) return false;
   const had = new Set(splitCommand(commandOf(failure.step) ?? '').map(typed));
   return fix.resolverSegs.every((s) => s.piped || s.category === 'shell' || s.category === 'inspect' || had.has(typed(s)));
+}
+
+/** `after` is `before` with options added (`-w ghc-9.6.4`, `--offline`), every word of `before` kept in order. */
+function addsOptions(before: Segment, after: Segment): boolean {
+  if (!sameCommand({ ...before, canonical: before.key } as Segment, { ...after, canonical: after.key } as Segment) || after.args.length <= before.args.length) return false;
+  let k = 0;
+  const extra: string[] = [];
+  for (const a of after.args) {
+    if (k < before.args.length && a === before.args[k]) k += 1;
+    else extra.push(a);
+  }
+  return k === before.args.length && extra.some((a) => a.startsWith('-'));
 }
 
 /** The program was not found as typed (exit 127, "command not found"). */

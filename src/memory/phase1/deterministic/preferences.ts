@@ -47,13 +47,18 @@ export function userPreferences(view: RolloutView): RawMemory[] {
  */
 function lastingClauses(text: string): string[] {
   const parts = clauses(text).filter((c) => !CHANGED.test(c));
-  const kept = parts.filter((c, i) => isLasting(c) || (i + 1 < parts.length && isLasting(parts[i + 1]!) && ANAPHORIC.test(parts[i + 1]!)));
+  const kept: string[] = [];
+  parts.forEach((c, i) => {
+    // "Det gäller i det här repot framöver." says only how long the clause before holds: one rule, not two.
+    if (i > 0 && kept.at(-1) === parts[i - 1] && isLasting(c) && ANAPHORIC.test(c)) kept[kept.length - 1] = `${parts[i - 1]} ${c}`;
+    else if (isLasting(c) || (i + 1 < parts.length && isLasting(parts[i + 1]!) && ANAPHORIC.test(parts[i + 1]!))) kept.push(c);
+  });
   return isAcknowledgement(kept.join(' ')) ? [] : kept;
 }
 
 const isLasting = (c: string): boolean => statesLastingRule(c) && !DEICTIC.test(c);
-/** A clause that points back to the one before ("That goes for …", "Das gilt für …", "这适用于 …"). */
-const ANAPHORIC = /^(that|this|the same|same|it|das|dies|cela|ça|esto|eso|这|這|それ|これ)\b/i;
+/** A clause that points back to the one before ("That goes for …", "Das gilt für …", "Det gäller …", "这适用于 …"). */
+const ANAPHORIC = /^(that|this|the same|same|it|das|dies|cela|ça|ce|esto|eso|isso|isto|ciò|questo|dat|dit|det|dette|to|toto|tohle|это|це|αυτό|bu|ini|itu|điều này|यह|这|這|それ|これ|이것|이건)(?![\p{L}\p{N}])/iu;
 
 /** A clause about a thing of this run ("that file", "this change", "it"). */
 const DEICTIC = /\b(that|this|these|those) (file|files|change|changes|commit|function|test|one|line|pr|branch)\b/i;

@@ -64,6 +64,7 @@ export function readOnlyCommand(cmd: string): boolean {
     if (s.program === 'cd') return true;
     if (s.program === 'git') return GIT_READ_ONLY.has(s.args[0] ?? '');
     if (s.program === 'find') return !s.args.some((a) => /^-(delete|exec|execdir|ok)$/.test(a));
-    return READ_ONLY.has(s.program);
+    // `ghc --version`, `cmake --help`: asking a tool what it is changes nothing (`splitCommand` marks these inspect).
+    return READ_ONLY.has(s.program) || (s.category === 'inspect' && s.args.length === 1 && /^(--version|-V|--help|-h|version|help)$/.test(s.args[0]!));
   });
 }

@@ -140,6 +140,10 @@ function isProjectSpecificTest(seg: Segment): boolean {
   if (seg.script) return true;
   const pytest = seg.key.includes('pytest');
   const filters = args.filter((a) => /^-(L|E|R)$|^--(label|label-regex|filter|project|selectProjects)\b/.test(a) || (pytest && /^-(k|m)$/.test(a)));
+  // A filter on a label (`ctest -L unit`, `-m "not slow"`) picks a suite; one naming a test (`--filter
+  // LogCommandTests`, `-k test_parse`) picks what this run was working on.
+  const value = (f: string) => (f.includes('=') ? f.slice(f.indexOf('=') + 1) : (args[args.indexOf(f) + 1] ?? ''));
+  if (filters.some((f) => /Tests?\b|Spec\b|^test_|_test\b|::|\.test\b/.test(value(f)))) return false;
   if (filters.length > 0) return true;
   return !DEFAULT_PROGRAMS.test(seg.program) && !DEFAULT_KEYS.test(seg.key);
 }
