@@ -30,6 +30,9 @@ describe("the agent's notes at the end of a run that completed", () => {
     ['id', 'Selesai.\n\nCatatan: jalankan tes dengan `bun test`; `deno task test` tidak berlaku lagi.', 'bun test'],
     ['zh', '完成。\n\n注意：单元测试需要 `.env.test`：`cp .env.example .env.test`。', '.env.test'],
     ['sv', 'Klart.\n\nObs: kör `swift-format lint --strict` innan du committar.', 'swift-format'],
+    ['hu', 'Kész.\n\nMegjegyzés: a tesztek előtt futtasd a `make deps` parancsot.', 'make deps'],
+    ['he', 'סיימתי.\n\nהערה: יש להריץ `make deps` לפני `make test`.', 'make deps'],
+    ['th', 'เสร็จแล้ว\n\nหมายเหตุ: ต้องรัน `make deps` ก่อน `make test`', 'make deps'],
   ];
   for (const [lang, final, needle] of notes) {
     it(`kept in the agent's words (${lang})`, () => {
@@ -38,14 +41,19 @@ describe("the agent's notes at the end of a run that completed", () => {
       expect(kept[0]).toContain(needle);
     });
   }
+  it('a run the agent ended itself without finishing keeps its tip (fi, en)', () => {
+    const stop = (final: string) =>
+      texts(new TranscriptBuilder('Fix the segfault in parse_many.').bash('poetry run pytest -q', 139, 'Fatal Python error: Segmentation fault').say(final), 'error').filter((t) => t.startsWith('Noted'));
+    expect(stop('I stopped to ask which behaviour you want.\n\nDebugging tip: `PYTHONFAULTHANDLER=1 poetry run python -X dev …` names the extension module in a crash.')[0]).toContain('PYTHONFAULTHANDLER');
+    expect(stop('Pysähdyin kysymään.\n\nHuom: `PYTHONFAULTHANDLER=1 poetry run python -X dev` näyttää laajennusmoduulin.')[0]).toContain('PYTHONFAULTHANDLER');
+  });
   it('one entry per bullet; a bullet that names nothing concrete is left out', () => {
     const kept = texts(run('Done.\n\nNotes:\n- Run `make gen` before `make test`.\n- The code base is nice to work in.\n- Lint with `make lint` (ruff).')).filter((t) => t.startsWith('Noted'));
     expect(kept).toHaveLength(2);
     expect(kept.join('\n')).not.toContain('nice to work in');
   });
-  it('nothing without a notes heading, in a run that did not complete, or after a tool call', () => {
+  it('nothing without a notes heading, or when the run did not end on the message', () => {
     expect(texts(run('Done. Run `make gen` before `make test` next time.')).filter((t) => t.startsWith('Noted'))).toEqual([]);
-    expect(texts(run('Notes:\n- Run `make gen` before `make test`.'), 'max_turns').filter((t) => t.startsWith('Noted'))).toEqual([]);
     expect(texts(run('Notes:\n- Run `make gen` before `make test`.').bash('git status', 0, '')).filter((t) => t.startsWith('Noted'))).toEqual([]);
   });
   it('a note another entry of the run already says is not said twice', () => {
@@ -165,4 +173,20 @@ describe('the user\'s lasting rule and the test command that worked', () => {
     expect(run('pytest -k test_parse_many')).toEqual([]);
     expect(run('ctest --test-dir build -L unit')).toHaveLength(1);
   });
+});
+
+describe('lasting rules and one-off orders in more languages', () => {
+  const prefs = (task: string) => extract(new TranscriptBuilder(task).edit('/workspace/src/a.c').bash('make', 0, 'ok')).filter((m) => m.kind === 'preference');
+  const lasting = [
+    'Lisää testi. Tästä lähtien aja aina `make lint` ennen committia.',
+    'Adaugă un test. De acum înainte rulează mereu `make lint` înainte de commit.',
+    'Dodaj test. Od zdaj naprej vedno zaženi `make lint` pred commitom.',
+    "Afegeix un test. A partir d'ara executa sempre `make lint` abans de fer commit.",
+    'Adj hozzá egy tesztet. Mostantól mindig futtasd a `make lint` parancsot commit előtt.',
+    'הוסף בדיקה. מעכשיו תמיד להריץ `make lint` לפני commit.',
+    'Tambah ujian. Mulai dari sekarang sentiasa jalankan `make lint` sebelum commit.',
+  ];
+  for (const t of lasting) it(`lasting: ${t}`, () => expect(prefs(t).map((p) => p.text).join('\n')).toContain('make lint'));
+  const once = ['Tällä kertaa älä aja `make lint`.', 'De data asta nu rula `make lint`.', 'Ezúttal ne futtasd a `make lint` parancsot.', 'הפעם אל תריץ `make lint`.'];
+  for (const t of once) it(`one-off: ${t}`, () => expect(prefs(t)).toEqual([]));
 });

@@ -1,9 +1,11 @@
 /**
  * Whether words a person typed state something lasting about the repository or only steer this run.
  * Word lists in several languages (en, de, fr, es, pt, it, nl, pl, ru, zh, ja, ko, sv, da/no, cs, uk, tr, id, vi,
- * el, hi); they decide between kinds of
+ * el, hi, and those of `durable-more.ts`); they decide between kinds of
  * sentence, never which lesson a sentence teaches.
  */
+
+import { MORE_CHANGED, MORE_COMMANDING, MORE_LASTING_MARKERS, MORE_ONE_OFF } from './durable-more.js';
 
 /** Said as lasting: "always", "never", "in this repo", "from now on", "we use …", "… on purpose" and equivalents. */
 export const DURABLE = new RegExp(
@@ -25,6 +27,8 @@ export const DURABLE = new RegExp(
     '(?<![\\wÀ-ɏḀ-ỿ])(selalu|jangan pernah|tidak pernah|mulai sekarang|ke depannya|ke depan|di (repo|proyek) ini|setiap kali|kami (pakai|menggunakan))(?![\\wÀ-ɏḀ-ỿ])',
     '(?<![\\wÀ-ɏḀ-ỿ])(luôn luôn|luôn|không bao giờ|từ giờ|từ nay|từ bây giờ|về sau|trong (repo|dự án) này|mỗi lần|chúng (tôi|ta) dùng)(?![\\wÀ-ɏḀ-ỿ])',
     '(завжди|ніколи|відтепер|надалі|з цього моменту|у цьому (репозиторії|проєкті|проекті)|щоразу|кожного разу|πάντα|ποτέ|από τώρα και στο εξής|στο εξής|σε αυτό το αποθετήριο|κάθε φορά|हमेशा|कभी नहीं|अब से|आगे से|इस (रिपो|प्रोजेक्ट) में|हर बार)',
+    ...MORE_LASTING_MARKERS,
+    ...MORE_COMMANDING,
   ].join('|'),
   'i',
 );
@@ -40,6 +44,7 @@ export const ONE_OFF = new RegExp(
     '(这次|這次|暂时|暫時|先不要|目前先|今回|とりあえず|ひとまず|一旦|이번에는|пока что|в этот раз|на этот раз)',
     '(?<![\\wÀ-ɏḀ-ỿ])(den här gången|för tillfället|tills vidare|denne gang|denne gangen|foreløpig|tentokrát|prozatím|bu sefer|bu seferlik|şimdilik|kali ini|untuk sementara|untuk sekarang|lần này|tạm thời)(?![\\wÀ-ɏḀ-ỿ])',
     '(цього разу|поки що|αυτή τη φορά|προς το παρόν|इस बार|फ़िलहाल|फिलहाल|अभी के लिए)',
+    ...MORE_ONE_OFF,
   ].join('|'),
   'i',
 );
@@ -68,6 +73,7 @@ export const CHANGED = new RegExp(
     '(?<![\\wÀ-ɏ])(przeszliśmy|zmigrowaliśmy|już nie)(?![\\wąćęłńóśźż])',
     '(?<![\\wÀ-ɏḀ-ỿ])(bytt till|gått över till|migrerat till|inte längre|skiftet til|byttet til|ikke længere|ikke lenger|přešli jsme|už nepoužíváme|již nepoužíváme|geçtik|artık kullanmıyoruz|pindah ke|beralih ke|tidak berlaku lagi|tidak dipakai lagi|chuyển sang|không còn|đã bỏ)(?![\\wÀ-ɏḀ-ỿ])',
     '(перейшли|більше не|μεταβήκαμε|μεταφερθήκαμε|πλέον δεν|δεν \S+ πλέον|पर स्विच|में माइग्रेट|अब ज़रूरत नहीं|अब जरूरत नहीं)',
+    ...MORE_CHANGED,
   ].join('|'),
   'i',
 );
@@ -98,6 +104,7 @@ const LASTING_MARKER = new RegExp(
     '(以后|今后|往后|以後|今後|在这个仓库|本仓库|這個倉庫|这个项目里|これから|このリポジトリでは|このリポジトリでは常に|앞으로)',
     '(?<![\\wÀ-ɏḀ-ỿ])(från och med nu|hädanefter|framöver|i det här (repot|projektet)|vi använder|fra nu af|fra nå av|fremover|i dette (repo|prosjektet|projekt)|vi bruger|vi bruker|od teď|odteď|napříště|v tomto (repozitáři|projektu)|používáme|bundan sonra|bu (depoda|projede|repoda)|kullanıyoruz|mulai sekarang|ke depannya|di (repo|proyek) ini|kami (pakai|menggunakan)|từ giờ|từ nay|từ bây giờ|về sau|trong (repo|dự án) này|chúng (tôi|ta) dùng)(?![\\wÀ-ɏḀ-ỿ])',
     '(відтепер|надалі|з цього моменту|у цьому (репозиторії|проєкті|проекті)|από τώρα και στο εξής|στο εξής|σε αυτό το αποθετήριο|अब से|आगे से|इस (रिपो|प्रोजेक्ट) में)',
+    ...MORE_LASTING_MARKERS,
   ].join('|'),
   'i',
 );
@@ -119,6 +126,7 @@ const COMMANDING = new RegExp(
     '^(sempre|mai|non \\w+ mai|altijd|nooit|zawsze|nigdy)(?![\\wÀ-ɏ])',
     '^(alltid|aldrig|altid|aldri|vždy|vždycky|nikdy|her zaman|asla|selalu|jangan pernah|luôn|không bao giờ)(?![\\wÀ-ɏḀ-ỿ])',
     '^(завжди|ніколи|πάντα|ποτέ|हमेशा|कभी)',
+    ...MORE_COMMANDING,
   ].join('|'),
   'i',
 );

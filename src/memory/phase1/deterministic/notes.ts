@@ -11,7 +11,7 @@ import { contentTokens, similarity } from '../../normalize.js';
  * ("Notes:", "For next time:", "Poznámka:", "注意：", "नोट:"), in the languages users write.
  */
 const NOTES_HEADING = new RegExp(
-  '^\\s*(?:[-*•]\\s*)?(?:\\*\\*|__)?(?:notes?|heads[- ]up|caveats?|gotchas?|for next time|for the next run|good to know|hinweise?|anmerkung(?:en)?|für das nächste mal|notas?|para la próxima(?: vez)?|remarques?|pour la prochaine fois|observaç(?:ão|ões)|obs|per la prossima volta|let op|opmerking(?:en)?|uwagi?|notera|anteckning(?:ar)?|bemærk|merk(?:nad)?|poznámk[ay]|pozor|not(?:lar)?|dikkat|catatan|lưu ý|ghi chú|примечани[ея]|заметки|важно|обратите внимание|примітк[аи]|увага|σημειώσεις|σημείωση|नोट|ध्यान दें|注意(?:事项)?|备注|提示|メモ|補足|備考|참고|주의)(?:\\*\\*|__)?\\s*[:：]\\s*',
+  '^\\s*(?:[-*•]\\s*)?(?:\\*\\*|__)?(?:(?:[a-z-]+ ){0,2}(?:notes?|tips?)|hints?|heads[- ]up|caveats?|gotchas?|important|lessons? learned|takeaways?|for next time|for the next run|good to know|hinweise?|anmerkung(?:en)?|für das nächste mal|notas?|para la próxima(?: vez)?|remarques?|pour la prochaine fois|observaç(?:ão|ões)|obs|per la prossima volta|let op|opmerking(?:en)?|uwagi?|notera|anteckning(?:ar)?|bemærk|merk(?:nad)?|poznámk[ay]|pozor|not(?:lar)?|dikkat|catatan|lưu ý|ghi chú|примечани[ея]|заметки|важно|обратите внимание|примітк[аи]|увага|σημειώσεις|σημείωση|नोट|ध्यान दें|注意(?:事项)?|备注|提示|メモ|補足|備考|참고|주의|huom(?:io|aa|autus)?|muistiinpanot?|vinkki|nota|perhatian|peringatan|notă|observați[ei]|atenție|sfat|opomb[ae]|nasvet|atenció|consell|megjegyzés|figyelem|tipp|fontos|napomena|pažnja|savjet|забележка|бележки|съвет|märkus|nõuanne|piezīme|padoms|pastaba|patarimas|הערות|הערה|שים לב|טיפ|หมายเหตุ|ข้อควรระวัง|เคล็ดลับ|ملاحظات|ملاحظة|تنبيه|نصيحة|نکته|توجه|یادداشت|নোট|দ্রষ্টব্য|tandaan|paalala|kumbuka|tanbihi|dokezo)(?:\\*\\*|__)?\\s*[:：]\\s*',
   'i',
 );
 
@@ -22,16 +22,16 @@ const CONCRETE = /`[^`\n]{2,}`|(?:^|[\s(])(?:\.{0,2}\/)?[\w.-]+\/[\w./*-]+|\b[\w
 const HOSTILE = /\b(planted|injected|prompt[- ]injection|malicious|untrusted)\b|\b(eingeschleust|bösartig|inyectad[oa]|malicios[oa]|injecté|malveillant)/i;
 
 /**
- * What the agent wrote down for later in the final message of a run that completed (issue 12): the items of a
- * block headed "Notes:", "For next time:", "Poznámka:" … — the environment, how to run things, what to do
- * first. One `procedure` (an item with a command) or `fact` per item, in the agent's words, within 400
+ * What the agent wrote down for later in its final message (issue 12), when it ended the run itself: the items
+ * of a block headed "Notes:", "Debugging tip:", "For next time:", "Poznámka:", "Huom:" … — the environment, how
+ * to run things, what to do first. (A run that did not finish also has them in its unfinished-work entry's
+ * findings; `known` keeps them from being said twice.) One `procedure` (an item with a command) or `fact` per item, in the agent's words, within 400
  * characters of whole sentences. An item is kept only when it names something concrete (a command, a path)
  * and the other entries of the run (`known`: their texts) do not already hold all of its commands; a sentence
  * that passes on an instruction read in tool output or tells to fetch and run code is left out. An item that
  * calls a file hostile (planted, injected …) becomes a warning that names the file and nothing of what it says.
  */
 export function finalNotes(view: RolloutView, known: string[]): RawMemory[] {
-  if (view.outcome !== 'completed') return [];
   const final = lastAssistantText(view);
   if (!final) return [];
   const lines = final.text.replace(/\r/g, '').split('\n');
