@@ -89,7 +89,11 @@ describe('credential files the run wrote are left out of the workspace snapshot'
   it('leaves them out on the change path too', async () => {
     expect(second.outcome).toBe('completed');
     expect(second.workspaceSnapshotMode?.kind).toBe('changes');
-    expect(second.credentialFiles).toEqual([{ path: 'second.pem', kind: 'PEM private key', action: 'left-out' }]);
+    const savedAt = join(dirs.home, 'left-out', second.rolloutId, 'second.pem');
+    expect(second.credentialFiles).toEqual([{ path: 'second.pem', kind: 'PEM private key', action: 'left-out', savedAt }]);
+    // Not lost: the user's copy is on the host, readable only by them.
+    expect(readFileSync(savedAt, 'utf8')).toContain(SECOND_BODY);
+    expect(statSync(savedAt).mode & 0o777).toBe(0o600);
   });
 
   it('stores no byte of them in any blob, but keeps the user\'s own file and the code that quotes a key', () => {

@@ -1,4 +1,5 @@
 import { credentialMessage } from '../../session/credential-files.js';
+import { secretFileMessage, type SecretFile } from '../../session/secret-files.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -145,6 +146,8 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
     );
   }
   for (const f of r.credentialFiles ?? []) lines.push(`credential  ${credentialMessage(f)}`);
+  for (const f of r.secretFiles ?? []) lines.push(`secret      ${secretFileMessage({ ...f, kinds: f.kinds as SecretFile['kinds'] })}`);
+  if (r.leftoverProcesses) lines.push(`processes   ${r.leftoverProcesses} left running by the agent's commands were stopped before the workspace snapshot`);
   for (const n of r.notices ?? []) lines.push(`${n.kind === 'host-memory-ignored' ? 'warning' : 'note'}     ${n.message}`, `            ${n.hint}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
   for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore ${b.name} DIR (or snapshot diff ${b.name} ${r.head ?? 'HEAD'})`);
