@@ -264,7 +264,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       transcriptPath,
     }, config.snapshot.headWaitMinutes * 60_000, async (dir) => {
       adoption = await adoptOrphans(store, config.home, lineage, dir, layout, rolloutId);
-      return adoption.rolloutIds;
+      return [...adoption.rolloutIds, ...adoption.notes]; // any of them: the head gets the merged layout
     });
     let adoption: Awaited<ReturnType<typeof adoptOrphans>> | undefined;
     const published = await step('publish', emit, timings, () => publisher.publishWorkspace(sandbox, workspaceSnapshot.id), () =>
