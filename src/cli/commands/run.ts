@@ -13,7 +13,7 @@ import type { ApplyResult } from '../../snapshot/apply.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 import { formatTimings } from '../timings.js';
 import { memoryStore } from '../memory-source.js';
-import { snapshotRef } from '../snapshot-ref.js';
+import { lineageOfRef, snapshotRef } from '../snapshot-ref.js';
 
 interface RunCliOptions extends ConfigCliOptions {
   workspace: string;
@@ -221,6 +221,8 @@ export function registerRunCommand(program: Command): void {
     const { config } = loadCliConfig(opts, configFlags(cmd, opts));
     // Before the sandbox starts: a name that resolves to nothing is the user's input (exit 2).
     const from = opts.from === undefined ? undefined : await snapshotRef(await memoryStore(config), opts.from);
+    // `--from LINEAGE[@…]` names the lineage the run continues, unless --lineage names another.
+    const lineage = opts.lineage ?? (opts.from === undefined ? undefined : lineageOfRef(opts.from));
     const controller = new AbortController();
     let interrupts = 0;
     const onSigint = (): void => {
@@ -240,7 +242,7 @@ export function registerRunCommand(program: Command): void {
           task,
           config,
           signal: controller.signal,
-          ...(opts.lineage !== undefined ? { lineage: opts.lineage } : {}),
+          ...(lineage !== undefined ? { lineage } : {}),
           ...(from !== undefined ? { from } : {}),
           ...(opts.memoryFrom !== undefined ? { memoryFrom: opts.memoryFrom } : {}),
           ...(opts.keepSandbox ? { keepSandbox: true } : {}),
@@ -251,7 +253,8 @@ export function registerRunCommand(program: Command): void {
             else if (event.type === 'started' && !json) {
               // The transcript is named once the agent starts: a run that fails before has none to point to.
               const from = event.branch !== undefined ? `git remote and branch ${event.branch}` : event.lineageSource;
-              const how = event.lineageSource === 'named' ? '' : ` (default, from the ${from}; name one with --lineage NAME)`;
+              const implied = opts.lineage === undefined && lineage !== undefined ? ` (from --from ${opts.from}; name another with --lineage NAME)` : '';
+              const how = event.lineageSource === 'named' ? implied : ` (default, from the ${from}; name one with --lineage NAME)`;
               writeErr(`rollout ${event.rolloutId} on lineage ${event.lineage}${how}\n`);
               transcriptPath = event.transcriptPath;
             } else if (event.type === 'notice') {
