@@ -24,6 +24,15 @@ const GREP_PATTERNS = [
   '^https?://[^:/@[:space:]]+:[^@[:space:]]+@',
 ];
 
+/**
+ * Directories of installed dependencies, never scanned for credential or token files: their files are the
+ * package manager's, not the run's secrets, and they ship test keys and example tokens (an `npm install` of axios
+ * brings 20 PEM test keys, e.g. `public-encrypt/test/test_key.pem`; `@octokit/auth-token`'s README quotes
+ * `ghp_PersonalAccessToken…`, the AWS SDK's `.d.ts` files `AKIAIOSFODNN7EXAMPLE`): leaving them out would change
+ * the installed tree, and reading them made the check cost 30 s on that 37,000-file delta.
+ */
+export const DEPENDENCY_DIRS = ['node_modules', '.venv', 'venv', 'site-packages', '.yarn', '.pnpm-store'];
+
 /** A credential file the run wrote into the workspace: its path (relative), what it holds, what was done. */
 export interface CredentialFile {
   path: string;
@@ -59,14 +68,15 @@ export async function sandboxClock(sandbox: Sandbox): Promise<number | null> {
  * kubeconfig with a client key, `.git-credentials`; by content, never by name) are moved out of the workspace
  * before the snapshot, so no layer holds them. A file that was in the workspace before the run (`wasThere`) is the
  * user's and stays, and so does every file when `keep` (`snapshot.keepCredentialFiles`) is set; both are
- * reported. Files whose ctime is not after `since` (sandbox seconds) are not looked at. A file left out goes through
+ * reported. Files whose ctime is not after `since` (sandbox seconds), and installed dependencies
+ * (`DEPENDENCY_DIRS`), are not looked at. A file left out goes through
  * `leaveOut` (`setAside`: a host copy only the user can read), so it is not lost. Never throws: a check that fails
  * is logged and leaves everything in place.
  */
 export async function leaveOutCredentialFiles(sandbox: Sandbox, since: number, wasThere: WasThere, keep: boolean, leaveOut: LeaveOut): Promise<CredentialFile[]> {
   const root = sandbox.workspaceDir;
   const script =
-    `find "$1" -xdev -type f -newerct "@$2" -size -${MAX_BYTES + 1}c -not -path "$1/.git/*" -print0 | ` +
+    `find "$1" -xdev \\( -path "$1/.git" ${DEPENDENCY_DIRS.map((d) => `-o -name '${d}'`).join(' ')} \\) -prune -o -type f -newerct "@$2" -size -${MAX_BYTES + 1}c -print0 | ` +
     `xargs -0 -r grep -lIZE ${GREP_PATTERNS.map((p) => `-e '${p.replace(/'/g, "'\\''")}'`).join(' ')} -- 2>/dev/null; exit 0`;
   const found = await sandbox.exec(['sh', '-c', script, 'sh', root, String(since)], { timeoutMs: 60_000 }).catch((err: Error) => {
     log.warn({ err: err.message }, 'could not look for credential files the run wrote; none left out');

@@ -13,7 +13,7 @@
 import { logger } from '../config/logger.js';
 import { findSecretKinds, type SecretKind } from '../memory/redact.js';
 import type { Sandbox } from '../sandbox/types.js';
-import { keptFor, type LeaveOut, type WasThere } from './credential-files.js';
+import { DEPENDENCY_DIRS, keptFor, type LeaveOut, type WasThere } from './credential-files.js';
 
 const log = logger('session');
 
@@ -90,13 +90,6 @@ export interface SecretFile {
   savedAt?: string;
 }
 
-/**
- * Directories of installed dependencies, never scanned: their files are the package manager's, not the run's
- * secrets, and their docs and type declarations quote example tokens (`@octokit/auth-token`'s README has
- * `ghp_PersonalAccessToken0124…`, the AWS SDK's `.d.ts` files `AKIAIOSFODNN7EXAMPLE`): leaving such a file out
- * would break the installed tree.
- */
-const DEPENDENCY_DIRS = ['node_modules', '.venv', 'venv', 'site-packages', '.yarn', '.pnpm-store'];
 
 /**
  * A documented example rather than a credential: a token that ends in `EXAMPLE` (AWS's `AKIAIOSFODNN7EXAMPLE`) or
