@@ -303,7 +303,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       try {
         // 7 + 8. Phase 1 (extraction) and phase 2 (consolidation) on the host copy of the memory layout.
         const consolidate = async (): Promise<void> => {
-          const p = await step('memory-pipeline', emit, timings, () => runPipelineOn(layoutDir, config, client, onProgress, publisher.agentMemoryMd), (r) =>
+          const p = await step('memory-pipeline', emit, timings, () => runPipelineOn(layoutDir, config, client, onProgress, [...(publisher.agentMemoryMd ? [publisher.agentMemoryMd] : []), ...(adoption?.memoryEdits ?? [])]), (r) =>
             `${r.extracted.length} extracted, ${r.consolidated ? `${r.added.length} added, ${r.changed.length} changed` : 'nothing to consolidate'}`,
           );
           const mine = p.pending.find((x) => x.rolloutId === rolloutId);

@@ -15,6 +15,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
+import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';
 import { writeFileAtomic } from '../snapshot/fs-atomic.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
 import { adoptOrphanNotes } from './orphan-notes.js';
@@ -198,6 +199,8 @@ export interface Adoption {
   branches: { name: string; snapshot: string }[];
   /** The agent's notes of orphaned snapshots merged into the layout (`orphan-notes.ts`), workspace-relative. */
   notes: string[];
+  /** Their agents' edits of MEMORY.md, for the pipeline to judge as each rollout's proposals. */
+  memoryEdits: AgentMemoryEdits[];
 }
 
 /**
@@ -214,7 +217,7 @@ export async function adoptOrphans(
   layout: MemoryLayout,
   except?: string,
 ): Promise<Adoption> {
-  const adoption: Adoption = { rolloutIds: [], branches: [], notes: [] };
+  const adoption: Adoption = { rolloutIds: [], branches: [], notes: [], memoryEdits: [] };
   const [orphans] = await findOrphans(store, home, lineage, except);
   if (!orphans) return adoption;
   const sessions = join(layoutDir, layout.sessionsDir);
@@ -242,7 +245,9 @@ export async function adoptOrphans(
     const own = s.rolloutIds[s.rolloutIds.length - 1] as string;
     // Its notes under memories/ go to the head's memory, as a session's that lost the head race do.
     try {
-      adoption.notes.push(...(await adoptOrphanNotes(store, s.id, own, layoutDir, layout, dirname(layoutDir))));
+      const taken = await adoptOrphanNotes(store, s.id, own, layoutDir, layout, dirname(layoutDir));
+      adoption.notes.push(...taken.notes);
+      if (taken.memoryEdits) adoption.memoryEdits.push(taken.memoryEdits);
     } catch (err) {
       log.warn({ snapshot: s.id, err: (err as Error).message }, 'could not adopt the memory notes of an orphaned snapshot; they stay on its branch');
     }

@@ -77,7 +77,7 @@ export async function recoverLineage(
     // trial: recover of a killed session exited 2 "No Anthropic API key" though no model was to be called).
     const client = extractorOf(config) === 'model' ? sessionModelClient(config) : undefined;
     const consolidate = async (): Promise<void> => {
-      const p = await runPipelineOn(layoutDir, config, client, onProgress);
+      const p = await runPipelineOn(layoutDir, config, client, onProgress, adoption.memoryEdits);
       result.pending = p.pending.map((x) => x.rolloutId);
     };
     await consolidate();

@@ -3,7 +3,8 @@
  * a session that lost the head race do, not only its branch LINEAGE@<rollout-id>: by `mnemara recover` (a
  * session killed after its workspace snapshot, before the head move: a three-way merge on the snapshot it
  * started from) and by the next session (a session killed during a tool call: its stranded sandbox is rescued
- * first). mnemara's own files the agent wrote (a forged MEMORY.md) are never taken. Real Docker sandbox, the
+ * first). mnemara's own files are never taken from the orphan as they are: its agent's MEMORY.md edit is judged
+ * as its rollout's proposal, as a live run's is. Real Docker sandbox, the
  * scripted Messages server as the model, SIGKILL in a child process.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -58,7 +59,7 @@ beforeAll(async () => {
   const a = await runSession({ workspace: dirs.workspace, task: 'start the shared notes', config, lineage: LINEAGE });
   expect(a.head).not.toBeNull();
   killedAfterSnapshot = await killedSession(
-    [`printf -- '- run make check before pushing\\n- GITHUB_TOKEN=${TOKEN}\\n' > memories/notes.md && printf -- '- from the killed run\\n' >> memories/shared.md && echo FORGED > memories/MEMORY.md`],
+    [`printf -- '- run make check before pushing\\n- GITHUB_TOKEN=${TOKEN}\\n' > memories/notes.md && printf -- '- from the killed run\\n' >> memories/shared.md && printf -- '- Run \`make check\` before every push: it runs the linters and the unit tests.\\n' >> memories/MEMORY.md`],
     'publish:start',
   );
   recovered = await recoverLineage(await openStore(join(dirs.home, 'store')), config, LINEAGE);
@@ -84,8 +85,11 @@ describe("a killed session's memory notes", () => {
     expect(notes).not.toContain(TOKEN); // redacted before any layer was written
     // Only the killed run changed shared.md since its start: its version is the head's now.
     expect(readFileSync(join(mem, 'memories', 'shared.md'), 'utf8')).toBe('# Shared\n- first\n- from the killed run\n');
-    // mnemara's own files never come from the sandbox; the rollout is in the pipeline's state.
-    expect(readFileSync(join(mem, 'memories', 'MEMORY.md'), 'utf8')).not.toContain('FORGED');
+    // The agent's edit of MEMORY.md is judged as its rollout's proposal, as a live run's is: it lands, citing it.
+    const handbook = readFileSync(join(mem, 'memories', 'MEMORY.md'), 'utf8');
+    const line = handbook.split('\n').find((l) => l.includes('make check'));
+    expect(line).toBeDefined();
+    expect(line).toContain(killedAfterSnapshot);
     expect(readFileSync(join(mem, 'memories', '.state.json'), 'utf8')).toContain(killedAfterSnapshot);
   });
 
