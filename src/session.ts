@@ -23,12 +23,12 @@ import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
 import { adoptOrphans, endSessionRecord, openSessionScratch, removeDeadScratch } from './session/orphans.js';
 import { HeadPublisher, sessionBranch } from './session/publish.js';
-import { redactLayoutInSandbox } from './session/redact-notes.js';
 import { rescueStrandedSandboxes } from './session/stranded.js';
 import { assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
 import { snapshotSandbox, type ChangeBaseline, type SnapshotTimings, type WorkspaceSnapshotMode } from './session/snapshot-sandbox.js';
 import { listWorkspace, type WorkspaceListing } from './session/workspace-listing.js';
-import { credentialMessage, inHostCheckout, leaveOutCredentialFiles, sandboxClock, type CredentialFile, type WasThere } from './session/credential-files.js';
+import { inHostCheckout, sandboxClock, type WasThere } from './session/credential-files.js';
+import { prepareWorkspace, type PreparedWorkspace } from './session/prepare-snapshot.js';
 import { cacheEnabled, checkCachedFill, fillFromCache, keepInCache, planCachedStart, refillWhole } from './session/cached-restore.js';
 import { DockerSandbox } from './sandbox/docker/docker-sandbox.js';
 import { copyLayoutFromSandbox } from './session/layout-io.js';
@@ -231,16 +231,13 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     // 6. Snapshot the workspace, whatever the outcome, and move the head to it: from here on the rollout is safe.
     const parent = start.snapshotId ?? start.headAtStart;
     let snapshotMode: WorkspaceSnapshotMode | undefined;
-    let credentialFiles: CredentialFile[] = [];
+    let prepared: PreparedWorkspace | undefined;
     const inherited = parent ? (await store.get(parent)).rolloutIds : [];
     const workspaceSnapshot = await step('snapshot-workspace', emit, timings, async () => {
-      // No layer may hold a secret the agent wrote into memories/ or sessions/: redact them where they are first.
-      await redactLayoutInSandbox(sandbox, layout);
-      // Nor a credential file the run wrote (a key, a service-account JSON): it is left out and named.
+      // A stable tree without secrets: leftover processes stopped, notes redacted, token and credential files set aside.
       const wasThere: WasThere = start.kind === 'snapshot' || start.kind === 'head' ? (rel) => (baseline ? baseline.listing.entries.has(rel) : 'unknown') : inHostCheckout(workspace);
-      credentialFiles = runClock === null ? [] : await leaveOutCredentialFiles(sandbox, runClock, wasThere, config.snapshot.keepCredentialFiles);
-      for (const f of credentialFiles) onProgress?.({ step: 'snapshot', phase: 'progress', message: credentialMessage(f) });
-      const skipped = credentialFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `credential file (${f.kind}) written by the run` }));
+      prepared = await prepareWorkspace(sandbox, { home: config.home, rolloutId, layout, runClock, wasThere, keep: config.snapshot.keepCredentialFiles, onProgress });
+      const skipped = prepared.skipped;
       const report: { mode?: WorkspaceSnapshotMode; timings?: SnapshotTimings } = {};
       try {
         return await snapshotSandbox(sandbox, store, { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress, ...(skipped.length ? { skipped } : {}) }, baseline, report);
@@ -267,7 +264,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       transcriptPath,
     }, config.snapshot.headWaitMinutes * 60_000, async (dir) => {
       adoption = await adoptOrphans(store, config.home, lineage, dir, layout, rolloutId);
-      return adoption.rolloutIds;
+      return [...adoption.rolloutIds, ...adoption.notes]; // any of them: the head gets the merged layout
     });
     let adoption: Awaited<ReturnType<typeof adoptOrphans>> | undefined;
     const published = await step('publish', emit, timings, () => publisher.publishWorkspace(sandbox, workspaceSnapshot.id), () =>
@@ -298,13 +295,15 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       transcriptPath,
       timings: { totalMs: 0 },
       ...(snapshotMode ? { workspaceSnapshotMode: snapshotMode } : {}),
-      ...(credentialFiles.length ? { credentialFiles } : {}),
+      ...(prepared?.credentialFiles.length ? { credentialFiles: prepared.credentialFiles } : {}),
+      ...(prepared?.secretFiles.length ? { secretFiles: prepared.secretFiles } : {}),
+      ...(prepared?.leftoverProcesses ? { leftoverProcesses: prepared.leftoverProcesses } : {}),
     };
     if (config.memory.generate) {
       try {
         // 7 + 8. Phase 1 (extraction) and phase 2 (consolidation) on the host copy of the memory layout.
         const consolidate = async (): Promise<void> => {
-          const p = await step('memory-pipeline', emit, timings, () => runPipelineOn(layoutDir, config, client, onProgress, publisher.agentMemoryMd), (r) =>
+          const p = await step('memory-pipeline', emit, timings, () => runPipelineOn(layoutDir, config, client, onProgress, [...(publisher.agentMemoryMd ? [publisher.agentMemoryMd] : []), ...(adoption?.memoryEdits ?? [])]), (r) =>
             `${r.extracted.length} extracted, ${r.consolidated ? `${r.added.length} added, ${r.changed.length} changed` : 'nothing to consolidate'}`,
           );
           const mine = p.pending.find((x) => x.rolloutId === rolloutId);

@@ -22,3 +22,14 @@ export async function snapshotRef(store: Refs, ref: string): Promise<string> {
     hint: '`mnemara snapshot list` shows snapshot ids; `mnemara lineage list` shows lineages and their branches.',
   });
 }
+
+/**
+ * The lineage a `--from` reference names, when it names one: `LINEAGE` (its head) or `LINEAGE@<rollout-id>` (a
+ * branch of it); `undefined` for a snapshot id. `run --from` works on that lineage unless `--lineage` is given
+ * (new-user trial: `run --from LINEAGE@…` ran on the directory's default lineage and moved its head instead).
+ */
+export function lineageOfRef(ref: string): string | undefined {
+  if (SNAPSHOT_ID_RE.test(ref)) return undefined;
+  const at = ref.lastIndexOf('@');
+  return at > 0 ? ref.slice(0, at) : ref;
+}

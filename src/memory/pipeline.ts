@@ -41,7 +41,7 @@ export interface MemoryPipelineOptions {
    * when it is extracted (`judgeAgentEdits`) — additions and supported corrections become its raw memories,
    * supported corrections and deletions retire the old entries, the rest is reported in `agentEdits.rejected`.
    */
-  agentMemoryMd?: AgentMemoryEdits;
+  agentMemoryMd?: AgentMemoryEdits | AgentMemoryEdits[];
   /** Consolidate even when no raw memory changed. */
   forceConsolidation?: boolean;
   onProgress?: OnProgress;
@@ -133,9 +133,11 @@ async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelin
   const layout = options.layout ?? options.config.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' };
   const writes = memoryMdWrites(records, layout);
   let judged: JudgedEdits | undefined;
-  if (options.agentMemoryMd?.rolloutId === id && options.agentMemoryMd.start !== options.agentMemoryMd.end) {
+  // Several rollouts can bring edits: the run's own and those of orphaned rollouts it adopted.
+  const edits = [options.agentMemoryMd ?? []].flat().find((e) => e.rolloutId === id);
+  if (edits && edits.start !== edits.end) {
     // The agent's edits of MEMORY.md are proposals of this rollout: judged against its own transcript.
-    judged = judgeAgentEdits(options.agentMemoryMd, viewRollout(records, id), writes);
+    judged = judgeAgentEdits(edits, viewRollout(records, id), writes);
     const have = new Set(extraction.memories.map((m) => normalizeText(m.text)));
     for (const m of judged.memories) if (!have.has(normalizeText(m.text))) extraction.memories.push(m);
     if (judged.rejected.length) log.warn({ rolloutId: id, rejected: judged.rejected }, "edits of MEMORY.md by the run's agent that do not win (the old entries stay)");

@@ -66,6 +66,13 @@ export interface Sandbox {
    * (then `stdout` is not whole and must not be used). Optional: only the Docker sandbox has it.
    */
   execBytes?(argv: string[], options: { stdin?: Buffer; maxOutputBytes: number; cwd?: string; timeoutMs?: number }): Promise<BytesExecResult>;
+  /**
+   * Kills every process in the sandbox except its own (the init process and mnemara's), i.e. whatever the
+   * agent's commands left running after they returned, and returns how many it killed. Called when no command
+   * runs (before the workspace snapshot). Optional: the local sandbox has no process set of its own. Never throws;
+   * `null` when the processes could not be looked at.
+   */
+  stopLeftoverProcesses?(): Promise<number | null>;
   /** Removes the sandbox (container and its volume, or the temp dir). Idempotent. */
   close(): Promise<void>;
 }

@@ -8,8 +8,6 @@ const log = logger('session');
 
 /** Files larger than this are not read for the check (a credential file is a few KiB). Bytes. */
 const MAX_BYTES = 256 * 1024;
-/** Where the sandbox keeps a file left out of the snapshot: outside /workspace, gone with the container. */
-const QUARANTINE = '/tmp/mnemara-left-out';
 
 /**
  * Lines that can start a credential file, as `grep -E` patterns: a cheap first pass in the sandbox over the files
@@ -26,6 +24,15 @@ const GREP_PATTERNS = [
   '^https?://[^:/@[:space:]]+:[^@[:space:]]+@',
 ];
 
+/**
+ * Directories of installed dependencies, never scanned for credential or token files: their files are the
+ * package manager's, not the run's secrets, and they ship test keys and example tokens (an `npm install` of axios
+ * brings 20 PEM test keys, e.g. `public-encrypt/test/test_key.pem`; `@octokit/auth-token`'s README quotes
+ * `ghp_PersonalAccessToken…`, the AWS SDK's `.d.ts` files `AKIAIOSFODNN7EXAMPLE`): leaving them out would change
+ * the installed tree, and reading them made the check cost 30 s on that 37,000-file delta.
+ */
+export const DEPENDENCY_DIRS = ['node_modules', '.venv', 'venv', 'site-packages', '.yarn', '.pnpm-store'];
+
 /** A credential file the run wrote into the workspace: its path (relative), what it holds, what was done. */
 export interface CredentialFile {
   path: string;
@@ -33,7 +40,12 @@ export interface CredentialFile {
   /** `left-out`: not in the workspace snapshot (listed in its `skipped`); `kept`: in it, because it is the user's or the config says so. */
   action: 'left-out' | 'kept';
   why?: string;
+  /** Where a `left-out` file is kept for the user on the host (`<home>/left-out/<rollout-id>/<path>`, 0600). */
+  savedAt?: string;
 }
+
+/** Takes a file (workspace-relative) out of the sandbox before the snapshot; its host copy, or `null` (not moved). */
+export type LeaveOut = (relativePath: string) => Promise<string | null>;
 
 /** How the session knows whether a path was the user's before the run (then it is never left out). */
 export type WasThere = (relativePath: string) => boolean | 'unknown';
@@ -56,13 +68,15 @@ export async function sandboxClock(sandbox: Sandbox): Promise<number | null> {
  * kubeconfig with a client key, `.git-credentials`; by content, never by name) are moved out of the workspace
  * before the snapshot, so no layer holds them. A file that was in the workspace before the run (`wasThere`) is the
  * user's and stays, and so does every file when `keep` (`snapshot.keepCredentialFiles`) is set; both are
- * reported. Files whose ctime is not after `since` (sandbox seconds) are not looked at. Never throws: a check that
- * fails is logged and leaves everything in place.
+ * reported. Files whose ctime is not after `since` (sandbox seconds), and installed dependencies
+ * (`DEPENDENCY_DIRS`), are not looked at. A file left out goes through
+ * `leaveOut` (`setAside`: a host copy only the user can read), so it is not lost. Never throws: a check that fails
+ * is logged and leaves everything in place.
  */
-export async function leaveOutCredentialFiles(sandbox: Sandbox, since: number, wasThere: WasThere, keep: boolean): Promise<CredentialFile[]> {
+export async function leaveOutCredentialFiles(sandbox: Sandbox, since: number, wasThere: WasThere, keep: boolean, leaveOut: LeaveOut): Promise<CredentialFile[]> {
   const root = sandbox.workspaceDir;
   const script =
-    `find "$1" -xdev -type f -newerct "@$2" -size -${MAX_BYTES + 1}c -not -path "$1/.git/*" -print0 | ` +
+    `find "$1" -xdev \\( -path "$1/.git" ${DEPENDENCY_DIRS.map((d) => `-o -name '${d}'`).join(' ')} \\) -prune -o -type f -newerct "@$2" -size -${MAX_BYTES + 1}c -print0 | ` +
     `xargs -0 -r grep -lIZE ${GREP_PATTERNS.map((p) => `-e '${p.replace(/'/g, "'\\''")}'`).join(' ')} -- 2>/dev/null; exit 0`;
   const found = await sandbox.exec(['sh', '-c', script, 'sh', root, String(since)], { timeoutMs: 60_000 }).catch((err: Error) => {
     log.warn({ err: err.message }, 'could not look for credential files the run wrote; none left out');
@@ -82,9 +96,8 @@ export async function leaveOutCredentialFiles(sandbox: Sandbox, since: number, w
       out.push({ path: rel, kind, action: 'kept', why: keep ? 'snapshot.keepCredentialFiles is set' : there === true ? 'it was in the workspace before the run' : 'whether it was there before the run is not known' });
       continue;
     }
-    const target = `${QUARANTINE}/${out.length}`;
-    const moved = await sandbox.exec(['sh', '-c', 'mkdir -p "$(dirname "$2")" && mv -f -- "$1" "$2"', 'sh', abs, target], { timeoutMs: 10_000 }).catch(() => null);
-    if (moved?.exitCode === 0) out.push({ path: rel, kind, action: 'left-out' });
+    const savedAt = await leaveOut(rel);
+    if (savedAt !== null) out.push({ path: rel, kind, action: 'left-out', savedAt });
     else out.push({ path: rel, kind, action: 'kept', why: 'it could not be moved out of the workspace' });
   }
   for (const f of out) log.warn({ path: f.path, kind: f.kind, action: f.action, why: f.why }, 'a file the run wrote holds a credential');
@@ -94,6 +107,11 @@ export async function leaveOutCredentialFiles(sandbox: Sandbox, since: number, w
 /** One line for the run summary: what the file holds, what was done, and how to keep it. */
 export function credentialMessage(f: CredentialFile): string {
   return f.action === 'left-out'
-    ? `${f.path} holds a credential (${f.kind}) and was left out of the workspace snapshot; to keep such files, set snapshot.keepCredentialFiles=true (--set or your own config; a repository's config cannot)`
+    ? `${f.path} holds a credential (${f.kind}) and was left out of the workspace snapshot; ${keptFor(f.savedAt)}; to keep such files in snapshots, set snapshot.keepCredentialFiles=true (--set or your own config; a repository's config cannot)`
     : `${f.path} holds a credential (${f.kind}) and is in the workspace snapshot: ${f.why}`;
+}
+
+/** Where a left-out file is kept for the user, and what to do with it. */
+export function keptFor(savedAt: string | undefined): string {
+  return savedAt ? `your copy is ${savedAt} (only you can read it): copy it into your checkout if you need it, then delete it` : 'no copy was kept';
 }

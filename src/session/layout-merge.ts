@@ -61,6 +61,11 @@ export async function mergeLayouts(options: {
   rebuilt: string[] | ((rel: string) => boolean);
   /** Suffix for our copy of a conflicting file, e.g. our rollout id. */
   tag: string;
+  /**
+   * A conflicting file (not `rebuilt`) keeps ours at its path and theirs beside it as `<name>.from-<tag>`: for
+   * adopting an older, orphaned layout into a newer one (`orphan-notes.ts`), where ours is the current head's.
+   */
+  oursStays?: boolean;
 }): Promise<LayoutMergeReport> {
   const { ours, theirs, base, dirs, tag } = options;
   const rebuilt = typeof options.rebuilt === 'function' ? options.rebuilt : (rel: string) => (options.rebuilt as string[]).includes(rel);
@@ -86,6 +91,10 @@ export async function mergeLayouts(options: {
     }
     report.conflicts.push(rel);
     if (t === undefined) continue; // they deleted what we changed: keep ours, nothing is lost
+    if (options.oursStays && !rebuilt(rel) && o !== undefined) {
+      await place(join(theirs, rel), join(ours, `${rel}.from-${tag}`));
+      continue;
+    }
     if (!rebuilt(rel) && o !== undefined) await place(join(ours, rel), join(ours, `${rel}.ours-${tag}`));
     await place(join(theirs, rel), join(ours, rel));
   }

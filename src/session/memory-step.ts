@@ -65,7 +65,8 @@ export async function readMemoryBlock(
 
 /**
  * Steps 7 and 8 on a host directory holding the memory layout: phase 1 for every pending rollout, then phase 2.
- * `agentMemoryMd`: the run's own edits of MEMORY.md, judged as that rollout's proposals.
+ * `agentMemoryMd`: the run's own edits of MEMORY.md (and those of orphaned rollouts it adopted), each judged as
+ * its rollout's proposals.
  * Returns the pipeline's result; a phase 1 or phase 2 failure is in the result (the rollout stays pending, the
  * previous MEMORY.md stays). When the model path fails because the endpoint does not give the structured answer
  * (it calls no tool or an invalid one, twice: a server that is not Claude), the deterministic extractor runs
@@ -79,7 +80,7 @@ export async function runPipelineOn(
   config: MnemaraConfig,
   client: ModelClient | undefined,
   onProgress: OnProgress,
-  agentMemoryMd?: AgentMemoryEdits,
+  agentMemoryMd?: AgentMemoryEdits | AgentMemoryEdits[],
 ): Promise<MemoryPipelineResult> {
   const extractor = extractorOf(config);
   if (extractor === 'model' && !client) throw new Error('runPipelineOn: the model extractor was chosen but no model client was given');

@@ -12,11 +12,13 @@
 import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
+import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';
 import { writeFileAtomic } from '../snapshot/fs-atomic.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
+import { adoptOrphanNotes } from './orphan-notes.js';
 import { sessionBranch } from './publish.js';
 
 const log = logger('session.orphans');
@@ -191,17 +193,21 @@ export async function findOrphans(store: SnapshotStore, home: string, lineage?: 
   return [...byLineage.values()].filter((o) => o.transcripts.length + o.snapshots.length > 0);
 }
 
-/** What adoption did: rollouts whose transcripts went into `sessions/`, and the branches it named. */
+/** What adoption did: rollouts whose transcripts went into `sessions/`, the branches it named, the notes it took. */
 export interface Adoption {
   rolloutIds: string[];
   branches: { name: string; snapshot: string }[];
+  /** The agent's notes of orphaned snapshots merged into the layout (`orphan-notes.ts`), workspace-relative. */
+  notes: string[];
+  /** Their agents' edits of MEMORY.md, for the pipeline to judge as each rollout's proposals. */
+  memoryEdits: AgentMemoryEdits[];
 }
 
 /**
  * Adopts the orphans of `lineage` into the memory layout at `layoutDir`: each orphaned rollout's transcript goes
  * into `sessions/` (the host copy, else the copy in its snapshot), so the pipeline extracts it and the next
- * memory snapshot lists it; each orphaned snapshot is named as the branch `LINEAGE@<rollout-id>` (an existing
- * branch of that name is left as it is). Failures of one orphan are logged and skipped, never fatal.
+ * memory snapshot lists it; each orphaned snapshot's notes under `memories/` are merged in (`adoptOrphanNotes`)
+ * and the snapshot is named as the branch `LINEAGE@<rollout-id>` (an existing branch of that name is left as it is). Failures of one orphan are logged and skipped, never fatal.
  */
 export async function adoptOrphans(
   store: SnapshotStore,
@@ -211,7 +217,7 @@ export async function adoptOrphans(
   layout: MemoryLayout,
   except?: string,
 ): Promise<Adoption> {
-  const adoption: Adoption = { rolloutIds: [], branches: [] };
+  const adoption: Adoption = { rolloutIds: [], branches: [], notes: [], memoryEdits: [] };
   const [orphans] = await findOrphans(store, home, lineage, except);
   if (!orphans) return adoption;
   const sessions = join(layoutDir, layout.sessionsDir);
@@ -236,7 +242,16 @@ export async function adoptOrphans(
         log.warn({ snapshot: s.id, rolloutId: r, err: (err as Error).message }, 'could not adopt a rollout from its snapshot');
       }
     }
-    const name = sessionBranch(lineage, s.rolloutIds[s.rolloutIds.length - 1] as string);
+    const own = s.rolloutIds[s.rolloutIds.length - 1] as string;
+    // Its notes under memories/ go to the head's memory, as a session's that lost the head race do.
+    try {
+      const taken = await adoptOrphanNotes(store, s.id, own, layoutDir, layout, dirname(layoutDir));
+      adoption.notes.push(...taken.notes);
+      if (taken.memoryEdits) adoption.memoryEdits.push(taken.memoryEdits);
+    } catch (err) {
+      log.warn({ snapshot: s.id, err: (err as Error).message }, 'could not adopt the memory notes of an orphaned snapshot; they stay on its branch');
+    }
+    const name = sessionBranch(lineage, own);
     try {
       if ((await store.getBranch(name)) === null) {
         await store.moveBranch(name, null, s.id);
@@ -246,7 +261,7 @@ export async function adoptOrphans(
       log.warn({ snapshot: s.id, branch: name, err: (err as Error).message }, 'could not name an orphaned snapshot');
     }
   }
-  if (adoption.rolloutIds.length || adoption.branches.length) log.info({ lineage, ...adoption }, 'adopted orphaned rollouts');
+  if (adoption.rolloutIds.length || adoption.branches.length || adoption.notes.length) log.info({ lineage, ...adoption }, 'adopted orphaned rollouts');
   return adoption;
 }
 

@@ -63,7 +63,7 @@ export class HeadPublisher {
     private readonly trust?: { source: TrustedSource; transcriptPath: string },
     /** How long a head move keeps retrying, in ms (`snapshot.headWaitMinutes`). */
     private readonly boundMs = 10 * 60_000,
-    /** Brings orphaned rollouts of the lineage into `layoutDir` (their transcripts into `sessions/`); returns their ids. */
+    /** Brings orphaned rollouts of the lineage into `layoutDir` (transcripts into `sessions/`, notes into `memories/`); returns what it added (ids, note paths). */
     private readonly adopt?: (layoutDir: string) => Promise<string[]>,
   ) {
     this.expected = start.headAtStart;

@@ -22,6 +22,8 @@ export interface RecoverResult {
   adopted: string[];
   /** Orphaned snapshots now named as branches. */
   branches: { name: string; snapshot: string }[];
+  /** The agent's notes under `memories/` taken from orphaned snapshots into the head's memory. */
+  notes: string[];
   /** The head after recovery (`null`: unchanged, see `note`). */
   head: string | null;
   /** Rollouts whose extraction failed (they stay pending at the head). */
@@ -49,7 +51,7 @@ export async function recoverLineage(
 ): Promise<RecoverResult> {
   const layout = config.memory.layout;
   const head = await store.getHead(lineage);
-  const result: RecoverResult = { lineage, adopted: [], branches: [], head: null, pending: [], rescued: [], waiting: [] };
+  const result: RecoverResult = { lineage, adopted: [], branches: [], notes: [], head: null, pending: [], rescued: [], waiting: [] };
   // First the work that is only in the container of a killed session: snapshotted, it becomes an orphan below.
   result.rescued = options.rescued ?? (await rescueStrandedSandboxes(store, config.home, layout, lineage, onProgress));
   const [orphans] = await findOrphans(store, config.home, lineage);
@@ -64,17 +66,18 @@ export async function recoverLineage(
     const adoption = await adoptOrphans(store, config.home, lineage, layoutDir, layout);
     result.adopted = adoption.rolloutIds;
     result.branches = adoption.branches;
+    result.notes = adoption.notes;
     const base = head ?? orphans.snapshots.map((s) => s.id).sort().at(-1) ?? null;
     if (base === null) {
       // Nothing was published, so nothing is adopted yet: a second recover must not count them again.
-      return { ...result, adopted: [], waiting: result.adopted, note: `lineage ${lineage} has no snapshot yet: its first session adopts the transcripts` };
+      return { ...result, adopted: [], notes: [], waiting: result.adopted, note: `lineage ${lineage} has no snapshot yet: its first session adopts the transcripts` };
     }
-    if (result.adopted.length === 0) return { ...result, head, note: 'orphaned snapshots named as branches; no transcript to adopt' };
+    if (result.adopted.length === 0 && result.notes.length === 0) return { ...result, head, note: 'orphaned snapshots named as branches; no transcript to adopt' };
     // Only the model extractor needs a client (and so a key): the deterministic one runs offline (new-user
     // trial: recover of a killed session exited 2 "No Anthropic API key" though no model was to be called).
     const client = extractorOf(config) === 'model' ? sessionModelClient(config) : undefined;
     const consolidate = async (): Promise<void> => {
-      const p = await runPipelineOn(layoutDir, config, client, onProgress);
+      const p = await runPipelineOn(layoutDir, config, client, onProgress, adoption.memoryEdits);
       result.pending = p.pending.map((x) => x.rolloutId);
     };
     await consolidate();

@@ -114,6 +114,8 @@ export async function rescueStrandedSandboxes(store: SnapshotStore, home: string
       const sandbox = await DockerSandbox.attach(g.containerId);
       if (!holds) {
         onProgress?.({ step: 'recover', phase: 'progress', message: `snapshotting the workspace of stranded sandbox ${g.name} (rollout ${g.rolloutId})` });
+        // What the killed run left running (its command included) would keep writing while the tree is read.
+        await sandbox.stopLeftoverProcesses();
         await redactLayoutInSandbox(sandbox, layout);
         const m = await snapshotSandbox(sandbox, store, { lineage: rescue.lineage, kind: 'workspace', parent: null, rolloutIds: [g.rolloutId], ...(onProgress ? { onProgress } : {}) });
         rescue.snapshot = m.id;

@@ -156,5 +156,13 @@ export interface SessionResult {
    * Credential files the run wrote into the workspace (by content): `left-out` ones are not in the workspace
    * snapshot (its manifest lists them in `skipped`), `kept` ones are, with why (issue 10, item 8).
    */
-  credentialFiles?: Array<{ path: string; kind: string; action: 'left-out' | 'kept'; why?: string }>;
+  credentialFiles?: Array<{ path: string; kind: string; action: 'left-out' | 'kept'; why?: string; savedAt?: string }>;
+  /**
+   * Files the run wrote that hold a token of a provider-prefixed kind (`secret-files.ts`): `left-out` ones are not
+   * in the workspace snapshot and are kept for the user at `savedAt` (`<home>/left-out/<rollout-id>/<path>`);
+   * `kept` ones (the user's own files) are, with why.
+   */
+  secretFiles?: Array<{ path: string; kinds: string[]; action: 'left-out' | 'kept'; why?: string; savedAt?: string }>;
+  /** Processes the agent's commands left running, killed before the workspace snapshot. */
+  leftoverProcesses?: number;
 }

@@ -22,6 +22,7 @@ let headId: string;
 let keptId: string;
 let server: MessagesServer | undefined;
 let rollout: string | undefined;
+let implied: { rollout?: string; server?: MessagesServer } = {};
 
 const mnemara = (args: string[], env: Record<string, string> = {}) =>
   execa(process.execPath, ['--import', 'tsx', MAIN, ...args], {
@@ -47,8 +48,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (rollout) await removeSessionContainers(rollout);
+  for (const id of [rollout, implied.rollout]) if (id) await removeSessionContainers(id);
   await server?.close();
+  await implied.server?.close();
   dirs?.cleanup();
 });
 
@@ -97,5 +99,18 @@ describe('every command that takes a snapshot takes an id, a branch or a lineage
     rollout = result.rolloutId;
     expect(r.exitCode, r.stderr).toBe(0);
     expect(result.start).toMatchObject({ kind: 'snapshot', snapshotId: keptId });
+  }, 180_000);
+
+  it('run --from LINEAGE@ROLLOUT without --lineage runs on that lineage and says so', async () => {
+    implied.server = await startMessagesServer([turn(text('Nothing to do here either.'))]);
+    const headBefore = await (await openStore(join(dirs.home, 'store'))).getHead(LINEAGE);
+    const r = await mnemara(['run', '-w', dirs.workspace, '--task', 'look around', '--from', BRANCH], { ANTHROPIC_BASE_URL: implied.server.url });
+    implied.rollout = /rollout (\S+) on lineage/.exec(r.stderr)?.[1];
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`on lineage ${LINEAGE} (from --from ${BRANCH}; name another with --lineage NAME)`);
+    expect(r.stdout).toContain(`lineage     ${LINEAGE} → head`);
+    // That lineage's head moved (not the directory's default lineage's).
+    const headAfter = await (await openStore(join(dirs.home, 'store'))).getHead(LINEAGE);
+    expect(headAfter).not.toBe(headBefore);
   }, 180_000);
 });

@@ -19,6 +19,7 @@ const NETRC_PW = 'FAKEnetrcFilePw99';
 const SECOND_BODY = 'MIIEvFAKEsecondSessionKEY8899';
 const CODE_BODY = 'MIIBFAKEquotedInCodeOnly';
 const USER_PW = 'FAKEuserOwnPgpass11';
+const DEP_BODY = 'MIIBFAKEinstalledPackageTestKey42';
 
 const gcp = JSON.stringify({ type: 'service_account', project_id: 'demo', private_key_id: 'abc', private_key: `-----BEGIN PRIVATE KEY-----\n${GCP_BODY}\n-----END PRIVATE KEY-----\n`, client_email: 'x@demo.iam.gserviceaccount.com' }, null, 2);
 const writeFiles = [
@@ -28,6 +29,8 @@ const writeFiles = [
   // Code that quotes a key inside other text is the user's code: it stays (redaction is for transcripts).
   `printf 'export const sample = \`-----BEGIN PRIVATE KEY-----\\n${CODE_BODY}\\n-----END PRIVATE KEY-----\`;\\nexport const n = 1;\\n' > keytest.ts`,
   `echo hello > notes.txt`,
+  // An installed package's test key (npm packages ship them): the package manager's file, not looked at.
+  `mkdir -p node_modules/public-encrypt/test && printf -- '-----BEGIN RSA PRIVATE KEY-----\\n${DEP_BODY}\\n-----END RSA PRIVATE KEY-----\\n' > node_modules/public-encrypt/test/test_key.pem`,
 ].join('\n');
 
 function blobsText(home: string): string {
@@ -89,7 +92,11 @@ describe('credential files the run wrote are left out of the workspace snapshot'
   it('leaves them out on the change path too', async () => {
     expect(second.outcome).toBe('completed');
     expect(second.workspaceSnapshotMode?.kind).toBe('changes');
-    expect(second.credentialFiles).toEqual([{ path: 'second.pem', kind: 'PEM private key', action: 'left-out' }]);
+    const savedAt = join(dirs.home, 'left-out', second.rolloutId, 'second.pem');
+    expect(second.credentialFiles).toEqual([{ path: 'second.pem', kind: 'PEM private key', action: 'left-out', savedAt }]);
+    // Not lost: the user's copy is on the host, readable only by them.
+    expect(readFileSync(savedAt, 'utf8')).toContain(SECOND_BODY);
+    expect(statSync(savedAt).mode & 0o777).toBe(0o600);
   });
 
   it('stores no byte of them in any blob, but keeps the user\'s own file and the code that quotes a key', () => {
@@ -99,5 +106,7 @@ describe('credential files the run wrote are left out of the workspace snapshot'
     expect(found).toEqual([]);
     expect(blobs).toContain(CODE_BODY);
     expect(blobs).toContain(USER_PW);
+    expect(blobs).toContain(DEP_BODY);
+    expect(first.credentialFiles?.find((f) => f.path.startsWith('node_modules/'))).toBeUndefined();
   });
 });

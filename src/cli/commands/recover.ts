@@ -60,6 +60,7 @@ export function registerRecoverCommand(program: Command): void {
                 `${r.lineage}: adopted ${r.adopted.length} rollout(s)${r.head ? `; head → ${r.head}` : ''}`,
                 ...r.adopted.map((id) => `  + ${id}${r.pending.includes(id) ? ' (extraction failed: stays pending)' : ''}`),
                 ...r.branches.map((b) => `  branch ${b.name} → ${b.snapshot}`),
+                ...r.notes.map((n) => `  note ${n} (the agent's memory note, now on the head)`),
                 ...r.waiting.map((id) => `  waiting ${id} (for the lineage's first session)`),
                 ...(r.note ? [`  note: ${r.note}`] : []),
               ].join('\n'),

@@ -1,4 +1,5 @@
 import { credentialMessage } from '../../session/credential-files.js';
+import { secretFileMessage, type SecretFile } from '../../session/secret-files.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -12,7 +13,7 @@ import type { ApplyResult } from '../../snapshot/apply.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 import { formatTimings } from '../timings.js';
 import { memoryStore } from '../memory-source.js';
-import { snapshotRef } from '../snapshot-ref.js';
+import { lineageOfRef, snapshotRef } from '../snapshot-ref.js';
 
 interface RunCliOptions extends ConfigCliOptions {
   workspace: string;
@@ -145,6 +146,8 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
     );
   }
   for (const f of r.credentialFiles ?? []) lines.push(`credential  ${credentialMessage(f)}`);
+  for (const f of r.secretFiles ?? []) lines.push(`secret      ${secretFileMessage({ ...f, kinds: f.kinds as SecretFile['kinds'] })}`);
+  if (r.leftoverProcesses) lines.push(`processes   ${r.leftoverProcesses} left running by the agent's commands were stopped before the workspace snapshot`);
   for (const n of r.notices ?? []) lines.push(`${n.kind === 'host-memory-ignored' ? 'warning' : 'note'}     ${n.message}`, `            ${n.hint}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
   for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore ${b.name} DIR (or snapshot diff ${b.name} ${r.head ?? 'HEAD'})`);
@@ -218,6 +221,8 @@ export function registerRunCommand(program: Command): void {
     const { config } = loadCliConfig(opts, configFlags(cmd, opts));
     // Before the sandbox starts: a name that resolves to nothing is the user's input (exit 2).
     const from = opts.from === undefined ? undefined : await snapshotRef(await memoryStore(config), opts.from);
+    // `--from LINEAGE[@…]` names the lineage the run continues, unless --lineage names another.
+    const lineage = opts.lineage ?? (opts.from === undefined ? undefined : lineageOfRef(opts.from));
     const controller = new AbortController();
     let interrupts = 0;
     const onSigint = (): void => {
@@ -237,7 +242,7 @@ export function registerRunCommand(program: Command): void {
           task,
           config,
           signal: controller.signal,
-          ...(opts.lineage !== undefined ? { lineage: opts.lineage } : {}),
+          ...(lineage !== undefined ? { lineage } : {}),
           ...(from !== undefined ? { from } : {}),
           ...(opts.memoryFrom !== undefined ? { memoryFrom: opts.memoryFrom } : {}),
           ...(opts.keepSandbox ? { keepSandbox: true } : {}),
@@ -248,7 +253,8 @@ export function registerRunCommand(program: Command): void {
             else if (event.type === 'started' && !json) {
               // The transcript is named once the agent starts: a run that fails before has none to point to.
               const from = event.branch !== undefined ? `git remote and branch ${event.branch}` : event.lineageSource;
-              const how = event.lineageSource === 'named' ? '' : ` (default, from the ${from}; name one with --lineage NAME)`;
+              const implied = opts.lineage === undefined && lineage !== undefined ? ` (from --from ${opts.from}; name another with --lineage NAME)` : '';
+              const how = event.lineageSource === 'named' ? implied : ` (default, from the ${from}; name one with --lineage NAME)`;
               writeErr(`rollout ${event.rolloutId} on lineage ${event.lineage}${how}\n`);
               transcriptPath = event.transcriptPath;
             } else if (event.type === 'notice') {

@@ -14,6 +14,7 @@ import { assertEngine, dockerClient, statusOf } from './client.js';
 import { removeContainer } from './remove.js';
 import { WORKSPACE_DIR, containerCreateOptions } from './container-spec.js';
 import { rawExec } from './exec.js';
+import { stopLeftoverProcesses } from './leftovers.js';
 import { oomKillCount } from './oom.js';
 import { getArchive, putArchive } from './archive.js';
 import { readFileIn, writeFileIn } from './files.js';
@@ -246,6 +247,12 @@ export class DockerSandbox implements Sandbox {
       maxOutputBytes: options.maxOutputBytes,
     });
     return { exitCode: r.exitCode, stdout: r.stdout.bytes(), stderr: r.stderr.text(), truncated: r.stdout.truncated, timedOut: r.timedOut };
+  }
+
+  /** See `Sandbox.stopLeftoverProcesses` and `leftovers.ts`. */
+  async stopLeftoverProcesses(): Promise<number | null> {
+    this.assertOpen();
+    return stopLeftoverProcesses(this, this.container);
   }
 
   async readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {

@@ -1,0 +1,57 @@
+import type { MemoryLayout } from '../config/memory.js';
+import type { OnProgress } from '../config/progress.js';
+import type { Sandbox } from '../sandbox/types.js';
+import { credentialMessage, leaveOutCredentialFiles, type CredentialFile, type WasThere } from './credential-files.js';
+import { setAside } from './left-out.js';
+import { redactLayoutInSandbox } from './redact-notes.js';
+import { leaveOutSecretFiles, secretFileMessage, type SecretFile } from './secret-files.js';
+
+/** What step 6 did to the sandbox's workspace before reading it, and what the snapshot must list as left out. */
+export interface PreparedWorkspace {
+  credentialFiles: CredentialFile[];
+  secretFiles: SecretFile[];
+  /** Processes the agent's commands left running, stopped before the snapshot (`null`: could not be looked at). */
+  leftoverProcesses: number | null;
+  /** The manifest's `skipped` entries for the files left out. */
+  skipped: { path: string; reason: string }[];
+}
+
+/**
+ * Step 6, first half: makes the workspace a stable tree that holds no secret, before any layer is written.
+ * 1. Every process the agent's commands left running (`cmd &`, `nohup`, `setsid`, double forks) is killed, so
+ *    nothing writes into the tree (above all `memories/`) while it is read or after its notes were redacted.
+ * 2. The memory layout is redacted in place (`redact-notes.ts`).
+ * 3. Credential files the run created, and files it created that hold a token, are set aside on the host
+ *    (`<home>/left-out/<rollout-id>/`) and listed as skipped (`credential-files.ts`, `secret-files.ts`).
+ * `runClock` is the sandbox's clock when the agent started (`null`: unknown, then no file is looked at).
+ * Progress lines name every file left out or kept and the processes stopped. Throws what the layout redaction
+ * throws (a sandbox read or write that fails); the other parts never throw.
+ */
+export async function prepareWorkspace(
+  sandbox: Sandbox,
+  ctx: { home: string; rolloutId: string; layout: MemoryLayout; runClock: number | null; wasThere: WasThere; keep: boolean; onProgress?: OnProgress },
+): Promise<PreparedWorkspace> {
+  const say = (message: string): void => ctx.onProgress?.({ step: 'snapshot', phase: 'progress', message });
+  const leftoverProcesses = sandbox.stopLeftoverProcesses ? await sandbox.stopLeftoverProcesses() : null;
+  if (leftoverProcesses) say(`stopped ${leftoverProcesses} process(es) the agent's commands left running, before the snapshot`);
+  await redactLayoutInSandbox(sandbox, ctx.layout);
+  const leaveOut = (rel: string): Promise<string | null> => setAside(sandbox, ctx.home, ctx.rolloutId, rel);
+  const credentialFiles = ctx.runClock === null ? [] : await leaveOutCredentialFiles(sandbox, ctx.runClock, ctx.wasThere, ctx.keep, leaveOut);
+  const secretFiles =
+    ctx.runClock === null
+      ? []
+      : await leaveOutSecretFiles(sandbox, ctx.runClock, {
+          wasThere: ctx.wasThere,
+          keep: ctx.keep,
+          leaveOut,
+          skipDirs: [ctx.layout.memoriesDir, ctx.layout.sessionsDir],
+          skip: new Set(credentialFiles.map((f) => f.path)),
+        });
+  for (const f of credentialFiles) say(credentialMessage(f));
+  for (const f of secretFiles) say(secretFileMessage(f));
+  const skipped = [
+    ...credentialFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `credential file (${f.kind}) written by the run` })),
+    ...secretFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `holds a token (${f.kinds.join(', ')}), written by the run` })),
+  ];
+  return { credentialFiles, secretFiles, leftoverProcesses, skipped };
+}

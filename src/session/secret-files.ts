@@ -1,0 +1,176 @@
+/**
+ * Workspace files the run wrote that hold a token (issue 10, "Done when": no secret survives in any stored layer).
+ * Redaction never rewrites the user's code (`config.js` with `const key = "sk-ant-…"` would stop working), so a
+ * file like that is kept out of the workspace snapshot whole, like a credential file (`credential-files.ts`), and
+ * set aside on the host for the user (`left-out.ts`).
+ *
+ * Only the high-confidence detectors decide: the provider-prefixed token shapes redaction uses (`redact.ts`,
+ * SHAPES: `sk-ant-`, `ghp_`, `AKIA…`, `xoxb-`, `glpat-`, Slack and Discord webhooks …). Never the fuzzy ones
+ * (a value under a secret-looking name, high entropy, prose, URL passwords, JWTs, PEM blocks inside code): those
+ * flag type annotations, `user:pass@localhost` dev URLs, test fixtures and lock files, and a wrong guess here
+ * would take a user's file out of their snapshot. PEM files are `credential-files.ts`'s, by whole content.
+ */
+import { logger } from '../config/logger.js';
+import { findSecretKinds, type SecretKind } from '../memory/redact.js';
+import type { Sandbox } from '../sandbox/types.js';
+import { DEPENDENCY_DIRS, keptFor, type LeaveOut, type WasThere } from './credential-files.js';
+
+const log = logger('session');
+
+/** The first bytes of each changed file that are scanned; a token past them is not seen. Bytes. */
+export const SCAN_BYTES = 1024 * 1024;
+
+/** Kinds whose shape alone says "secret" (the provider prefixes), as `redact.ts` names them. */
+const HIGH_CONFIDENCE = new Set<SecretKind>([
+  'anthropic_key', 'openai_key', 'aws_access_key_id', 'github_token', 'slack_token', 'slack_webhook', 'google_api_key',
+  'stripe_key', 'gitlab_token', 'npm_token', 'huggingface_token', 'pypi_token', 'sendgrid_key', 'vault_token',
+  'docker_hub_token', 'telegram_bot_token', 'discord_webhook', 'age_secret_key', 'provider_token',
+]);
+
+/**
+ * The token shapes as `grep -E` alternatives: the same prefixes and lengths as redact.ts's SHAPES, without their
+ * look-arounds (ERE has none); a boundary character either side is matched instead and the host checks each match
+ * with the real rules. Kept in step with SHAPES by the test that runs a token of every kind through both.
+ */
+const SHAPES_ERE = [
+  'sk-ant-[A-Za-z0-9_-]{16,}',
+  'sk-(proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}',
+  '(AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16}',
+  '(ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{30,}',
+  'github_pat_[A-Za-z0-9_]{30,}',
+  'https://hooks\\.slack\\.com/(services|workflows|triggers)/[A-Za-z0-9_/-]+',
+  'xox[abposrce]-[A-Za-z0-9-]{10,}',
+  'AIza[0-9A-Za-z_-]{30,}',
+  '(sk|rk)_(live|test)_[A-Za-z0-9]{10,}',
+  'whsec_[A-Za-z0-9]{20,}',
+  'gl(pat|dt|rt|ptt|soat|cbt|ft|imt|oas|agent|ffct)-[A-Za-z0-9_-]{20,}',
+  '(npm|hf)_[A-Za-z0-9]{30,}',
+  'pypi-AgE[A-Za-z0-9_-]{50,}',
+  'SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{30,}',
+  'hv[sbr]\\.[A-Za-z0-9_-]{20,}',
+  'dckr_pat_[A-Za-z0-9_-]{20,}',
+  '[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}',
+  'https://(ptb\\.|canary\\.)?discord(app)?\\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]+',
+  'AGE-SECRET-KEY-1[0-9A-Z]{50,}',
+  'shp(at|ss|ca|pa)_[a-fA-F0-9]{32}',
+  'dop_v1_[a-f0-9]{64}',
+  'gl(sa|c)_[A-Za-z0-9+/=_-]{32,}',
+  'sntry[su]_[A-Za-z0-9+/=_-]{40,}',
+  'dapi[a-f0-9]{32}',
+  'gsk_[A-Za-z0-9]{40,}',
+  'PMAK-[a-f0-9]{24}-[a-f0-9]{34}',
+  'lin_api_[A-Za-z0-9]{40}',
+  'dp\\.(pt|st|sa|ct|scim|audit)\\.[A-Za-z0-9]{40,}',
+  'NRAK-[A-Z0-9]{27}',
+  'ATATT3[A-Za-z0-9_=-]{50,}',
+  '(sbp|pul-)[_]?[a-f0-9]{40}',
+  'pscale_(tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}',
+  'figd_[A-Za-z0-9_-]{40,}',
+  '(secret|ntn)_[A-Za-z0-9]{43,}',
+  'r8_[A-Za-z0-9]{37}',
+  'pplx-[A-Za-z0-9]{40,}',
+  'xai-[A-Za-z0-9]{60,}',
+  'SK[0-9a-f]{32}',
+  'key-[0-9a-f]{32}',
+  'rzp_(live|test)_[A-Za-z0-9]{14,}',
+  'AKCp[A-Za-z0-9]{60,}',
+];
+
+/** One ERE: a token shape with the character before and after it (or a line's edge), for the host's check. */
+export const TOKEN_ERE = `(^|[^A-Za-z0-9_-])(${SHAPES_ERE.join('|')})([^A-Za-z0-9_-]|$)`;
+
+/** A changed file holding a token: its path (workspace-relative), the token kinds, and what was done. */
+export interface SecretFile {
+  path: string;
+  kinds: SecretKind[];
+  /** `left-out`: not in the workspace snapshot (listed in its `skipped`); `kept`: in it, with why. */
+  action: 'left-out' | 'kept';
+  why?: string;
+  /** Where a `left-out` file is kept for the user (`<home>/left-out/<rollout-id>/<path>`, 0600). */
+  savedAt?: string;
+}
+
+
+/**
+ * A documented example rather than a credential: a token that ends in `EXAMPLE` (AWS's `AKIAIOSFODNN7EXAMPLE`) or
+ * a webhook with `xxx` segments (redaction still removes them from text: cheap there, costly here).
+ */
+const PLACEHOLDER = /EXAMPLE(?![A-Za-z0-9])|\/x{3,}(?:\/|$|[^A-Za-z0-9_-])/;
+
+/** The high-confidence token kinds in `text` (a grep match with its boundary characters); `[]` for examples. Pure. */
+export function tokenKinds(text: string): SecretKind[] {
+  if (PLACEHOLDER.test(text)) return [];
+  return findSecretKinds(text).filter((k) => HIGH_CONFIDENCE.has(k));
+}
+
+/**
+ * Finds the files the run changed (ctime after `since`, sandbox seconds; not under `.git/`, installed
+ * dependencies (`node_modules/` …) nor `skipDirs`, the memory layout redacted in place before) whose first 1 MiB holds a token of a high-confidence kind, with one
+ * `grep -o` in the sandbox (cost follows the change: unchanged files are never read) and a check of each match on
+ * the host. A file the run created is taken out through `leaveOut` and reported `left-out`; one that was in the
+ * workspace before the run (`wasThere`) is the user's and stays, reported `kept` with why, and so does every file
+ * when `keep` (`snapshot.keepCredentialFiles`) is set. `skip`: paths already handled (credential files).
+ * Never throws: a scan that fails is logged and leaves everything in place.
+ */
+export async function leaveOutSecretFiles(
+  sandbox: Sandbox,
+  since: number,
+  options: { wasThere: WasThere; keep: boolean; leaveOut: LeaveOut; skipDirs: string[]; skip: Set<string> },
+): Promise<SecretFile[]> {
+  const root = sandbox.workspaceDir;
+  const prune = [
+    ...['.git', ...options.skipDirs].map((d) => `-path "$1/${d.replace(/["$`\\]/g, '')}"`),
+    ...DEPENDENCY_DIRS.map((d) => `-name '${d}'`),
+  ].join(' -o ');
+  // Files up to the bound are grepped whole, in batches (one process per batch, not per file); bigger ones only
+  // their first bytes (rare: a pipe each). One find sorts them into the two lists.
+  const script = [
+    'd=$(mktemp -d) || exit 0',
+    `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" \\( -size -$(( $3 + 1 ))c -fprint0 "$d/small" -o -fprint0 "$d/big" \\) 2>/dev/null`,
+    'xargs -0 -r grep -oIHZE -e "$4" -- < "$d/small" 2>/dev/null',
+    `xargs -0 -r sh -c 'n=$1; re=$2; shift 2; for f; do head -c "$n" -- "$f" | grep -oIE -e "$re" | while IFS= read -r m; do printf "%s\\0%s\\n" "$f" "$m"; done; done' sh "$3" "$4" < "$d/big" 2>/dev/null`,
+    'rm -rf "$d"; exit 0',
+  ].join('\n');
+  const found = await sandbox
+    .exec(['sh', '-c', script, 'sh', root, String(since), String(SCAN_BYTES), TOKEN_ERE], { timeoutMs: 120_000, maxOutputBytes: 8 * 1024 * 1024 })
+    .catch((err: Error) => {
+      log.warn({ err: err.message }, 'could not look for tokens in the files the run wrote; none left out');
+      return null;
+    });
+  if (!found) return [];
+  const byPath = new Map<string, Set<SecretKind>>();
+  for (const line of String(found.stdout).split('\n')) {
+    const cut = line.indexOf('\0');
+    if (cut < 0 || !line.startsWith(`${root}/`)) continue;
+    const rel = line.slice(root.length + 1, cut);
+    if (options.skip.has(rel)) continue;
+    const kinds = tokenKinds(line.slice(cut + 1));
+    if (kinds.length === 0) continue;
+    const set = byPath.get(rel) ?? new Set<SecretKind>();
+    for (const k of kinds) set.add(k);
+    byPath.set(rel, set);
+  }
+  const out: SecretFile[] = [];
+  for (const [rel, set] of [...byPath].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const kinds = [...set].sort();
+    const there = options.wasThere(rel);
+    if (options.keep || there !== false) {
+      const why = options.keep ? 'snapshot.keepCredentialFiles is set' : there === true ? 'it was in the workspace before the run (your file: it is never dropped)' : 'whether it was there before the run is not known';
+      out.push({ path: rel, kinds, action: 'kept', why });
+      continue;
+    }
+    const savedAt = await options.leaveOut(rel);
+    if (savedAt !== null) out.push({ path: rel, kinds, action: 'left-out', savedAt });
+    else out.push({ path: rel, kinds, action: 'kept', why: 'it could not be moved out of the workspace' });
+  }
+  for (const f of out) log.warn({ path: f.path, kinds: f.kinds, action: f.action, why: f.why }, 'a file the run wrote holds a token');
+  return out;
+}
+
+/** One line for the run summary: what the file holds, what was done, and what to do. */
+export function secretFileMessage(f: SecretFile): string {
+  const what = `${f.path} holds a token (${f.kinds.join(', ')})`;
+  return f.action === 'left-out'
+    ? `${what} and was left out of the workspace snapshot; ${keptFor(f.savedAt)}. Read tokens from the environment instead of writing them into files; to keep such files in snapshots, set snapshot.keepCredentialFiles=true`
+    : `${what} and is in the workspace snapshot: ${f.why}; take the token out of the file (an environment variable) or add the file to snapshot.ignore`;
+}

@@ -1,0 +1,75 @@
+/**
+ * The token check of files the run wrote (`secret-files.ts`), without Docker: the in-sandbox `grep -E` pass
+ * (run here with the real GNU grep) finds every token of the high-confidence kinds in the secrets corpus, the
+ * host check confirms it with redaction's own rules, and nothing in the look-alike corpus nor in files that
+ * look like a real project's (type annotations, dev URLs, a lock file, minified code, test fixtures) is flagged.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findSecretKinds, type SecretKind } from '../../src/memory/redact.js';
+import { TOKEN_ERE, tokenKinds } from '../../src/session/secret-files.js';
+import { NEGATIVE_CORPUS } from '../memory/negative-corpus.js';
+import { SECRET_CORPUS } from '../memory/secret-corpus.js';
+
+const HIGH = new Set(['anthropic_key', 'openai_key', 'aws_access_key_id', 'github_token', 'slack_token', 'slack_webhook', 'google_api_key', 'stripe_key', 'gitlab_token', 'npm_token', 'huggingface_token', 'pypi_token', 'sendgrid_key', 'vault_token', 'docker_hub_token', 'telegram_bot_token', 'discord_webhook', 'age_secret_key', 'provider_token']);
+const dir = mkdtempSync(join(tmpdir(), 'mnemara-secret-files-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The in-sandbox pass over one file's text: the matches grep prints, then the host's kinds of each. */
+async function scan(text: string): Promise<string[]> {
+  const file = join(dir, 'f');
+  writeFileSync(file, text);
+  const r = await execa('grep', ['-oIE', '-e', TOKEN_ERE, '--', file], { reject: false });
+  return r.stdout.split('\n').filter(Boolean).flatMap((m) => tokenKinds(m));
+}
+
+describe('tokens in files the run wrote', () => {
+  it('finds every token of a high-confidence kind in the corpus, as a file an agent writes', async () => {
+    // Entries whose secret is a whole token (others are fragments of split or escaped tokens in commands).
+    const kinds = SECRET_CORPUS.filter((c) => HIGH.has(c.kind) && findSecretKinds(c.secret).includes(c.kind as SecretKind));
+    expect(kinds.length).toBeGreaterThanOrEqual(30);
+    const missed: string[] = [];
+    for (const c of kinds) {
+      // As an agent writes them: an env file line and a line of code.
+      for (const text of [`API_TOKEN=${c.secret}\n`, `const key = "${c.secret}";\nexport default key;\n`]) {
+        if ((await scan(text)).length === 0) missed.push(`${c.name}: ${JSON.stringify(text.slice(0, 40))}`);
+      }
+    }
+    expect(missed).toEqual([]);
+  });
+
+  it('flags nothing in the look-alike corpus', async () => {
+    const flagged: string[] = [];
+    for (const c of NEGATIVE_CORPUS) if ((await scan(c.text)).length) flagged.push(c.name);
+    expect(flagged).toEqual([]);
+  });
+
+  it('flags nothing in files shaped like a real project: annotations, dev URLs, lock files, minified code, fuzzy secrets', async () => {
+    const files = {
+      'src/App.tsx': 'const [token, setToken]: [string, React.Dispatch<React.SetStateAction<string>>] = useState("");\nexport function login(password: string | null) {}\n',
+      Makefile: 'DB_URL ?= postgres://user:pass@localhost:5432/app\ntest:\n\tDATABASE_URL=$(DB_URL) npm test\n',
+      'package-lock.json': JSON.stringify({ packages: { 'node_modules/axios': { version: '1.7.9', resolved: 'https://registry.npmjs.org/axios/-/axios-1.7.9.tgz', integrity: 'sha512-LhLcE7Hbiryz8oMDdDptSrWowmB4Bl6RCt6sIJKpRB4XtVf0iEgewX3au/pJqm+Py1kCASkb/FFKjxQaLtxJvw==' } } }, null, 2),
+      'dist/app.min.js': '!function(e){var t={};function n(r){if(t[r])return t[r].exports}n.p="";var k="key-"+e.hash,s="sk-"+r;return{sk:"desk-lamp-shade",id:"5f1d7c9e3b2a4d6f8e0a1c3b5d7f9e1a",h:"d41d8cd98f00b204e9800998ecf8427e"}}([]);\n',
+      '.env.example': 'OPENAI_API_KEY=<your-api-key>\nGITHUB_TOKEN=${GITHUB_TOKEN}\nSTRIPE_KEY=sk_test_your_key_here\n',
+      '.env.local': 'PASSWORD=hunter2isnotsecret\nAPI_KEY=9f86d081884c7d659a2feaa0c55ad015\n',
+      'test/fixtures/jwt.txt': 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\n',
+      // Documented example tokens (an SDK's README and type declarations quote them).
+      'types/sts.d.ts': ' *     AccessKeyId: "AKIAIOSFODNN7EXAMPLE",\n *     hook: "https://hooks.slack.com/services/xxx/xxx/xxx"\n',
+      'yarn.lock': 'axios@^1.7.9:\n  version "1.7.9"\n  resolved "https://registry.yarnpkg.com/axios/-/axios-1.7.9.tgz#d7d071380c132a24accda1b2cfc1535b79ec650a"\n',
+    };
+    const flagged: string[] = [];
+    for (const [name, text] of Object.entries(files)) if ((await scan(text)).length) flagged.push(name);
+    expect(flagged).toEqual([]);
+  });
+
+  it('names the token kind of a match, and refuses a shape redaction would not take', () => {
+    expect(tokenKinds('=sk-ant-api03-FAKEq9Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy\n')).toEqual(['anthropic_key']);
+    expect(tokenKinds('"ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu"')).toEqual(['github_token']);
+    // An OpenAI-shaped run of letters alone is a word, not a key (redaction's rule); a password is fuzzy here.
+    expect(tokenKinds(' sk-abcdefghijklmnopqrstuvwxyz ')).toEqual([]);
+    expect(tokenKinds('PASSWORD=FAKEhunter2secret')).toEqual([]);
+  });
+});
