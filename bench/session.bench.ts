@@ -13,7 +13,7 @@
  * container and of moving the tree in and out, without content addressing, deltas, guards, memory or fsync).
  *
  * `npm run bench -- session [--quick]`, or `npx tsx bench/session.bench.ts [--quick]` (MNEMARA_BENCH_RUNS=N: N runs;
- * MNEMARA_BENCH_TREES=small,real: only those trees of small, generated, real). Prints medians (ms), the
+ * MNEMARA_BENCH_TREES=small,real: only those trees of small, generated, real; MNEMARA_BENCH_CACHE=0: not the cached-image sessions). Prints medians (ms), the
  * parts of each step (`SessionResult.timings.parts`), and the ratios issue 15 asks for.
  */
 import { execFileSync, execSync } from 'node:child_process';
@@ -158,7 +158,7 @@ export default async function sessionBench(opts: { quick: boolean }): Promise<vo
       baselines.set(name, base);
       report(name, '', r, ['first', 'head', 'changed-3'], base);
       // The same from a cached workspace image (root with a local engine only: the quota disk is the image).
-      if (process.getuid?.() === 0) {
+      if (process.getuid?.() === 0 && process.env.MNEMARA_BENCH_CACHE !== '0') {
         const c = await sessions(dir, runs, true);
         cachedResults.set(name, c);
         report(name, ' (cached)', c, ['head', 'changed-3'], base);
