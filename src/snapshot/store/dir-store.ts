@@ -300,8 +300,9 @@ export class DirectoryStore implements SnapshotStore {
     const limits = resolveLimits(options.limits);
     // The tree index spares pass 1 a read of the whole base layer (a session's restore sends every export in).
     const indexTree = m.treeIndex
-      ? await readTreeIndex(this.blobs, m.treeIndex, limits).catch((err: Error) => {
-          log.warn({ id, err: err.message }, 'tree index unreadable; scanning the chain instead');
+      ? await readTreeIndex(this.blobs, m.treeIndex, limits).catch((err: NodeJS.ErrnoException) => {
+          // Absent is normal in an S3 store's local cache, which fetches the layers for a read, not the index.
+          log[err.code === 'ENOENT' ? 'debug' : 'warn']({ id, err: err.message }, 'tree index unreadable; scanning the chain instead');
           return undefined;
         })
       : undefined;
