@@ -12,7 +12,8 @@
  * tar -x` in + `docker exec C tar -c /workspace | gzip -1 > file` out + `docker rm` (the bare cost of a
  * container and of moving the tree in and out, without content addressing, deltas, guards, memory or fsync).
  *
- * `npm run bench -- session [--quick]`, or `npx tsx bench/session.bench.ts [--quick]` (MNEMARA_BENCH_RUNS=N: N runs). Prints medians (ms), the
+ * `npm run bench -- session [--quick]`, or `npx tsx bench/session.bench.ts [--quick]` (MNEMARA_BENCH_RUNS=N: N runs;
+ * MNEMARA_BENCH_TREES=small,real: only those trees of small, generated, real; MNEMARA_BENCH_CACHE=0: not the cached-image sessions). Prints medians (ms), the
  * parts of each step (`SessionResult.timings.parts`), and the ratios issue 15 asks for.
  */
 import { execFileSync, execSync } from 'node:child_process';
@@ -122,14 +123,17 @@ export default async function sessionBench(opts: { quick: boolean }): Promise<vo
   const root = mkdtempSync(join(tmpdir(), 'mnemara-session-bench-ws-'));
   const small = join(root, 'small');
   generateWorkspace(small, 2, 200);
+  // MNEMARA_BENCH_TREES=small,real (any of small, generated, real): only those; the 2 MB tree is always measured.
+  const only = process.env.MNEMARA_BENCH_TREES?.split(',').map((t) => t.trim());
+  const want = (t: string): boolean => !only || only.includes(t);
   const big = join(root, 'big');
-  generateWorkspace(big, opts.quick ? 50 : 200, opts.quick ? 5000 : 20_000);
-  const real = realTree();
+  if (want('generated')) generateWorkspace(big, opts.quick ? 50 : 200, opts.quick ? 5000 : 20_000);
+  const real = want('real') ? realTree() : null;
   const du = (d: string): string => execFileSync('du', ['-sh', d], { encoding: 'utf8' }).split('\t')[0] as string;
   const files = (d: string): number => Number(execSync(`find ${JSON.stringify(d)} | wc -l`, { encoding: 'utf8' }).trim());
   const trees: Array<[string, string]> = [
     [`2 MB (${files(small)} files)`, small],
-    [`generated ${du(big)} (${files(big)} files)`, big],
+    ...(want('generated') ? [[`generated ${du(big)} (${files(big)} files)`, big] as [string, string]] : []),
     ...(real ? [[`real ${basename(real)} ${du(real)} (${files(real)} files)`, real] as [string, string]] : []),
   ];
   try {
@@ -154,7 +158,7 @@ export default async function sessionBench(opts: { quick: boolean }): Promise<vo
       baselines.set(name, base);
       report(name, '', r, ['first', 'head', 'changed-3'], base);
       // The same from a cached workspace image (root with a local engine only: the quota disk is the image).
-      if (process.getuid?.() === 0) {
+      if (process.getuid?.() === 0 && process.env.MNEMARA_BENCH_CACHE !== '0') {
         const c = await sessions(dir, runs, true);
         cachedResults.set(name, c);
         report(name, ' (cached)', c, ['head', 'changed-3'], base);

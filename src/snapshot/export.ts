@@ -3,6 +3,7 @@ import { readLayer, pathFilter, scanChain, type Chain } from './layers.js';
 import type { BlobStore } from './blobs.js';
 import { ArchiveBudget, guardPath } from './restore-guard.js';
 import { TarWriter } from './tar-write.js';
+import { survivorsFromIndex, type Survivors } from './export-survivors.js';
 import type { MergedTree } from './tree.js';
 import type { RestoreLimits } from './types.js';
 import type { OnProgress } from '../config/progress.js';
@@ -36,6 +37,8 @@ export async function writeMerged(
     basePaths?: ReadonlySet<string>;
     /** Told the content bytes written so far (`done`, of `total`), at most every 500 ms (step `restore`). */
     onProgress?: OnProgress;
+    /** `tree` came from the tree index (no layer ordinals): these decide which entries carry it. */
+    survivors?: Survivors;
   },
 ): Promise<{ files: number; bytes: number }> {
   const keep = pathFilter(options.filters);
@@ -70,11 +73,14 @@ export async function writeMerged(
       const segments = guardPath(entry.path, options.limits);
       const node = segments.length ? tree.get(segments) : undefined;
       const src = node?.entry.source;
-      if (!node || !src || src.layer !== li || src.ordinal !== ordinal || node.entry.type === 'dir' || !keep(segments)) {
-        return void entry.resume();
-      }
-      const { type, mode, mtime, linkpath, size } = node.entry;
       const path = segments.join('/');
+      const carries = !node || !keep(segments)
+        ? false
+        : options.survivors
+          ? options.survivors.pick(li, ordinal, path, node, entry)
+          : src !== null && src !== undefined && src.layer === li && src.ordinal === ordinal && node.entry.type !== 'dir';
+      if (!carries) return void entry.resume();
+      const { type, mode, mtime, linkpath, size } = node!.entry;
       files += 1;
       if (type === 'file') {
         await writer.header({ path, type: 'File', mode, mtime, size, ...owner });
@@ -91,24 +97,42 @@ export async function writeMerged(
       await writer.header({ path, type: type === 'symlink' ? 'SymbolicLink' : 'Link', mode, mtime, linkpath, ...owner });
     });
   }
+  if (options.survivors) {
+    let expected = 0;
+    for (const { segments, node } of tree.walk()) if (node.entry.type !== 'dir' && keep(segments)) expected += 1;
+    options.survivors.done(expected);
+  }
   return { files, bytes };
 }
 
 /**
  * The merged tree of a snapshot as an uncompressed tar stream. Pass 1 (digest check and guard) completes
  * before this returns, so a corrupt or hostile snapshot throws here and nothing is streamed; errors in
- * pass 2 destroy the stream with the error.
+ * pass 2 destroy the stream with the error. With `indexTree`, pass 1 covers the index and the layers above the
+ * base only: a damaged base layer (its digest is checked as it streams) fails the stream part-way instead.
  */
 export async function exportChain(
   blobs: BlobStore,
   chain: Chain,
-  options: { paths?: string[]; owner?: ExportOwner; limits: RestoreLimits; tree?: MergedTree; onProgress?: OnProgress },
+  options: {
+    paths?: string[];
+    owner?: ExportOwner;
+    limits: RestoreLimits;
+    tree?: MergedTree;
+    /**
+     * The snapshot's merged tree from its tree index (`readTreeIndex`, already checked): pass 1 then reads only
+     * the layers above the base (`survivorsFromIndex`), not the whole tree a second time.
+     */
+    indexTree?: MergedTree;
+    onProgress?: OnProgress;
+  },
 ): Promise<Readable> {
   const filters = options.paths?.map((p) => guardPath(p, options.limits));
-  const tree = options.tree ?? (await scanChain(blobs, chain, options.limits));
+  const tree = options.tree ?? options.indexTree ?? (await scanChain(blobs, chain, options.limits));
+  const survivors = !options.tree && options.indexTree ? await survivorsFromIndex(blobs, chain, options.indexTree, options.limits) : undefined;
   const out = new PassThrough({ highWaterMark: 1024 * 1024 });
   const writer = new TarWriter(out);
-  writeMerged(blobs, chain, tree, writer, { filters, owner: options.owner, limits: options.limits, ...(options.onProgress ? { onProgress: options.onProgress } : {}) })
+  writeMerged(blobs, chain, tree, writer, { filters, owner: options.owner, limits: options.limits, ...(survivors ? { survivors } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) })
     .then(() => writer.end())
     .then(
       () => out.end(),

@@ -4,7 +4,7 @@ import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OnProgress } from '../config/progress.js';
 import { SourceChangedError } from './errors.js';
-import type { TarWriter } from './tar-write.js';
+import type { InPlaceEntry, TarWriter } from './tar-write.js';
 import type { ExtractedContent } from './write-entry.js';
 import { MergedTree, type TreeEntry } from './tree.js';
 import { statKey, walkTree, type WalkEntry, type WalkSkip } from './walk.js';
@@ -231,6 +231,22 @@ export function readWhole(fd: number, size: number): Buffer | null {
   return got === size ? buf.subarray(0, size) : null;
 }
 
+/**
+ * Reads exactly `dst.length` bytes into `dst` with synchronous calls; false when the file is shorter or longer
+ * than that now (one byte more is probed for).
+ */
+export function readInto(fd: number, dst: Buffer): boolean {
+  let got = 0;
+  while (got < dst.length) {
+    const n = readSync(fd, dst, got, dst.length - got, got);
+    if (n === 0) return false;
+    got += n;
+  }
+  return readSync(fd, PROBE, 0, 1, got) === 0;
+}
+
+const PROBE = Buffer.alloc(1);
+
 export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
   return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.ino === b.ino;
 }
@@ -255,11 +271,15 @@ async function packFile(root: string, path: string, prev: TreeEntry | undefined,
     const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     let buf: Buffer | null;
     let before: BigIntStats;
+    let slot: InPlaceEntry | null = null;
     try {
       before = fstatSync(fd, { bigint: true });
       if (!before.isFile()) continue;
       if (before.size > BigInt(SMALL_FILE_BYTES)) break;
-      buf = readWhole(fd, Number(before.size));
+      const size = Number(before.size);
+      // Most files fit in what is left of the stream's current buffer: read there, no copy of their own.
+      slot = writer.inPlace({ path, mode: Number(before.mode) & 0o1777, mtime: Number(before.mtimeNs / 1_000_000n) }, size);
+      buf = slot ? (readInto(fd, slot.content) ? slot.content : null) : readWhole(fd, size);
       if (buf === null || !sameVersion(before, fstatSync(fd, { bigint: true }))) continue;
     } finally {
       closeSync(fd);
@@ -268,7 +288,7 @@ async function packFile(root: string, path: string, prev: TreeEntry | undefined,
     const hash = createHash('sha256').update(buf).digest('hex');
     const mtime = Number(before.mtimeNs / 1_000_000n);
     const same = prev?.type === 'file' && prev.size === buf.length && prev.mode === mode && prev.hash === hash;
-    if (!same) await writer.file({ path, mode, mtime }, buf);
+    if (!same) await (slot ? slot.commit() : writer.file({ path, mode, mtime }, buf));
     return { written: !same, size: buf.length, mode, mtime, hash };
   }
   const probe = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

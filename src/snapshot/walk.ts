@@ -1,5 +1,5 @@
-import { lstat, readdir, readlink } from 'node:fs/promises';
-import { lstatSync, type Stats } from 'node:fs';
+import { lstat, readlink } from 'node:fs/promises';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_RESTORE_LIMITS, TOO_LONG_TO_READ } from './limits.js';
 import { decodeName, displayName, fsPath } from './names.js';
@@ -64,34 +64,29 @@ export async function* walkTree(
   yield* walkDir(root, startPath, options);
 }
 
+/**
+ * The walk below `rel`, one directory listing at a time on an explicit stack: a recursive `yield*` chain of async
+ * generators costs every entry a promise hop per level it is nested in (node_modules nests 10 deep).
+ */
 async function* walkDir(
   root: string,
   rel: string,
   options: { ignore: (path: string) => boolean; onSkip: (skip: WalkSkip) => void },
 ): AsyncGenerator<WalkEntry> {
-  // Names as bytes: one that is not UTF-8 is kept (escaped, see names.ts), never merged with another.
-  let raw: Buffer[];
-  try {
-    raw = await readdir(fsPath(join(root, rel)), { encoding: 'buffer' });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EACCES' || code === 'EPERM') {
-      // The directory's own entry was already yielded (its mode is known from lstat): a restore brings it back,
-      // empty, with that mode. The report says exactly that, so create and restore tell the same story.
-      const mode = ((await lstat(fsPath(join(root, rel))).catch(() => undefined))?.mode ?? 0) & 0o7777;
-      options.onSkip({ path: displayName(rel), reason: `directory cannot be read (${code}): kept as an empty directory with its mode (${mode.toString(8).padStart(3, '0')}), its content left out` });
-      return;
+  const stack: Array<{ rel: string; names: string[]; next: number }> = [];
+  const enter = async (dir: string): Promise<void> => {
+    const names = await listDir(root, dir, options);
+    if (names) stack.push({ rel: dir, names, next: 0 });
+  };
+  await enter(rel);
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    if (top.next >= top.names.length) {
+      stack.pop();
+      continue;
     }
-    if (code === 'ENOENT') return; // deleted while we walked
-    if (code === 'ENAMETOOLONG') {
-      options.onSkip({ path: displayName(rel.slice(0, 200)), reason: TOO_LONG_TO_READ });
-      return;
-    }
-    throw err;
-  }
-  const names = raw.map(decodeName).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const name of names) {
-    const path = rel ? `${rel}/${name}` : name;
+    const name = top.names[top.next++]!;
+    const path = top.rel ? `${top.rel}/${name}` : name;
     let stats: Stats;
     try {
       stats = lstatSync(fsPath(join(root, path))); // sync: one syscall, cheaper than a thread-pool round trip per file
@@ -113,8 +108,34 @@ async function* walkDir(
     const entry = await classify(root, path.split('/'), stats, options);
     if (!entry) continue;
     yield entry;
-    if (entry.type === 'dir') yield* walkDir(root, path, options);
+    if (entry.type === 'dir') await enter(path);
   }
+}
+
+/** The names in directory `rel`, in byte order; undefined (reported when it is not a race) when it cannot be listed. */
+async function listDir(root: string, rel: string, options: { onSkip: (skip: WalkSkip) => void }): Promise<string[] | undefined> {
+  // Names as bytes: one that is not UTF-8 is kept (escaped, see names.ts), never merged with another.
+  let raw: Buffer[];
+  try {
+    // Sync, like the lstat of each entry: a thread-pool round trip per directory waited behind the compressor's.
+    raw = readdirSync(fsPath(join(root, rel)), { encoding: 'buffer' });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') {
+      // The directory's own entry was already yielded (its mode is known from lstat): a restore brings it back,
+      // empty, with that mode. The report says exactly that, so create and restore tell the same story.
+      const mode = ((await lstat(fsPath(join(root, rel))).catch(() => undefined))?.mode ?? 0) & 0o7777;
+      options.onSkip({ path: displayName(rel), reason: `directory cannot be read (${code}): kept as an empty directory with its mode (${mode.toString(8).padStart(3, '0')}), its content left out` });
+      return undefined;
+    }
+    if (code === 'ENOENT') return undefined; // deleted while we walked
+    if (code === 'ENAMETOOLONG') {
+      options.onSkip({ path: displayName(rel.slice(0, 200)), reason: TOO_LONG_TO_READ });
+      return undefined;
+    }
+    throw err;
+  }
+  return raw.map(decodeName).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /**

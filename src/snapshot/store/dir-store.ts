@@ -297,7 +297,16 @@ export class DirectoryStore implements SnapshotStore {
 
   async exportTar(id: string, options: ReadOptions = {}): Promise<Readable> {
     const m = await this.get(id);
-    return exportChain(this.blobs, m, { paths: options.paths, owner: options.owner, limits: resolveLimits(options.limits), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+    const limits = resolveLimits(options.limits);
+    // The tree index spares pass 1 a read of the whole base layer (a session's restore sends every export in).
+    const indexTree = m.treeIndex
+      ? await readTreeIndex(this.blobs, m.treeIndex, limits).catch((err: NodeJS.ErrnoException) => {
+          // Absent is normal in an S3 store's local cache, which fetches the layers for a read, not the index.
+          log[err.code === 'ENOENT' ? 'debug' : 'warn']({ id, err: err.message }, 'tree index unreadable; scanning the chain instead');
+          return undefined;
+        })
+      : undefined;
+    return exportChain(this.blobs, m, { paths: options.paths, owner: options.owner, limits, ...(indexTree ? { indexTree } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
   }
 
   async restoreToDirectory(id: string, dir: string, options: ReadOptions = {}): Promise<{ files: number; bytes: number }> {

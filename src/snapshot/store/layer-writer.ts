@@ -16,7 +16,8 @@ export async function writeLayerBlob<T>(
   level: number | undefined,
   produce: (writer: TarWriter) => Promise<T>,
 ): Promise<{ layer: Omit<Layer, 'delta' | 'fileCount'>; result: T }> {
-  const tar = new PassThrough({ highWaterMark: 1024 * 1024 });
+  // Room for a few of the writer's 1 MiB chunks: it keeps reading files while both gzip members are in flight.
+  const tar = new PassThrough({ highWaterMark: 4 * 1024 * 1024 });
   const writer = new TarWriter(tar);
   const compress = compressor(codec, level);
   const stored = blobs.write(compress);
