@@ -190,3 +190,25 @@ describe('lasting rules and one-off orders in more languages', () => {
   const once = ['Tällä kertaa älä aja `make lint`.', 'De data asta nu rula `make lint`.', 'Ezúttal ne futtasd a `make lint` parancsot.', 'הפעם אל תריץ `make lint`.'];
   for (const t of once) it(`one-off: ${t}`, () => expect(prefs(t)).toEqual([]));
 });
+
+describe('a flaky test right after a setup fix', () => {
+  it('the setup is one lesson and the identical rerun that passed makes the failure after it a flaky test', () => {
+    const b = new TranscriptBuilder('Add cancelAll to OrderBook.')
+      .bash('set -o pipefail; sbt -batch test 2>&1 | tail -6', 1, '[error] java.lang.OutOfMemoryError: Metaspace\n[error] Total time: 94 s')
+      .edit('/workspace/.jvmopts', 'create')
+      .bash('set -o pipefail; sbt -batch test 2>&1 | tail -12', 1, '[info] - matches crossing orders *** FAILED *** (5 seconds)\n[info] *** 1 TEST FAILED ***\n[error] (core / Test / test) sbt.TestsFailedException: Tests unsuccessful')
+      .bash('sbt -batch test 2>&1 | tail -4', 0, '[info] All tests passed.');
+    const all = texts(b);
+    expect(all.filter((t) => t.includes('.jvmopts'))).toHaveLength(1);
+    const flaky = all.filter((t) => t.startsWith('Flaky test'));
+    expect(flaky).toHaveLength(1);
+    expect(flaky[0]).toContain('matches crossing orders');
+  });
+  it('failed test names of ScalaTest, GoogleTest, CTest and XCTest', async () => {
+    const { failedTestNames } = await import('../../src/memory/phase1/deterministic/flaky.js');
+    expect(failedTestNames('[info] - matches crossing orders *** FAILED *** (5 seconds)')).toEqual(['matches crossing orders']);
+    expect(failedTestNames('[  FAILED  ] PngReader.ReadsSixteenBit (12 ms)')).toEqual(['PngReader.ReadsSixteenBit']);
+    expect(failedTestNames('The following tests FAILED:\n\t 15 - test_png16 (SEGFAULT)')).toEqual(['test_png16']);
+    expect(failedTestNames("Test Case '-[LumenTests.LogCommandTests testJSON]' failed (0.012 seconds).")).toEqual(['LumenTests.LogCommandTests testJSON']);
+  });
+});

@@ -150,6 +150,8 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
   const changes: Fix['changes'] = [];
   let changedBetween = false;
   let past: Fix | undefined;
+  // What happened since the newest failure of the chain: a pass after nothing at all is that failure's rerun.
+  let sinceChain = { changes: 0, changed: false };
   for (const next of steps.slice(failure.index + 1)) {
     if (isEdit(next)) {
       const path = String(next.input.path);
@@ -175,6 +177,10 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     const match = candidates.find((s) => !setsUpService(s) || setsUpService(target)) ?? candidates[0];
     const outcome = match ? segmentOutcome(next, segs, match) : undefined;
     if (match && outcome === 'passed') {
+      // The setup got it past its first error, then the identical command failed and passed with nothing done in
+      // between: that failure was flaky, a lesson of its own (`flakyTest`), not part of the setup's.
+      const lastFail = chain.at(-1);
+      if (past && lastFail && changes.length === sinceChain.changes && !sinceChain.changed && sameRun(lastFail, { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes: [], changedBetween: false })) return past;
       // Setup got it past its first error and then the command itself changed (`pnpm test -- --runInBand`): two
       // lessons, the setup's and the new form's, so that retiring one (a later switch away from Jest) keeps the other.
       if (past && essentialCommand(segs, match) !== target.text && !sameCommand(match, target)) return past;
@@ -208,9 +214,13 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       const previous = chain.at(-1)?.step ?? failure;
       if (changes.length > 0 && movedPast(failure, next) && (!past || movedPast(previous, next))) past = { chain: [...chain], resolver: next, resolverSegs: segs, resolverSeg: match, changes: [...changes], changedBetween, movedPast: true };
       chain.push({ step: next, seg: match });
+      sinceChain = { changes: changes.length, changed: false };
       continue;
     }
-    if (!readOnlyCommand(cmd)) changedBetween = true;
+    if (!readOnlyCommand(cmd)) {
+      changedBetween = true;
+      sinceChain.changed = true;
+    }
     // Every setup command of the step, not only its last: `go install …golangci-lint && export PATH=…/bin`.
     const setup = setupSegments(next, segs, target);
     if (setup.length > 0) changes.push({ step: next, text: setup.map((s) => s.text).join(' && ') });

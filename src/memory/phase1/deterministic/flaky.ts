@@ -3,7 +3,8 @@
  * Go (`--- FAIL: TestX`), pytest (`FAILED path::test`), Jest/Vitest (`FAIL  file > suite > test`, `✕ name`,
  * `× name`, `● suite › test`), cargo (`test a::b ... FAILED`), node:test (`✖ name`), JUnit/Gradle
  * (`ClassTest > method() FAILED`), RSpec (`rspec ./spec/x_spec.rb:12`), Maven surefire (`Class.method`),
- * mocha (`1) suite name:`). At most `max`, in order of appearance, without duplicates.
+ * mocha (`1) suite name:`), ScalaTest (`- name *** FAILED ***`), GoogleTest (`[  FAILED  ] Suite.Test`), CTest
+ * (`15 - test_png16 (Failed)`), XCTest (`Test Case '-[M.C testX]' failed`). At most `max`, in order of appearance, without duplicates.
  */
 export function failedTestNames(output: string, max = 3): string[] {
   const out: string[] = [];
@@ -26,6 +27,10 @@ export function failedTestNames(output: string, max = 3): string[] {
     else if ((m = /^\s*Failed (\w[\w.`+<>,-]*\.\w+(?:\(.*\))?) \[\d+(?:\.\d+)? ?(?:ms|s)\]/.exec(l))) add(m[1]); // dotnet test (vstest)
     else if ((m = /^\s*\d+\) test (.+?) \(([\w.]+)\)\s*$/.exec(l))) add(`${m[2]}: ${m[1]}`); // ExUnit
     else if ((m = /^\d+\) ([\w\\]+::\w+)/.exec(l))) add(m[1]); // PHPUnit
+    else if ((m = /^(?:\[info\]\s+)?-\s+(.+?)\s+\*\*\* FAILED \*\*\*/.exec(l))) add(m[1]); // ScalaTest
+    else if ((m = /^\[\s+FAILED\s+\]\s+(\w[\w./]*\.\w+)/.exec(l))) add(m[1]); // GoogleTest
+    else if ((m = /^\s*\d+ - (\S+) \((?:Failed|SEGFAULT|Timeout|Subprocess aborted|Exception)\)/.exec(l))) add(m[1]); // CTest
+    else if ((m = /^Test Case '-?\[?([\w. ]+?)\]?' failed/.exec(l))) add(m[1]); // XCTest
     if (out.length >= max) break;
   }
   return out;
