@@ -32,6 +32,8 @@ describe("the agent's notes at the end of a run that completed", () => {
     ['sv', 'Klart.\n\nObs: kör `swift-format lint --strict` innan du committar.', 'swift-format'],
     ['hu', 'Kész.\n\nMegjegyzés: a tesztek előtt futtasd a `make deps` parancsot.', 'make deps'],
     ['he', 'סיימתי.\n\nהערה: יש להריץ `make deps` לפני `make test`.', 'make deps'],
+    ['el', 'Έγινε.\n\nΓια τις επόμενες φορές:\n- Τρέχε `_R_CHECK_SYSTEM_CLOCK_=0 R CMD check --no-manual`.', '_R_CHECK_SYSTEM_CLOCK_'],
+    ['pl', 'Gotowe.\n\nNa przyszłość: przed testami uruchom `make deps`.', 'make deps'],
     ['th', 'เสร็จแล้ว\n\nหมายเหตุ: ต้องรัน `make deps` ก่อน `make test`', 'make deps'],
   ];
   for (const [lang, final, needle] of notes) {
