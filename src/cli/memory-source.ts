@@ -3,6 +3,7 @@
  * result is on the lineage), so `-w DIR` on a directory that holds no memory of its own means DIR's lineage
  * head; the command says so in its output.
  */
+import { redactLayoutTree, type TreeRedaction } from '../memory/redact-tree.js';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,7 +115,7 @@ export async function onMemoryDir<T>(
   config: MnemaraConfig,
   fn: (dir: string) => Promise<T>,
   save?: { rolloutIds?: string[] },
-): Promise<{ value: T; snapshot?: string }> {
+): Promise<{ value: T; snapshot?: string; redaction?: TreeRedaction }> {
   if (source.kind === 'workspace') return { value: await fn(source.dir) };
   const store = await memoryStore(config);
   const { memoriesDir, sessionsDir } = config.memory.layout;
@@ -125,6 +126,8 @@ export async function onMemoryDir<T>(
     await store.restoreToDirectory(source.snapshot, dir, { paths: save ? [memoriesDir, sessionsDir] : [memoriesDir] });
     const value = await fn(dir);
     if (!save) return { value };
+    // What is saved is the head's memory as edited: redacted like every memory a snapshot stores.
+    const redaction = await redactLayoutTree(dir, [memoriesDir, sessionsDir]);
     const m = await store.create({ dir }, {
       lineage: source.lineage,
       kind: 'memory',
@@ -133,7 +136,7 @@ export async function onMemoryDir<T>(
       scope: [memoriesDir, sessionsDir],
     });
     await store.advanceHead(source.lineage, source.snapshot, m.id);
-    return { value, snapshot: m.id };
+    return { value, snapshot: m.id, redaction };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

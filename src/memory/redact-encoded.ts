@@ -87,3 +87,20 @@ export function isHighEntropyValue(name: string, value: string): boolean {
   if (isWordy(body)) return false;
   return entropy(body) >= Math.min(4.2, Math.log2(body.length) - 0.6);
 }
+
+/** A run of hex pairs long enough to hold a token (`echo 6768705f… | xxd -r -p`), optionally `\x`- or space-free. */
+export const HEX_RUN = /(?<![0-9A-Fa-f])((?:[0-9a-fA-F]{2}){12,})(?![0-9A-Fa-f])/g;
+
+/**
+ * The text a hex run decodes to, when it is mostly printable (else `null`): digests, hashes and ids decode to
+ * random bytes and are left alone. At most 64 KiB of a run is decoded.
+ */
+export function decodeHexText(run: string): string | null {
+  const text = Buffer.from(run.slice(0, 131_072), 'hex').toString('latin1');
+  let printable = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x0d || c === 0x09) printable++;
+  }
+  return printable / text.length >= 0.9 ? text : null;
+}

@@ -5,6 +5,7 @@ import { logger } from '../config/logger.js';
 import { writeFileAtomic } from './atomic.js';
 import type { MemoryPaths } from './layout.js';
 import { redact, redactDeep } from './redact.js';
+import { redactedName } from './redact-tree.js';
 
 const log = logger('memory.redact');
 
@@ -28,10 +29,20 @@ export async function redactForeignMemoryFiles(paths: MemoryPaths): Promise<stri
   const refused: string[] = [];
   const walk = async (dir: string): Promise<void> => {
     const names = await readdir(dir).catch(() => [] as string[]);
-    for (const name of names) {
-      const path = join(dir, name);
+    const taken = new Set(names);
+    for (const original of names) {
+      let name = original;
       // Temp files of an atomic write in progress (`.<name>.<pid>.<hex>.tmp`) belong to their writer.
-      if (own.has(path) || /^\..+\.tmp$/.test(name)) continue;
+      if (own.has(join(dir, name)) || /^\..+\.tmp$/.test(name)) continue;
+      // A name that holds a secret (`ghp_….md`) would reach every later snapshot and its tree index: renamed.
+      const clean = redactedName(original, taken);
+      if (clean !== original) {
+        await rename(join(dir, original), join(dir, clean));
+        taken.add(clean);
+        name = clean;
+        changed.push(relative(paths.memoriesDir, join(dir, clean)).split(sep).join('/'));
+      }
+      const path = join(dir, name);
       const st = await lstat(path).catch(() => null);
       if (!st) continue;
       if (st.isDirectory()) await walk(path);

@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 6;
+export const REDACTION_VERSION = 7;
 
 /** Kinds that appear in `[REDACTED:<kind>]`. */
 export type SecretKind =
@@ -44,6 +44,7 @@ export type SecretKind =
   | 'age_secret_key'
   | 'provider_token'
   | 'base64_secret'
+  | 'hex_secret'
   | 'high_entropy'
   | 'password'
   | 'secret';
@@ -51,12 +52,14 @@ export type SecretKind =
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
 import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD } from './redact-clients.js';
-import { BASE64_RUN, decodeBase64Text, isHighEntropyValue } from './redact-encoded.js';
+import { redactArgs, redactPrintfFormats } from './redact-args.js';
+import { BASE64_RUN, HEX_RUN, decodeBase64Text, decodeHexText, isHighEntropyValue } from './redact-encoded.js';
 import { redactEscapes, redactFragments } from './redact-fragments.js';
 import { joinContinuations, joinSplitTokens } from './redact-joins.js';
 import { redactPositional } from './redact-positional.js';
 import { redactProse } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
+import { redactHidden } from './redact-views.js';
 import { SECRET_QUERY_PARAM, isPlainUrl } from './redact-urls.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
@@ -290,9 +293,14 @@ export function redact(text: string): string {
 
 /** `redact` without the joining of split tokens: every rule over `text` as it is. */
 function redactJoined(text: string): string {
-  // Escapes first: `ghp_ab\cd…` must be read whole before the shapes take its head alone.
-  let out = redactEscapes(text, (decoded) => redactFragments(applyShapes(decoded), marker));
+  const tokenRules = (decoded: string): string => redactFragments(applyShapes(decoded), marker);
+  // Escapes first: `ghp_ab\cd…` must be read whole before the shapes take its head alone; so must a token cut by
+  // ANSI colour codes, zero-width characters or a percent escape, and one a printf format puts together.
+  let out = redactHidden(text, tokenRules);
+  out = redactEscapes(out, tokenRules);
   out = redactFragments(applyShapes(out), marker);
+  // After the fragments: a format that only passes a fragment on to a file (`printf '%s' ghp_ab12 > f`) is theirs.
+  out = redactPrintfFormats(out, applyShapes);
   const jsonPair = (m: string, q: string, name: string, sep: string, vq: string, value: string): string => {
     if (isSecretName(name) && isSecretValue(value, false)) {
       remember(value);
@@ -326,9 +334,14 @@ function redactJoined(text: string): string {
     }
   }
   out = redactPositional(out, marker('password'), isClientSecret, remember);
+  out = redactArgs(out, marker('password'), isClientSecret, isSecretName, remember);
   out = out.replace(BASE64_RUN, (m: string) => {
     const decoded = decodeBase64Text(m);
     return decoded !== null && redactShapes(decoded) !== decoded ? marker('base64_secret') : m;
+  });
+  out = out.replace(HEX_RUN, (m: string) => {
+    const decoded = decodeHexText(m);
+    return decoded !== null && redactShapes(decoded) !== decoded ? marker('hex_secret') : m;
   });
   return redactProse(out);
 }

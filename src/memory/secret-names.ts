@@ -45,6 +45,10 @@ export function isSecretName(name: string): boolean {
   if (!SECRET_HINT_RE.test(name)) return false;
   const upper = name.toUpperCase();
   if (upper === 'PWD' || upper === 'OLDPWD') return false;
+  // A tool's prefix in front of the name it passes on (`TF_VAR_db_password`, `INPUT_TOKEN` in GitHub Actions):
+  // judged by the name after it, since `var`/`input` alone would read as "names a variable".
+  const prefixed = /^(?:TF_VAR_|INPUT_|PULUMI_CONFIG_|NOMAD_VAR_|PKR_VAR_)(.+)$/i.exec(name);
+  if (prefixed) return isSecretName(prefixed[1]!);
   // A service account key's id (GCP `private_key_id`) names the key: treat it as the key.
   if (/private_?key_?id$/i.test(name)) return true;
   const words = nameWords(name);

@@ -3,6 +3,7 @@ import { Parser, type ReadEntry } from 'tar';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
 import { redact } from '../memory/redact.js';
+import { redactedName } from '../memory/redact-tree.js';
 import type { Sandbox } from '../sandbox/types.js';
 
 const log = logger('session');
@@ -15,6 +16,8 @@ export interface NotesRedaction {
   redacted: string[];
   /** Binary files, or files over 64 MiB, that held something secret-shaped: removed from the sandbox. */
   refused: string[];
+  /** Files and folders whose name held a secret, by their new path (the secret in the name replaced). */
+  renamed: string[];
 }
 
 /**
@@ -26,11 +29,12 @@ export interface NotesRedaction {
  * throws for a read or write that fails (the session then reports a failed workspace snapshot).
  */
 export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayout): Promise<NotesRedaction> {
-  const result: NotesRedaction = { redacted: [], refused: [] };
+  const result: NotesRedaction = { redacted: [], refused: [], renamed: [] };
   for (const dir of [layout.memoriesDir, layout.sessionsDir]) {
     const exists = await sandbox.exec(['test', '-d', dir]);
     if (exists.exitCode !== 0) continue;
-    const files = await readTextFiles(await sandbox.getArchive(dir));
+    const entries: string[] = [];
+    const files = await readTextFiles(await sandbox.getArchive(dir), entries);
     for (const [name, data] of files) {
       const path = posix.join(dir, name);
       const text = data.toString('latin1');
@@ -49,6 +53,7 @@ export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayo
         result.redacted.push(path);
       }
     }
+    await renameSecretNames(sandbox, dir, entries, result.renamed);
   }
   if (result.redacted.length) log.info({ files: result.redacted }, 'redacted secrets in the memory layout before the workspace snapshot');
   if (result.refused.length) {
@@ -58,10 +63,11 @@ export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayo
 }
 
 /** Regular files of a tar stream, by entry path (`./` stripped); a file over the cap keeps only its first bytes. */
-async function readTextFiles(tar: NodeJS.ReadableStream): Promise<Map<string, Buffer>> {
+async function readTextFiles(tar: NodeJS.ReadableStream, entries: string[]): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
   const parser = new Parser({
     onReadEntry: (entry: ReadEntry) => {
+      entries.push(entry.path.replace(/^\.\//, '').replace(/\/$/, ''));
       if (entry.type !== 'File') {
         entry.resume();
         return;
@@ -86,4 +92,27 @@ async function readTextFiles(tar: NodeJS.ReadableStream): Promise<Map<string, Bu
     tar.pipe(parser);
   });
   return files;
+}
+
+/**
+ * Renames, inside the sandbox, every entry under `dir` whose name holds a secret (`memories/ghp_….md`): a name is
+ * stored in every later layer and in the tree index, so it is redacted like text. Deepest first, so that a
+ * folder's own rename does not move the paths of what is inside it before they are renamed.
+ */
+async function renameSecretNames(sandbox: Sandbox, dir: string, entries: string[], renamed: string[]): Promise<void> {
+  const paths = [...new Set(entries.filter((e) => e !== '' && e !== '.'))];
+  const secret = paths.filter((p) => redact(posix.basename(p)) !== posix.basename(p));
+  if (!secret.length) return;
+  const siblings = (parent: string): Set<string> => new Set(paths.filter((p) => posix.dirname(p) === parent).map((p) => posix.basename(p)));
+  for (const p of secret.sort((a, b) => b.split('/').length - a.split('/').length)) {
+    const parent = posix.dirname(p);
+    const taken = siblings(parent);
+    const clean = redactedName(posix.basename(p), taken);
+    const target = parent === '.' ? clean : posix.join(parent, clean);
+    const r = await sandbox.exec(['mv', '-T', '--', posix.join(dir, p), posix.join(dir, target)]);
+    if (r.exitCode !== 0) throw new Error(`could not rename a memory layout file whose name holds a secret (in ${dir}): exit ${r.exitCode}`);
+    paths.push(target);
+    // Reported with every segment redacted: a folder renamed after its contents is not stale here.
+    renamed.push(posix.join(dir, target.split('/').map((seg) => redact(seg)).join('/')));
+  }
 }

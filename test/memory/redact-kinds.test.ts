@@ -5,9 +5,9 @@ import { SECRET_CORPUS } from './secret-corpus.js';
 
 /** Issue 10, item 8: redaction by the kind, not the instance, and precision on look-alikes. */
 describe('redaction by kind', () => {
-  it('holds at least 50 kinds of fake secret, each marked FAKE (or "fake ", "Fake", fa4e) for grepping', () => {
+  it('holds at least 50 kinds of fake secret, each marked FAKE (or "fake ", "Fake", fa4e, FAKE in base64 or hex) for grepping', () => {
     expect(new Set(SECRET_CORPUS.map((c) => c.name)).size).toBeGreaterThanOrEqual(50);
-    for (const c of SECRET_CORPUS) expect(c.text, c.name).toMatch(/FAKE|fake |Fake|fa4e|RkFLR|Z2hwX0ZBS0|c2stYW50|REJfUEFTU1dPUkQ9RkFLR/);
+    for (const c of SECRET_CORPUS) expect(c.text, c.name).toMatch(/FAKE|fake |Fake|fa4e|RkFLR|Z2hwX0ZBS0|c2stYW50|REJfUEFTU1dPUkQ9RkFLR|46414b45/);
   });
 
   it.each(SECRET_CORPUS.map((c) => [c.name, c] as const))('removes %s and marks its kind', (_name, c) => {

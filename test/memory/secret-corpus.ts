@@ -208,4 +208,18 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'aws key id in two assignments', text: 'K1=AKIAFAKE; K2=KMY6F2DGGCQP', secret: 'KMY6F2DGGCQP', kind: 'aws_access_key_id' },
   // An all-caps password after a label and a colon.
   { name: 'Spanish all caps value after a colon', text: "echo 'CONTRASEÑA: FAKECIELONUBLADO'", secret: 'FAKECIELONUBLADO', kind: 'password' },
+  // Issue 10, fifth trial: cuts that do not show, encodings, and arguments whose command says what they are.
+  { name: 'token cut by ANSI bold', text: 'sk_live_\u001b[1mFAKE51HxKLzdQ2mW8rT4\u001b[0m', secret: 'FAKE51HxKLzdQ2mW8rT4', kind: 'stripe_key' },
+  { name: 'token cut by grep colour', text: '.env:\u001b[01;31m\u001b[Kghp_\u001b[m\u001b[KFAKEq9Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy', secret: 'FAKEq9Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy', kind: 'github_token' },
+  { name: 'token put together by a printf format', text: "printf 'ghp_%s\\n' FAKE7Lm2Qx9Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy1 > ~/.gh", secret: 'FAKE7Lm2Qx9Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy1', kind: 'github_token' },
+  { name: 'hex-encoded token', text: `echo ${Buffer.from('ghp_FAKE3Lm9Qx2Rt7Wz4Kp8Ns1Bd6Hf5Jc0Gy2').toString('hex')} | xxd -r -p`, secret: Buffer.from('ghp_FAKE3Lm9Qx2Rt7Wz4Kp8Ns1Bd6Hf5Jc0Gy2').toString('hex'), kind: 'hex_secret' },
+  { name: 'URL-encoded token prefix', text: 'GET /hook?t=ghp%5FFAKE8Lm1Qx6Rt3Wz9Kp2Ns5Bd4Hf7Jc0Gy3', secret: 'FAKE8Lm1Qx6Rt3Wz9Kp2Ns5Bd4Hf7Jc0Gy3', kind: 'github_token' },
+  { name: 'zero-width space inside a token', text: 'npm_FAKE4De5Gh7Jk9\u200bMn2Pq4St6Vw8Yz1Bc3Ef', secret: 'Mn2Pq4St6Vw8Yz1Bc3Ef', kind: 'npm_token' },
+  { name: 'SQL IDENTIFIED BY', text: "mysql -e \"CREATE USER 'app'@'%' IDENTIFIED BY 'FAKEsqlPw7x';\"", secret: 'FAKEsqlPw7x', kind: 'password' },
+  { name: 'vault login token', text: 'vault login s.FAKEk29fLmQp3RtZ8wY', secret: 's.FAKEk29fLmQp3RtZ8wY', kind: 'password' },
+  { name: 'aws configure set secret', text: 'aws configure set aws_secret_access_key FAKEalrXUtnFEMIK7MDENGbPxRfiCY', secret: 'FAKEalrXUtnFEMIK7MDENGbPxRfiCY', kind: 'password' },
+  { name: 'rabbitmqctl add_user', text: 'rabbitmqctl add_user bob FAKErabbit77', secret: 'FAKErabbit77', kind: 'password' },
+  { name: 'curl --oauth2-bearer', text: 'curl --oauth2-bearer FAKEoa2Tok3nZZ9 https://api.example.com/v1', secret: 'FAKEoa2Tok3nZZ9', kind: 'password' },
+  { name: 'prefixed secret name (TF_VAR_)', text: 'TF_VAR_db_password=FAKEtfPw2024 terraform apply', secret: 'FAKEtfPw2024', kind: 'password' },
+  { name: '.pgpass line', text: 'db.example.com:5432:appdb:app:FAKEpgPw0rd77', secret: 'FAKEpgPw0rd77', kind: 'password' },
 ];

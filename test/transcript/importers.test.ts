@@ -137,6 +137,19 @@ describe('importAnthropicMessages on the fixtures', () => {
     const meta = ofType(importAnthropicMessages({ id: '../../etc/passwd', messages: [{ role: 'user', content: 'x' }] }), 'session_meta')[0]!;
     expect(meta.rolloutId).toMatch(/^import-\d+$/);
   });
+
+  // Issue 10: the rollout id names `sessions/<id>.jsonl` in every later snapshot and the tree index.
+  it('does not take an id that holds a secret as the rollout id (it would name the transcript file)', async () => {
+    for (const id of [`ghp_${'Qw3eRt5yUi7oPa9sDf2gHj4kLz6xCv8bNm1q'}`, 'sk_live_51HxKLzdQ2mW8rT4vB7nY3pA', `npm_${'Ab3De5Gh7Jk9Mn2Pq4St6Vw8Yz1Bc3Ef5Hi7'}`]) {
+      const meta = ofType(importAnthropicMessages({ id, messages: [{ role: 'user', content: 'x' }] }), 'session_meta')[0]!;
+      expect(meta.rolloutId).toMatch(/^import-\d+$/);
+      const cc = ofType(await ccRecords([{ type: 'user', sessionId: id, uuid: 'u1', timestamp: '2026-01-01T00:00:00.000Z', message: { role: 'user', content: 'Run the tests' } }]), 'session_meta')[0]!;
+      expect(cc.rolloutId).not.toContain(id.slice(-12));
+      expect(cc.rolloutId).toMatch(/^[A-Za-z0-9][A-Za-z0-9._-]*$/);
+    }
+    const plain = ofType(await ccRecords([{ type: 'user', sessionId: 'session-42', uuid: 'u1', timestamp: '2026-01-01T00:00:00.000Z', message: { role: 'user', content: 'x' } }]), 'session_meta')[0]!;
+    expect(plain.rolloutId).toBe('session-42');
+  });
 });
 
 describe('splitMemoryBlock', () => {

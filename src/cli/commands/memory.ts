@@ -7,6 +7,7 @@ import { contextTokensOf } from './learn.js';
 import { describeMemory, forgetEntry, searchMemory, type MemoryOverview } from '../../memory/handbook.js';
 import { KIND_ORDER, SECTION_TITLES, type MemoryEntry } from '../../memory/memory-md.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
+import { describeTreeRedaction } from '../../memory/redact-tree.js';
 import { renderLessonsSection, writeLessonsSection, type ExportFormat } from '../../memory/export.js';
 import { consolidateWithFallback } from './consolidate-path.js';
 import { describeSource, lineageLines, memoryStore, onMemoryDir, resolveMemorySource, sourceJson, type MemorySource } from '../memory-source.js';
@@ -108,9 +109,14 @@ export function registerMemoryCommand(program: Command): void {
     const { config } = loadCliConfig(opts);
     const source = await sourceOf(forget, opts, config);
     if (!source) return;
-    const { value: removed, snapshot } = await onMemoryDir(source, config, (dir) => forgetEntry(dir, id, config.memory), {});
-    emit(Boolean(opts.json), { ...sourceJson(source), forgotten: removed, ...(snapshot ? { head: snapshot } : {}) }, () =>
-      [`forgot ${removed.id}: ${removed.text}`, ...(snapshot && source.kind === 'lineage' ? [`saved as ${snapshot}: lineage ${source.lineage} → head`] : [])].join('\n'),
+    const { value: removed, snapshot, redaction } = await onMemoryDir(source, config, (dir) => forgetEntry(dir, id, config.memory), {});
+    const redactionLine = redaction ? describeTreeRedaction(redaction) : '';
+    emit(Boolean(opts.json), { ...sourceJson(source), forgotten: removed, ...(snapshot ? { head: snapshot } : {}), ...(redaction ? { redaction } : {}) }, () =>
+      [
+        `forgot ${removed.id}: ${removed.text}`,
+        ...(snapshot && source.kind === 'lineage' ? [`saved as ${snapshot}: lineage ${source.lineage} → head`] : []),
+        ...(redactionLine ? [redactionLine] : []),
+      ].join('\n'),
     );
   });
 

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
+import { describeTreeRedaction, redactLayoutTree } from '../../memory/redact-tree.js';
 import { findOrphans } from '../../session/orphans.js';
 import { defaultLineage } from '../../session/start.js';
 import { createOnHead } from '../../snapshot/create-on-head.js';
@@ -118,6 +119,9 @@ export function registerSnapshotCommand(program: Command): void {
       const s = await store(opts);
       const layout = layoutDirs(opts);
       const { layout: names } = loadCliConfig(opts).config.memory;
+      // A hand edit of memory is saved this way (README): it is redacted here as a session redacts the agent's notes.
+      const redaction = existsSync(dir) ? await redactLayoutTree(resolve(dir), layout) : { redacted: [], renamed: [], refused: [] };
+      const redactionLine = describeTreeRedaction(redaction);
       const { manifest: m, inherited, keptRecords } = await createOnHead(s, dir, {
         lineage: opts.lineage,
         kind: opts.kind,
@@ -131,12 +135,13 @@ export function registerSnapshotCommand(program: Command): void {
       });
       const last = m.layers[m.layers.length - 1]!;
       const dropped = opts.kind === 'workspace' && opts.full && m.parent === null ? layout.filter((d) => !existsSync(resolve(dir, d))) : [];
-      emit(Boolean(opts.json), { snapshot: m, head: m.id, inherited, keptRecords }, () =>
+      emit(Boolean(opts.json), { snapshot: m, head: m.id, inherited, keptRecords, redaction }, () =>
         `${m.id}  ${m.lineage} → head\n  ${last.delta ? 'delta' : 'full layer'}: ${last.fileCount} entries, ${size(last.compressedBytes)} stored (${m.layers.length} layer${m.layers.length > 1 ? 's' : ''})` +
         (inherited.length ? `\n  kept the previous head's ${inherited.map((d) => `${d}/`).join(' and ')} (not in ${dir}: the lineage's memory layout stays)` : '') +
         (keptRecords.length ? `\n  kept ${keptRecords.length} rollout record(s) of the head that ${dir} lacks (a snapshot never drops the head's run history): ${keptRecords.slice(0, 5).join(', ')}${keptRecords.length > 5 ? ', …' : ''}` : '') +
         (dropped.length ? `\n  note: ${dir} has no ${dropped.map((d) => `${d}/`).join(' or ')}, and a --full snapshot keeps nothing of a previous head` : '') +
-        (m.skipped?.length ? `\n  skipped ${m.skipped.length} path(s): ${m.skipped.map((x) => x.path).join(', ')}` : ''),
+        (m.skipped?.length ? `\n  skipped ${m.skipped.length} path(s): ${m.skipped.map((x) => x.path).join(', ')}` : '') +
+        (redactionLine ? `\n  ${redactionLine}` : ''),
       );
     });
 

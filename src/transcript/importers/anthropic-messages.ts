@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { redact } from '../../memory/redact.js';
 import { z } from 'zod';
 import { MnemaraError } from '../../config/errors.js';
 import { TRANSCRIPT_FORMAT_VERSION, type Outcome, type TranscriptRecord } from '../schema.js';
@@ -91,6 +92,8 @@ const EXIT_CODE_TRAILER = /\n?\[exit code: (-?\d+)\]\s*$/;
 /** The Messages form is one JSON document, read whole: refuse files over this many bytes. */
 export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** An id that becomes a file name (`sessions/<id>.jsonl`) and a snapshot's rollout id: plain, and no secret in it. */
+const usableId = (id: string): boolean => SAFE_ID.test(id) && redact(id) === id;
 
 /**
  * Maps a run in the Anthropic Messages form onto transcript records (`schema.ts`), in order:
@@ -115,7 +118,7 @@ export function importAnthropicMessages(json: unknown, options: ImportOptions = 
   const run = parsed.data;
   const ts = options.startedAt ?? new Date().toISOString();
   const v = TRANSCRIPT_FORMAT_VERSION;
-  const rolloutId = options.rolloutId ?? (run.id && SAFE_ID.test(run.id) ? run.id : `import-${ts.replace(/[^0-9]/g, '')}`);
+  const rolloutId = options.rolloutId ?? (run.id && usableId(run.id) ? run.id : `import-${ts.replace(/[^0-9]/g, '')}`);
   const systemText = typeof run.system === 'string' ? run.system : (run.system ?? []).map((b) => b.text ?? '').join('\n');
   const { system, memoryBlock } = splitMemoryBlock(systemText);
 

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { redact } from '../../memory/redact.js';
 import { serializeRecord } from '../serialize.js';
 import { TRANSCRIPT_FORMAT_VERSION, TranscriptRecordSchema, type Outcome, type TranscriptRecord } from '../schema.js';
 import { SPLIT, emptyStats, type Draft, type ImportContext, type ImportSource, type ImportStats, type Importer, type RolloutMeta } from './types.js';
@@ -28,6 +29,11 @@ export interface StoreOptions {
 }
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/**
+ * An id that becomes a file name (`sessions/<id>.jsonl`, in every later snapshot and its tree index) and a
+ * rollout id: plain, and holding no secret (a session id that is a token gets a digest id instead).
+ */
+const usableId = (id: string): boolean => SAFE_ID.test(id) && redact(id) === id;
 const FLUSH_BYTES = 1024 * 1024;
 const zeroUsage = () => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 });
 
@@ -75,7 +81,7 @@ export async function storeImport(importer: Importer, src: ImportSource, dir: st
       return;
     }
     const seed = current.meta.idSeed ?? head.toString('latin1');
-    let id = current.meta.id ? (SAFE_ID.test(current.meta.id) ? current.meta.id : `${importer.format}-${digest(current.meta.id)}`) : `${importer.format}-${digest(seed)}`;
+    let id = current.meta.id ? (usableId(current.meta.id) ? current.meta.id : `${importer.format}-${digest(current.meta.id)}`) : `${importer.format}-${digest(seed)}`;
     for (let n = 2; usedIds.has(id); n += 1) id = `${id.replace(/-\d+$/, '')}-${n}`;
     usedIds.add(id);
     const out = await current.close(id, importer.format, options.transform);

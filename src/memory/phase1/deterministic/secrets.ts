@@ -4,6 +4,11 @@ import { commandOf, type RolloutView } from '../rollout.js';
 
 const MARKER = /\[REDACTED:[a-z_]+\]/;
 const NAMED = /\b([A-Z][A-Z0-9_]{2,})\s*[=:]\s*["']?[^\n]*\[REDACTED:[a-z_]+\]/g;
+/**
+ * mnemara's own variables in the sandbox (`MNEMARA_EXEC_TOKEN`, which tags a command's processes): `env` shows
+ * them in every run, redacted, and they are not the workspace's secrets, so they never make a pitfall.
+ */
+const OWN_VARIABLE = /\bMNEMARA_[A-Z0-9_]*\s*[=:]\s*["']?\[REDACTED:[a-z_]+\]["']?/g;
 /** Words for credentials in the languages the rules know (en, de, fr, es, it, pt, nl, pl, ru, zh, ja, ko). */
 const SECRET_TALK =
   /\b(credentials?|secrets?|api[ _-]?keys?|access keys?|tokens?|passwords?|passphrases?|private keys?|live keys?|prod(uction)? (keys?|database|bucket|account)|Zugangsdaten|Geheimnis\w*|Passw(ö|oe)rter|identifiants|mots? de passe|cl(é|e)s? d'API|credenciales|contrase(ñ|n)as?|claves?|credenziali|chiavi|senhas?|credenciais|wachtwoord\w*|sleutels?|has(ł|l)o|klucz\w*|пароль|пароли|ключ\w*|токен\w*|секрет\w*)\b|密钥|凭据|凭证|密码|令牌|シークレット|パスワード|認証情報|トークン|비밀번호|자격 증명|토큰/i;
@@ -28,7 +33,7 @@ export function secretsSeen(view: RolloutView): RawMemory[] {
   const places = new Set<string>();
   const lines: number[] = [];
   for (const step of view.steps) {
-    const output = step.output ?? '';
+    const output = (step.output ?? '').replace(OWN_VARIABLE, '');
     if (!MARKER.test(output)) continue;
     const before = places.size;
     const cmd = commandOf(step);

@@ -1,0 +1,135 @@
+import { lstat, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { logger } from '../config/logger.js';
+import { writeFileAtomic } from './atomic.js';
+import { redact } from './redact.js';
+
+const log = logger('memory.redact');
+
+/** Text files up to this size (bytes) are redacted in place, as the session does in the sandbox (`session/redact-notes.ts`). */
+const MAX_REDACT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What {@link redactLayoutTree} did. Paths are relative to the directory given, `/`-separated, and are the paths
+ * AFTER renaming: a secret in a name is never reported (nor logged), only where the file is now.
+ */
+export interface TreeRedaction {
+  /** Files whose text held secrets, with how many were replaced (markers added). */
+  redacted: Array<{ path: string; secrets: number }>;
+  /** Files and folders whose name held a secret, by their new name (the secret replaced by `[REDACTED:<kind>]`). */
+  renamed: string[];
+  /** Binary files, or files over 64 MiB, whose text held a secret shape: removed, since they cannot be redacted in place. */
+  refused: string[];
+}
+
+/** Whether a redaction changed anything. */
+export const treeRedactionIsEmpty = (r: TreeRedaction): boolean => !r.redacted.length && !r.renamed.length && !r.refused.length;
+
+/** Markers in `text`: what redaction added is the difference between before and after. */
+const markers = (text: string): number => text.match(/\[REDACTED:[a-z_]+\]/g)?.length ?? 0;
+
+/**
+ * A name with every secret replaced (`ghp_….md` → `[REDACTED:github_token].md`), made unique among `taken`
+ * (`…-2.md`, `…-3.md`): two files whose names held two different tokens must not overwrite each other.
+ */
+export function redactedName(name: string, taken: Set<string>): string {
+  const clean = redact(name).replace(/[/\0]/g, '_');
+  if (clean === name || !taken.has(clean)) return clean;
+  const dot = clean.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [clean.slice(0, dot), clean.slice(dot)] : [clean, ''];
+  for (let n = 2; ; n++) if (!taken.has(`${stem}-${n}${ext}`)) return `${stem}-${n}${ext}`;
+}
+
+/**
+ * Redacts, in place on the host, every file under `folders` of `dir` (the memory layout: `memories/`,
+ * `sessions/`) before a snapshot reads them, with the same rules as the session applies in the sandbox
+ * (`redact` over each text file) so that no layer, head or tree index holds a secret a person or a tool wrote
+ * into memory (DESIGN.md, "What must always hold"). Names too: a file or folder whose name holds a secret is
+ * renamed to the redacted name. A binary file (a NUL byte) or one over 64 MiB that holds a secret shape is
+ * removed. Symlinks are left alone (never followed); missing folders are fine. Writes are atomic; a clean file is
+ * not rewritten. Throws what the filesystem throws for a write or rename that fails.
+ */
+export async function redactLayoutTree(dir: string, folders: string[]): Promise<TreeRedaction> {
+  const result: TreeRedaction = { redacted: [], renamed: [], refused: [] };
+  const rel = (p: string): string => relative(dir, p).split(sep).join('/');
+  const walk = async (folder: string): Promise<void> => {
+    const names = await readdir(folder).catch(() => [] as string[]);
+    const taken = new Set(names);
+    for (const original of names) {
+      let name = original;
+      const clean = redactedName(original, taken);
+      if (clean !== original) {
+        await rename(join(folder, original), join(folder, clean));
+        taken.delete(original);
+        taken.add(clean);
+        name = clean;
+        result.renamed.push(rel(join(folder, clean)));
+      }
+      const path = join(folder, name);
+      const st = await lstat(path).catch(() => null);
+      if (!st) continue;
+      if (st.isDirectory()) await walk(path);
+      else if (st.isFile()) await redactFile(path, st.size, rel(path), result);
+    }
+  };
+  for (const f of folders) {
+    const top = join(dir, f);
+    const st = await lstat(top).catch(() => null);
+    if (st?.isDirectory()) await walk(top);
+  }
+  if (result.redacted.length || result.renamed.length) {
+    log.info({ files: result.redacted.map((r) => r.path), renamed: result.renamed }, 'redacted secrets in the memory layout before the snapshot');
+  }
+  if (result.refused.length) log.warn({ files: result.refused }, 'removed binary or oversized memory layout files that hold secrets: they cannot be redacted in place');
+  return result;
+}
+
+async function redactFile(path: string, size: number, relPath: string, result: TreeRedaction): Promise<void> {
+  if (size > MAX_REDACT_BYTES) {
+    if (await holdsSecret(path)) {
+      await rm(path, { force: true });
+      result.refused.push(relPath);
+    }
+    return;
+  }
+  const data = await readFile(path);
+  if (data.includes(0)) {
+    const latin1 = data.toString('latin1');
+    if (redact(latin1) !== latin1) {
+      await rm(path, { force: true });
+      result.refused.push(relPath);
+    }
+    return;
+  }
+  const text = data.toString('utf8');
+  const clean = redact(text);
+  if (clean === text) return;
+  await writeFileAtomic(path, clean);
+  result.redacted.push({ path: relPath, secrets: Math.max(1, markers(clean) - markers(text)) });
+}
+
+/** Whether the first 64 MiB of a large file, read as Latin-1 text, hold anything `redact` would remove. */
+async function holdsSecret(path: string): Promise<boolean> {
+  const file = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(MAX_REDACT_BYTES);
+    const { bytesRead } = await file.read(buf, 0, buf.length, 0);
+    const text = buf.subarray(0, bytesRead).toString('latin1');
+    return redact(text) !== text;
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * One line for a person: what was redacted, by count and file, never the values (`redacted 3 secret(s) in
+ * memories/MEMORY.md, memories/notes.md; renamed 1 file whose name held a secret: …`). Empty when nothing was.
+ */
+export function describeTreeRedaction(r: TreeRedaction): string {
+  const parts: string[] = [];
+  const total = r.redacted.reduce((n, f) => n + f.secrets, 0);
+  if (r.redacted.length) parts.push(`redacted ${total} secret(s) in ${r.redacted.map((f) => `${f.path} (${f.secrets})`).join(', ')}`);
+  if (r.renamed.length) parts.push(`renamed ${r.renamed.length} file(s) whose name held a secret, now ${r.renamed.join(', ')}`);
+  if (r.refused.length) parts.push(`removed ${r.refused.length} binary or oversized file(s) holding a secret: ${r.refused.join(', ')}`);
+  return parts.length ? `${parts.join('; ')} (in place, before the snapshot)` : '';
+}
