@@ -16,38 +16,11 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 7;
+export const REDACTION_VERSION = 8;
 
-/** Kinds that appear in `[REDACTED:<kind>]`. */
-export type SecretKind =
-  | 'private_key'
-  | 'url_password'
-  | 'anthropic_key'
-  | 'openai_key'
-  | 'aws_access_key_id'
-  | 'github_token'
-  | 'slack_token'
-  | 'slack_webhook'
-  | 'google_api_key'
-  | 'stripe_key'
-  | 'gitlab_token'
-  | 'npm_token'
-  | 'huggingface_token'
-  | 'pypi_token'
-  | 'sendgrid_key'
-  | 'jwt'
-  | 'bearer_token'
-  | 'vault_token'
-  | 'docker_hub_token'
-  | 'telegram_bot_token'
-  | 'discord_webhook'
-  | 'age_secret_key'
-  | 'provider_token'
-  | 'base64_secret'
-  | 'hex_secret'
-  | 'high_entropy'
-  | 'password'
-  | 'secret';
+import type { SecretKind } from './redact-kinds.js';
+
+export type { SecretKind };
 
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
@@ -93,6 +66,12 @@ const SHAPES: ShapeRule[] = [
     re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/"'`<>]*:)([^\s@/"'`<>]+)(@)(?=([^\s"'`<>]*))/gi,
     replace: (m, pre: string, pw: string, at: string, host: string) =>
       REDACTED_RE.test(pw) || pw.startsWith('$') || (isDevDefault(pw) && LOCAL_HOST.test(host)) ? m : `${pre}${marker('url_password')}${at}`,
+  },
+  {
+    kind: 'url_password',
+    // scheme://TOKEN@host (a Sentry DSN's key, `https://<token>@github.com`): a user part that is a random token.
+    re: /\b([a-z][a-z0-9+.-]*:\/\/)([A-Za-z0-9_-]{20,})(@)(?=[A-Za-z0-9.-])/gi,
+    replace: (m, pre: string, user: string, at: string) => (/[0-9]/.test(user) && /[A-Za-z]/.test(user) ? `${pre}${marker('url_password')}${at}` : m),
   },
   { kind: 'anthropic_key', re: new RegExp(`${B}sk-ant-[A-Za-z0-9_-]{16,}${E}`, 'g') },
   {

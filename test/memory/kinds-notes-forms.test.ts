@@ -214,3 +214,12 @@ describe('a flaky test right after a setup fix', () => {
     expect(failedTestNames("Test Case '-[LumenTests.LogCommandTests testJSON]' failed (0.012 seconds).")).toEqual(['LumenTests.LogCommandTests testJSON']);
   });
 });
+
+describe('a token in the user part of a URL', () => {
+  it('is redacted (a Sentry DSN key); a plain user name is not', async () => {
+    const { redact } = await import('../../src/memory/redact.js');
+    expect(redact('dsn = "https://abcdef0123456789abcdef0123456789@o42.ingest.sentry.invalid/7"')).not.toContain('abcdef0123456789');
+    expect(redact('git clone https://git@github.com/x/y')).toContain('git@github.com');
+    expect(redact('ssh://deploy-user@host.invalid')).toContain('deploy-user@');
+  });
+});
