@@ -7,7 +7,10 @@ import { defaultStoreDir } from '../../config/paths.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
 import { findOrphans } from '../../session/orphans.js';
 import { defaultLineage } from '../../session/start.js';
+import type { MemoryLayout } from '../../config/memory.js';
+import { handMemoryMerger } from '../../session/hand-memory.js';
 import { createOnHead } from '../../snapshot/create-on-head.js';
+import { readRestoreMarker, writeRestoreMarker } from '../../snapshot/restore-marker.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
 import { makePatch, type PatchSide } from '../../snapshot/patch.js';
 import { copyLineage, type CopyReport } from '../../snapshot/store/copy.js';
@@ -94,6 +97,23 @@ function nonNegativeInt(flag: string, value: string): number {
   return n;
 }
 
+/**
+ * For `create --kind memory`: when `dir` was restored from a snapshot that is no longer the head, a merger that
+ * lays the head's memory changes into `dir` before packing, so no one's hand edit is dropped (issue 10).
+ * Throws `USAGE` when that snapshot is gone from the store (the edits cannot be told apart from the head's).
+ */
+async function handMerger(s: AnyStore, dir: string, home: string, layout: MemoryLayout, progress: boolean) {
+  const marker = await readRestoreMarker(home, dir);
+  if (!marker) return undefined;
+  const known = await s.get(marker.snapshot).then(() => true, () => false);
+  if (!known) {
+    throw new MnemaraError('USAGE', `${dir} was restored from snapshot ${marker.snapshot}, which is no longer in the store: its hand edits cannot be merged with the head's memory`, {
+      hint: `Restore the head into a new directory (mnemara snapshot restore LINEAGE NEWDIR), make your edits there again and snapshot that; nothing was changed.`,
+    });
+  }
+  return handMemoryMerger({ store: s, dir, base: marker.snapshot, layout, tag: `hand-${process.pid}`, onProgress: progressPrinter(progress) });
+}
+
 /** Registers `mnemara snapshot` and its subcommands (create, list, show, restore, diff, verify, squash, prune, gc, push, pull). */
 export function registerSnapshotCommand(program: Command): void {
   const snap = program
@@ -117,7 +137,9 @@ export function registerSnapshotCommand(program: Command): void {
       }
       const s = await store(opts);
       const layout = layoutDirs(opts);
-      const { layout: names } = loadCliConfig(opts).config.memory;
+      const { config } = loadCliConfig(opts);
+      const { layout: names } = config.memory;
+      const merger = opts.kind === 'memory' ? await handMerger(s, dir, config.home, names, !opts.json) : undefined;
       const { manifest: m, inherited, keptRecords } = await createOnHead(s, dir, {
         lineage: opts.lineage,
         kind: opts.kind,
@@ -127,8 +149,10 @@ export function registerSnapshotCommand(program: Command): void {
         rolloutIds: opts.rollout ?? [],
         ...(opts.kind === 'memory' ? { scope: layout } : {}),
         onProgress: progressPrinter(!opts.json),
-        boundMs: loadCliConfig(opts).config.snapshot.headWaitMinutes * 60_000,
+        boundMs: config.snapshot.headWaitMinutes * 60_000,
+        ...(merger ? { beforePack: merger.beforePack } : {}),
       });
+      await writeRestoreMarker(config.home, dir, m.id);
       const last = m.layers[m.layers.length - 1]!;
       const dropped = opts.kind === 'workspace' && opts.full && m.parent === null ? layout.filter((d) => !existsSync(resolve(dir, d))) : [];
       emit(Boolean(opts.json), { snapshot: m, head: m.id, inherited, keptRecords }, () =>
@@ -209,6 +233,9 @@ export function registerSnapshotCommand(program: Command): void {
           onProgress: progressPrinter(!opts.json),
           signal: controller.signal,
         });
+        const { config } = loadCliConfig(opts);
+        // The merge base of later hand edits of the memory layout (`snapshot create --kind memory`).
+        if (!opts.path || opts.path.some((p) => p.replace(/\/+$/, '') === config.memory.layout.memoriesDir)) await writeRestoreMarker(config.home, dir, id);
         emit(Boolean(opts.json), { snapshot: id, dir, ...r }, () => `restored ${id} into ${dir}: ${r.files} entries, ${size(r.bytes)}`);
       } catch (err) {
         if (!controller.signal.aborted) throw err;
