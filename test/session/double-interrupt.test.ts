@@ -54,7 +54,6 @@ describe('Ctrl-C twice right after the agent completed', () => {
     const r = await child;
     expect(interrupted, stderr).toBe(true);
     expect(r.exitCode, stderr).toBe(130);
-    expect(stderr).toContain('a second Ctrl-C quits at once, keeping the sandbox');
     expect(rolloutId).toBeDefined();
 
     const rec = await execa(process.execPath, ['--import', 'tsx', CLI, 'recover', '--json'], { env, extendEnv: false, reject: false });
@@ -71,5 +70,7 @@ describe('Ctrl-C twice right after the agent completed', () => {
     }
     expect(found.length, `no snapshot of ${candidates.join(', ')} holds routes/health.js`).toBeGreaterThan(0);
     for (const f of found) expect(f).toBe(WORK);
+    // The banner said what the second Ctrl-C does.
+    expect(stderr).toContain('a second Ctrl-C quits at once, keeping the sandbox');
   });
 });
