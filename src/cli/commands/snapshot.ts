@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -134,6 +134,10 @@ export function registerSnapshotCommand(program: Command): void {
     .action(async (dir: string, opts: Opts & { lineage: string; kind: string; rollout?: string[]; full?: boolean }) => {
       if (opts.kind !== 'workspace' && opts.kind !== 'memory') {
         throw new MnemaraError('USAGE', `--kind must be workspace or memory, got ${JSON.stringify(opts.kind)}`, { hint: 'Use --kind workspace or --kind memory.' });
+      }
+      // Before any progress line: a directory that is not there is the user's input (exit 2), said first.
+      if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+        throw new MnemaraError('USAGE', `${dir} is not a directory${existsSync(dir) ? '' : ' (it does not exist)'}`, { hint: 'Pass the directory to snapshot, e.g. `mnemara snapshot create . --lineage NAME`.' });
       }
       const s = await store(opts);
       const layout = layoutDirs(opts);
