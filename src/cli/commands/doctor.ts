@@ -103,7 +103,7 @@ async function checkDisk(path: string, label: string): Promise<DoctorCheck> {
     ok,
     required: true,
     detail: `${gb} GiB free at ${where}${ok && low ? ' (low)' : ''}`,
-    ...(ok ? {} : { fix: `free at least ${MIN_FREE_BYTES / 1024 ** 3} GiB there (docker image prune, mnemara snapshot gc)` }),
+    ...(ok ? {} : { fix: `free at least ${MIN_FREE_BYTES / 1024 ** 3} GiB there (docker image prune, mnemara snapshot gc; \`mnemara sandbox prune --force\` removes leftover workspace images in <home>/sandbox-disks)` }),
   };
 }
 
