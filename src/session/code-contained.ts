@@ -21,6 +21,16 @@ function flatten(tree: MergedTree, exclude: Set<string>): Map<string, string> {
   return out;
 }
 
+/** A snapshot's merged tree with content hashes, from the tree index where the store has one. */
+function treeReader(store: TreeSource): (id: string) => Promise<MergedTree> {
+  const limits = resolveLimits();
+  return async (id) => {
+    if (store.parentTree) return store.parentTree(await store.get(id), limits);
+    if (store.tree) return store.tree(id, { hashContent: true });
+    throw new Error('the store cannot give a snapshot tree');
+  };
+}
+
 /**
  * True when everything the session changed in its workspace is already on `head`: for every path (outside the
  * memory layout's directories `layoutDirs`) where the session's workspace snapshot differs from the snapshot it
@@ -30,12 +40,7 @@ function flatten(tree: MergedTree, exclude: Set<string>): Map<string, string> {
  * indexes where the store has them. Any failure to read a tree gives `false` (keep the branch: nothing lost).
  */
 export async function codeOnHead(store: TreeSource, workspaceSnapshot: string, head: string, layoutDirs: string[]): Promise<boolean> {
-  const limits = resolveLimits();
-  const treeOf = async (id: string): Promise<MergedTree> => {
-    if (store.parentTree) return store.parentTree(await store.get(id), limits);
-    if (store.tree) return store.tree(id, { hashContent: true });
-    throw new Error('the store cannot give a snapshot tree');
-  };
+  const treeOf = treeReader(store);
   try {
     const exclude = new Set(layoutDirs.map((d) => d.split('/')[0]!));
     const ours = await store.get(workspaceSnapshot);
@@ -63,12 +68,7 @@ export async function codeOnHead(store: TreeSource, workspaceSnapshot: string, h
  */
 export async function sameCode(store: TreeSource, a: string, b: string, layoutDirs: string[]): Promise<boolean> {
   if (a === b) return true;
-  const limits = resolveLimits();
-  const treeOf = async (id: string): Promise<MergedTree> => {
-    if (store.parentTree) return store.parentTree(await store.get(id), limits);
-    if (store.tree) return store.tree(id, { hashContent: true });
-    throw new Error('the store cannot give a snapshot tree');
-  };
+  const treeOf = treeReader(store);
   try {
     const exclude = new Set(layoutDirs.map((d) => d.split('/')[0]!));
     const [x, y] = await Promise.all([treeOf(a), treeOf(b)]).then(([t, u]) => [flatten(t, exclude), flatten(u, exclude)] as const);
