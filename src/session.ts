@@ -21,7 +21,7 @@ import { runAgentStep, sessionModelClient } from './session/agent-step.js';
 import { eventSink, progressOf, step } from './session/context.js';
 import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
-import { adoptOrphans, endSessionRecord, openSessionScratch, removeDeadScratch } from './session/orphans.js';
+import { adoptOrphans, endSessionRecord, markSessionRestored, openSessionScratch, removeDeadScratch } from './session/orphans.js';
 import { HeadPublisher, sessionBranch } from './session/publish.js';
 import { rescueStrandedSandboxes } from './session/stranded.js';
 import { assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
@@ -211,6 +211,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
         parts['restore.trusted-layout'] = Date.now() - copied;
       }
     });
+    // From here the sandbox may hold work: a killed session's container is rescued, no longer dropped.
+    await markSessionRestored(config.home, rolloutId);
     // The head is the truth, and --memory-from replaces the checkout's memory: say so when the checkout's differs.
     const notice = await startNotice(start, workspace, layout, trustedDir, lineage, options.memoryFrom ?? baseLineage ?? lineage);
     if (notice) notify(notice);

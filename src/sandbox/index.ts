@@ -12,7 +12,7 @@ export { SandboxError, type SandboxErrorCode } from './errors.js';
 export { DockerSandbox, type DockerSandboxOptions } from './docker/docker-sandbox.js';
 export { LocalSandbox, type LocalSandboxOptions } from './local/local-sandbox.js';
 export { sandboxImageTag, sandboxUserIds, SANDBOX_IMAGE_REPO } from './image-tag.js';
-export { closeAllSandboxes, keepSandbox, openSandboxCount } from './registry.js';
+export { closeAllSandboxes, keepAllSandboxes, keepSandbox, openSandboxCount } from './registry.js';
 export { pruneSandboxes, type PruneOptions, type PruneResult } from './docker/prune.js';
 export { homeLabelValue, ownershipOf, type HomeOwnership } from './docker/home-label.js';
 export { assertEngine, dockerClient, ENGINE_HINT } from './docker/client.js';

@@ -49,6 +49,17 @@ export function keepSandbox(sandbox: Closable): void {
   untrack(sandbox);
 }
 
+/**
+ * Leaves every sandbox this process still has open running after it ends (a second Ctrl-C that quits at once):
+ * its /workspace may hold the run's only copy of the work, and `mnemara recover` (or the lineage's next run)
+ * snapshots it, as after a SIGKILL. Returns how many were kept.
+ */
+export function keepAllSandboxes(): number {
+  const kept = open.size;
+  for (const s of [...open]) untrack(s);
+  return kept;
+}
+
 /** Closes every sandbox this process still has open; errors are logged, not thrown. Resolves when all are done. */
 export async function closeAllSandboxes(): Promise<void> {
   await Promise.all(

@@ -21,6 +21,16 @@ function flatten(tree: MergedTree, exclude: Set<string>): Map<string, string> {
   return out;
 }
 
+/** A snapshot's merged tree with content hashes, from the tree index where the store has one. */
+function treeReader(store: TreeSource): (id: string) => Promise<MergedTree> {
+  const limits = resolveLimits();
+  return async (id) => {
+    if (store.parentTree) return store.parentTree(await store.get(id), limits);
+    if (store.tree) return store.tree(id, { hashContent: true });
+    throw new Error('the store cannot give a snapshot tree');
+  };
+}
+
 /**
  * True when everything the session changed in its workspace is already on `head`: for every path (outside the
  * memory layout's directories `layoutDirs`) where the session's workspace snapshot differs from the snapshot it
@@ -30,12 +40,7 @@ function flatten(tree: MergedTree, exclude: Set<string>): Map<string, string> {
  * indexes where the store has them. Any failure to read a tree gives `false` (keep the branch: nothing lost).
  */
 export async function codeOnHead(store: TreeSource, workspaceSnapshot: string, head: string, layoutDirs: string[]): Promise<boolean> {
-  const limits = resolveLimits();
-  const treeOf = async (id: string): Promise<MergedTree> => {
-    if (store.parentTree) return store.parentTree(await store.get(id), limits);
-    if (store.tree) return store.tree(id, { hashContent: true });
-    throw new Error('the store cannot give a snapshot tree');
-  };
+  const treeOf = treeReader(store);
   try {
     const exclude = new Set(layoutDirs.map((d) => d.split('/')[0]!));
     const ours = await store.get(workspaceSnapshot);
@@ -51,6 +56,27 @@ export async function codeOnHead(store: TreeSource, workspaceSnapshot: string, h
     return true;
   } catch (err) {
     log.warn({ workspaceSnapshot, head, err: (err as Error).message }, 'could not compare the session code with the head; keeping it on a branch');
+    return false;
+  }
+}
+
+/**
+ * True when snapshots `a` and `b` hold the same code: every entry outside the memory layout's directories
+ * (`layoutDirs`) is the same (type, mode, content hash, link target). A head that moved from `a` to `b` this way
+ * moved only in its memory (a hand memory edit, `memory forget`, another session's memory-only publish), so a
+ * session that started from `a` can put its code on it. Any failure to read a tree gives `false`.
+ */
+export async function sameCode(store: TreeSource, a: string, b: string, layoutDirs: string[]): Promise<boolean> {
+  if (a === b) return true;
+  const treeOf = treeReader(store);
+  try {
+    const exclude = new Set(layoutDirs.map((d) => d.split('/')[0]!));
+    const [x, y] = await Promise.all([treeOf(a), treeOf(b)]).then(([t, u]) => [flatten(t, exclude), flatten(u, exclude)] as const);
+    if (x.size !== y.size) return false;
+    for (const [path, key] of x) if (y.get(path) !== key) return false;
+    return true;
+  } catch (err) {
+    log.warn({ a, b, err: (err as Error).message }, 'could not compare the code of two snapshots; treating it as changed');
     return false;
   }
 }

@@ -149,7 +149,8 @@ export async function lineageHistory(store: SnapshotStore, name: string, layout:
   return history;
 }
 
-async function readHeadMemory(
+/** The rollout summaries (outcome, task, time by rollout id) and lessons (MEMORY.md texts by source rollout) of a head's memory layout. */
+export async function readHeadMemory(
   store: SnapshotStore,
   head: string,
   layout: MemoryLayout,

@@ -34,6 +34,11 @@ export interface SessionRecord {
   startedAt: string;
   /** Set when the session ended (however): its process no longer owns the rollout. */
   endedAt?: string;
+  /**
+   * `pending` until the sandbox's /workspace holds the whole start (the restore step ended), then `done`. A
+   * sandbox whose session died while `pending` has no work in it (the agent never ran). Absent in older records.
+   */
+  restore?: 'pending' | 'done';
 }
 
 /** What is orphaned on one lineage: transcripts on no head, and snapshots holding rollouts on no head. */
@@ -63,7 +68,7 @@ export async function openSessionScratch(home: string, rolloutId: string, lineag
 
 /** Writes the session record of a starting session (best effort: a failure only costs adoption after a crash). */
 export async function writeSessionRecord(home: string, rolloutId: string, lineage: string): Promise<void> {
-  const record: SessionRecord = { rolloutId, lineage, pid: process.pid, host: HOST, startedAt: new Date().toISOString() };
+  const record: SessionRecord = { rolloutId, lineage, pid: process.pid, host: HOST, startedAt: new Date().toISOString(), restore: 'pending' };
   try {
     await mkdir(join(home, 'transcripts'), { recursive: true });
     await writeFileAtomic(recordPath(home, rolloutId), `${JSON.stringify(record)}\n`);
@@ -283,6 +288,16 @@ export async function removeDeadScratch(home: string): Promise<string[]> {
   }
   if (removed.length) log.info({ removed }, 'removed scratch directories of sessions that are gone');
   return removed;
+}
+
+/** Marks a session record's restore as done (best effort, as `writeSessionRecord`: a failure is logged). */
+export async function markSessionRestored(home: string, rolloutId: string): Promise<void> {
+  try {
+    const r = JSON.parse(await readFile(recordPath(home, rolloutId), 'utf8')) as SessionRecord;
+    await writeFileAtomic(recordPath(home, rolloutId), `${JSON.stringify({ ...r, restore: 'done' })}\n`);
+  } catch (err) {
+    log.warn({ err: (err as Error).message, rolloutId }, 'could not mark the session record restored');
+  }
 }
 
 /**

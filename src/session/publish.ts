@@ -8,7 +8,7 @@ import type { Manifest, SnapshotStore } from '../snapshot/types.js';
 import type { MemoryEntry } from '../memory/memory-md.js';
 import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';
 import type { Sandbox } from '../sandbox/types.js';
-import { codeOnHead } from './code-contained.js';
+import { codeOnHead, sameCode } from './code-contained.js';
 import { copyLayoutFromSandbox } from './layout-io.js';
 import { mergeLayouts } from './layout-merge.js';
 import { readEntries } from './lessons.js';
@@ -109,7 +109,8 @@ export class HeadPublisher {
    * snapshot (or, when the session started off the head, to a memory snapshot that merges the head's lessons in),
    * so the rollout is on the lineage, pending, before the pipeline runs. Orphaned rollouts of the lineage (see
    * `orphans.ts`) are adopted into the layout on the way. When the head moved since the session started, the
-   * head gets a memory snapshot on top of the new head and the code is kept on the branch `LINEAGE@<rollout-id>`.
+   * head gets a memory snapshot on top of the new head and the code is kept on the branch `LINEAGE@<rollout-id>`,
+   * unless the head moved only in its memory layout: then the code lands on the head with the merged memory.
    * Throws `HeadWaitExpiredError` when the head kept moving past the bound; the caller records the branch then.
    */
   async publishWorkspace(sandbox: Sandbox, workspaceSnapshot: string): Promise<PublishOutcome> {
@@ -148,7 +149,13 @@ export class HeadPublisher {
       candidate = (await this.snapshotLayout(workspaceSnapshot)).id;
     }
     const conflictsBefore = this.conflicts;
-    const head = await this.advance(candidate, async (current) => (await this.snapshotLayout(current)).id);
+    // A head that moved only in its memory (a hand memory edit, `memory forget`) still has the code this session
+    // started from: the session's code goes on it (the merged memory on top of the workspace snapshot), no branch.
+    const started = (await this.store.get(workspaceSnapshot)).parent;
+    const head = await this.advance(candidate, async (current) => {
+      const onCode = started !== null && (await sameCode(this.store, started, current, this.dirs)) ? workspaceSnapshot : current;
+      return (await this.snapshotLayout(onCode)).id;
+    });
     lap('head');
     if (this.conflicts === conflictsBefore) return { entries };
     // Another session already put the same code on the head (under contention, the usual case): no branch.

@@ -12,6 +12,7 @@ import type { SnapshotStore } from '../snapshot/types.js';
 import { sessionModelClient } from './agent-step.js';
 import { extractorOf, runPipelineOn } from './memory-step.js';
 import { adoptOrphans, findOrphans, removeDeadScratch } from './orphans.js';
+import { findPendingOnHeads } from './pending.js';
 import { HeadPublisher } from './publish.js';
 import { rescueStrandedSandboxes, type Rescue } from './stranded.js';
 
@@ -32,6 +33,8 @@ export interface RecoverResult {
   rescued: Rescue[];
   /** Transcripts left for the lineage's first session (a lineage with no snapshot yet has no memory to adopt into). */
   waiting: string[];
+  /** Rollouts that were on the head but not extracted yet (pending), which the pipeline ran for. */
+  extracted?: string[];
   note?: string;
 }
 
@@ -54,8 +57,11 @@ export async function recoverLineage(
   const result: RecoverResult = { lineage, adopted: [], branches: [], notes: [], head: null, pending: [], rescued: [], waiting: [] };
   // First the work that is only in the container of a killed session: snapshotted, it becomes an orphan below.
   result.rescued = options.rescued ?? (await rescueStrandedSandboxes(store, config.home, layout, lineage, onProgress));
-  const [orphans] = await findOrphans(store, config.home, lineage);
-  if (!orphans) return { ...result, note: 'nothing orphaned' };
+  const [found] = await findOrphans(store, config.home, lineage);
+  // Rollouts a killed session left on the head unextracted (killed in phase 1): the pipeline runs for them too.
+  const [pending] = head ? await findPendingOnHeads(store, layout, lineage) : [];
+  if (!found && !pending) return { ...result, note: 'nothing orphaned' };
+  const orphans = found ?? { lineage, transcripts: [], snapshots: [] };
   await mkdir(join(config.home, 'tmp'), { recursive: true });
   const id = newRolloutId();
   const workDir = await mkdtemp(join(config.home, 'tmp', `session-recover-${id}-p${process.pid}-`));
@@ -72,7 +78,8 @@ export async function recoverLineage(
       // Nothing was published, so nothing is adopted yet: a second recover must not count them again.
       return { ...result, adopted: [], notes: [], waiting: result.adopted, note: `lineage ${lineage} has no snapshot yet: its first session adopts the transcripts` };
     }
-    if (result.adopted.length === 0 && result.notes.length === 0) return { ...result, head, note: 'orphaned snapshots named as branches; no transcript to adopt' };
+    if (result.adopted.length === 0 && result.notes.length === 0 && !pending) return { ...result, head, note: 'orphaned snapshots named as branches; no transcript to adopt' };
+    result.extracted = pending?.rolloutIds ?? [];
     // Only the model extractor needs a client (and so a key): the deterministic one runs offline (new-user
     // trial: recover of a killed session exited 2 "No Anthropic API key" though no model was to be called).
     const client = extractorOf(config) === 'model' ? sessionModelClient(config) : undefined;

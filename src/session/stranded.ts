@@ -27,7 +27,7 @@ import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
 import type { SnapshotStore } from '../snapshot/types.js';
-import { readSessionRecord } from './orphans.js';
+import { endSessionRecord, readSessionRecord } from './orphans.js';
 import { redactLayoutInSandbox } from './redact-notes.js';
 import { snapshotSandbox } from './snapshot-sandbox.js';
 
@@ -47,6 +47,8 @@ export interface GoneSandbox {
   stranded: boolean;
   /** No home label and no session record here: made by an older mnemara, maybe for another home (module comment). */
   unowned: boolean;
+  /** Its session died before the restore ended (the agent never ran): nothing in it to rescue; recover drops it. */
+  unrestored: boolean;
 }
 
 /**
@@ -73,12 +75,13 @@ export async function findGoneSandboxes(store: SnapshotStore, home: string, line
     if (lineage !== undefined && record?.lineage !== lineage) continue;
     const unowned = whose === 'unlabelled' && !record;
     let stranded = false;
-    if (record) {
+    const unrestored = record?.restore === 'pending' && !record.endedAt;
+    if (record && !unrestored) {
       let holders = held.get(record.lineage);
       if (!holders) held.set(record.lineage, (holders = new Set((await store.list({ lineage: record.lineage })).flatMap((m) => m.rolloutIds))));
       stranded = !record.endedAt || !holders.has(rolloutId);
     }
-    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded, unowned });
+    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded, unowned, unrestored });
   }
   return out;
 }
@@ -92,6 +95,8 @@ export interface Rescue {
   snapshot: string | null;
   /** Why it could not be rescued (the container is then left as it was). */
   error?: string;
+  /** It was removed without a snapshot: its session died before the restore ended, so it held no work. */
+  dropped?: boolean;
 }
 
 /**
@@ -107,6 +112,18 @@ export async function rescueStrandedSandboxes(store: SnapshotStore, home: string
     return [];
   });
   const rescues: Rescue[] = [];
+  for (const g of gone.filter((x) => x.unrestored && x.lineage !== null)) {
+    // A half-restored /workspace is no one's work: a branch of it would read as thousands of deletions.
+    const rescue: Rescue = { rolloutId: g.rolloutId, lineage: g.lineage as string, container: g.name, snapshot: null, dropped: true };
+    try {
+      await (await DockerSandbox.attach(g.containerId)).close();
+      await endSessionRecord(home, g.rolloutId, false);
+      onProgress?.({ step: 'recover', phase: 'progress', message: `sandbox ${g.name} (rollout ${g.rolloutId}) never finished its restore: no work to rescue; removed` });
+    } catch (err) {
+      rescue.error = (err as Error).message;
+    }
+    rescues.push(rescue);
+  }
   for (const g of gone.filter((x) => x.stranded && x.lineage !== null)) {
     const rescue: Rescue = { rolloutId: g.rolloutId, lineage: g.lineage as string, container: g.name, snapshot: null };
     try {

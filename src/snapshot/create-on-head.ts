@@ -66,20 +66,28 @@ function inheritedPaths(dir: string, records: string[]): string[] {
  * parent to keep them from. `keepRecords` (the memory layout's append-only record directories: `sessions`,
  * `memories/rollout_summaries`, `memories/raw_memories`): every file the head has there and `dir` lacks is kept,
  * for the head of each attempt (a session that lands while this one packs keeps its rollout); not with `full`.
+ * `beforePack(parent)` runs before each pack (e.g. to merge the head's memory into `dir`, `hand-memory.ts`).
  * Throws what `create` throws for bad input.
  */
 export async function createOnHead(
   store: SnapshotStore,
   dir: string,
-  options: Omit<CreateSnapshotOptions, 'parent'> & { full?: boolean; boundMs: number; inheritMissing?: string[]; keepRecords?: string[] },
+  options: Omit<CreateSnapshotOptions, 'parent'> & {
+    full?: boolean;
+    boundMs: number;
+    inheritMissing?: string[];
+    keepRecords?: string[];
+    beforePack?: (parent: string | null) => Promise<void>;
+  },
 ): Promise<CreatedOnHead> {
-  const { full, boundMs, inheritMissing, keepRecords, ...create } = options;
+  const { full, boundMs, inheritMissing, keepRecords, beforePack, ...create } = options;
   const source: SnapshotSource = { dir };
   const inherited = full ? [] : (inheritMissing ?? []).filter((d) => !existsSync(join(dir, d)));
   // An ignored path is neither packed nor deleted: the delta inherits it from the parent.
   const baseIgnore = [...(create.ignore ?? []), ...inherited.map((d) => `/${d}`)];
   let keptRecords: string[] = [];
   const pack = async (parent: string | null): Promise<Manifest> => {
+    await beforePack?.(parent);
     keptRecords = full ? [] : await recordsToKeep(store, parent, dir, (keepRecords ?? []).filter((d) => !inherited.includes(d.split('/')[0]!)));
     const ignore = [...baseIgnore, ...inheritedPaths(dir, keptRecords).map((p) => `/${p}`)];
     return store.create(source, { ...create, ...(ignore.length ? { ignore } : {}), parent });

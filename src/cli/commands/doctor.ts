@@ -2,7 +2,9 @@ import { statfs } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { mnemaraHome } from '../../config/paths.js';
+import type { MemoryLayout } from '../../config/memory.js';
 import { findOrphans } from '../../session/orphans.js';
+import { findPendingOnHeads } from '../../session/pending.js';
 import { openStore } from '../../snapshot/index.js';
 import { ENGINE_HINT, LABEL, assertEngine, dockerClient, sandboxImageStatus } from '../../sandbox/index.js';
 import { listOrphanDisks } from '../../sandbox/docker/workspace-disk.js';
@@ -101,7 +103,7 @@ async function checkDisk(path: string, label: string): Promise<DoctorCheck> {
     ok,
     required: true,
     detail: `${gb} GiB free at ${where}${ok && low ? ' (low)' : ''}`,
-    ...(ok ? {} : { fix: `free at least ${MIN_FREE_BYTES / 1024 ** 3} GiB there (docker image prune, mnemara snapshot gc)` }),
+    ...(ok ? {} : { fix: `free at least ${MIN_FREE_BYTES / 1024 ** 3} GiB there (docker image prune, mnemara snapshot gc; \`mnemara sandbox prune --force\` removes leftover workspace images in <home>/sandbox-disks)` }),
   };
 }
 
@@ -152,7 +154,7 @@ async function checkStore(store: string, home: string): Promise<DoctorCheck> {
  * Runs every check; none throws (a failing probe becomes a failed check). `dockerHost` and `store` come from the
  * configuration (`sandbox.dockerHost`, `snapshot.store`); the store is checked only when it is an S3 store.
  */
-export async function runDoctorChecks(options: { dockerHost?: string; store?: string; home?: string } = {}): Promise<DoctorCheck[]> {
+export async function runDoctorChecks(options: { dockerHost?: string; store?: string; home?: string; layout?: MemoryLayout } = {}): Promise<DoctorCheck[]> {
   const node = checkNode();
   const { check: engine, rootDir } = await checkEngine(options.dockerHost);
   const image = await checkImage(engine.ok, options.dockerHost).catch(
@@ -164,7 +166,24 @@ export async function runDoctorChecks(options: { dockerHost?: string; store?: st
   // Orphans and sandboxes are this home's only (`--home`/MNEMARA_HOME): other homes on the engine are theirs.
   const home = options.home ?? mnemaraHome();
   const local = options.store && !isS3Url(options.store) ? options.store : join(home, 'store');
-  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(home, local), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
+  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(home, local), await checkPending(local, options.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' }), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
+}
+
+/** Rollouts on a lineage head that were never extracted (a session killed during phase 1): `recover` runs the pipeline. */
+async function checkPending(storeDir: string, layout: MemoryLayout): Promise<DoctorCheck> {
+  try {
+    const pending = await findPendingOnHeads(await openStore(storeDir), layout);
+    if (pending.length === 0) return { name: 'pending', ok: true, required: false, detail: 'every rollout on a lineage head is extracted' };
+    return {
+      name: 'pending',
+      ok: false,
+      required: false,
+      detail: pending.map((p) => `${p.rolloutIds.length} rollout(s) on the head of ${p.lineage} not extracted yet (${p.rolloutIds.slice(0, 3).join(', ')}${p.rolloutIds.length > 3 ? ', …' : ''})`).join('; '),
+      fix: '`mnemara recover` extracts and consolidates them (the next run on each lineage does too)',
+    };
+  } catch (err) {
+    return { name: 'pending', ok: false, required: false, detail: `not checked: ${(err as Error).message}` };
+  }
 }
 
 /** Rollouts of crashed or failed sessions that reached no lineage head (a warning: `mnemara recover` adopts them). */
@@ -245,6 +264,7 @@ export function registerDoctorCommand(program: Command): void {
         ...(config.sandbox.dockerHost ? { dockerHost: config.sandbox.dockerHost } : {}),
         ...(config.snapshot.store ? { store: config.snapshot.store } : {}),
         home: config.home,
+        layout: config.memory.layout,
       });
       const ok = checks.every((c) => c.ok || !c.required);
       emit(Boolean(opts.json), { ok, checks }, () => render(checks));

@@ -1,11 +1,27 @@
 import type { Command } from 'commander';
+import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
+import type { SnapshotStore } from '../../snapshot/types.js';
 import { findOrphans, removeDeadScratch } from '../../session/orphans.js';
 import { findGoneSandboxes, rescueStrandedSandboxes, type Rescue } from '../../session/stranded.js';
+import { findPendingOnHeads } from '../../session/pending.js';
 import { recoverLineage, type RecoverResult } from '../../session/recover.js';
 import { openStore } from '../../snapshot/index.js';
 import { EXIT, emit, progressPrinter } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+
+/**
+ * `--lineage NAME` that names nothing this home knows (no head, no orphaned rollout, no sandbox of a gone session):
+ * the user's input, exit 2, as every other command treats an unknown lineage.
+ */
+async function assertKnownLineage(store: SnapshotStore, home: string, lineage: string): Promise<void> {
+  if (await store.getHead(lineage)) return;
+  if ((await findOrphans(store, home, lineage)).length) return;
+  if ((await findGoneSandboxes(store, home, lineage)).length) return;
+  throw new MnemaraError('NOT_FOUND', `lineage ${lineage} does not exist: it has no head, no orphaned rollout and no sandbox left behind`, {
+    hint: 'Run `mnemara lineage list` to see the lineages, or `mnemara recover` without --lineage for all of them.',
+  });
+}
 
 /** Registers `mnemara recover`: adopts orphaned rollouts (crashed or failed sessions) into their lineages' memory. */
 export function registerRecoverCommand(program: Command): void {
@@ -27,6 +43,7 @@ export function registerRecoverCommand(program: Command): void {
     const json = Boolean(opts.json);
     const { config } = loadCliConfig(opts);
     const store = await openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
+    if (opts.lineage !== undefined) await assertKnownLineage(store, config.home, opts.lineage);
     if (opts.dryRun) {
       const orphans = await findOrphans(store, config.home, opts.lineage);
       const stranded = (await findGoneSandboxes(store, config.home, opts.lineage)).filter((g) => g.stranded);
@@ -45,10 +62,12 @@ export function registerRecoverCommand(program: Command): void {
     // Rescued first: a stranded sandbox's lineage may have nothing else orphaned until its work is a snapshot.
     const rescued: Rescue[] = await rescueStrandedSandboxes(store, config.home, config.memory.layout, opts.lineage, progressPrinter(!json));
     const orphans = await findOrphans(store, config.home, opts.lineage);
+    const pending = await findPendingOnHeads(store, config.memory.layout, opts.lineage);
+    const lineages = [...new Set([...orphans.map((o) => o.lineage), ...pending.map((p) => p.lineage)])].sort();
     const results: RecoverResult[] = [];
     // Each lineage's rescues were tried just above: not again (a failed one warned twice).
-    for (const o of orphans) {
-      results.push(await recoverLineage(store, config, o.lineage, progressPrinter(!json), { rescued: rescued.filter((r) => r.lineage === o.lineage) }));
+    for (const lineage of lineages) {
+      results.push(await recoverLineage(store, config, lineage, progressPrinter(!json), { rescued: rescued.filter((r) => r.lineage === lineage) }));
     }
     const failed = rescued.filter((r) => r.error);
     emit(json, { results, rescued }, () =>
@@ -59,13 +78,14 @@ export function registerRecoverCommand(program: Command): void {
               [
                 `${r.lineage}: adopted ${r.adopted.length} rollout(s)${r.head ? `; head → ${r.head}` : ''}`,
                 ...r.adopted.map((id) => `  + ${id}${r.pending.includes(id) ? ' (extraction failed: stays pending)' : ''}`),
+                ...(r.extracted ?? []).map((id) => `  extracted ${id} (it was on the head, pending)${r.pending.includes(id) ? ': extraction failed, stays pending' : ''}`),
                 ...r.branches.map((b) => `  branch ${b.name} → ${b.snapshot}`),
                 ...r.notes.map((n) => `  note ${n} (the agent's memory note, now on the head)`),
                 ...r.waiting.map((id) => `  waiting ${id} (for the lineage's first session)`),
                 ...(r.note ? [`  note: ${r.note}`] : []),
               ].join('\n'),
             )
-            .concat(rescued.map((r) => (r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}` : 'already snapshotted'}; removed`)))
+            .concat(rescued.map((r) => (r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}` : 'already snapshotted'}; removed`)))
             .join('\n'),
     );
     if (failed.length) process.exitCode = EXIT.internal;

@@ -14,6 +14,7 @@ import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config
 import { formatTimings } from '../timings.js';
 import { memoryStore } from '../memory-source.js';
 import { lineageOfRef, snapshotRef } from '../snapshot-ref.js';
+import { keepAllSandboxes } from '../../sandbox/index.js';
 
 interface RunCliOptions extends ConfigCliOptions {
   workspace: string;
@@ -92,7 +93,7 @@ function stepPrinter(enabled: boolean): (event: ProgressEvent) => void {
     if (!enabled) return;
     if (e.phase === 'progress') return throttled(e);
     if (e.phase === 'start') {
-      if (e.step === 'agent') writeErr('… agent running (Ctrl-C ends the run after the current tool call and still saves it)\n');
+      if (e.step === 'agent') writeErr('… agent running (Ctrl-C ends the run after the current tool call and still saves it; a second Ctrl-C quits at once, keeping the sandbox for `mnemara recover`)\n');
       return;
     }
     const secs = e.elapsedMs !== undefined ? ` (${(e.elapsedMs / 1000).toFixed(1)} s)` : '';
@@ -185,7 +186,7 @@ export function registerRunCommand(program: Command): void {
         'consolidate them into memories/MEMORY.md, snapshot the memory and move the lineage head.\n\n' +
         'Exit codes: 0 the agent completed; 1 it did not (error, turn or token limit, interrupted; the work is ' +
         'still saved); 2 bad input; 3 mnemara failed. Ctrl-C ends the run after the current tool call and still ' +
-        'saves it; a second Ctrl-C quits at once.',
+        'saves it; a second Ctrl-C quits at once and leaves the sandbox for `mnemara recover`.',
     )
     .addHelpText(
       'after',
@@ -227,8 +228,13 @@ export function registerRunCommand(program: Command): void {
     let interrupts = 0;
     const onSigint = (): void => {
       interrupts += 1;
-      if (interrupts > 1) process.exit(130);
-      writeErr('\ninterrupting: finishing the current tool call, then saving the run (Ctrl-C again to quit now)\n');
+      if (interrupts > 1) {
+        // Quitting now must not lose the run: its sandbox (the work not yet in a snapshot) stays for `recover`.
+        const kept = keepAllSandboxes();
+        if (kept > 0) writeErr('\nquitting now: the sandbox is kept; `mnemara recover` saves its work\n');
+        process.exit(130);
+      }
+      writeErr('\ninterrupting: finishing the current tool call, then saving the run (Ctrl-C again to quit now, keeping the sandbox for `mnemara recover`)\n');
       controller.abort();
     };
     process.on('SIGINT', onSigint);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -8,7 +8,10 @@ import { existingWorkspaceDir } from '../../memory/layout.js';
 import { describeTreeRedaction, redactLayoutTree } from '../../memory/redact-tree.js';
 import { findOrphans } from '../../session/orphans.js';
 import { defaultLineage } from '../../session/start.js';
+import type { MemoryLayout } from '../../config/memory.js';
+import { handMemoryMerger } from '../../session/hand-memory.js';
 import { createOnHead } from '../../snapshot/create-on-head.js';
+import { readRestoreMarker, writeRestoreMarker } from '../../snapshot/restore-marker.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
 import { makePatch, type PatchSide } from '../../snapshot/patch.js';
 import { copyLineage, type CopyReport } from '../../snapshot/store/copy.js';
@@ -95,6 +98,23 @@ function nonNegativeInt(flag: string, value: string): number {
   return n;
 }
 
+/**
+ * For `create --kind memory`: when `dir` was restored from a snapshot that is no longer the head, a merger that
+ * lays the head's memory changes into `dir` before packing, so no one's hand edit is dropped (issue 10).
+ * Throws `USAGE` when that snapshot is gone from the store (the edits cannot be told apart from the head's).
+ */
+async function handMerger(s: AnyStore, dir: string, home: string, layout: MemoryLayout, progress: boolean) {
+  const marker = await readRestoreMarker(home, dir);
+  if (!marker) return undefined;
+  const known = await s.get(marker.snapshot).then(() => true, () => false);
+  if (!known) {
+    throw new MnemaraError('USAGE', `${dir} was restored from snapshot ${marker.snapshot}, which is no longer in the store: its hand edits cannot be merged with the head's memory`, {
+      hint: `Restore the head into a new directory (mnemara snapshot restore LINEAGE NEWDIR), make your edits there again and snapshot that; nothing was changed.`,
+    });
+  }
+  return handMemoryMerger({ store: s, dir, base: marker.snapshot, layout, tag: `hand-${process.pid}`, onProgress: progressPrinter(progress) });
+}
+
 /** Registers `mnemara snapshot` and its subcommands (create, list, show, restore, diff, verify, squash, prune, gc, push, pull). */
 export function registerSnapshotCommand(program: Command): void {
   const snap = program
@@ -116,12 +136,18 @@ export function registerSnapshotCommand(program: Command): void {
       if (opts.kind !== 'workspace' && opts.kind !== 'memory') {
         throw new MnemaraError('USAGE', `--kind must be workspace or memory, got ${JSON.stringify(opts.kind)}`, { hint: 'Use --kind workspace or --kind memory.' });
       }
+      // Before any progress line: a directory that is not there is the user's input (exit 2), said first.
+      if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+        throw new MnemaraError('USAGE', `${dir} is not a directory${existsSync(dir) ? '' : ' (it does not exist)'}`, { hint: 'Pass the directory to snapshot, e.g. `mnemara snapshot create . --lineage NAME`.' });
+      }
       const s = await store(opts);
       const layout = layoutDirs(opts);
-      const { layout: names } = loadCliConfig(opts).config.memory;
+      const { config } = loadCliConfig(opts);
+      const { layout: names } = config.memory;
       // A hand edit of memory is saved this way (README): it is redacted here as a session redacts the agent's notes.
       const redaction = existsSync(dir) ? await redactLayoutTree(resolve(dir), layout) : { redacted: [], renamed: [], refused: [] };
       const redactionLine = describeTreeRedaction(redaction);
+      const merger = opts.kind === 'memory' ? await handMerger(s, dir, config.home, names, !opts.json) : undefined;
       const { manifest: m, inherited, keptRecords } = await createOnHead(s, dir, {
         lineage: opts.lineage,
         kind: opts.kind,
@@ -131,8 +157,10 @@ export function registerSnapshotCommand(program: Command): void {
         rolloutIds: opts.rollout ?? [],
         ...(opts.kind === 'memory' ? { scope: layout } : {}),
         onProgress: progressPrinter(!opts.json),
-        boundMs: loadCliConfig(opts).config.snapshot.headWaitMinutes * 60_000,
+        boundMs: config.snapshot.headWaitMinutes * 60_000,
+        ...(merger ? { beforePack: merger.beforePack } : {}),
       });
+      await writeRestoreMarker(config.home, dir, m.id);
       const last = m.layers[m.layers.length - 1]!;
       const dropped = opts.kind === 'workspace' && opts.full && m.parent === null ? layout.filter((d) => !existsSync(resolve(dir, d))) : [];
       emit(Boolean(opts.json), { snapshot: m, head: m.id, inherited, keptRecords, redaction }, () =>
@@ -214,6 +242,9 @@ export function registerSnapshotCommand(program: Command): void {
           onProgress: progressPrinter(!opts.json),
           signal: controller.signal,
         });
+        const { config } = loadCliConfig(opts);
+        // The merge base of later hand edits of the memory layout (`snapshot create --kind memory`).
+        if (!opts.path || opts.path.some((p) => p.replace(/\/+$/, '') === config.memory.layout.memoriesDir)) await writeRestoreMarker(config.home, dir, id);
         emit(Boolean(opts.json), { snapshot: id, dir, ...r }, () => `restored ${id} into ${dir}: ${r.files} entries, ${size(r.bytes)}`);
       } catch (err) {
         if (!controller.signal.aborted) throw err;

@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { execa } from 'execa';
 import { logger } from '../../config/logger.js';
 import { mnemaraHome } from '../../config/paths.js';
+import { workspaceQuotaThatFits } from './disk-room.js';
 
 const log = logger('sandbox');
 
@@ -32,9 +33,20 @@ export interface WorkspaceDisk {
  * (loop devices) and e2fsprogs and losetup on the engine's host, which must be this machine. Returns `null`,
  * with a warning naming the cause, when any of that is missing: the sandbox then runs without a quota.
  */
-export async function createWorkspaceDisk(name: string, bytes: number, uid: number, gid: number, from?: string): Promise<WorkspaceDisk | null> {
+export async function createWorkspaceDisk(name: string, asked: number, uid: number, gid: number, from?: string): Promise<WorkspaceDisk | null> {
   const dir = join(mnemaraHome(), 'sandbox-disks');
   const imagePath = join(dir, `${name}.img`);
+  // A quota the filesystem cannot back loses the sandbox's writes silently: smaller, or refused (DISK_FULL).
+  const fit = await mkdir(dir, { recursive: true })
+    .then(() => workspaceQuotaThatFits(dir, asked))
+    .catch((err: unknown) => {
+      if ((err as { code?: string }).code === 'DISK_FULL') throw err;
+      return { bytes: asked, reduced: false, free: 0 }; // no room check possible: the disk step below says why
+    });
+  const bytes = fit.bytes;
+  if (fit.reduced) {
+    log.warn({ askedBytes: asked, quotaBytes: bytes, freeBytes: fit.free, dir }, `workspace quota reduced to ${Math.round(bytes / 1024 ** 2)} MiB: the filesystem of ${dir} has too little free space for sandbox.maxWorkspaceBytes`);
+  }
   try {
     if (process.getuid?.() !== 0) throw new Error('loop devices need root');
     if (process.env.DOCKER_HOST && !process.env.DOCKER_HOST.startsWith('unix://')) throw new Error(`the engine (${process.env.DOCKER_HOST}) is not on this machine`);

@@ -1,0 +1,79 @@
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MemoryLayout } from '../config/memory.js';
+import type { OnProgress } from '../config/progress.js';
+import { mergeMemoryMd } from '../memory/hand-merge.js';
+import type { SnapshotStore } from '../snapshot/types.js';
+import { mergeLayouts } from './layout-merge.js';
+
+/**
+ * Keeps a person's hand edits of a restored memory layout when the head moved on since the restore (issue 10:
+ * `snapshot create --kind memory` of a copy restored from H laid it over a head that had moved to another
+ * person's edit of H, and that edit was gone). Returns a `beforePack(parent)` for `createOnHead`: whenever the
+ * snapshot is about to be packed on a `parent` that is not the snapshot `dir` last matched (first `base`, then
+ * each head merged in), `parent`'s memory layout is merged three-way into `dir` itself, as a session merges a
+ * head that moved (`mergeLayouts`): files only one side changed take that side; MEMORY.md changed on both sides
+ * gets both sides' entry edits (`mergeMemoryMd`); any other file both changed keeps theirs and ours beside it as
+ * `<name>.ours-<tag>`. Derived files (memory_summary.md, the consolidation state, per-rollout artifacts) take
+ * the head's: the next consolidation rebuilds them. `dir` then holds what the snapshot holds.
+ * Throws what `restoreToDirectory` throws (e.g. `base` was pruned from the store).
+ */
+export function handMemoryMerger(options: {
+  store: SnapshotStore;
+  dir: string;
+  base: string;
+  layout: MemoryLayout;
+  tag: string;
+  onProgress?: OnProgress;
+}): { beforePack: (parent: string | null) => Promise<void>; merged: () => string[] } {
+  const { store, dir, layout, tag, onProgress } = options;
+  const dirs = [layout.memoriesDir, layout.sessionsDir];
+  const m = layout.memoriesDir;
+  const memoryMd = `${m}/MEMORY.md`;
+  let matches = options.base;
+  const merged: string[] = [];
+  const extract = async (root: string, id: string): Promise<string> => {
+    const out = await mkdtemp(join(root, 'layout-'));
+    await rm(out, { recursive: true, force: true });
+    await store.restoreToDirectory(id, out, { paths: dirs });
+    for (const d of dirs) await mkdir(join(out, d), { recursive: true });
+    return out;
+  };
+  const read = (root: string): Promise<string | null> => readFile(join(root, memoryMd), 'utf8').catch(() => null);
+  const beforePack = async (parent: string | null): Promise<void> => {
+    if (parent === null || parent === matches) return;
+    const root = await mkdtemp(join(tmpdir(), 'mnemara-hand-merge-'));
+    try {
+      const [theirs, base] = await Promise.all([extract(root, parent), extract(root, matches)]);
+      const ours = await read(dir);
+      const report = await mergeLayouts({
+        ours: dir,
+        theirs,
+        base,
+        dirs,
+        tag,
+        rebuilt: (rel) =>
+          rel === memoryMd ||
+          rel === `${m}/memory_summary.md` ||
+          rel === `${m}/.state.json` ||
+          rel.startsWith(`${m}/raw_memories/`) ||
+          rel.startsWith(`${m}/rollout_summaries/`),
+      });
+      if (report.conflicts.includes(memoryMd)) {
+        const text = mergeMemoryMd(await read(base), ours, await read(theirs));
+        if (text !== null) await writeFile(join(dir, memoryMd), text);
+      }
+      merged.push(parent);
+      onProgress?.({
+        step: 'merge',
+        phase: 'end',
+        message: `the head moved to ${parent} since ${dir} was restored from ${matches}: merged its memory in (${report.fromTheirs.length} files from the head, ${report.conflicts.length} changed on both sides${report.conflicts.length ? `: ${report.conflicts.slice(0, 5).join(', ')}` : ''})`,
+      });
+      matches = parent;
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  };
+  return { beforePack, merged: () => [...merged] };
+}

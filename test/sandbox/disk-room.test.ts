@@ -1,0 +1,66 @@
+/**
+ * Issue 10, new-user trial (high): the sandbox's sparse workspace image (20 GiB by default) lived on a filesystem
+ * far smaller than that, and the container's ext4 lost writes silently (dmesg "lost async page write"). The quota
+ * now fits the free space of the filesystem holding `sandbox-disks/` (less what images already there may claim),
+ * or the sandbox is refused with DISK_FULL naming that directory. Real small filesystems: tmpfs mounts.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, openSync, closeSync, ftruncateSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MIN_WORKSPACE_QUOTA_BYTES, workspaceQuotaThatFits } from '../../src/sandbox/docker/disk-room.js';
+
+const MiB = 1024 ** 2;
+const GiB = 1024 ** 3;
+const mounts: string[] = [];
+
+/** A fresh tmpfs of `size` (e.g. `1g`) with a `sandbox-disks` directory in it; returns that directory. */
+function smallFilesystem(size: string): string {
+  const at = mkdtempSync(join(tmpdir(), 'mnemara-small-fs-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', at]);
+  mounts.push(at);
+  const dir = join(at, 'sandbox-disks');
+  mkdirSync(dir);
+  return dir;
+}
+
+afterEach(() => {
+  for (const at of mounts.splice(0)) {
+    execFileSync('umount', [at]);
+    rmSync(at, { recursive: true, force: true });
+  }
+});
+
+describe('the workspace quota fits the filesystem of sandbox-disks', () => {
+  it('a 20 GiB quota on a 1 GiB filesystem is reduced to what it can back', async () => {
+    const dir = smallFilesystem('1g');
+    const fit = await workspaceQuotaThatFits(dir, 20 * GiB);
+    expect(fit.reduced).toBe(true);
+    expect(fit.bytes).toBeLessThanOrEqual(0.9 * GiB);
+    expect(fit.bytes).toBeGreaterThanOrEqual(MIN_WORKSPACE_QUOTA_BYTES);
+    expect(fit.bytes % MiB).toBe(0);
+  });
+
+  it('a refusal names what the sparse images already there may claim', async () => {
+    const dir = smallFilesystem('200m');
+    const fd = openSync(join(dir, 'other-sandbox.img'), 'w');
+    ftruncateSync(fd, 600 * MiB);
+    closeSync(fd);
+    const err = await workspaceQuotaThatFits(dir, 20 * GiB).catch((e: unknown) => e as Error);
+    expect((err as Error).message).toMatch(/may still claim 600 MiB/);
+  });
+
+  it('a quota that fits is kept as asked', async () => {
+    const dir = smallFilesystem('1g');
+    expect(await workspaceQuotaThatFits(dir, 300 * MiB)).toMatchObject({ bytes: 300 * MiB, reduced: false });
+  });
+
+  it('too little room: DISK_FULL naming sandbox-disks and what to do', async () => {
+    const dir = smallFilesystem('200m');
+    const err = await workspaceQuotaThatFits(dir, 20 * GiB).catch((e: unknown) => e as { code: string; message: string; hint?: string });
+    expect(err).toMatchObject({ code: 'DISK_FULL' });
+    expect((err as { message: string }).message).toContain('sandbox-disks');
+    expect((err as { hint?: string }).hint).toContain('mnemara sandbox prune --force');
+  });
+});
