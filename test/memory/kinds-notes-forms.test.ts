@@ -223,3 +223,16 @@ describe('a token in the user part of a URL', () => {
     expect(redact('ssh://deploy-user@host.invalid')).toContain('deploy-user@');
   });
 });
+
+describe('a flaky-test lesson a later run was asked to fix', () => {
+  const flaky = { kind: 'pitfall', text: 'Flaky test: `OrderBookSpec > matches crossing orders` failed and then passed on an identical rerun of `sbt test` with no change in between. Rerun once before debugging such a failure.', order: 1 } as unknown as Candidate;
+  const out = (task: string, outcome = 'completed') => [{ rolloutId: 'r0', order: 0, task, outcome, passed: [], exited0: [] }];
+  it('is retired when a newer completed task names the test, in any language', () => {
+    expect(closeFinishedTasks([flaky], out('Korjaa epävakaa testi "matches crossing orders" (aikakatkaisu).')).closed).toEqual([flaky]);
+    expect(closeFinishedTasks([flaky], out('Make OrderBookSpec > matches crossing orders deterministic.')).closed).toEqual([flaky]);
+  });
+  it('stays when the task is another one, or the run did not complete', () => {
+    expect(closeFinishedTasks([flaky], out('Add cancelAll to the order book.')).closed).toEqual([]);
+    expect(closeFinishedTasks([flaky], out('Fix "matches crossing orders".', 'max_turns')).closed).toEqual([]);
+  });
+});

@@ -43,11 +43,16 @@ export async function loadOutcomes(paths: MemoryPaths, kept: RolloutInput[]): Pr
 
 /**
  * Unfinished work that a later run finished is no longer unfinished: drops `task_state` candidates when a
- * newer rollout `completed` a task sharing most of their words (overlap ≥ 0.5 on the task's content words).
+ * newer rollout `completed` a task sharing most of their words (overlap ≥ 0.5 on the task's content words),
+ * and flaky-test lessons whose test a newer completed task named (`fixedFlaky`).
  */
 export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOutcome[]): { kept: Candidate[]; closed: Candidate[] } {
   const closed: Candidate[] = [];
   const kept = candidates.filter((c) => {
+    if (fixedFlaky(c, outcomes)) {
+      closed.push(c);
+      return false;
+    }
     if (c.kind !== 'task_state') return true;
     const words = contentTokens(c.text);
     const ids = identifiers(c.text);
@@ -61,6 +66,22 @@ export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOut
     return !done;
   });
   return { kept, closed };
+}
+
+/**
+ * A flaky-test lesson ("Flaky test: `matches crossing orders` failed and then passed …") that a newer run was
+ * asked to work on by name and completed: a task names a flaky test to fix it, in whatever language, so the
+ * entry no longer holds. Only names of 6+ characters count (a bare `test` names nothing).
+ */
+function fixedFlaky(c: Candidate, outcomes: RolloutOutcome[]): boolean {
+  const m = /^Flaky tests?: (.+?) failed and then passed/.exec(c.text);
+  if (c.kind !== 'pitfall' || !m) return false;
+  // A test is named whole (`OrderBookSpec > matches crossing orders`) or by its last part (`TestPoolDrain`).
+  const names = [...m[1]!.matchAll(/`([^`]+)`/g)]
+    .flatMap((x) => [x[1]!, x[1]!.split(/\s*(?:>|::|›)\s*|\.(?=[A-Za-z_])/).at(-1)!.replace(/\(\)$/, '')])
+    .filter((n) => n.length >= 6)
+    .map((n) => n.toLowerCase());
+  return outcomes.some((o) => o.order < c.order && o.outcome === 'completed' && names.some((n) => o.task.toLowerCase().includes(n)));
 }
 
 /**
