@@ -236,3 +236,14 @@ describe('a flaky-test lesson a later run was asked to fix', () => {
     expect(closeFinishedTasks([flaky], out('Fix "matches crossing orders".', 'max_turns')).closed).toEqual([]);
   });
 });
+
+describe('failures printed by runners whose exit code may say 0', () => {
+  it('R testthat and R errors, prove, PHPUnit', () => {
+    expect(outputShowsFailure('[ FAIL 2 | WARN 0 | SKIP 1 | PASS 14 ]')).toBe(true);
+    expect(outputShowsFailure('[ FAIL 0 | WARN 0 | SKIP 0 | PASS 14 ]')).toBe(false);
+    expect(outputShowsFailure("Error in loadNamespace(x) : there is no package called 'curl'\nExecution halted")).toBe(true);
+    expect(outputShowsFailure('Files=12, Tests=80\nResult: FAIL')).toBe(true);
+    expect(outputShowsFailure('Files=12, Tests=80\nResult: PASS')).toBe(false);
+    expect(outputShowsFailure('FAILURES!\nTests: 20, Assertions: 41, Failures: 1.')).toBe(true);
+  });
+});

@@ -12,10 +12,11 @@ export type SegmentOutcome = 'passed' | 'failed' | 'unknown';
 
 /**
  * Output that says a command failed, whatever the exit code said (test runners, package managers, compilers, shells).
- * A summary of none (CTest's "100% tests passed, 0 tests failed out of 14") is no failure.
+ * A summary of none (CTest's "100% tests passed, 0 tests failed out of 14") is no failure. R (`[ FAIL 2 | …`, `Error in …`,
+ * `Execution halted`), prove (`Result: FAIL`) and PHPUnit (`FAILURES!`) print theirs while the exit code may say 0.
  */
 const FAILURE =
-  /\b[1-9]\d* (failed|failing|failures?|errors?)\b|^\s*(FAIL|FAILED|ERROR)\b|npm ERR!|ERR_PNPM_|^error(\[E\d+\])?:|Traceback \(most recent call last\)|^panic:|BUILD FAILED|BUILD FAILURE|command not found|No such file or directory|Permission denied|^g?make(\[\d+\])?: \*\*\*|(?<!\b0 )Tests failed|test result: FAILED|exit (code|status):? [1-9]/im;
+  /\b[1-9]\d* (failed|failing|failures?|errors?)\b|^\s*(FAIL|FAILED|ERROR)\b|npm ERR!|ERR_PNPM_|^error(\[E\d+\])?:|Traceback \(most recent call last\)|^panic:|BUILD FAILED|BUILD FAILURE|command not found|No such file or directory|Permission denied|^g?make(\[\d+\])?: \*\*\*|(?<!\b0 )Tests failed|\[ FAIL [1-9]\d* \||^Error in \S|^Execution halted|^Result: FAIL|^FAILURES!|test result: FAILED|exit (code|status):? [1-9]/im;
 
 /** True when `output` shows a failure (see FAILURE). */
 export function outputShowsFailure(output: string): boolean {
