@@ -2,7 +2,8 @@
  * Issue 10, new-user trial (high): Ctrl-C twice right after the agent finished (`✓ agent: completed`, the second
  * SIGINT 0.3 s later) exited 130, removed the container, and no workspace snapshot held the run's code. The
  * second Ctrl-C now quits at once but leaves the sandbox running, and `mnemara recover` snapshots its /workspace
- * as it does after a SIGKILL: the agent's file is on the lineage afterwards.
+ * as it does after a SIGKILL: the agent's file is on the lineage afterwards. SIGTERM (`docker stop`, a CI timeout)
+ * removed the container the same way; it is now an interrupt like Ctrl-C, and a second one keeps the sandbox.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,23 +16,28 @@ import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '.
 import { removeSessionContainers, scratch } from './harness.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const LINEAGE = 'double-ctrl-c';
 const WORK = "module.exports = (req, res) => res.json({ ok: true }); // written before the double Ctrl-C\n";
-const dirs = scratch();
 const servers: MessagesServer[] = [];
-let rolloutId: string | undefined;
+const cleanups: Array<() => void> = [];
+const rollouts: string[] = [];
 
 const containersOf = async (id: string) => dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.session}=${id}`] } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 afterAll(async () => {
-  if (rolloutId) await removeSessionContainers(rolloutId);
+  for (const id of rollouts) await removeSessionContainers(id);
   await Promise.all(servers.map((s) => s.close()));
-  dirs.cleanup();
+  for (const c of cleanups) c();
 });
 
-describe('Ctrl-C twice right after the agent completed', () => {
-  it('exits 130, keeps the sandbox, and recover puts the agent’s code on the lineage', { timeout: 300_000 }, async () => {
+describe.each([
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)('%s twice right after the agent completed', (signal, code) => {
+  it(`exits ${code}, keeps the sandbox, and recover puts the agent’s code on the lineage`, { timeout: 300_000 }, async () => {
+    const LINEAGE = `double-${signal.toLowerCase()}`;
+    const dirs = scratch();
+    cleanups.push(dirs.cleanup);
     const server = await startMessagesServer([
       turn(text('Adding the health route.'), toolUse('bash', { command: `mkdir -p routes && printf '%s' '${WORK}' > routes/health.js && echo ok` })),
       turn(text('Done: routes/health.js answers {ok:true}.')),
@@ -41,19 +47,23 @@ describe('Ctrl-C twice right after the agent completed', () => {
     const child = execa(process.execPath, ['--import', 'tsx', CLI, 'run', '-w', dirs.workspace, '--lineage', LINEAGE, '--task', 'add a health route'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
     let stderr = '';
     let interrupted = false;
+    let rolloutId: string | undefined;
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const id = /rollout (\S+) on lineage/.exec(stderr);
-      if (id) rolloutId = id[1];
+      if (id && !rolloutId) {
+        rolloutId = id[1]!;
+        rollouts.push(rolloutId);
+      }
       if (!interrupted && /✓ agent: completed/.test(stderr)) {
         interrupted = true;
-        child.kill('SIGINT');
-        void sleep(300).then(() => child.kill('SIGINT'));
+        child.kill(signal);
+        void sleep(300).then(() => child.kill(signal));
       }
     });
     const r = await child;
     expect(interrupted, stderr).toBe(true);
-    expect(r.exitCode, stderr).toBe(130);
+    expect(r.exitCode, stderr).toBe(code);
     expect(rolloutId).toBeDefined();
 
     const rec = await execa(process.execPath, ['--import', 'tsx', CLI, 'recover', '--json'], { env, extendEnv: false, reject: false });

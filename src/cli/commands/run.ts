@@ -226,18 +226,21 @@ export function registerRunCommand(program: Command): void {
     const lineage = opts.lineage ?? (opts.from === undefined ? undefined : lineageOfRef(opts.from));
     const controller = new AbortController();
     let interrupts = 0;
-    const onSigint = (): void => {
+    // SIGTERM (`docker stop`, a CI timeout, systemd) is an interrupt too: removing the container on it lost the
+    // run's code as a second Ctrl-C once did.
+    const onSignal = (signal: NodeJS.Signals): void => {
       interrupts += 1;
       if (interrupts > 1) {
         // Quitting now must not lose the run: its sandbox (the work not yet in a snapshot) stays for `recover`.
         const kept = keepAllSandboxes();
         if (kept > 0) writeErr('\nquitting now: the sandbox is kept; `mnemara recover` saves its work\n');
-        process.exit(130);
+        process.exit(signal === 'SIGTERM' ? 143 : 130);
       }
-      writeErr('\ninterrupting: finishing the current tool call, then saving the run (Ctrl-C again to quit now, keeping the sandbox for `mnemara recover`)\n');
+      writeErr(`\ninterrupting (${signal}): finishing the current tool call, then saving the run (Ctrl-C again to quit now, keeping the sandbox for \`mnemara recover\`)\n`);
       controller.abort();
     };
-    process.on('SIGINT', onSigint);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     const printProgress = stepPrinter(!json);
     const printTool = toolPrinter(!json);
     let transcriptPath: string | undefined;
@@ -288,7 +291,8 @@ export function registerRunCommand(program: Command): void {
       // (With --json too it goes to stderr as text: stdout stays one document.)
       if (applyError !== undefined) process.exitCode = reportError(applyError, false);
     } finally {
-      process.off('SIGINT', onSigint);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
     }
   });
 }
