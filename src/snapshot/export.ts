@@ -1,6 +1,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { readLayer, pathFilter, scanChain, type Chain } from './layers.js';
 import type { BlobStore } from './blobs.js';
+import { SnapshotCorruptError } from './errors.js';
 import { ArchiveBudget, guardPath } from './restore-guard.js';
 import { TarWriter } from './tar-write.js';
 import { survivorsFromIndex, type Survivors } from './export-survivors.js';
@@ -109,7 +110,7 @@ export async function writeMerged(
  * The merged tree of a snapshot as an uncompressed tar stream. Pass 1 (digest check and guard) completes
  * before this returns, so a corrupt or hostile snapshot throws here and nothing is streamed; errors in
  * pass 2 destroy the stream with the error. With `indexTree`, pass 1 covers the index and the layers above the
- * base only: a damaged base layer (its digest is checked as it streams) fails the stream part-way instead.
+ * base only, plus a hash of the base layer's compressed bytes, so a damaged or missing blob still throws here.
  */
 export async function exportChain(
   blobs: BlobStore,
@@ -130,6 +131,16 @@ export async function exportChain(
   const filters = options.paths?.map((p) => guardPath(p, options.limits));
   const tree = options.tree ?? options.indexTree ?? (await scanChain(blobs, chain, options.limits));
   const survivors = !options.tree && options.indexTree ? await survivorsFromIndex(blobs, chain, options.indexTree, options.limits) : undefined;
+  // Pass 1 from the index does not read the base layer. Hashing its compressed bytes (no inflate, no parse) keeps the
+  // promise that a damaged or missing blob throws here, before anything streams.
+  const base = chain.layers[0];
+  if (survivors && base) {
+    const got = await blobs.digestOf(base.digest).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') throw new SnapshotCorruptError(chain.id, `layer blob ${base.digest} is missing`);
+      throw new SnapshotCorruptError(chain.id, `layer blob ${base.digest} cannot be read: ${err.message}`);
+    });
+    if (got.digest !== base.digest) throw new SnapshotCorruptError(chain.id, `layer blob ${base.digest} does not match its digest (got ${got.digest})`);
+  }
   const out = new PassThrough({ highWaterMark: 1024 * 1024 });
   const writer = new TarWriter(out);
   writeMerged(blobs, chain, tree, writer, { filters, owner: options.owner, limits: options.limits, ...(survivors ? { survivors } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) })
