@@ -25,9 +25,10 @@ const HOSTILE = /\b(planted|injected|prompt[- ]injection|malicious|untrusted)\b|
  * What the agent wrote down for later in its final message (issue 12), when it ended the run itself: the items
  * of a block headed "Notes:", "Debugging tip:", "For next time:", "Poznámka:", "Huom:" … — the environment, how
  * to run things, what to do first. (A run that did not finish also has them in its unfinished-work entry's
- * findings; `known` keeps them from being said twice.) One `procedure` (an item with a command) or `fact` per item, in the agent's words, within 400
- * characters of whole sentences. An item is kept only when it names something concrete (a command, a path)
- * and the other entries of the run (`known`: their texts) do not already hold all of its commands; a sentence
+ * findings; `known` keeps them from being said twice.) One `procedure` (an item with a command) or `fact` per
+ * item, in the agent's words, within 400 characters of whole sentences. An item is kept only when it names
+ * something concrete (a command, a path) and no other entry of the run (`known`: their texts) already says it
+ * (`alreadyKnown`); a sentence
  * that passes on an instruction read in tool output or tells to fetch and run code is left out. An item that
  * calls a file hostile (planted, injected …) becomes a warning that names the file and nothing of what it says.
  */
