@@ -43,7 +43,7 @@ describe('the workspace quota fits the filesystem of sandbox-disks', () => {
   });
 
   it('a refusal names what the sparse images already there may claim', async () => {
-    const dir = smallFilesystem('200m');
+    const dir = smallFilesystem('24m');
     const fd = openSync(join(dir, 'other-sandbox.img'), 'w');
     ftruncateSync(fd, 600 * MiB);
     closeSync(fd);
@@ -57,7 +57,7 @@ describe('the workspace quota fits the filesystem of sandbox-disks', () => {
   });
 
   it('too little room: DISK_FULL naming sandbox-disks and what to do', async () => {
-    const dir = smallFilesystem('200m');
+    const dir = smallFilesystem('24m');
     const err = await workspaceQuotaThatFits(dir, 20 * GiB).catch((e: unknown) => e as { code: string; message: string; hint?: string });
     expect(err).toMatchObject({ code: 'DISK_FULL' });
     expect((err as { message: string }).message).toContain('sandbox-disks');

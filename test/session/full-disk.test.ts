@@ -66,7 +66,8 @@ describe.each([
     if (fillAt === 'publish:start') expect(child.stderr).toMatch(/workspace snapshot \d{8}T\d{9}Z-[0-9a-f]{8}/);
     expect(child.stderr).toMatch(/snapshot gc/);
     expect(child.stderr).not.toMatch(/\n\s+at .+[(:]\d+/); // no stack frames
-    expect(child.stderr.trim().split('\n').filter((l) => l.startsWith('mnemara: ')), child.stderr).toHaveLength(1);
+    // One error; a warning said at the start (the workspace quota cut to what this small home can back) is not it.
+    expect(child.stderr.trim().split('\n').filter((l) => l.startsWith('mnemara: ') && !l.startsWith('mnemara: warning')), child.stderr).toHaveLength(1);
   });
 
   it('leaves a valid store, and the next session adopts the rollout', async () => {

@@ -2,8 +2,8 @@ import { readdir, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MnemaraError } from '../../config/errors.js';
 
-/** The smallest workspace quota worth starting a sandbox with, bytes (256 MiB). */
-export const MIN_WORKSPACE_QUOTA_BYTES = 256 * 1024 ** 2;
+/** The smallest workspace quota worth starting a sandbox with, bytes (32 MiB: a small home still runs a small repository). */
+export const MIN_WORKSPACE_QUOTA_BYTES = 32 * 1024 ** 2;
 
 /** What `workspaceQuotaThatFits` found: the quota to use and why. */
 export interface QuotaFit {
