@@ -4,14 +4,13 @@
  * path (a session restored from the head). Files that were in the user's checkout stay, and so does code that
  * merely quotes a key. Real Docker sandbox, the scripted Messages server as the model.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSession, type SessionResult } from '../../src/session.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
-import { scratch, testConfig } from './harness.js';
+import { scratch, testConfig, blobsText } from './harness.js';
 
 const GCP_BODY = 'MIIEvFAKEgcpServiceAccountBODY0123';
 const PEM_BODY = 'b3BlbnNzaFAKEdeployKeyBODY4567';
@@ -32,24 +31,6 @@ const writeFiles = [
   // An installed package's test key (npm packages ship them): the package manager's file, not looked at.
   `mkdir -p node_modules/public-encrypt/test && printf -- '-----BEGIN RSA PRIVATE KEY-----\\n${DEP_BODY}\\n-----END RSA PRIVATE KEY-----\\n' > node_modules/public-encrypt/test/test_key.pem`,
 ].join('\n');
-
-function blobsText(home: string): string {
-  let all = '';
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      const st = statSync(p);
-      if (st.isDirectory()) walk(p);
-      else if (relative(home, p).startsWith(join('store', 'blobs'))) {
-        let data = readFileSync(p);
-        if (data[0] === 0x1f && data[1] === 0x8b) data = gunzipSync(data);
-        all += data.toString('latin1');
-      }
-    }
-  };
-  walk(home);
-  return all;
-}
 
 let dirs: ReturnType<typeof scratch>;
 let server: MessagesServer;

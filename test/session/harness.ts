@@ -3,9 +3,10 @@
  * repository, a configuration pointed at a scripted Messages server, and container cleanup by session label
  * (only this test's containers: other suites run theirs at the same time).
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load.js';
 import type { MnemaraConfig } from '../../src/config/schema.js';
@@ -60,4 +61,26 @@ export function commandsRun(path: string): string[] {
     .map((l) => JSON.parse(l) as { type: string; name?: string; input?: { command?: string } })
     .filter((r) => r.type === 'tool_call' && r.name === 'bash')
     .map((r) => String(r.input?.command));
+}
+
+/**
+ * Every blob under `home`'s store, gunzipped when gzip, as one latin1 string: a secret that reached any stored
+ * layer, index or manifest shows up in it.
+ */
+export function blobsText(home: string): string {
+  let all = '';
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = statSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (relative(home, p).startsWith(join('store', 'blobs'))) {
+        let data = readFileSync(p);
+        if (data[0] === 0x1f && data[1] === 0x8b) data = gunzipSync(data);
+        all += data.toString('latin1');
+      }
+    }
+  };
+  walk(home);
+  return all;
 }

@@ -6,15 +6,14 @@
  * package's example token is not looked at, and files redaction's fuzzy rules would flag stay. Real Docker
  * sandbox, the scripted Messages server as the model.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSummary } from '../../src/cli/commands/run.js';
 import { runSession, type SessionResult } from '../../src/session.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
-import { scratch, testConfig } from './harness.js';
+import { scratch, testConfig, blobsText } from './harness.js';
 
 const GH = 'ghp_FAKEf4env0a1B2c3D4e5F6g7H8i9J0kLmNoPq';
 const ANT = 'sk-ant-api03-FAKEconfigJs9Xv2Lm7Rt4Wz8Kp1Ns6Bd3';
@@ -33,24 +32,6 @@ const firstRun = [
   `printf '\\nSTRIPE=${USER_EDITED}\\n' >> settings.env`,
   'echo hello > notes.txt',
 ].join('\n');
-
-function blobsText(home: string): string {
-  let all = '';
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      const st = statSync(p);
-      if (st.isDirectory()) walk(p);
-      else if (relative(home, p).startsWith(join('store', 'blobs'))) {
-        let data = readFileSync(p);
-        if (data[0] === 0x1f && data[1] === 0x8b) data = gunzipSync(data);
-        all += data.toString('latin1');
-      }
-    }
-  };
-  walk(home);
-  return all;
-}
 
 let dirs: ReturnType<typeof scratch>;
 let server: MessagesServer;
