@@ -97,11 +97,9 @@ function classify(source: string, tokens: ShellToken[], joiner: string, depth: n
   const program = programWord.replace(/^.*\//, '');
   const args = u.words.slice(1);
   const script = u.script;
-  // `ansible-lint --version` only asks what is there: it checks nothing, and passing proves no fix.
-  const asksOnly = args.length === 1 && /^(--version|-V|--help|-h|version|help)$/.test(args[0]!);
   const category: CommandCategory = !programWord
     ? 'shell'
-    : asksOnly
+    : asksOnly(args)
       ? 'inspect'
       : script !== undefined
       ? categoryOf(script, positionalArgs(program, args), coreText, true)
@@ -202,6 +200,14 @@ export function essentialCommand(segments: Segment[], main: Segment | undefined 
     else if (i > idx && s.category === main.category && main.category === 'system') keep.push(s);
   }
   return keep.map((s) => s.text).join(' && ');
+}
+
+/**
+ * Arguments that only ask a tool what it is (`ansible-lint --version`, `go version`, `cmake --help`): such a
+ * command checks and changes nothing, and its passing proves no fix.
+ */
+export function asksOnly(args: string[]): boolean {
+  return args.length === 1 && /^(--version|-V|--help|-h|version|help)$/.test(args[0]!);
 }
 
 /** True when two segments run the same command, however typed (`bash x.sh` / `./x.sh`, `npx vitest` / `vitest`). */

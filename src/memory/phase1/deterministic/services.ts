@@ -1,4 +1,4 @@
-import { filesWrittenBy, splitCommand, type Segment } from '../commands.js';
+import { asksOnly, filesWrittenBy, splitCommand, type Segment } from '../commands.js';
 
 /**
  * A segment that starts a service the run needs (a database, a cache, a container): `docker compose up -d postgres`,
@@ -65,6 +65,6 @@ export function readOnlyCommand(cmd: string): boolean {
     if (s.program === 'git') return GIT_READ_ONLY.has(s.args[0] ?? '');
     if (s.program === 'find') return !s.args.some((a) => /^-(delete|exec|execdir|ok)$/.test(a));
     // `ghc --version`, `cmake --help`: asking a tool what it is changes nothing (`splitCommand` marks these inspect).
-    return READ_ONLY.has(s.program) || (s.category === 'inspect' && s.args.length === 1 && /^(--version|-V|--help|-h|version|help)$/.test(s.args[0]!));
+    return READ_ONLY.has(s.program) || (s.category === 'inspect' && asksOnly(s.args));
   });
 }
