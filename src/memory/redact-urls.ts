@@ -26,3 +26,10 @@ export function isPlainUrl(value: string): boolean {
   }
   return !path.split('/').some((seg) => seg.length >= 20 && /^[A-Za-z0-9_-]+$/.test(seg) && /[0-9]/.test(seg) && /[A-Za-z]/.test(seg));
 }
+
+/**
+ * A key as a segment of a URL's path, after a version or key marker (`/v2/`, `/v3/`, `/key/`, `/apikey/`,
+ * `/token/`): 20+ letters and digits with at least 4 of each and no word separators (a docs slug such as
+ * `Getting-Started-2024` is not one), or 32+ hex digits. Group 1 is the URL up to the key.
+ */
+export const URL_PATH_KEY = /(https?:\/\/[^\s/?#"'`<>]+(?:\/[^\s/?#"'`<>]+)*?\/(?:v\d+|keys?|api-?keys?|tokens?|rpc)\/)((?=(?:[A-Za-z_]*\d){4})(?=(?:\d*[A-Za-z_]){4})[A-Za-z0-9_]{20,}|[0-9a-f]{32,})(?![A-Za-z0-9_-])/gi;

@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 8;
+export const REDACTION_VERSION = 9;
 
 import type { SecretKind } from './redact-kinds.js';
 
@@ -33,7 +33,7 @@ import { redactPositional } from './redact-positional.js';
 import { redactProse } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
 import { redactHidden } from './redact-views.js';
-import { SECRET_QUERY_PARAM, isPlainUrl } from './redact-urls.js';
+import { SECRET_QUERY_PARAM, URL_PATH_KEY, isPlainUrl } from './redact-urls.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
 
@@ -141,6 +141,13 @@ const SHAPES: ShapeRule[] = [
     re: /([?&#])([A-Za-z_][A-Za-z0-9_.-]*)=([^\s&#"'`<>]+)/g,
     replace: (m, sep: string, name: string, value: string) =>
       (isSecretName(name) || SECRET_QUERY_PARAM.test(name)) && isSecretValue(value, false) ? `${sep}${name}=${marker(assignmentKind(name))}` : m,
+  },
+  {
+    kind: 'secret',
+    // A key in a URL's path, where RPC and API providers put it (`https://eth-mainnet.example.com/v2/<key>`,
+    // `…/v3/<32 hex>`, `…/key/<key>`), wherever the URL is: under `RPC_URL`, in `--fork-url`, in a log line.
+    re: URL_PATH_KEY,
+    replace: (m, pre: string) => `${pre}${marker('secret')}`,
   },
 ];
 

@@ -1,3 +1,5 @@
+import { toolCategory } from './command-tools.js';
+
 /** What a command segment does. `env` = changes the shell's environment (export, source, corepack, `cd app`…); `shell` = plumbing (`set`, `true`, `cd` to the root). */
 export type CommandCategory = 'test' | 'build' | 'install' | 'system' | 'generate' | 'env' | 'inspect' | 'vcs' | 'shell' | 'other';
 
@@ -69,7 +71,8 @@ function scriptCategory(path: string, first: string): CommandCategory {
  */
 export function categoryOf(program: string, args: string[], core: string, script = false): CommandCategory {
   // A script from outside the workspace (`/tmp/ruby-build/install.sh`) installs a tool, not the project's dependencies.
-  if (script) return /^[/~$]/.test(program) ? 'other' : scriptCategory(program, args[0] ?? '');
+  // …unless it is a known tool by its full path (`/opt/android-sdk/cmdline-tools/latest/bin/sdkmanager --licenses`).
+  if (script) return /^[/~$]/.test(program) ? (toolCategory(program.replace(/^.*\//, ''), args, core) ?? 'other') : scriptCategory(program, args[0] ?? '');
   const first = args[0] ?? '';
   const script2 = /^run(-script)?$/.test(first) ? (args[1] ?? '') : first;
   switch (program.replace(/^(python|pip)[\d.]+$/, '$1')) {
@@ -126,7 +129,7 @@ export function categoryOf(program: string, args: string[], core: string, script
       if (/-m\s+build\b/.test(core)) return 'build';
       if (/-m\s+pip\s+install\b/.test(core)) return 'install';
       if (/-m\s+venv\b/.test(core)) return 'env';
-      return 'other';
+      return toolCategory(program, args, core) ?? 'other';
     case 'pip':
     case 'pip3':
       return first === 'install' ? 'install' : 'other';
@@ -250,7 +253,7 @@ export function categoryOf(program: string, args: string[], core: string, script
     case '[[':
       return 'inspect';
     default:
-      return /^(set|true|false|:|exit|return|sleep|wait|trap|shopt|popd|unset|local|read)$/.test(program) ? 'shell' : 'other';
+      return /^(set|true|false|:|exit|return|sleep|wait|trap|shopt|popd|unset|local|read)$/.test(program) ? 'shell' : toolCategory(program, args, core) ?? 'other';
   }
 }
 

@@ -50,6 +50,9 @@ export const CONSTRAINT = new RegExp(
   [
     "\\b(no network|without (a )?network|no internet|network is (down|unreachable|blocked)|offline|unreachable|can(no|')t reach|cannot be reached|could not (resolve|connect)|permission denied|not (readable|writable)|read-only|needs? a password|requires? a password|password is required|not installed|isn't installed|can(no|')t (be )?install|no access|not allowed|(environment|sandbox|container) (has|lacks|does|is|cannot|can't|blocks))\\b",
     '\\b(in (this|the) (environment|sandbox|container))\\b',
+    // Failures that were there before the run: the next run should not take them for its own.
+    "\\b(pre-?existing|were (already )?there before|already (failing|broken|red) (before|on main)|not (caused|introduced) by (this|my) change|untouched by (this|my) change|frozen (since|package|directory|code))\\b",
+    '(?<![\\wÀ-ɏḀ-ỿ])(bereits vorher|schon vorher|vorbestehend\\w*|preexistente?s?|ya exist[ií]an|préexistant\\w*|existaient déjà|già presenti|preesistent\\w*|já existiam|pré-existente\\w*|bestonden al|istniały wcześniej|уже были|существовавш\\w*|вже були|önceden var|zaten vardı|sudah ada sebelumnya|đã có từ trước)(?![\\wÀ-ɏḀ-ỿ])|已有的|之前就有|原有的错误|既存の|元々あった|기존 오류|이미 있던',
     '\\b(kein (netz|internet|netzwerk)|keine (netzwerk|verbindung|berechtigung)|nicht erreichbar|zugriff verweigert|nicht installiert|schreibgeschützt|umgebung)',
     '\\b(sin (red|conexión|acceso)|no (tiene|hay) (red|conexión|acceso)|no se puede (acceder|conectar|instalar)|permiso denegado|no está instalad[oa]|entorno)',
     "\\b(pas de réseau|sans réseau|injoignable|inaccessible|permission refusée|pas installée?|lecture seule|environnement)",

@@ -41,7 +41,9 @@ const RUNNERS: Array<{ match: (w: string[]) => number; valued: RegExp }> = [
   { match: (w) => (/^(pnpm|yarn|npm|bun)$/.test(w[0] ?? '') && /^(exec|dlx|x)$/.test(w[1] ?? '') ? 2 : 0), valued: /^-[cC]$|^--(package|filter|dir)$/ },
   { match: (w) => (w[0] === 'bundle' && w[1] === 'exec' ? 2 : 0), valued: /^$/ },
   { match: (w) => (/^(uv|poetry|pipenv|pdm|rye|hatch)$/.test(w[0] ?? '') && w[1] === 'run' ? 2 : 0), valued: /^--(with|python|extra|group|project|directory|env-file|package|env)$|^-[pe]$/ },
-  { match: (w) => (w[0] === 'conda' && w[1] === 'run' ? 2 : 0), valued: /^-[np]$|^--(name|prefix)$/ },
+  { match: (w) => (/^(conda|mamba|micromamba)$/.test(w[0] ?? '') && w[1] === 'run' ? 2 : 0), valued: /^-[np]$|^--(name|prefix)$/ },
+  // `carton exec -- prove -lr t`, `opam exec -- dune test`, `stack exec -- hspec`: the `--` ends the runner's options.
+  { match: (w) => (/^(carton|opam|stack|cabal)$/.test(w[0] ?? '') && w[1] === 'exec' ? 2 : 0), valued: /^--(switch|package)$/ },
 ];
 
 /**

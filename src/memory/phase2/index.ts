@@ -20,7 +20,7 @@ import { consolidateWithModel, phase2Data, type ModelEntry } from './model.js';
 import { assignEntries, isForgotten, readHandbook } from './reconcile.js';
 import { dropSuperseded, liftedFact } from './supersede.js';
 import { entryOfCandidate, retireByMigration, ruleTombstones } from './retire.js';
-import { closeFinishedTasks, loadOutcomes } from './task-state.js';
+import { closeFinishedTasks, fixedFlakyFact, loadOutcomes } from './task-state.js';
 import { readMemoryMd, renderHandbook, type RenderedHandbook } from './write.js';
 import { writeHandbookGuarded } from './guarded-write.js';
 import { applyConcurrentEdits, concurrentEdits } from './concurrent-edits.js';
@@ -147,7 +147,10 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     const outcomes = await loadOutcomes(paths, inputs.kept);
     const open = closeFinishedTasks(merged, outcomes);
     const sup = dropSuperseded(open.kept, outcomes);
-    const lifted = sup.lifted.flatMap((l) => (inputs.kept[l.order] ? [liftedFact(l, inputs.kept[l.order]!)] : []));
+    const lifted = [
+      ...sup.lifted.flatMap((l) => (inputs.kept[l.order] ? [liftedFact(l, inputs.kept[l.order]!)] : [])),
+      ...open.fixed.flatMap((f) => (inputs.kept[f.by.order] ? [fixedFlakyFact(f, inputs.kept[f.by.order]!)] : [])),
+    ];
     entries = assignEntries([...lifted, ...sup.kept], book.entries, live);
     // A person's entry that a newer stated change of the repository contradicts leaves too (issue 12 item 4).
     const retiredHand = retireByMigration(entries, sup.kept);

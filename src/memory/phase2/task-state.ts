@@ -46,11 +46,14 @@ export async function loadOutcomes(paths: MemoryPaths, kept: RolloutInput[]): Pr
  * newer rollout `completed` a task sharing most of their words (overlap ≥ 0.5 on the task's content words),
  * and flaky-test lessons whose test a newer completed task named (`fixedFlaky`).
  */
-export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOutcome[]): { kept: Candidate[]; closed: Candidate[] } {
+export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOutcome[]): { kept: Candidate[]; closed: Candidate[]; fixed: FixedFlaky[] } {
   const closed: Candidate[] = [];
+  const fixed: FixedFlaky[] = [];
   const kept = candidates.filter((c) => {
-    if (fixedFlaky(c, outcomes)) {
+    const by = fixedFlaky(c, outcomes);
+    if (by) {
       closed.push(c);
+      fixed.push(by);
       return false;
     }
     if (c.kind !== 'task_state') return true;
@@ -65,7 +68,34 @@ export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOut
     if (done) closed.push(c);
     return !done;
   });
-  return { kept, closed };
+  return { kept, closed, fixed };
+}
+
+/** A flaky-test lesson (`stale`) retired because a newer completed rollout (`by`) was asked to fix that test. */
+export interface FixedFlaky {
+  stale: Candidate;
+  tests: string[];
+  by: RolloutOutcome;
+}
+
+/**
+ * The fact that replaces a retired flaky-test lesson: the next run should treat a failure of that test as
+ * real, not rerun it away. Attributed to the rollout that fixed it.
+ */
+export function fixedFlakyFact(f: FixedFlaky, rollout: { rolloutId: string; time: string }): Candidate {
+  const names = f.tests.map((t) => `\`${t}\``).join(', ');
+  const task = f.by.task.length > 140 ? `${f.by.task.slice(0, 139)}…` : f.by.task;
+  return {
+    kind: 'fact',
+    text: `${names} ${f.tests.length > 1 ? 'are' : 'is'} no longer known as flaky: a later run was asked to fix it and finished (“${task}”). A failure there is now real; debug it rather than rerun it.`,
+    sources: [rollout.rolloutId],
+    importance: f.stale.importance,
+    at: rollout.time,
+    order: f.by.order,
+    count: 1,
+    ids: new Set(),
+    keywords: f.stale.keywords,
+  };
 }
 
 /**
@@ -73,15 +103,16 @@ export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOut
  * asked to work on by name and completed: a task names a flaky test to fix it, in whatever language, so the
  * entry no longer holds. Only names of 6+ characters count (a bare `test` names nothing).
  */
-function fixedFlaky(c: Candidate, outcomes: RolloutOutcome[]): boolean {
+function fixedFlaky(c: Candidate, outcomes: RolloutOutcome[]): FixedFlaky | undefined {
   const m = /^Flaky tests?: (.+?) failed and then passed/.exec(c.text);
-  if (c.kind !== 'pitfall' || !m) return false;
+  if (c.kind !== 'pitfall' || !m) return undefined;
   // A test is named whole (`OrderBookSpec > matches crossing orders`) or by its last part (`TestPoolDrain`).
   const names = [...m[1]!.matchAll(/`([^`]+)`/g)]
     .flatMap((x) => [x[1]!, x[1]!.split(/\s*(?:>|::|›)\s*|\.(?=[A-Za-z_])/).at(-1)!.replace(/\(\)$/, '')])
     .filter((n) => n.length >= 6)
     .map((n) => n.toLowerCase());
-  return outcomes.some((o) => o.order < c.order && o.outcome === 'completed' && names.some((n) => o.task.toLowerCase().includes(n)));
+  const by = outcomes.find((o) => o.order < c.order && o.outcome === 'completed' && names.some((n) => o.task.toLowerCase().includes(n)));
+  return by && { stale: c, tests: [...m[1]!.matchAll(/`([^`]+)`/g)].map((x) => x[1]!), by };
 }
 
 /**

@@ -107,6 +107,16 @@ function movedPast(before: Step, after: Step, some = false): boolean {
   return (some ? was.some(gone) : was.every(gone)) && now.some((n) => !was.some((w) => fold(w) === fold(n)));
 }
 
+/**
+ * `movedPast`, also when the tool's header line stays the same and only its detail changed ("ERROR: Migration
+ * V23__x.sql failed" both times; "cannot run inside a transaction block", then "column … does not exist").
+ */
+function movedOn(before: Step, after: Step): boolean {
+  if (movedPast(before, after)) return true;
+  const was = errorLines(before.output ?? '', 2);
+  return errorLines(after.output ?? '', 2).some((l) => was.includes(l)) && movedPast(before, after, true);
+}
+
 /** A line of output that names a problem (for `movedPast` with `some`). */
 const PROBLEM = /error|fail|reject|unknown|conflict|not found|missing|cannot|could not|required|unsupported|denied/i;
 
@@ -156,7 +166,7 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     if (isEdit(next)) {
       const path = String(next.input.path);
       if (!isConfigPath(path)) return past; // the code changed: a dev loop, not an environment lesson
-      changes.push({ step: next, text: `changing ${path.replace(/^\/workspace\//, '')}`, oneTime: oneTimeEdit(path) });
+      changes.push({ step: next, text: `changing ${path.replace(/^\/workspace\//, '')}${editShown(next)}`, oneTime: oneTimeEdit(path) });
       continue;
     }
     const cmd = commandOf(next);
@@ -203,16 +213,19 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       const typed = new Set(splitCommand(commandOf(failure) ?? '').map((x) => x.text));
       // It ran, so everything joined to it by `&&` before it passed.
       const at = segs.indexOf(match);
-      const ran = segs.slice(0, at).filter((_, k) => segs.slice(k + 1, at + 1).every((x) => x.joiner === '&&'));
+      // `;` runs the next one whatever happened; the error changed, so what ran before it counts too.
+      const ran = segs.slice(0, at).filter((_, k) => segs.slice(k + 1, at + 1).every((x) => x.joiner === '&&' || x.joiner === ';' || x.piped));
       const prep = target.category === 'test' || target.category === 'build' ? ['build', 'generate'] : [];
-      const before = ran.filter((x) => (x.category === 'system' || x.category === 'install' || setsUpService(x) || (prep.includes(x.category) && !related(x, target))) && !typed.has(x.text));
-      if (before.length > 0) changes.push({ step: next, text: before.map((x) => x.text).join(' && ') });
+      const before = ran.filter((x) => (x.category === 'system' || x.category === 'install' || x.category === 'env' || setsUpService(x) || (prep.includes(x.category) && !related(x, target))) && !typed.has(x.text) && x.program !== 'cd');
+      // A piped setup keeps what feeds it (`yes | sdkmanager --licenses`).
+      const shown = (x: Segment) => (x.piped && segs[segs.indexOf(x) - 1] ? `${segs[segs.indexOf(x) - 1]!.text} | ${x.text}` : x.text);
+      if (before.length > 0) changes.push({ step: next, text: before.map(shown).join(' && ') });
       // The setup got the command past its error, and it now fails on another one (a real bug the run then
       // fixed in the code): the setup is the fix of the first failure all the same.
       // Kept as the answer only if no later run of it passes before the code changes. A further setup step that
       // gets it past its next error (Postgres started → "database does not exist" → `db:prepare`) joins the chain.
       const previous = chain.at(-1)?.step ?? failure;
-      if (changes.length > 0 && movedPast(failure, next) && (!past || movedPast(previous, next))) past = { chain: [...chain], resolver: next, resolverSegs: segs, resolverSeg: match, changes: [...changes], changedBetween, movedPast: true };
+      if (changes.length > 0 && movedOn(failure, next) && (!past || movedOn(previous, next))) past = { chain: [...chain], resolver: next, resolverSegs: segs, resolverSeg: match, changes: [...changes], changedBetween, movedPast: true };
       chain.push({ step: next, seg: match });
       sinceChain = { changes: changes.length, changed: false };
       continue;
@@ -254,7 +267,7 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
   const unchanged = failures.every(
     (f) =>
       f.seg.text === fixCmd ||
-      (sameCommand(f.seg, fix.resolverSeg) && !invocationError(f.step) && !otherBinary(f.seg, fix.resolverSeg) && essentialCommand(fix.resolverSegs, fix.resolverSeg) === fix.resolverSeg.text),
+      (sameCommand(f.seg, fix.resolverSeg) && !invocationError(f.step) && !otherBinary(f.seg, fix.resolverSeg) && !runnerAdded(f.seg, fix.resolverSeg) && essentialCommand(fix.resolverSegs, fix.resolverSeg) === fix.resolverSeg.text),
   );
   // Only a rerun with nothing but looking in between is identical: a service started or anything else run is a change.
   if (fix.changes.length === 0 && !fix.changedBetween && failures.every((f) => sameRun(f, fix))) return flakyTest(failures, fix);
@@ -350,6 +363,16 @@ function addsOptions(before: Segment, after: Segment): boolean {
   return k === before.args.length && extra.some((a) => a.startsWith('-'));
 }
 
+/**
+ * What a small configuration edit wrote (` (to \`executeInTransaction=false\`)`), so the lesson says the change
+ * and not only the file; nothing for a long one, which the file itself shows.
+ */
+function editShown(step: Step): string {
+  const text = String(step.input.file_text ?? step.input.new_str ?? step.input.content ?? '').trim();
+  if (!text || text.length > 160 || text.split('\n').length > 3 || text.includes('`')) return '';
+  return ` (to \`${text.replace(/\s*\n\s*/g, '; ')}\`)`;
+}
+
 /** The program was not found as typed (exit 127, "command not found"). */
 function notFound(step: Step): boolean {
   return step.exitCode === 127 || /command not found|: not found$/m.test(step.output ?? '');
@@ -363,6 +386,15 @@ function otherBinary(failed: Segment, resolver: Segment): boolean {
   const word = (s: Segment) => s.core.split(/\s+/)[0] ?? '';
   const path = word(resolver);
   return path !== word(failed) && environmentPath(path);
+}
+
+/**
+ * The resolver runs the same command through a runner the failure lacked (`prove -lr t` failed, `carton exec --
+ * prove -lr t` passed; `rspec` → `bundle exec rspec`): the runner is the lesson, not a retry.
+ */
+function runnerAdded(failed: Segment, resolver: Segment): boolean {
+  const runner = (s: Segment) => s.core.split(/\s+/).slice(0, Math.max(0, s.core.split(/\s+/).indexOf(s.program))).join(' ');
+  return runner(resolver) !== '' && runner(resolver) !== runner(failed);
 }
 
 /** The command could not be started as typed (exit 126/127: not executable, not found, bad interpreter). */

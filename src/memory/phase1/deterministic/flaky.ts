@@ -4,7 +4,9 @@
  * `× name`, `● suite › test`), cargo (`test a::b ... FAILED`), node:test (`✖ name`), JUnit/Gradle
  * (`ClassTest > method() FAILED`), RSpec (`rspec ./spec/x_spec.rb:12`), Maven surefire (`Class.method`),
  * mocha (`1) suite name:`), ScalaTest (`- name *** FAILED ***`), GoogleTest (`[  FAILED  ] Suite.Test`), CTest
- * (`15 - test_png16 (Failed)`), XCTest (`Test Case '-[M.C testX]' failed`). At most `max`, in order of appearance, without duplicates.
+ * (`15 - test_png16 (Failed)`), XCTest (`Test Case '-[M.C testX]' failed`), Julia (`name: Test Failed at`), TAP
+ * (`not ok 3 - name`: prove, bats), Python unittest (`FAIL: test_x (mod.Class)`), clojure.test (`FAIL in (name)`),
+ * Minitest (`FooTest#test_bar [file:12]`), elm-test (`✗ name`), Dart (`00:01 +3 -1: name [E]`). At most `max`, in order of appearance, without duplicates.
  */
 export function failedTestNames(output: string, max = 3): string[] {
   const out: string[] = [];
@@ -31,6 +33,13 @@ export function failedTestNames(output: string, max = 3): string[] {
     else if ((m = /^\[\s+FAILED\s+\]\s+(\w[\w./]*\.\w+)/.exec(l))) add(m[1]); // GoogleTest
     else if ((m = /^\s*\d+ - (\S+) \((?:Failed|SEGFAULT|Timeout|Subprocess aborted|Exception)\)/.exec(l))) add(m[1]); // CTest
     else if ((m = /^Test Case '-?\[?([\w. ]+?)\]?' failed/.exec(l))) add(m[1]); // XCTest
+    else if ((m = /^(.+?): Test Failed at /.exec(l))) add(m[1]); // Julia Test
+    else if ((m = /^\s*not ok \d+\s*-?\s*(.+?)\s*(?:#.*)?$/.exec(l)) && !/#\s*(TODO|SKIP)/i.test(l)) add(m[1]); // TAP (prove, bats, node-tap)
+    else if ((m = /^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)/.exec(l))) add(`${m[2]}.${m[1]}`); // Python unittest
+    else if ((m = /^(?:FAIL|ERROR) in \(([^)]+)\)/.exec(l))) add(m[1]); // clojure.test
+    else if ((m = /^\s*([A-Z]\w*#test_\w+) \[/.exec(l))) add(m[1]); // Minitest
+    else if ((m = /^\s*(?:✗|✘)\s+(.+?)\s*$/.exec(l))) add(m[1]); // elm-test, ward, others
+    else if ((m = /^\d+:\d+ \+\d+(?: ~\d+)? -\d+: (.+?) \[E\]\s*$/.exec(l))) add(m[1]); // Dart test
     if (out.length >= max) break;
   }
   return out;

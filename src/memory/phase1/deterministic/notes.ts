@@ -5,21 +5,13 @@ import { lastAssistantText, sentencesOf } from '../findings.js';
 import type { RolloutView } from '../rollout.js';
 import { clip, keywordsOf } from './text.js';
 import { contentTokens, similarity } from '../../normalize.js';
+import { cueHeading, INLINE_HEADING, NOTES_HEADING } from './notes-headings.js';
 
-/**
- * A heading the agent puts over what it wants remembered, at the start of a line of its final message
- * ("Notes:", "For next time:", "Poznámka:", "注意：", "नोट:"), in the languages users write.
- */
-const NOTES_HEADING = new RegExp(
-  '^\\s*(?:[-*•]\\s*)?(?:\\*\\*|__)?(?:(?:[a-z-]+ ){0,2}(?:notes?|tips?)|hints?|heads[- ]up|caveats?|gotchas?|important|lessons? learned|takeaways?|for next time|for the next run|good to know|hinweise?|anmerkung(?:en)?|für das nächste mal|notas?|para la próxima(?: vez)?|remarques?|pour la prochaine fois|observaç(?:ão|ões)|obs|per la prossima volta|let op|opmerking(?:en)?|uwagi?|notera|anteckning(?:ar)?|bemærk|merk(?:nad)?|poznámk[ay]|pozor|not(?:lar)?|dikkat|catatan|lưu ý|ghi chú|примечани[ея]|заметки|важно|обратите внимание|примітк[аи]|увага|σημειώσεις|σημείωση|नोट|ध्यान दें|注意(?:事项)?|备注|提示|メモ|補足|備考|참고|주의|huom(?:io|aa|autus)?|muistiinpanot?|vinkki|nota|perhatian|peringatan|notă|observați[ei]|atenție|sfat|opomb[ae]|nasvet|atenció|consell|megjegyzés|figyelem|tipp|fontos|napomena|pažnja|savjet|забележка|бележки|съвет|märkus|nõuanne|piezīme|padoms|pastaba|patarimas|הערות|הערה|שים לב|טיפ|หมายเหตุ|ข้อควรระวัง|เคล็ดลับ|ملاحظات|ملاحظة|تنبيه|نصيحة|نکته|توجه|یادداشت|নোট|দ্রষ্টব্য|tandaan|paalala|kumbuka|tanbihi|dokezo|για (?:την|τις) επόμεν\\S* φορ\\S*|на будущее|в следующий раз|на майбутнє|наступного разу|na przyszłość|następnym razem|pro příště|příště|(?:till|inför) nästa gång|til næste gang|til neste gang|(?:voor )?de volgende keer|para a próxima(?: vez)?|bir dahaki sefere|gelecek sefer için|(?:untuk )?lain kali|lần sau|下次|以后注意|次回|다음에|अगली बार|ensi kerralla|seuraavalla kerralla|legközelebb|a következő alkalomra|(?:pentru )?data viitoare|לפעם הבאה|(?:في|ل)ل?مرة القادمة|ครั้งหน้า|ครั้งต่อไป)(?:\\*\\*|__)?\\s*[:：]\\s*',
-  'i',
-);
-
-/** Something concrete the next run can act on: a command in a code span, or a path or file name. */
-const CONCRETE = /`[^`\n]{2,}`|(?:^|[\s(])(?:\.{0,2}\/)?[\w.-]+\/[\w./*-]+|\b[\w*-]+\.(?:[a-z]{1,5})\b(?![\w(])/i;
+/** Something concrete the next run can act on: a command in a code span, a path or file name, a `CONSTANT_NAME`. */
+const CONCRETE = /`[^`\n]{2,}`|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|(?:^|[\s(])(?:\.{0,2}\/)?[\w.-]+\/[\w./*-]+|\b[\w*-]+\.(?:[a-z]{1,5})\b(?![\w(])/i;
 
 /** The agent calls something it read hostile: planted, injected, malicious (en, de, es, fr, and the rest by its English). */
-const HOSTILE = /\b(planted|injected|prompt[- ]injection|malicious|untrusted)\b|\b(eingeschleust|bösartig|inyectad[oa]|malicios[oa]|injecté|malveillant)/i;
+const HOSTILE = /\b(planted|injected|prompt[- ]injection|malicious|untrusted)\b|\b(tells?|telling|asks?|instructs?|aimed at|addressed to|meant for) (the |any |ai |coding |llm )*agents?\b|\b(eingeschleust|bösartig|inyectad[oa]|malicios[oa]|injecté|malveillant)/i;
 
 /**
  * What the agent wrote down for later in its final message (issue 12), when it ended the run itself: the items
@@ -36,9 +28,9 @@ export function finalNotes(view: RolloutView, known: string[]): RawMemory[] {
   const final = lastAssistantText(view);
   if (!final) return [];
   const lines = final.text.replace(/\r/g, '').split('\n');
-  const at = lines.findIndex((l) => NOTES_HEADING.test(l));
-  if (at < 0) return [];
-  const items = itemsOf([lines[at]!.replace(NOTES_HEADING, ''), ...lines.slice(at + 1)]);
+  // (A file the agent called hostile only in passing, outside its notes, is left alone: it did not follow it, and
+  // the blind labels of three corpus parts out of four call such a warning noise.)
+  const items = notesBlock(lines) ?? adviceParagraphs(final.text);
   const task = clip(view.task, 60).replace(/[.。\s]+$/u, '');
   const out: RawMemory[] = [];
   for (const item of items) {
@@ -78,6 +70,39 @@ function alreadyKnown(said: string, commands: string[], known: string[]): boolea
     return commands.some((c) => plain.includes(bare(c))) && similarity(words, contentTokens(k)).shared >= 0.4 * words.size;
   });
 }
+
+/**
+ * The items under the first notes heading: one at the start of a line, else a short line ending in a colon with a
+ * cue in it over a list, else one after a sentence in a paragraph.
+ */
+function notesBlock(lines: string[]): string[] | undefined {
+  const at = lines.findIndex((l) => NOTES_HEADING.test(l));
+  if (at >= 0) return itemsOf([lines[at]!.replace(NOTES_HEADING, ''), ...lines.slice(at + 1)]);
+  const cue = lines.findIndex((l, k) => cueHeading(l) && /^\s*(?:[-*•]|\d+[.)])\s+/.test(lines.slice(k + 1).find((x) => x.trim()) ?? ''));
+  if (cue >= 0) return itemsOf(['', ...lines.slice(cue + 1)]);
+  const inline = lines.findIndex((l) => INLINE_HEADING.test(l));
+  if (inline < 0) return undefined;
+  const m = INLINE_HEADING.exec(lines[inline]!)!;
+  const end = lines.findIndex((l, k) => k > inline && !l.trim());
+  return itemsOf([lines[inline]!.slice(m.index + m[0].length), ...lines.slice(inline + 1, end < 0 ? undefined : end)]);
+}
+
+/** The paragraphs of a message (blank-line separated), each on one line. */
+function paragraphsOf(text: string): string[] {
+  return text.replace(/\r/g, '').split(/\n\s*\n/).map((p) => p.replace(/\s+/g, ' ').trim()).filter(Boolean);
+}
+
+/**
+ * Advice said without a heading (English only; other languages need their heading): a paragraph after the
+ * first (which reports the change) that tells how to do something here — "To plan envs/local: plain
+ * `terraform plan` has no credentials; start LocalStack first …" — rather than what the run did.
+ */
+function adviceParagraphs(text: string): string[] {
+  return paragraphsOf(text).slice(1).filter((p) => ADVICE.test(p) && !REPORT.test(p));
+}
+const ADVICE = /^(to [a-z]+\b[^:.]{0,60}:|before\b|if you\b|when you\b|note that\b|remember\b|always\b|never\b|don't\b|do not\b)|\b(needs? to be|must be|has to be|only works|does not work here|doesn't work here|instead of `|start [^.]{0,40} first|first,? then)\b/i;
+/** A paragraph that reports what the run did ("I added …", "Added …", "Tests pass"). */
+const REPORT = /^(i|i've|i have|we|added|changed|fixed|updated|removed|renamed|moved|created|implemented|refactored|tests?|all tests|the (change|fix|test|tests|pr|diff))\b/i;
 
 /** The block's items: its bullets or numbered lines, else its first paragraph. */
 function itemsOf(block: string[]): string[] {

@@ -127,9 +127,12 @@ function isDependencyInstall(seg: Segment): boolean {
 }
 
 /** The ecosystem's default way to run a suite: it teaches nothing (any agent tries it first). */
-const DEFAULT_PROGRAMS = /^(pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|ctest|phpunit|pest|ava|tap|karma)$/;
+const DEFAULT_PROGRAMS = /^(pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|ctest|phpunit|pest|ava|tap|karma|prove|busted|bats|gotestsum|nose2|nosetests|behave|cucumber|kaocha|elm-test|shellspec)$/;
 const DEFAULT_KEYS =
-  /^(npm|pnpm|yarn|bun) (test|t|tst|run test)$|^(make|gmake|ninja) (test|tests|check)$|^(go|cargo|dotnet|mix|deno|swift|sbt|lein|meson|bazel|zig|flutter|dart) test$|^cargo nextest$|^(mvn|mvnw|gradle|gradlew)\b|^python[\d.]* -m (pytest|unittest)$|^rake( test| spec)?$|^rails test$|^terraform (validate|fmt)\b|^(helm|ansible-lint|tflint|hadolint|yamllint|shellcheck)\b/;
+  /^(npm|pnpm|yarn|bun) (test|t|tst|run test)$|^(make|gmake|ninja) (test|tests|check)$|^(go|cargo|dotnet|mix|deno|swift|sbt|lein|meson|bazel|zig|flutter|dart|stack|cabal|dune|nimble|forge|pio|platformio|gleam|raco|alr|fpm|just|task|v|dub|bb) test$|^(crystal|crystal) spec$|^rebar3 (eunit|ct)$|^dune runtest$|^julia .*Pkg\.test\(\)$|^Rscript .*(devtools|testthat)::test\w*\(\)$|^cargo nextest$|^(mvn|mvnw|gradle|gradlew)\b|^python[\d.]* -m (pytest|unittest)$|^rake( test| spec)?$|^rails test$|^terraform (validate|fmt)\b|^(helm|ansible-lint|tflint|hadolint|yamllint|shellcheck)\b/;
+
+/** Variables set in front of a command out of habit, not because the project needs them. */
+const HABIT_VARIABLES = /^(CI|FORCE_COLOR|NO_COLOR|TERM|PAGER|GIT_PAGER|PYTHONUNBUFFERED|PYTHONDONTWRITEBYTECODE|RUST_BACKTRACE|NODE_ENV|COLUMNS|LANG|LC_ALL|TZ|DEBIAN_FRONTEND|HOME|PATH)=/;
 
 function isProjectSpecificTest(seg: Segment): boolean {
   let args = seg.args;
@@ -138,6 +141,10 @@ function isProjectSpecificTest(seg: Segment): boolean {
   const narrowing = args.filter((a) => !a.startsWith('-') && /[/.]/.test(a) && !/^\.\/\.\.\.$|^\.\.\.$/.test(a));
   if (narrowing.length > 0 && !(seg.program === 'ctest' && args.includes('--test-dir'))) return false;
   if (seg.script) return true;
+  // A variable the suite needs (`SPROCKET_VECTORS=tests/vectors make test`, `make CC=gcc test`) is this project's,
+  // unless every agent sets it out of habit (`CI=1`, `NO_COLOR=1`).
+  const vars = [...seg.canonical.slice(0, seg.canonical.indexOf(seg.program)).split(/\s+/), ...(/make$/.test(seg.program) ? args : [])].filter((w) => /^[A-Za-z_]\w*=/.test(w));
+  if (vars.some((v) => !HABIT_VARIABLES.test(v))) return true;
   const pytest = seg.key.includes('pytest');
   const filters = args.filter((a) => /^-(L|E|R)$|^--(label|label-regex|filter|project|selectProjects)\b/.test(a) || (pytest && /^-(k|m)$/.test(a)));
   // A filter on a label (`ctest -L unit`, `-m "not slow"`) picks a suite; one naming a test (`--filter

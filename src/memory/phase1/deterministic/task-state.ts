@@ -1,7 +1,7 @@
 import type { RawMemory } from '../../types.js';
 import { commandOf, type RolloutView } from '../rollout.js';
 import { unresolvedFailures } from './fixes.js';
-import { runFindings, stoppedOnPurpose } from '../findings.js';
+import { lastAssistantText, runFindings, sentencesOf, stoppedOnPurpose } from '../findings.js';
 import { clip, keywordsOf, quote } from './text.js';
 import { constraintSentences } from './constraints.js';
 
@@ -54,6 +54,7 @@ export function unfinishedTask(view: RolloutView): RawMemory[] {
     .slice(0, 2)
     .map((f) => `\`${clip(f.command, 120)}\` failed${f.error ? `: ${quote(f.error)}` : ''}`);
   const task = clip(view.task, 300).replace(/[.。\s]+$/u, '');
+  const asked = openQuestions(view);
   return [
     {
       kind: 'task_state',
@@ -61,10 +62,29 @@ export function unfinishedTask(view: RolloutView): RawMemory[] {
         `Unfinished (${why}): ${task}.${files}` +
         (blocked.length ? ` Unresolved: ${blocked.join('; ')}.` : '') +
         (found.length ? ` Findings (the agent's words): “${found.join(' ')}”` : '') +
+        (asked.length ? ` Waiting for the user's answer to: “${asked.join(' ')}”` : '') +
         (lastStep && !onPurpose ? ` Last step: ${lastStep}.` : ''),
       evidence: { lines: [...new Set([view.records[0]?.line ?? 1, ...unresolvedFailures(view).slice(0, 2).map((f) => f.step.callLine), ...(last ? [last.callLine] : [])])].sort((a, b) => a - b) },
       importance: 4,
       keywords: keywordsOf([view.task, ...view.filesChanged]),
     },
   ];
+}
+
+/**
+ * The questions the agent ended its run on ("Should I exclude the package in mypy (`ignore_errors` in setup.cfg),
+ * or do you want them fixed?"): what the next run must settle with the user before going on. At most two,
+ * within 300 characters, whole, when the run stopped on its own message.
+ */
+function openQuestions(view: RolloutView): string[] {
+  if (!stoppedOnPurpose(view)) return [];
+  const final = lastAssistantText(view)?.text ?? '';
+  const out: string[] = [];
+  let used = 0;
+  for (const s of sentencesOf(final).filter((x) => /[?？]\s*$/.test(x))) {
+    if (out.length === 2 || used + s.length > 300) break;
+    used += s.length + 1;
+    out.push(s);
+  }
+  return out;
 }

@@ -1,0 +1,75 @@
+import type { CommandCategory } from './command-category.js';
+
+/**
+ * Categories of the tools `command-category.ts` does not name one by one: build tools and task runners whose
+ * first word says the job (`stack test`, `forge build`, `nimble install`, `just check`, `nx run web:test`), and
+ * interpreters given code to run (`julia -e 'using Pkg; Pkg.test()'`, `Rscript -e 'devtools::test()'`,
+ * `octave --eval runtests`). Issue 12: a rule about "the test command" must know a test command in any
+ * ecosystem, not only the ones its fixtures used.
+ */
+
+/** Tools whose subcommand (first positional word, or the target after `run`) is the job. */
+const BY_SUBCOMMAND = new Set([
+  'stack', 'cabal', 'dune', 'nimble', 'crystal', 'shards', 'gleam', 'rebar3', 'erlang.mk', 'forge', 'hardhat', 'truffle',
+  'anchor', 'pio', 'platformio', 'alr', 'fpm', 'elm', 'spago', 'opam', 'luarocks', 'raco', 'dub', 'v', 'odin', 'scarb',
+  'mill', 'bloop', 'bb', 'boot', 'pants', 'buck', 'buck2', 'plz', 'nx', 'turbo', 'lerna', 'rush', 'moon', 'xcodebuild',
+  'just', 'task', 'mage', 'invoke', 'inv', 'earthly', 'carton', 'cpanm', 'cpm', 'gem', 'pub', 'fvm', 'tuist', 'melos',
+]);
+
+/** Task runners: `check` and `lint` there are the repository's checks, as in `make check`. */
+const TASK_RUNNERS = /^(just|task|mage|invoke|inv|earthly)$/;
+
+/** Test runners known by name alone (`prove -lr t`, `busted`, `bats test/`). */
+const TEST_PROGRAMS = /^(prove|busted|bats|shellspec|gotestsum|nosetests|nose2|behave|cucumber|cucumber-js|robot|trial|phpspec|codecept|kaocha|elm-test|elm-test-rs|wdio|detox|testem|hspec-discover|tasty-discover|bashunit|roundup|cram|ward|testthat)$/;
+
+/**
+ * The category of a segment whose program `command-category.ts` does not know, from `program`, its positional
+ * words (`args`) and the segment from the program on (`core`); undefined when nothing here knows it.
+ */
+export function toolCategory(program: string, args: string[], core: string): CommandCategory | undefined {
+  if (TEST_PROGRAMS.test(program)) return 'test';
+  // SDK managers install toolchain parts (or accept their licences): the environment, like `apt-get install`.
+  if (/^(sdkmanager|ghcup|juliaup|elan|opam-switch|sdk|xcode-select)$/.test(program)) return 'system';
+  const inline = inlineCategory(program, core);
+  if (inline) return inline;
+  if (/^(clojure|clj)$/.test(program)) return aliasCategory(core);
+  if (/^(godot|godot4|unity|unity-editor|Unity)$/.test(program)) return /gut_cmdln|-runTests\b|--test\b|\bgdUnit/i.test(core) ? 'test' : /--(export|build)|-buildTarget|--import\b/.test(core) ? 'build' : undefined;
+  if (/^(cpanm|cpm)$/.test(program)) return /--installdeps|\binstall\b/.test(core) || args.length > 0 ? 'install' : undefined;
+  if (!BY_SUBCOMMAND.has(program)) return undefined;
+  const words = args[0] === 'run' || args[0] === 'exec' ? args.slice(1) : args;
+  const job = words[0] ?? '';
+  if (/(^|:)(test|tests|spec|specs|runtest|runtests|eunit|ct|proper|e2e|unit|integration)$/.test(job)) return 'test';
+  if (TASK_RUNNERS.test(program) && /^(check|lint|ci|verify)$/.test(job)) return 'test';
+  if (program === 'xcodebuild') return args.includes('test') ? 'test' : 'build';
+  if (/(^|:)(build|compile|b|bundle|dist|assemble)$/.test(job)) return 'build';
+  if (/^(install|i|deps|deps\.get|get|fetch|restore|sync|add|update|bootstrap|setup|installdeps)$/.test(job)) return 'install';
+  if (/^(gen|generate|codegen)$/.test(job)) return 'generate';
+  return undefined;
+}
+
+/**
+ * Code given to an interpreter on its command line: what it calls says the job. Julia's `Pkg`, R's
+ * devtools/testthat/renv, MATLAB and Octave's `runtests`; `R CMD check|INSTALL|build`.
+ */
+function inlineCategory(program: string, core: string): CommandCategory | undefined {
+  if (program === 'R' && /\bCMD\s+(\w+)/.test(core)) {
+    const sub = /\bCMD\s+(\w+)/.exec(core)![1]!;
+    return sub === 'check' ? 'test' : sub === 'INSTALL' ? 'install' : sub === 'build' ? 'build' : undefined;
+  }
+  if (!/^(julia|Rscript|R|octave|octave-cli|matlab|ruby|perl|node|python3?|php|elixir|erl|swipl|gst)$/.test(program)) return undefined;
+  if (!/\s(-e|-c|-r|--eval|--exec|-batch|-r)\s|\s-e\S|--eval=/.test(` ${core} `)) return undefined;
+  if (/\bPkg\.test\b|\b(devtools|testthat)::test\w*|\btest_(check|dir|local|file)\s*\(|\bruntests\b|\bmoxunit_runtests\b|\bExUnit\.run\b|\beunit:test\b|\bunittest\.main\b|\bpytest\.main\b|\brun_tests\b/.test(core)) return 'test';
+  if (/\bPkg\.(instantiate|add|resolve|develop|update|precompile)\b|\binstall\.packages\b|\brenv::(restore|install|hydrate)\b|\bremotes::install\w*|\bpak::\w*install|\bdevtools::install\w*|\bBiocManager::install\b|\bpkg\s+install\b/.test(core)) return 'install';
+  if (/\bPkg\.build\b|\bdevtools::build\b|\bmex\b/.test(core)) return 'build';
+  if (/\bdevtools::document\b|\broxygen\w*::|\bcpp11::cpp_register\b|\bRcpp::compileAttributes\b/.test(core)) return 'generate';
+  return undefined;
+}
+
+/** `clojure -X:test`, `clj -M:test:runner`, `clojure -T:build uber`, `clojure -P` (download deps). */
+function aliasCategory(core: string): CommandCategory | undefined {
+  const aliases = [...core.matchAll(/\s-[MXTA]((?::[\w.-]+)+)/g)].flatMap((m) => m[1]!.split(':').filter(Boolean));
+  if (aliases.some((a) => /^(test|tests|kaocha|runner|spec)$/.test(a))) return 'test';
+  if (aliases.some((a) => /^(build|uber|jar|uberjar)$/.test(a))) return 'build';
+  if (/\s-P(\s|$)/.test(` ${core} `)) return 'install';
+  return undefined;
+}
