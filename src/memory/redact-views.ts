@@ -4,13 +4,14 @@
  * a zero-width space, joiner or soft hyphen inside one, and a URL-encoded token character (`ghp%5F…`). The
  * token rules run over a view of the text with those removed (percent escapes of token characters decoded),
  * and what they change there is mapped back onto the original characters, as `redact-fragments.ts` does for
- * shell escapes. The same characters written as JSON escapes (`\u001b[1m`, `\u200b`, in a serialized line) count. A secret the view shows but that spans none of the removed characters is the plain rules'.
+ * shell escapes. The same characters written as JSON escapes (`\u001b[1m`, `\u200b`, in a serialized line) or as a
+ * shell would read them (`\033[32m`, `\e[1m`, `\x1b[31m`) count. A secret the view shows but that spans none of the removed characters is the plain rules'.
  */
 
 /** What the view drops or decodes: ANSI CSI/OSC sequences, zero-width characters, `%XX` of a token character. */
-const HIDDEN = /(?:\u001b|\\{1,2}u001[bB])\[[0-9;?]*[ -/]*[@-~]|\\{1,2}u(?:200[b-dB-D]|2060|[fF][eE][fF][fF]|00[aA][dD])|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[\u200b-\u200d\u2060\ufeff\u00ad]|%(?:2[dD]|5[fF]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA])/g;
+const HIDDEN = /(?:\u001b|\\{1,2}(?:u001[bB]|033|x1[bB]|e))\[[0-9;?]*[ -/]*[@-~]|\\{1,2}u(?:200[b-dB-D]|2060|[fF][eE][fF][fF]|00[aA][dD])|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[\u200b-\u200d\u2060\ufeff\u00ad]|%(?:2[dD]|5[fF]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA])/g;
 /** A cheap test before the view is built: most text has none of these. */
-const ANY_HIDDEN = /\u001b|[\u200b-\u200d\u2060\ufeff\u00ad]|%[2-7][0-9a-fA-F]|\\u(?:001|200|2060|feff|00ad)/i;
+const ANY_HIDDEN = /\u001b|[\u200b-\u200d\u2060\ufeff\u00ad]|%[2-7][0-9a-fA-F]|\\u(?:001|200|2060|feff|00ad)|\\(?:033|x1b|e)\[/i;
 
 /**
  * `text` with every hidden cut of a secret replaced by what `redactView` makes of the view. `redactView` is the
@@ -24,11 +25,15 @@ export function redactHidden(text: string, redactView: (view: string) => string)
   const to: number[] = [];
   let at = 0;
   let hidden = false;
+  // A sequence with no token character before it (`printf '\033[32mghp_…'`) belongs to the character after it,
+  // so that a token right behind a colour code counts as cut by it.
+  let carry: number | undefined;
   const keep = (end: number): void => {
     for (; at < end; at++) {
       view += text.charAt(at);
-      from.push(at);
+      from.push(carry ?? at);
       to.push(at + 1);
+      carry = undefined;
     }
   };
   HIDDEN.lastIndex = 0;
@@ -39,10 +44,10 @@ export function redactHidden(text: string, redactView: (view: string) => string)
       view += String.fromCharCode(parseInt(m[0].slice(1), 16));
       from.push(m.index);
       to.push(end);
-    } else if (from.length) {
+    } else if (from.length && /[A-Za-z0-9_-]/.test(view.charAt(view.length - 1))) {
       // Dropped: it belongs to the character before it, so a cut ending in it is replaced with it.
       to[to.length - 1] = end;
-    }
+    } else carry ??= m.index;
     hidden = true;
     at = end;
   }

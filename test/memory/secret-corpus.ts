@@ -222,6 +222,8 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'curl --oauth2-bearer', text: 'curl --oauth2-bearer FAKEoa2Tok3nZZ9 https://api.example.com/v1', secret: 'FAKEoa2Tok3nZZ9', kind: 'password' },
   { name: 'prefixed secret name (TF_VAR_)', text: 'TF_VAR_db_password=FAKEtfPw2024 terraform apply', secret: 'FAKEtfPw2024', kind: 'password' },
   { name: '.pgpass line', text: 'db.example.com:5432:appdb:app:FAKEpgPw0rd77', secret: 'FAKEpgPw0rd77', kind: 'password' },
+  { name: 'token right after a colour code written in a command', text: "printf '\\033[32mghp_FAKEc0l0ur0123456789abcdefghijklm\\033[0m\\n'", secret: 'ghp_FAKEc0l0ur0123456789abcdefghijklm', kind: 'github_token' },
+  { name: 'token right after an ESC colour code', text: 'a \u001b[1;31mghp_FAKEc0l0ur0123456789abcdefghijklm\u001b[0m', secret: 'ghp_FAKEc0l0ur0123456789abcdefghijklm', kind: 'github_token' },
   { name: 'RPC key in a URL path', text: 'RPC_URL=https://eth-mainnet.rpc.example/v2/FAKEq9Lm2Pz7Rt5Wv8Yb1Nc4', secret: 'FAKEq9Lm2Pz7Rt5Wv8Yb1Nc4', kind: 'secret' },
   { name: 'hex key in a URL path (--fork-url)', text: 'forge test --fork-url https://mainnet.node.example/v3/fa4e7d6c5b4a39281706f5e4d3c2b1a0', secret: 'fa4e7d6c5b4a39281706f5e4d3c2b1a0', kind: 'secret' },
 ];
