@@ -13,9 +13,6 @@ const OWN_VARIABLE = /\bMNEMARA_[A-Z0-9_]*\s*[=:]\s*["']?\[REDACTED:[a-z_]+\]["'
 const SECRET_TALK =
   /\b(credentials?|secrets?|api[ _-]?keys?|access keys?|tokens?|passwords?|passphrases?|private keys?|live keys?|prod(uction)? (keys?|database|bucket|account)|Zugangsdaten|Geheimnis\w*|Passw(ö|oe)rter|identifiants|mots? de passe|cl(é|e)s? d'API|credenciales|contrase(ñ|n)as?|claves?|credenziali|chiavi|senhas?|credenciais|wachtwoord\w*|sleutels?|has(ł|l)o|klucz\w*|пароль|пароли|ключ\w*|токен\w*|секрет\w*)\b|密钥|凭据|凭证|密码|令牌|シークレット|パスワード|認証情報|トークン|비밀번호|자격 증명|토큰/i;
 
-/** "The environment" in the languages of `SECRET_TALK`, and its files (`.env`). */
-const ENVIRONMENT_TALK = /\b(environment|\.env\w*|Umgebung\w*|environnement|entorno|ambiente|omgeving|środowisk\w*|окружени\w*|сред[аеуы])\b|环境|環境|환경/i;
-
 const ENV_PRINTERS = new Set(['env', 'printenv', 'set', 'export', 'declare']);
 
 /** Files that hold credentials by design: dotenv files, credential and secret stores, keys, tool login files. */
@@ -63,7 +60,7 @@ export function secretsSeen(view: RolloutView): RawMemory[] {
   // The agent's words count when they are about these secrets (name one or where they are, or come right after
   // the command that printed them): "plain `terraform plan` has no credentials", later, is about the tool.
   const about = (s: { text: string; at: number }) =>
-    [...names, ...places].some((n) => n !== 'the environment' && s.text.includes(n)) || ENVIRONMENT_TALK.test(s.text) || windows.some(([a, b]) => s.at > a && s.at < b);
+    [...names, ...places].some((n) => n !== 'the environment' && s.text.includes(n)) || windows.some(([a, b]) => s.at > a && s.at < b);
   if (lines.length === 0 || (!view.said.some((s) => SECRET_TALK.test(s.text) && about(s)) && !SECRET_TALK.test(view.task))) return [];
   const where = places.size ? [...places].slice(0, 4).join(' and ') : 'tool output of this workspace';
   const named = names.size ? ` (${[...names].slice(0, 8).join(', ')})` : '';
