@@ -1,0 +1,49 @@
+import type { RawMemory } from '../../types.js';
+import { essentialCommand, splitCommand, workSegments, type Segment } from '../commands.js';
+import { commandOf, type RolloutView, type Step } from '../rollout.js';
+import { clip, keywordsOf, quote } from './text.js';
+
+/** A test runner's summary that reports failures: "2 failed", "Failing 1" (GUT), "[Failed]:", "Result: FAIL", TAP's `not ok`. */
+const FAILED_SUMMARY = /\b[1-9]\d* (?:failed|failing|failures?)\b|^\s*Failing\s+[1-9]|^\s*\[Failed\]|^Result: FAIL|^FAILURES!|test result: FAILED|^not ok \d+/im;
+
+/**
+ * A test command whose own exit status was 0 while its output reported failing tests (issue 12: "a test command
+ * exiting 0 when tests fail"): the next run must read the summary, not trust the status. The status is the
+ * command's own when nothing but `&&` follows it and no pipe hides it, or when the run printed it (`; echo $?`,
+ * `echo "exit=${PIPESTATUS[0]}"`). One pitfall per command, with the summary line that said so.
+ */
+export function exitZeroFailures(view: RolloutView): RawMemory[] {
+  const out: RawMemory[] = [];
+  const seen = new Set<string>();
+  for (const step of view.steps) {
+    const cmd = commandOf(step);
+    const output = step.output ?? '';
+    if (!cmd || !FAILED_SUMMARY.test(output)) continue;
+    const segs = splitCommand(cmd);
+    for (const seg of workSegments(segs)) {
+      if (seg.category !== 'test' || seen.has(seg.canonical) || ownStatus(step, segs, seg) !== 0) continue;
+      seen.add(seg.canonical);
+      const said = output.split('\n').map((l) => l.trim()).find((l) => FAILED_SUMMARY.test(l)) ?? '';
+      out.push({
+        kind: 'pitfall',
+        text: `\`${clip(essentialCommand(segs, seg), 200)}\` exits 0 even when tests fail (its output said ${quote(clip(said, 120))} with status 0): read the summary it prints, not the exit code.`,
+        evidence: { lines: [step.callLine, ...(step.resultLine ? [step.resultLine] : [])] },
+        importance: 4,
+        keywords: keywordsOf([seg.key, 'exit code', 'tests']),
+      });
+    }
+  }
+  return out;
+}
+
+/** The segment's own exit status when the step shows it, else undefined. */
+function ownStatus(step: Step, segs: Segment[], seg: Segment): number | undefined {
+  const i = segs.indexOf(seg);
+  const after = segs.slice(i + 1);
+  if (step.exitCode === 0 && after.every((s) => s.joiner === '&&')) return 0;
+  // Printed by the run itself: `; echo $?` right after it, or `${PIPESTATUS[0]}` after a pipe from it.
+  const printer = after.find((s) => s.program === 'echo' && /\$\?|\$\{\?\}|\$\{PIPESTATUS\[0\]\}/.test(s.text));
+  if (!printer || (segs[i + 1] !== printer && !segs[i + 1]?.piped)) return undefined;
+  const m = /(?:^|[^\d])(\d{1,3})\s*$/.exec((step.output ?? '').trimEnd());
+  return m ? Number(m[1]) : undefined;
+}
