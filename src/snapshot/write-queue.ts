@@ -109,8 +109,10 @@ export class WriteQueue {
     for (const c of chunks) length += c.length;
     if (this.data && this.used + length > this.data.length) this.send();
     if (length > 0) {
-      const reuse = length <= BATCH_BYTES ? this.spare.pop() : undefined;
-      this.data ??= reuse ? Buffer.from(reuse) : Buffer.allocUnsafeSlow(Math.max(BATCH_BYTES, length));
+      if (!this.data) {
+        const reuse = length <= BATCH_BYTES ? this.spare.pop() : undefined;
+        this.data = reuse ? Buffer.from(reuse) : Buffer.allocUnsafeSlow(Math.max(BATCH_BYTES, length));
+      }
       for (const c of chunks) this.used += c.copy(this.data, this.used);
     }
     this.push([1, path, mode, mtimeMs, this.used - length, length, fchmod]);
