@@ -198,8 +198,9 @@ export async function extractChain(
 ): Promise<{ files: number; bytes: number }> {
   const totalBytes = chain.layers.reduce((n, l) => n + l.uncompressedBytes, 0);
   const compressed = chain.layers.reduce((n, l) => n + l.compressedBytes, 0);
-  // Files are created on a writer thread when the chain is large enough to pay for starting one (as for inflating).
-  const queue = compressed >= restoreTuning.writerMinBytes ? new WriteQueue() : undefined;
+  // Files are created on a writer thread when the chain is large enough to pay for starting one (as for
+  // inflating), and the whole tree is written: a `paths` restore (a memory layout) writes too little to gain.
+  const queue = !options.filters && compressed >= restoreTuning.writerMinBytes ? new WriteQueue() : undefined;
   try {
     const progress = options.onProgress ? { onProgress: options.onProgress, step: 'restore', totalBytes } : undefined;
     const x = new GuardedExtractor(staging, options.limits, progress, undefined, queue);
@@ -219,8 +220,8 @@ export async function extractChain(
 }
 
 /**
- * Chains whose compressed bytes reach `writerMinBytes` are restored with a writer thread (`WriteQueue`);
- * smaller ones on the main thread. Tests set it to 0 so the hostile-archive cases run on both paths.
+ * Whole-tree restores of chains whose compressed bytes reach `writerMinBytes` run with a writer thread
+ * (`WriteQueue`); smaller ones and `paths` restores on the main thread. Tests set it to 0 so the hostile-archive cases run on both paths.
  */
 export const restoreTuning = { writerMinBytes: WORKER_MIN_BYTES };
 
