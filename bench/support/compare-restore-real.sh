@@ -8,10 +8,11 @@ BASE=$1; RUNS=${2:-3}; TREE=${3:-/var/cache/mnemara-corpus/axios-1.7.9}
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=$(mktemp -d /tmp/cmp-restore-real-XXXX)
 STORE=$WORK/store
-ID=$(cd "$HERE" && npx tsx -e "
+ID=$(cd "$HERE" && npx tsx -e "(async () => {
   const { openStore } = await import('./src/snapshot/index.ts');
   const s = await openStore('$STORE');
-  console.log((await s.create({ dir: '$TREE' }, { lineage: 'b', kind: 'workspace', parent: null })).id);")
+  console.log((await s.create({ dir: '$TREE' }, { lineage: 'b', kind: 'workspace', parent: null })).id);
+})()")
 tar -czf "$WORK/tree.tgz" -C "$TREE" .
 for i in $(seq "$RUNS"); do
   for k in tar base new; do
