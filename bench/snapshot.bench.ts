@@ -13,7 +13,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
@@ -42,6 +42,8 @@ async function corpusTree(): Promise<string | undefined> {
 const sh = promisify(execFile);
 const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 const mb = (b: number): string => `${(b / 1024 / 1024).toFixed(1)} MB`;
+/** The 1-minute load average (the machine is shared: read every time against it). */
+const load = (): string => loadavg()[0]!.toFixed(1);
 
 async function treeBytes(dir: string): Promise<{ bytes: number; files: number }> {
   const { stdout } = await sh('bash', ['-c', `find "${dir}" -type f -printf '%s\\n' | awk '{s+=$1; n++} END {print s, n}'`]);
@@ -61,6 +63,7 @@ export default async function snapshotBench(opts: { quick: boolean }): Promise<v
     real ? { name: `real (${real.split('/').pop()})`, dir: real } : { name: 'node_modules', dir: join(PACKAGE_ROOT, 'node_modules') },
   ];
   const fresh = (tag: string): string => join(mkdtempSync(join(work, `${tag}-`)), 'out');
+  const loadAtStart = load();
   try {
     const rows: string[][] = [['tree', 'files', 'size', 'mnemara pack', 'tar -czf', 'ratio', 'mnemara restore', 'tar -xzf', 'ratio', 'stored', '.tgz']];
     for (const tree of trees) {
@@ -101,7 +104,9 @@ export default async function snapshotBench(opts: { quick: boolean }): Promise<v
       const [p, tc, r, tx] = [median(pack), median(tarc), median(rest), median(tarx)];
       rows.push([tree.name, String(files), mb(bytes), s(p), s(tc), (p / tc).toFixed(2), s(r), s(tx), (r / tx).toFixed(2), mb(stored), mb(tgz)]);
     }
-    process.stdout.write(`Pack and restore, medians of ${runs} run(s) (ratio = mnemara / tar in the same run; targets: pack ≤ 0.4, restore ≤ 1.0); into fresh directories\n${table(rows)}\n\n`);
+    process.stdout.write(
+      `Pack and restore, medians of ${runs} run(s) (ratio = mnemara / tar in the same run; targets: pack ≤ 0.4, restore ≤ 1.0); into fresh directories; load average ${loadAtStart} → ${load()}\n${table(rows)}\n\n`,
+    );
 
     // Codec choice, measured on the generated tree.
     const codecRows: string[][] = [['codec', 'pack (median)', 'stored', 'vs gzip 6 time']];

@@ -10,7 +10,8 @@ import { PATH_MAX, TOO_LONG_TO_READ } from './limits.js';
 import { readTar, type TarEntry } from './tar-read.js';
 import { MergedTree, type TreeEntry } from './tree.js';
 import type { RestoreLimits } from './types.js';
-import { writeFileEntry, type ExtractedContent } from './write-entry.js';
+import { entryChunks, needsFchmod, SYNC_WRITE_BYTES, writeFileEntry, type ExtractedContent } from './write-entry.js';
+import type { WriteQueue } from './write-queue.js';
 
 /** How one archive is applied: its index in a layer chain, whether `.wh.` entries are whiteouts, a path filter. */
 export interface ApplyOptions {
@@ -40,7 +41,9 @@ const SPECIAL_TYPES = new Map([
  * are created with O_EXCL|O_NOFOLLOW. Several archives can be applied in order (a layer chain, OCI semantics:
  * later entries replace earlier ones, whiteouts delete). `finish()` applies directory modes and times last
  * (deepest first), so a read-only directory does not block its own content.
- * On any error `dest` is left half-written: the caller removes it.
+ * With a `WriteQueue`, directories, links and files up to `SYNC_WRITE_BYTES` are created on its writer thread
+ * in the order decided here (the guard runs here either way); removals and larger files wait for it first.
+ * On any error `dest` is left half-written: the caller closes the queue, then removes it.
  */
 export class GuardedExtractor {
   readonly tree = new MergedTree();
@@ -69,9 +72,12 @@ export class GuardedExtractor {
     private readonly dest: string,
     private readonly limits: RestoreLimits,
     private readonly progress?: { onProgress: OnProgress; step: string; totalBytes?: number },
-    /** When given, each file's sha256 and stat key after writing are recorded here. */
+    /** When given, each file's sha256 and stat key after writing are recorded here (not with a `queue`). */
     private readonly extracted?: ExtractedContent,
+    /** When given, creation runs on its writer thread (see the class's docstring). */
+    private readonly queue?: WriteQueue,
   ) {
+    if (extracted && queue) throw new Error('GuardedExtractor: a write queue cannot record what it wrote');
     this.budget = new ArchiveBudget(limits);
     // Every stream this extractor reads (a sandbox's tar, each layer of a restore) passes the budget chunk by chunk.
     if (progress) this.budget.onChunk = (n) => this.streamed(n);
@@ -104,6 +110,7 @@ export class GuardedExtractor {
       if (whiteout) {
         entry.resume();
         this.budget.apply(0);
+        await this.queue?.flush();
         for (const gone of this.tree.whiteout(segments, options.layer, entry.path)) {
           const target = join(this.dest, ...gone);
           await rm(fsPath(target), { recursive: true, force: true });
@@ -150,6 +157,7 @@ export class GuardedExtractor {
     // Validates the parent chain (no symlink or file on the way) before anything touches the disk.
     this.tree.put(segments, { type, mode, size: type === 'file' ? entry.size : 0, mtime, linkpath, source }, entry.path);
     if (existing && !(existing.entry.type === 'dir' && type === 'dir')) {
+      await this.queue?.flush();
       await rm(fsPath(target), { recursive: true, force: true });
       this.forgetMade(target);
       // What was recorded at or under a replaced path no longer describes the disk.
@@ -163,6 +171,16 @@ export class GuardedExtractor {
       this.mkdir(target, (mode & 0o700) === 0o700 && (mode & ~this.umask & 0o777) === mode ? mode : 0o700);
       return void entry.resume();
     }
+    if (type === 'symlink' && this.queue) {
+      entry.resume();
+      this.queue.symlink(fsPath(target), fsPath(linkpath!), mtime);
+      return this.queue.room();
+    }
+    if (type === 'hardlink' && this.queue) {
+      entry.resume();
+      this.queue.link(fsPath(join(this.dest, ...linkpath!.split('/'))), fsPath(target));
+      return this.queue.room();
+    }
     if (type === 'symlink') {
       entry.resume();
       symlinkSync(fsPath(linkpath!), fsPath(target));
@@ -174,6 +192,11 @@ export class GuardedExtractor {
       linkSync(fsPath(join(this.dest, ...linkpath!.split('/'))), fsPath(target));
       return;
     }
+    if (this.queue && entry.size <= SYNC_WRITE_BYTES) {
+      this.queue.file(fsPath(target), mode, mtime, await entryChunks(entry), needsFchmod(mode, this.umask));
+      return this.queue.room();
+    }
+    await this.queue?.flush(); // a large file is streamed here, after what was queued before it
     const written = await writeFileEntry(entry, target, mode, mtime, this.extracted !== undefined, this.umask);
     if (written) this.extracted!.set(segments.join('/'), written);
   }
@@ -236,6 +259,7 @@ export class GuardedExtractor {
     const existing = this.tree.get(segments);
     this.tree.put(segments, placeholder, entry.path);
     if (existing) {
+      await this.queue?.flush();
       await rm(fsPath(join(this.dest, ...segments)), { recursive: true, force: true });
       this.forgetMade(join(this.dest, ...segments));
     }
@@ -251,12 +275,19 @@ export class GuardedExtractor {
 
   private mkdir(path: string, mode: number): void {
     if (this.made.has(path)) return;
-    mkdirSync(fsPath(path), { recursive: true, mode });
+    if (this.queue) this.queue.mkdir(fsPath(path), mode);
+    else mkdirSync(fsPath(path), { recursive: true, mode });
     this.made.set(path, mode & ~this.umask & 0o777); // what the disk has
+  }
+
+  /** Waits until every write decided so far is on disk (no-op without a queue); throws the writer's failure. */
+  async flush(): Promise<void> {
+    await this.queue?.flush();
   }
 
   /** Sets directory modes and times, deepest first (links are data: nothing about them is checked here). */
   async finish(): Promise<{ files: number; bytes: number }> {
+    await this.flush();
     const dirs = [...this.tree.walk()].filter((w) => w.node.entry.type === 'dir').reverse();
     for (const { segments, node } of dirs) {
       const p = join(this.dest, ...segments);

@@ -14,6 +14,7 @@ import { readTar, type TarEntry } from './tar-read.js';
 import { MergedTree } from './tree.js';
 import { GuardedExtractor } from './extract.js';
 import { inflateInWorker, WORKER_MIN_BYTES } from './inflate-worker.js';
+import { WriteQueue } from './write-queue.js';
 import type { OnProgress } from '../config/progress.js';
 import type { Layer, RestoreLimits } from './types.js';
 
@@ -196,16 +197,33 @@ export async function extractChain(
   options: { limits: RestoreLimits; filters?: string[][]; onProgress?: OnProgress; signal?: AbortSignal },
 ): Promise<{ files: number; bytes: number }> {
   const totalBytes = chain.layers.reduce((n, l) => n + l.uncompressedBytes, 0);
-  const x = new GuardedExtractor(staging, options.limits, options.onProgress ? { onProgress: options.onProgress, step: 'restore', totalBytes } : undefined);
-  const keep = options.filters ? pathFilter(options.filters) : undefined;
-  for (const [li, layer] of chain.layers.entries()) {
-    await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }), options.signal);
+  const compressed = chain.layers.reduce((n, l) => n + l.compressedBytes, 0);
+  // Files are created on a writer thread when the chain is large enough to pay for starting one (as for
+  // inflating), and the whole tree is written: a `paths` restore (a memory layout) writes too little to gain.
+  const queue = !options.filters && compressed >= restoreTuning.writerMinBytes ? new WriteQueue() : undefined;
+  try {
+    const progress = options.onProgress ? { onProgress: options.onProgress, step: 'restore', totalBytes } : undefined;
+    const x = new GuardedExtractor(staging, options.limits, progress, undefined, queue);
+    const keep = options.filters ? pathFilter(options.filters) : undefined;
+    for (const [li, layer] of chain.layers.entries()) {
+      await readLayer(blobs, chain.id, layer, x.budget, x.handler({ layer: li, whiteouts: true, ...(keep ? { keep } : {}) }), options.signal);
+    }
+    await x.flush();
+    await resolveDeferredLinks(blobs, chain, staging, x, options);
+    const result = await x.finish();
+    if (options.signal?.aborted) throw interrupted(chain.id);
+    return result;
+  } finally {
+    // Stopped before the caller removes `staging`: nothing may still be writing into it.
+    await queue?.close();
   }
-  await resolveDeferredLinks(blobs, chain, staging, x, options);
-  const result = await x.finish();
-  if (options.signal?.aborted) throw interrupted(chain.id);
-  return result;
 }
+
+/**
+ * Whole-tree restores of chains whose compressed bytes reach `writerMinBytes` run with a writer thread
+ * (`WriteQueue`); smaller ones and `paths` restores on the main thread. Tests set it to 0 so the hostile-archive cases run on both paths.
+ */
+export const restoreTuning = { writerMinBytes: WORKER_MIN_BYTES };
 
 /**
  * Second pass of a filtered restore, only when it kept hard links whose targets it left out: those targets

@@ -10,7 +10,7 @@ import { fsPath } from './names.js';
 const WRITE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /** Files up to this size are written with synchronous calls: one syscall each, no thread-pool round trips. */
-const SYNC_WRITE_BYTES = 4 * 1024 * 1024;
+export const SYNC_WRITE_BYTES = 4 * 1024 * 1024;
 
 /**
  * Chunks of at least this many zero bytes (one file-system block) are left as holes. Readers hand over chunks
@@ -46,6 +46,25 @@ async function writeAllAt(fh: FileHandle, data: Buffer, position: number): Promi
 }
 
 /**
+ * An entry's whole content as the chunks it arrives in (no concatenated copy); for entries up to
+ * `SYNC_WRITE_BYTES` (callers check the size).
+ */
+export async function entryChunks(entry: TarEntry): Promise<Buffer[]> {
+  if (entry.data) return [entry.data];
+  const chunks: Buffer[] = [];
+  for await (const c of entry as AsyncIterable<Buffer>) chunks.push(c);
+  return chunks;
+}
+
+/**
+ * Whether a file created with permission bits `mode` needs an fchmod after open: only when the process's
+ * `umask` clears some of its bits (as GNU tar does; one syscall less per file in the common case).
+ */
+export function needsFchmod(mode: number, umask: number): boolean {
+  return (mode & ~umask & 0o777) !== mode;
+}
+
+/**
  * What an extraction wrote, by `/`-joined path: the content's sha256 (hex) and the file's `statKey` right after
  * it was written (mode and mtime set). Lets a pack of the extracted tree skip re-reading what it just wrote.
  */
@@ -68,18 +87,12 @@ export async function writeFileEntry(
   const h = record ? createHash('sha256') : undefined;
   if (entry.size <= SYNC_WRITE_BYTES) {
     // Gathered, then written in one writev: no concatenated copy (a few MiB per file on the busy main thread).
-    let chunks: Buffer[];
-    if (entry.data) chunks = [entry.data];
-    else {
-      chunks = [];
-      for await (const c of entry as AsyncIterable<Buffer>) chunks.push(c);
-    }
-    // Created with its mode: fchmod only when the umask clears some of its bits (as GNU tar does; one
-    // syscall less per file in the common case). The staging directory is 0700 while it is written.
+    const chunks = await entryChunks(entry);
+    // Created with its mode (the staging directory is 0700 while it is written).
     const fd = openSync(fsPath(target), WRITE_NEW, mode & 0o777);
     try {
       writeAllSync(fd, chunks);
-      if ((mode & ~umask & 0o777) !== mode) fchmodSync(fd, mode);
+      if (needsFchmod(mode, umask)) fchmodSync(fd, mode);
       futimesSync(fd, mtime / 1000, mtime / 1000);
       if (!h) return undefined;
       for (const c of chunks) h.update(c);
