@@ -146,6 +146,6 @@ export async function rescueStrandedSandboxes(store: SnapshotStore, home: string
     rescues.push(rescue);
   }
   const removed = rescues.filter((r) => !r.error).map((r) => r.container);
-  if (removed.length) await detachOrphanDisks(new Set(), new Set(removed));
+  if (removed.length) await detachOrphanDisks(new Set(), new Set(removed), home);
   return rescues;
 }

@@ -160,11 +160,11 @@ export async function runDoctorChecks(options: { dockerHost?: string; store?: st
   const image = await checkImage(engine.ok, options.dockerHost).catch(
     (err: unknown): DoctorCheck => ({ name: 'image', ok: false, required: true, detail: (err as Error).message, fix: 'run `npm run setup`' }),
   );
-  const disks = [await checkDisk(mnemaraHome(), 'mnemara home')];
-  if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
-  const store = options.store && isS3Url(options.store) ? [await checkStore(options.store, options.home ?? mnemaraHome())] : [];
   // Orphans and sandboxes are this home's only (`--home`/MNEMARA_HOME): other homes on the engine are theirs.
   const home = options.home ?? mnemaraHome();
+  const disks = [await checkDisk(home, 'mnemara home')];
+  if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
+  const store = options.store && isS3Url(options.store) ? [await checkStore(options.store, home)] : [];
   const local = options.store && !isS3Url(options.store) ? options.store : join(home, 'store');
   return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(home, local), await checkPending(local, options.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' }), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
 }
@@ -215,7 +215,7 @@ async function checkGoneSandboxes(home: string, storeDir: string): Promise<Docto
     const gone = all.filter((g) => !g.unowned);
     const unowned = all.filter((g) => g.unowned);
     const left = await dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } });
-    const disks = await listOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))));
+    const disks = await listOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))), home);
     if (gone.length === 0 && disks.length === 0 && unowned.length === 0) return { name: 'sandboxes', ok: true, required: false, detail: 'no sandbox left behind by a session that is gone' };
     const stranded = gone.filter((g) => g.stranded);
     const parts = [

@@ -143,7 +143,7 @@ export class DockerSandbox implements Sandbox {
     const { uid, gid } = sandboxUserIds();
     const safe = options.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'session';
     const name = `mnemara-${safe}-${randomBytes(3).toString('hex')}`;
-    const disk = config.maxWorkspaceBytes > 0 ? await createWorkspaceDisk(name, config.maxWorkspaceBytes, uid, gid, options.workspaceImageFrom) : null;
+    const disk = config.maxWorkspaceBytes > 0 ? await createWorkspaceDisk(name, config.maxWorkspaceBytes, uid, gid, options.workspaceImageFrom, options.home) : null;
     const createOptions = containerCreateOptions({
       image,
       sessionId: options.sessionId,
