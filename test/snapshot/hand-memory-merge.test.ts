@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { renderMemoryMd, type MemoryEntry } from '../../src/memory/memory-md.js';
+import { parseSummary, renderMemoryMd, type MemoryEntry } from '../../src/memory/memory-md.js';
 import { tempDir } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -84,6 +84,33 @@ describe('snapshot create --kind memory of a copy restored from an older head', 
     expect(b.stderr).toMatch(/merged its memory in/);
     // Bob's directory now holds what the head holds, so his next snapshot does not undo Alice's bullet.
     expect(readFileSync(join(bob, 'memories/MEMORY.md'), 'utf8')).toContain('Alice:');
+  });
+
+  it('the merged MEMORY.md gets its own memory_summary.md, rendered as phase 2 renders it, not the head\'s stale one', async () => {
+    const home = tempDir();
+    expect((await cli(home, 'snapshot', 'create', project(), '--lineage', 'hand/summary')).code).toBe(0);
+    const alice = await copyWithBullet(home, 'hand/summary', 'Alice: `npm run lint -- --fix` before every commit in lib/router/.');
+    // Bob deletes the router-suite entry, which the head's summary names.
+    const bob = join(tempDir(), 'bob ö');
+    expect((await cli(home, 'snapshot', 'restore', 'hand/summary', bob)).code).toBe(0);
+    const md = join(bob, 'memories/MEMORY.md');
+    writeFileSync(md, readFileSync(md, 'utf8').split('\n').filter((l) => !l.includes('m-0a1b2c3d')).join('\n'));
+    expect((await cli(home, 'snapshot', 'create', alice, '--lineage', 'hand/summary', '--kind', 'memory')).code).toBe(0);
+    const b = await cli(home, 'snapshot', 'create', bob, '--lineage', 'hand/summary', '--kind', 'memory');
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stderr).toMatch(/merged its memory in/);
+    const out = join(tempDir(), 'head');
+    expect((await cli(home, 'snapshot', 'restore', 'hand/summary', out)).code).toBe(0);
+    const summary = readFileSync(join(out, 'memories/memory_summary.md'), 'utf8');
+    // Alice's bullet (merged in from the head) and the pitfall are there; Bob's deletion holds in it too.
+    expect(summary).toContain('npm run lint -- --fix');
+    expect(summary).toContain('m-1b2c3d4e');
+    expect(summary).not.toContain('m-0a1b2c3d');
+    expect(summary).toContain('Release checklist');
+    // It is what phase 2's renderer makes of the merged MEMORY.md: the read path parses it, header and entries.
+    const parsed = parseSummary(summary);
+    expect(parsed.info?.producer).toBe('deterministic');
+    expect(parsed.entries.map((e) => e.text).join('\n')).toContain('`npm run lint -- --fix`');
   });
 
   it('three at once: every hand note reaches the head', async () => {
