@@ -3,7 +3,8 @@
  * attached until a second run, and a home's disk paths ignored `--home` (the images went under MNEMARA_HOME,
  * where `prune --home` and `doctor --home` never looked). One prune of the sandbox's own home frees every
  * device, also when two prunes race; a third finds nothing and still exits 0. The home is reached through a
- * symlink and has spaces and non-ASCII in its name, as users' homes do. Real Docker and loop devices.
+ * symlink and has spaces and non-ASCII in its name, as users' homes do. `recover --dry-run` lists such sandboxes
+ * (no session record names them) with what removes them. Real Docker and loop devices.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +57,21 @@ describe('sandbox prune frees the quota disks of its own home in one run', () =>
     const doctor = await mnemara(['doctor', '--home', link, '--json']);
     const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; detail: string }[] }).checks;
     expect(checks.find((c) => c.name === 'sandboxes')?.detail).toContain('leftover container(s)');
+  }, 120_000);
+
+  it('recover --dry-run lists them: their processes are gone and no session record names them (round 6 finding)', async () => {
+    const r = await mnemara(['recover', '--dry-run', '--home', link, '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { stranded: unknown[]; unowned: { containerId: string; rolloutId: string; fix: string }[] };
+    expect(out.stranded).toEqual([]);
+    const ours = out.unowned.filter((u) => ids.includes(u.containerId));
+    expect(ours).toHaveLength(2);
+    for (const u of ours) expect(u.fix).toBe('`mnemara sandbox prune` removes it');
+    // Containers without a home label on this shared engine (older versions) are listed too, with their own fix.
+    for (const u of out.unowned.filter((x) => !ids.includes(x.containerId))) expect(u.fix).toContain('--include-unlabelled');
+    const text = await mnemara(['recover', '--dry-run', '--home', link]);
+    expect(text.stdout).toContain(`rollout ${tag}-one: its process is gone and no session record names it`);
+    expect(text.stdout).not.toContain('nothing orphaned');
   }, 120_000);
 
   it('two racing `prune --force --home` runs detach every device at once; a third is a no-op', async () => {
