@@ -58,6 +58,15 @@ async function copyWithBullet(home: string, lineage: string, bullet: string): Pr
   return dir;
 }
 
+/** Restores the head of `lineage` into a new directory named `name` and deletes entry `id` from its MEMORY.md. */
+async function copyWithout(home: string, lineage: string, id: string, name: string): Promise<string> {
+  const dir = join(tempDir(), name);
+  expect((await cli(home, 'snapshot', 'restore', lineage, dir)).code).toBe(0);
+  const md = join(dir, 'memories/MEMORY.md');
+  writeFileSync(md, readFileSync(md, 'utf8').split('\n').filter((l) => !l.includes(id)).join('\n'));
+  return dir;
+}
+
 async function headMemory(home: string, lineage: string): Promise<string> {
   const out = join(tempDir(), 'head');
   const r = await cli(home, 'snapshot', 'restore', lineage, out);
@@ -91,10 +100,7 @@ describe('snapshot create --kind memory of a copy restored from an older head', 
     expect((await cli(home, 'snapshot', 'create', project(), '--lineage', 'hand/summary')).code).toBe(0);
     const alice = await copyWithBullet(home, 'hand/summary', 'Alice: `npm run lint -- --fix` before every commit in lib/router/.');
     // Bob deletes the router-suite entry, which the head's summary names.
-    const bob = join(tempDir(), 'bob ö');
-    expect((await cli(home, 'snapshot', 'restore', 'hand/summary', bob)).code).toBe(0);
-    const md = join(bob, 'memories/MEMORY.md');
-    writeFileSync(md, readFileSync(md, 'utf8').split('\n').filter((l) => !l.includes('m-0a1b2c3d')).join('\n'));
+    const bob = await copyWithout(home, 'hand/summary', 'm-0a1b2c3d', 'bob ö');
     expect((await cli(home, 'snapshot', 'create', alice, '--lineage', 'hand/summary', '--kind', 'memory')).code).toBe(0);
     const b = await cli(home, 'snapshot', 'create', bob, '--lineage', 'hand/summary', '--kind', 'memory');
     expect(b.code, b.stderr).toBe(0);
@@ -129,11 +135,8 @@ describe('snapshot create --kind memory of a copy restored from an older head', 
     const home = tempDir();
     expect((await cli(home, 'snapshot', 'create', project(), '--lineage', 'hand/del')).code).toBe(0);
     const alice = await copyWithBullet(home, 'hand/del', 'Alice: a note.');
-    const bob = join(tempDir(), 'bob');
-    expect((await cli(home, 'snapshot', 'restore', 'hand/del', bob)).code).toBe(0);
     // Bob deletes the pitfall bullet and rewrites notes.md; Alice rewrites notes.md too.
-    const md = join(bob, 'memories/MEMORY.md');
-    writeFileSync(md, readFileSync(md, 'utf8').split('\n').filter((l) => !l.includes('m-1b2c3d4e')).join('\n'));
+    const bob = await copyWithout(home, 'hand/del', 'm-1b2c3d4e', 'bob');
     writeFileSync(join(alice, 'memories/notes.md'), 'team notes\nalice was here\n');
     writeFileSync(join(bob, 'memories/notes.md'), 'team notes\nbob was here\n');
     expect((await cli(home, 'snapshot', 'create', alice, '--lineage', 'hand/del', '--kind', 'memory')).code).toBe(0);
