@@ -21,7 +21,7 @@ import { runAgentStep, sessionModelClient } from './session/agent-step.js';
 import { eventSink, progressOf, step } from './session/context.js';
 import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
-import { adoptOrphans, endSessionRecord, markSessionRestored, openSessionScratch, removeDeadScratch } from './session/orphans.js';
+import { adoptOrphans, endSessionRecord, markSessionRestored, openSessionScratch, recordSessionStart, removeDeadScratch } from './session/orphans.js';
 import { HeadPublisher, sessionBranch } from './session/publish.js';
 import { rescueStrandedSandboxes } from './session/stranded.js';
 import { assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
@@ -125,6 +125,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       : `fresh copy of ${workspace} (lineage ${lineage})`,
   );
   emit({ type: 'started', rolloutId, lineage, lineageSource, ...(branch ? { branch } : {}), transcriptPath });
+  // The parent of its workspace snapshot (step 6), kept where a rescue after a kill finds it.
+  await recordSessionStart(config.home, rolloutId, start.snapshotId ?? start.headAtStart ?? null);
 
   // A fresh copy is checked against the limits its workspace snapshot will apply before anything is copied: a
   // file no snapshot could hold would otherwise be copied in and refused only after the agent's whole run.

@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { redactedDeltas, type RedactedDeltas } from './text-deltas.js';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import type { BetaToolResultBlockParam } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import { MnemaraError } from '../config/errors.js';
@@ -46,7 +47,7 @@ export interface RunAgentOptions {
   rolloutId?: string;
   /** Several rollouts can form one conversation; default the rollout id. */
   conversationId?: string;
-  /** Applied to every string before it reaches the transcript (the session passes the memory module's redaction). */
+  /** Applied to every string before it reaches the transcript, and to streamed text before `model_text` events (the session passes the memory module's redaction). */
   redact?: Redact;
   /** Abort = interrupt: the running tool call finishes, the rest are not run, the run ends as `interrupted`. */
   signal?: AbortSignal;
@@ -104,6 +105,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   let error: MnemaraError | undefined;
   // Text of the reply in flight, so that an interrupt or error mid-stream keeps what the model had said.
   let streamed = '';
+  let deltas: RedactedDeltas | undefined;
 
   try {
     await writer.append({
@@ -162,11 +164,15 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       const callStarted = performance.now();
       emit({ type: 'model_call_started', turn });
       streamed = '';
+      // Deltas reach listeners redacted, whole lines at a time (a secret may be cut across deltas).
+      deltas = redactedDeltas(clean, (delta) => emit({ type: 'model_text', turn, delta }));
+      const onDelta = deltas;
       stream.on('text', (delta) => {
         streamed += delta;
-        emit({ type: 'model_text', turn, delta });
+        onDelta.push(delta);
       });
       const message = await stream.finalMessage();
+      deltas.flush();
       streamed = '';
       turns = turn;
       usage = addUsage(usage, message);
@@ -203,6 +209,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     if (!outcome && turns >= options.maxTurns && (stopReason === 'tool_use' || stopReason === 'pause_turn')) outcome = 'max_turns';
     outcome ??= outcomeOfStop(stopReason, options.maxOutputTokens ?? 8192, (e) => (error = e));
   } catch (err) {
+    deltas?.flush();
     if (streamed !== '') {
       await writer
         .append({ type: 'message', turn: turns + 1, role: 'assistant', text: streamed, partial: true })

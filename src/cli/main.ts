@@ -3,6 +3,7 @@ import { VERSION } from '../config/version.js';
 import { registerApplyCommand } from './commands/apply.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerDoctorCommand } from './commands/doctor.js';
+import { registerGcCommand } from './commands/gc.js';
 import { registerLearnCommand } from './commands/learn.js';
 import { registerLineageCommand } from './commands/lineage.js';
 import { registerMemoryCommand } from './commands/memory.js';
@@ -37,6 +38,7 @@ export function buildProgram(json = false): Command {
   registerLearnCommand(program);
   registerSandboxCommand(program);
   registerDoctorCommand(program);
+  registerGcCommand(program);
   registerConfigCommand(program);
   return program;
 }

@@ -39,5 +39,10 @@ export const SnapshotConfigSchema = z.object({
    * user may set it (a repository's own config cannot).
    */
   keepCredentialFiles: z.boolean().default(false),
+  /**
+   * Days the files a run set aside instead of packing (`<home>/left-out/<rollout-id>/`: credential files and
+   * files holding a token) are kept for the user; `mnemara gc` removes a run's folder once its newest file is older.
+   */
+  leftOutDays: z.number().nonnegative().default(7),
 });
 export type SnapshotConfig = z.infer<typeof SnapshotConfigSchema>;

@@ -7,7 +7,8 @@ import { withMemoryLock } from './lock.js';
 import { parseHandbookInfo, parseMemoryMd, type MemoryEntry } from './memory-md.js';
 import { contentTokens, normalizeText } from './normalize.js';
 import { readHandbook } from './phase2/reconcile.js';
-import { readMemoryMd, renderHandbook, writeHandbook } from './phase2/write.js';
+import { readMemoryMd, renderHandbook, writeHandbook, type RenderedHandbook } from './phase2/write.js';
+import { writeFileAtomic } from './atomic.js';
 import { loadState, type MemoryState } from './state.js';
 import { entryUses } from './use.js';
 import { join } from 'node:path';
@@ -99,9 +100,31 @@ export async function forgetEntry(workspaceDir: string, id: string, config: Pick
     const victim = exact ?? matches[0]!;
     state.forgotten = { ...state.forgotten, ...book.deleted, [victim.id]: { text: normalizeText(victim.text), at, reason: 'forget-command' } };
     const rest = book.entries.filter((e) => e !== victim);
-    const info = parseHandbookInfo(md) ?? { consolidatedAt: at, producer: 'deterministic', promptVersion: 'none' };
-    const rendered = renderHandbook(rest, info, { uses: entryUses(rest, state.uses, state.fileUses) }, config, parseMemoryMd(md).blocks);
-    await writeHandbook(paths, state, rendered);
+    await writeHandbook(paths, state, renderEntries(md, rest, state, config, at));
     return victim;
   });
+}
+
+/** `entries` rendered as phase 2 renders them, with MEMORY.md `md`'s header info and a person's blocks kept. */
+function renderEntries(md: string, entries: MemoryEntry[], state: MemoryState, config: Pick<MemoryConfig, 'memoryMdTokens' | 'summaryTokens'>, at: string): RenderedHandbook {
+  const info = parseHandbookInfo(md) ?? { consolidatedAt: at, producer: 'deterministic', promptVersion: 'none' };
+  return renderHandbook(entries, info, { uses: entryUses(entries, state.uses, state.fileUses) }, config, parseMemoryMd(md).blocks);
+}
+
+/**
+ * Rewrites `memory_summary.md` from MEMORY.md as it stands in `workspaceDir` (after a hand memory merge, whose
+ * MEMORY.md is neither side's), rendered the way phase 2 renders it: MEMORY.md read against the consolidation
+ * state (`readHandbook`, a person's bullets and blocks included), ranked and capped (`renderHandbook`, caps in
+ * tokens). MEMORY.md itself and the state are not rewritten: the next consolidation does that. Returns whether a
+ * summary was written (`false`: no MEMORY.md). Throws what reading or writing the files throws.
+ */
+export async function refreshSummary(workspaceDir: string, config: Pick<MemoryConfig, 'memoryMdTokens' | 'summaryTokens'> & { layout?: MemoryLayout }, now: () => Date = () => new Date()): Promise<boolean> {
+  const paths: MemoryPaths = memoryPaths(workspaceDir, config.layout);
+  const md = await readMemoryMd(paths);
+  if (md === null) return false;
+  const state = await loadState(paths.stateFile);
+  const at = now().toISOString();
+  const book = readHandbook(md, state, at);
+  await writeFileAtomic(paths.summaryMd, renderEntries(md, book.entries, state, config, at).summaryMd);
+  return true;
 }

@@ -209,6 +209,12 @@ const ASSIGN_COLON = new RegExp(`(?<![A-Za-z0-9_."':-])${NAME}(:(?!:)[ \\t]*)${V
  */
 const ASSIGN_JSON_ESCAPED = /(\\")([A-Za-z_][A-Za-z0-9_.-]*)\\"(\s*:\s*)(\\")((?:(?!\\")[^\n])*)\\"/g;
 const ASSIGN_JSON = /(["'])([A-Za-z_][A-Za-z0-9_.-]*)\1(\s*:\s*)(["'])((?:\\.|(?!\4)[^\\\n])*)\4/g;
+/**
+ * `NAME=\"value\"` inside JSON-escaped text (a serialized command: `{"command":"export DB_PASSWORD=\"…\""}`), at
+ * any depth of escaping (`\\\"`): the quote closing the value is escaped like the one opening it. Group 1 is empty
+ * (the name is not quoted) so that `jsonPair` renders it.
+ */
+const ASSIGN_EQ_ESCAPED = /(?<![A-Za-z0-9_.])()([A-Za-z_][A-Za-z0-9_.-]*)(\s?=\s?)(\\+["'])((?:(?!\\)[^\n"'])*)\4/g;
 /** `--token value`, `--password value`, `-p` is too ambiguous to touch. */
 const ASSIGN_FLAG = /(--[A-Za-z][A-Za-z0-9-]*)([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"'`;&|)<>-][^\s"'`;&|)<>]*)/g;
 
@@ -296,6 +302,7 @@ function redactJoined(text: string): string {
   };
   out = out.replace(ASSIGN_JSON_ESCAPED, jsonPair);
   out = out.replace(ASSIGN_JSON, jsonPair);
+  out = out.replace(ASSIGN_EQ_ESCAPED, jsonPair);
   out = out.replace(ASSIGN_EQ, replaceAssignment(false));
   out = out.replace(ASSIGN_COLON, replaceAssignment(true));
   out = out.replace(ASSIGN_FLAG, (m, flag: string, sp: string, value: string) => {

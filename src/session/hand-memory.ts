@@ -1,9 +1,10 @@
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MemoryLayout } from '../config/memory.js';
+import type { MemoryConfig, MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
 import { mergeMemoryMd } from '../memory/hand-merge.js';
+import { refreshSummary } from '../memory/handbook.js';
 import type { SnapshotStore } from '../snapshot/types.js';
 import { mergeLayouts } from './layout-merge.js';
 
@@ -15,8 +16,8 @@ import { mergeLayouts } from './layout-merge.js';
  * each head merged in), `parent`'s memory layout is merged three-way into `dir` itself, as a session merges a
  * head that moved (`mergeLayouts`): files only one side changed take that side; MEMORY.md changed on both sides
  * gets both sides' entry edits (`mergeMemoryMd`); any other file both changed keeps theirs and ours beside it as
- * `<name>.ours-<tag>`. Derived files (memory_summary.md, the consolidation state, per-rollout artifacts) take
- * the head's: the next consolidation rebuilds them. `dir` then holds what the snapshot holds.
+ * `<name>.ours-<tag>`. Derived files (the consolidation state, per-rollout artifacts) take the head's: the next
+ * consolidation rebuilds them; memory_summary.md is rendered again from the merged MEMORY.md (`refreshSummary`). `dir` then holds what the snapshot holds.
  * Throws what `restoreToDirectory` throws (e.g. `base` was pruned from the store).
  */
 export function handMemoryMerger(options: {
@@ -24,10 +25,12 @@ export function handMemoryMerger(options: {
   dir: string;
   base: string;
   layout: MemoryLayout;
+  /** Caps the summary is rendered with (tokens; `memory.memoryMdTokens`, `memory.summaryTokens`). */
+  caps: Pick<MemoryConfig, 'memoryMdTokens' | 'summaryTokens'>;
   tag: string;
   onProgress?: OnProgress;
 }): { beforePack: (parent: string | null) => Promise<void>; merged: () => string[] } {
-  const { store, dir, layout, tag, onProgress } = options;
+  const { store, dir, layout, caps, tag, onProgress } = options;
   const dirs = [layout.memoriesDir, layout.sessionsDir];
   const m = layout.memoriesDir;
   const memoryMd = `${m}/MEMORY.md`;
@@ -64,6 +67,9 @@ export function handMemoryMerger(options: {
         const text = mergeMemoryMd(await read(base), ours, await read(theirs));
         if (text !== null) await writeFile(join(dir, memoryMd), text);
       }
+      // The summary is derived: the head's would describe the head's MEMORY.md, not the merged one, until the next
+      // consolidation. Rendered from the merged file as phase 2 renders it.
+      await refreshSummary(dir, { ...caps, layout });
       merged.push(parent);
       onProgress?.({
         step: 'merge',

@@ -32,10 +32,12 @@ export async function setAside(sandbox: Sandbox, home: string, rolloutId: string
   try {
     const data = await sandbox.readFile(`${sandbox.workspaceDir}/${rel}`, { maxBytes: MAX_SET_ASIDE_BYTES });
     await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-    // mkdir's mode applies only to directories it creates; the top one may exist from another file.
-    await chmod(join(home, 'left-out'), 0o700).catch(() => undefined);
-    await chmod(root, 0o700).catch(() => undefined);
     await writeFile(target, data, { mode: 0o600 });
+    // Modes given to mkdir and writeFile apply only to what they create, after the umask: a folder or file that
+    // was there already (another file of the run, an older version) keeps its own. Forced on the whole path.
+    const top = join(home, 'left-out');
+    for (let d = dirname(target); d.length >= top.length; d = dirname(d)) await chmod(d, 0o700);
+    await chmod(target, 0o600);
   } catch (err) {
     log.warn({ path: rel, err: (err as Error).message }, 'could not copy a file out of the sandbox before leaving it out; it stays in the snapshot');
     return null;

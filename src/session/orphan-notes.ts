@@ -13,8 +13,8 @@ const log = logger('session.orphans');
  * Brings the agent's own notes of an orphaned rollout (the files under `memories/` that mnemara does not write:
  * memory-tool notes, `memories/notes.md` …) from its snapshot into the memory layout at `layoutDir`, the way a
  * session that lost the head race gets its notes onto the head: a three-way merge of memory layouts
- * (`mergeLayouts`), base = the layout of the snapshot it started from (its manifest's parent; none for a sandbox
- * rescued after a kill). Without this a killed session's notes stayed only on its branch `LINEAGE@<rollout-id>`.
+ * (`mergeLayouts`), base = the layout of the snapshot it started from (its manifest's parent; a sandbox rescued
+ * after a kill gets the start its session record names, none only for records older than that). Without this a killed session's notes stayed only on its branch `LINEAGE@<rollout-id>`.
  *
  * mnemara's own files (`mnemaraOwnedPaths`) are never taken from the orphan (the agent could have written them;
  * its transcript comes in through `sessions/`, its lessons through the pipeline). A note both sides changed keeps
@@ -45,7 +45,7 @@ export async function adoptOrphanNotes(
   const memoryMd = join(layout.memoriesDir, 'MEMORY.md');
   // MEMORY.md as the run started with it and as its agent left it, read before notesOf drops it: the agent's
   // edits are its rollout's proposals, judged by the pipeline like a live run's (`judgeAgentEdits`). Without a
-  // start (a rescued sandbox) every entry would look added: no proposals then.
+  // start (a rescued sandbox of an old session record) every entry would look added: no proposals then.
   let end: string | null = null;
   const theirs = await notesOf(snapshotId, async (dir) => (end = await readFile(join(dir, memoryMd), 'utf8').catch(() => null)));
   let start: string | null = null;

@@ -39,6 +39,13 @@ export interface SessionRecord {
    * sandbox whose session died while `pending` has no work in it (the agent never ran). Absent in older records.
    */
   restore?: 'pending' | 'done';
+  /**
+   * The snapshot the session's workspace started from (the parent its workspace snapshot gets; `null`: a fresh
+   * copy), written once the start is resolved. A stranded sandbox rescued after a kill is snapshotted on it, so
+   * its notes and MEMORY.md edits merge three-way like a live run's. Absent in older records and before the start
+   * is resolved.
+   */
+  start?: string | null;
 }
 
 /** What is orphaned on one lineage: transcripts on no head, and snapshots holding rollouts on no head. */
@@ -290,14 +297,27 @@ export async function removeDeadScratch(home: string): Promise<string[]> {
   return removed;
 }
 
-/** Marks a session record's restore as done (best effort, as `writeSessionRecord`: a failure is logged). */
-export async function markSessionRestored(home: string, rolloutId: string): Promise<void> {
+/** Rewrites a session record with `patch` (best effort, as `writeSessionRecord`: a failure is logged as `what`). */
+async function patchSessionRecord(home: string, rolloutId: string, patch: Partial<SessionRecord>, what: string): Promise<void> {
   try {
     const r = JSON.parse(await readFile(recordPath(home, rolloutId), 'utf8')) as SessionRecord;
-    await writeFileAtomic(recordPath(home, rolloutId), `${JSON.stringify({ ...r, restore: 'done' })}\n`);
+    await writeFileAtomic(recordPath(home, rolloutId), `${JSON.stringify({ ...r, ...patch })}\n`);
   } catch (err) {
-    log.warn({ err: (err as Error).message, rolloutId }, 'could not mark the session record restored');
+    log.warn({ err: (err as Error).message, rolloutId }, `could not ${what}`);
   }
+}
+
+/** Marks a session record's restore as done (best effort: a failure is logged). */
+export async function markSessionRestored(home: string, rolloutId: string): Promise<void> {
+  await patchSessionRecord(home, rolloutId, { restore: 'done' }, 'mark the session record restored');
+}
+
+/**
+ * Records the snapshot a session's workspace starts from (`SessionRecord.start`; `null` for a fresh copy), as
+ * soon as the start is resolved (best effort: a failure is logged, and a rescue then has no base).
+ */
+export async function recordSessionStart(home: string, rolloutId: string, start: string | null): Promise<void> {
+  await patchSessionRecord(home, rolloutId, { start }, 'record the start snapshot in the session record');
 }
 
 /**

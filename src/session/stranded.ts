@@ -49,6 +49,8 @@ export interface GoneSandbox {
   unowned: boolean;
   /** Its session died before the restore ended (the agent never ran): nothing in it to rescue; recover drops it. */
   unrestored: boolean;
+  /** The snapshot its session started from (`SessionRecord.start`); `null`: a fresh copy, or not recorded. */
+  start: string | null;
 }
 
 /**
@@ -81,7 +83,7 @@ export async function findGoneSandboxes(store: SnapshotStore, home: string, line
       if (!holders) held.set(record.lineage, (holders = new Set((await store.list({ lineage: record.lineage })).flatMap((m) => m.rolloutIds))));
       stranded = !record.endedAt || !holders.has(rolloutId);
     }
-    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded, unowned, unrestored });
+    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded, unowned, unrestored, start: record?.start ?? null });
   }
   return out;
 }
@@ -134,7 +136,11 @@ export async function rescueStrandedSandboxes(store: SnapshotStore, home: string
         // What the killed run left running (its command included) would keep writing while the tree is read.
         await sandbox.stopLeftoverProcesses();
         await redactLayoutInSandbox(sandbox, layout);
-        const m = await snapshotSandbox(sandbox, store, { lineage: rescue.lineage, kind: 'workspace', parent: null, rolloutIds: [g.rolloutId], ...(onProgress ? { onProgress } : {}) });
+        // On the snapshot it started from, as its session would have: its notes and MEMORY.md edits then merge
+        // three-way, not as conflicts (`orphan-notes.ts`). A start the store no longer has leaves it without one.
+        const parent = g.start ? await store.get(g.start).catch(() => null) : null;
+        const rolloutIds = [...new Set([...(parent?.rolloutIds ?? []), g.rolloutId])];
+        const m = await snapshotSandbox(sandbox, store, { lineage: rescue.lineage, kind: 'workspace', parent: parent?.id ?? null, rolloutIds, ...(onProgress ? { onProgress } : {}) });
         rescue.snapshot = m.id;
       }
       await sandbox.close();
@@ -146,6 +152,6 @@ export async function rescueStrandedSandboxes(store: SnapshotStore, home: string
     rescues.push(rescue);
   }
   const removed = rescues.filter((r) => !r.error).map((r) => r.container);
-  if (removed.length) await detachOrphanDisks(new Set(), new Set(removed));
+  if (removed.length) await detachOrphanDisks(new Set(), new Set(removed), home);
   return rescues;
 }

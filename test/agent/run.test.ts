@@ -95,6 +95,19 @@ describe('runAgent loop', () => {
     expect(await readFile(result.workspaceTranscriptPath!, 'utf8')).toBe(await readFile(result.transcriptPath, 'utf8'));
   });
 
+  it('passes streamed model text on redacted, also a secret cut across deltas (16-character chunks)', async () => {
+    const { redact } = await import('../../src/memory/redact.js');
+    const token = 'ghp_FAKEstreamed0a1B2c3D4e5F6g7H8i9J0kLmN';
+    const reply = `I found the token in .env:\nGITHUB_TOKEN=${token}\nand set DB_PASSWORD="Xk9vQ2mLp4Rt8wZq" for the tests.`;
+    const { events, records } = await run([turn(text(reply))], { redact });
+    const streamed = events.flatMap((e) => (e.type === 'model_text' ? [e.delta] : [])).join('');
+    expect(streamed).not.toContain(token.slice(4));
+    expect(streamed).not.toContain('Xk9vQ2mLp4Rt8wZq');
+    expect(streamed).toBe(redact(reply));
+    // The transcript has the same redacted text.
+    expect(records.find((r) => r.type === 'message' && r.role === 'assistant')).toMatchObject({ text: redact(reply) });
+  });
+
   it('stops at the turn limit as max_turns, after running that turn’s tools', async () => {
     const { result, records, server: s } = await run(() => turn(toolUse('bash', { command: 'true' })), { maxTurns: 3 });
     expect(result).toMatchObject({ outcome: 'max_turns', turns: 3 });

@@ -5,8 +5,8 @@ import { execa } from 'execa';
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'hold-sandbox.ts');
 
 /** Starts a separate process that opens a sandbox; resolves once it is up, with the process and the sandbox. */
-export async function holdSandbox(backend: 'docker' | 'local', session: string, mode: 'exit' | 'keep' | 'wait', env: Record<string, string> = {}) {
-  const child = execa(process.execPath, ['--import', 'tsx', FIXTURE, backend, session, mode], {
+export async function holdSandbox(backend: 'docker' | 'local', session: string, mode: 'exit' | 'keep' | 'wait', env: Record<string, string> = {}, home?: string) {
+  const child = execa(process.execPath, ['--import', 'tsx', FIXTURE, backend, session, mode, ...(home ? [home] : [])], {
     reject: false,
     env: { MNEMARA_LOG_LEVEL: 'warn', ...env },
   });
@@ -21,9 +21,12 @@ export async function holdSandbox(backend: 'docker' | 'local', session: string, 
   return { child, sandbox: JSON.parse(line) as { id: string; workspaceDir: string } };
 }
 
-/** A sandbox whose process crashed (SIGKILL: no handler ran), as a real leftover. Resolves with its container id. */
-export async function crashedSandbox(session: string, env: Record<string, string> = {}): Promise<string> {
-  const { child, sandbox } = await holdSandbox('docker', session, 'wait', env);
+/**
+ * A sandbox whose process crashed (SIGKILL: no handler ran), as a real leftover. `home` is its `config.home`
+ * (`--home`), when not MNEMARA_HOME. Resolves with its container id.
+ */
+export async function crashedSandbox(session: string, env: Record<string, string> = {}, home?: string): Promise<string> {
+  const { child, sandbox } = await holdSandbox('docker', session, 'wait', env, home);
   child.kill('SIGKILL');
   await child;
   return sandbox.id;

@@ -43,11 +43,11 @@ async function killedSession(commands: string[], killAt: string): Promise<string
   return id;
 }
 
-/** The head's memory layout, restored into a fresh directory. */
-async function headMemory(name: string): Promise<string> {
+/** The memory layout of the head (or of snapshot `id`), restored into a fresh directory. */
+async function headMemory(name: string, id?: string): Promise<string> {
   const store = await openStore(join(dirs.home, 'store'));
   const dir = join(dirs.root, name);
-  await store.restoreToDirectory((await store.getHead(LINEAGE)) as string, dir, { paths: ['memories', 'sessions'] });
+  await store.restoreToDirectory(id ?? ((await store.getHead(LINEAGE)) as string), dir, { paths: ['memories', 'sessions'] });
   return dir;
 }
 
@@ -63,7 +63,15 @@ beforeAll(async () => {
     'publish:start',
   );
   recovered = await recoverLineage(await openStore(join(dirs.home, 'store')), config, LINEAGE);
-  killedInTool = await killedSession(["printf -- '- the parser needs python3\\n' > memories/stranded-notes.md", 'sleep 120'], 'tool:start#2');
+  // It edits a note the head has too and MEMORY.md, then is killed mid-command: its sandbox is rescued on the
+  // snapshot it started from (the session record keeps it), so both merge three-way, not as conflicts.
+  killedInTool = await killedSession(
+    [
+      "printf -- '- the parser needs python3\\n' > memories/stranded-notes.md && printf -- '- the CI image pins python 3.11\\n' >> memories/shared.md && printf -- '- Run \\`npm run lint\\` before every commit: it checks the formatting of src/ and test/.\\n' >> memories/MEMORY.md",
+      'sleep 120',
+    ],
+    'tool:start#2',
+  );
   const d = await startMessagesServer([turn(text('Nothing to do.'))]);
   servers.push(d);
   next = await runSession({ workspace: dirs.workspace, task: 'look around', config: testConfig(dirs.home, d.url), lineage: LINEAGE });
@@ -79,7 +87,7 @@ describe("a killed session's memory notes", () => {
   it('reach the head through recover (killed after the workspace snapshot), merged on the snapshot it started from', async () => {
     expect(recovered.adopted).toEqual([killedAfterSnapshot]);
     expect(recovered.notes).toEqual(['memories/notes.md', 'memories/shared.md']);
-    const mem = await headMemory('after-recover');
+    const mem = await headMemory('after-recover', recovered.head as string);
     const notes = readFileSync(join(mem, 'memories', 'notes.md'), 'utf8');
     expect(notes).toContain('- run make check before pushing');
     expect(notes).not.toContain(TOKEN); // redacted before any layer was written
@@ -99,6 +107,11 @@ describe("a killed session's memory notes", () => {
     expect(readFileSync(join(mem, 'memories', 'stranded-notes.md'), 'utf8')).toBe('- the parser needs python3\n');
     // What earlier runs put on the head stays.
     expect(existsSync(join(mem, 'memories', 'notes.md'))).toBe(true);
-    expect(readFileSync(join(mem, 'memories', 'shared.md'), 'utf8')).toContain('- from the killed run');
+    // Only the stranded run changed shared.md since its start: its version, no conflict copy beside it.
+    expect(readFileSync(join(mem, 'memories', 'shared.md'), 'utf8')).toBe('# Shared\n- first\n- from the killed run\n- the CI image pins python 3.11\n');
+    expect(existsSync(join(mem, 'memories', `shared.md.from-${killedInTool}`))).toBe(false);
+    // Its MEMORY.md edit was judged as its rollout's proposal (it had a start to compare with): it lands, citing it.
+    const line = readFileSync(join(mem, 'memories', 'MEMORY.md'), 'utf8').split('\n').find((l) => l.includes('npm run lint'));
+    expect(line).toContain(killedInTool);
   });
 });

@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { renderMemoryMd, type MemoryEntry } from '../../src/memory/memory-md.js';
+import { parseSummary, renderMemoryMd, type MemoryEntry } from '../../src/memory/memory-md.js';
 import { tempDir } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -58,6 +58,15 @@ async function copyWithBullet(home: string, lineage: string, bullet: string): Pr
   return dir;
 }
 
+/** Restores the head of `lineage` into a new directory named `name` and deletes entry `id` from its MEMORY.md. */
+async function copyWithout(home: string, lineage: string, id: string, name: string): Promise<string> {
+  const dir = join(tempDir(), name);
+  expect((await cli(home, 'snapshot', 'restore', lineage, dir)).code).toBe(0);
+  const md = join(dir, 'memories/MEMORY.md');
+  writeFileSync(md, readFileSync(md, 'utf8').split('\n').filter((l) => !l.includes(id)).join('\n'));
+  return dir;
+}
+
 async function headMemory(home: string, lineage: string): Promise<string> {
   const out = join(tempDir(), 'head');
   const r = await cli(home, 'snapshot', 'restore', lineage, out);
@@ -86,6 +95,30 @@ describe('snapshot create --kind memory of a copy restored from an older head', 
     expect(readFileSync(join(bob, 'memories/MEMORY.md'), 'utf8')).toContain('Alice:');
   });
 
+  it('the merged MEMORY.md gets its own memory_summary.md, rendered as phase 2 renders it, not the head\'s stale one', async () => {
+    const home = tempDir();
+    expect((await cli(home, 'snapshot', 'create', project(), '--lineage', 'hand/summary')).code).toBe(0);
+    const alice = await copyWithBullet(home, 'hand/summary', 'Alice: `npm run lint -- --fix` before every commit in lib/router/.');
+    // Bob deletes the router-suite entry, which the head's summary names.
+    const bob = await copyWithout(home, 'hand/summary', 'm-0a1b2c3d', 'bob ö');
+    expect((await cli(home, 'snapshot', 'create', alice, '--lineage', 'hand/summary', '--kind', 'memory')).code).toBe(0);
+    const b = await cli(home, 'snapshot', 'create', bob, '--lineage', 'hand/summary', '--kind', 'memory');
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stderr).toMatch(/merged its memory in/);
+    const out = join(tempDir(), 'head');
+    expect((await cli(home, 'snapshot', 'restore', 'hand/summary', out)).code).toBe(0);
+    const summary = readFileSync(join(out, 'memories/memory_summary.md'), 'utf8');
+    // Alice's bullet (merged in from the head) and the pitfall are there; Bob's deletion holds in it too.
+    expect(summary).toContain('npm run lint -- --fix');
+    expect(summary).toContain('m-1b2c3d4e');
+    expect(summary).not.toContain('m-0a1b2c3d');
+    expect(summary).toContain('Release checklist');
+    // It is what phase 2's renderer makes of the merged MEMORY.md: the read path parses it, header and entries.
+    const parsed = parseSummary(summary);
+    expect(parsed.info?.producer).toBe('deterministic');
+    expect(parsed.entries.map((e) => e.text).join('\n')).toContain('`npm run lint -- --fix`');
+  });
+
   it('three at once: every hand note reaches the head', async () => {
     const home = tempDir();
     expect((await cli(home, 'snapshot', 'create', project(), '--lineage', 'hand/many')).code).toBe(0);
@@ -102,11 +135,8 @@ describe('snapshot create --kind memory of a copy restored from an older head', 
     const home = tempDir();
     expect((await cli(home, 'snapshot', 'create', project(), '--lineage', 'hand/del')).code).toBe(0);
     const alice = await copyWithBullet(home, 'hand/del', 'Alice: a note.');
-    const bob = join(tempDir(), 'bob');
-    expect((await cli(home, 'snapshot', 'restore', 'hand/del', bob)).code).toBe(0);
     // Bob deletes the pitfall bullet and rewrites notes.md; Alice rewrites notes.md too.
-    const md = join(bob, 'memories/MEMORY.md');
-    writeFileSync(md, readFileSync(md, 'utf8').split('\n').filter((l) => !l.includes('m-1b2c3d4e')).join('\n'));
+    const bob = await copyWithout(home, 'hand/del', 'm-1b2c3d4e', 'bob');
     writeFileSync(join(alice, 'memories/notes.md'), 'team notes\nalice was here\n');
     writeFileSync(join(bob, 'memories/notes.md'), 'team notes\nbob was here\n');
     expect((await cli(home, 'snapshot', 'create', alice, '--lineage', 'hand/del', '--kind', 'memory')).code).toBe(0);

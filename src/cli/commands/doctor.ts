@@ -9,7 +9,8 @@ import { openStore } from '../../snapshot/index.js';
 import { ENGINE_HINT, LABEL, assertEngine, dockerClient, sandboxImageStatus } from '../../sandbox/index.js';
 import { listOrphanDisks } from '../../sandbox/docker/workspace-disk.js';
 import { findGoneSandboxes } from '../../session/stranded.js';
-import { EXIT, emit } from '../output.js';
+import { leftOutTotals } from '../../session/left-out-files.js';
+import { EXIT, emit, formatBytes } from '../output.js';
 import { engineAddress } from '../../sandbox/docker/engine-host.js';
 import { isS3Store, isS3Url, openSnapshotStore } from '../../snapshot/index.js';
 import { endpointFromEnv } from '../../snapshot/store/s3-url.js';
@@ -154,19 +155,35 @@ async function checkStore(store: string, home: string): Promise<DoctorCheck> {
  * Runs every check; none throws (a failing probe becomes a failed check). `dockerHost` and `store` come from the
  * configuration (`sandbox.dockerHost`, `snapshot.store`); the store is checked only when it is an S3 store.
  */
-export async function runDoctorChecks(options: { dockerHost?: string; store?: string; home?: string; layout?: MemoryLayout } = {}): Promise<DoctorCheck[]> {
+export async function runDoctorChecks(options: { dockerHost?: string; store?: string; home?: string; layout?: MemoryLayout; leftOutDays?: number } = {}): Promise<DoctorCheck[]> {
   const node = checkNode();
   const { check: engine, rootDir } = await checkEngine(options.dockerHost);
   const image = await checkImage(engine.ok, options.dockerHost).catch(
     (err: unknown): DoctorCheck => ({ name: 'image', ok: false, required: true, detail: (err as Error).message, fix: 'run `npm run setup`' }),
   );
-  const disks = [await checkDisk(mnemaraHome(), 'mnemara home')];
-  if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
-  const store = options.store && isS3Url(options.store) ? [await checkStore(options.store, options.home ?? mnemaraHome())] : [];
   // Orphans and sandboxes are this home's only (`--home`/MNEMARA_HOME): other homes on the engine are theirs.
   const home = options.home ?? mnemaraHome();
+  const disks = [await checkDisk(home, 'mnemara home')];
+  if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
+  const store = options.store && isS3Url(options.store) ? [await checkStore(options.store, home)] : [];
   const local = options.store && !isS3Url(options.store) ? options.store : join(home, 'store');
-  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(home, local), await checkPending(local, options.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' }), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
+  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(home, local), await checkLeftOut(home, options.leftOutDays ?? 7), await checkPending(local, options.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' }), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
+}
+
+/**
+ * Files runs set aside instead of packing (`<home>/left-out/`): secrets the user may still want, so a warning with
+ * how many, how big, since when and where, and how they go (`mnemara gc`), never a failure.
+ */
+async function checkLeftOut(home: string, days: number): Promise<DoctorCheck> {
+  const t = await leftOutTotals(home);
+  if (t.files === 0) return { name: 'left-out', ok: true, required: false, detail: `no files set aside in ${t.dir}` };
+  return {
+    name: 'left-out',
+    ok: false,
+    required: false,
+    detail: `${t.files} file(s) of ${t.runs} run(s), ${formatBytes(t.bytes)}, oldest ${t.oldest}, set aside in ${t.dir} (tokens and credential files the runs wrote; readable only by you)`,
+    fix: `copy what you need into your checkout; \`mnemara gc\` removes them after ${days} day(s) (snapshot.leftOutDays), \`mnemara gc --left-out-now\` at once`,
+  };
 }
 
 /** Rollouts on a lineage head that were never extracted (a session killed during phase 1): `recover` runs the pipeline. */
@@ -215,7 +232,7 @@ async function checkGoneSandboxes(home: string, storeDir: string): Promise<Docto
     const gone = all.filter((g) => !g.unowned);
     const unowned = all.filter((g) => g.unowned);
     const left = await dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } });
-    const disks = await listOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))));
+    const disks = await listOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))), home);
     if (gone.length === 0 && disks.length === 0 && unowned.length === 0) return { name: 'sandboxes', ok: true, required: false, detail: 'no sandbox left behind by a session that is gone' };
     const stranded = gone.filter((g) => g.stranded);
     const parts = [
@@ -264,6 +281,7 @@ export function registerDoctorCommand(program: Command): void {
         ...(config.sandbox.dockerHost ? { dockerHost: config.sandbox.dockerHost } : {}),
         ...(config.snapshot.store ? { store: config.snapshot.store } : {}),
         home: config.home,
+        leftOutDays: config.snapshot.leftOutDays,
         layout: config.memory.layout,
       });
       const ok = checks.every((c) => c.ok || !c.required);

@@ -3,7 +3,7 @@ import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
 import type { SnapshotStore } from '../../snapshot/types.js';
 import { findOrphans, removeDeadScratch } from '../../session/orphans.js';
-import { findGoneSandboxes, rescueStrandedSandboxes, type Rescue } from '../../session/stranded.js';
+import { findGoneSandboxes, rescueStrandedSandboxes, type GoneSandbox, type Rescue } from '../../session/stranded.js';
 import { findPendingOnHeads } from '../../session/pending.js';
 import { recoverLineage, type RecoverResult } from '../../session/recover.js';
 import { openStore } from '../../snapshot/index.js';
@@ -23,6 +23,13 @@ async function assertKnownLineage(store: SnapshotStore, home: string, lineage: s
   });
 }
 
+/** What removes a sandbox of a gone process that no session record names (`recover --dry-run`). */
+function unownedFix(g: GoneSandbox): string {
+  return g.unowned
+    ? 'it has no home label (an older mnemara, perhaps for another home): once no other home needs it, `mnemara sandbox prune --include-unlabelled` removes it'
+    : '`mnemara sandbox prune` removes it';
+}
+
 /** Registers `mnemara recover`: adopts orphaned rollouts (crashed or failed sessions) into their lineages' memory. */
 export function registerRecoverCommand(program: Command): void {
   const cmd = program
@@ -37,7 +44,7 @@ export function registerRecoverCommand(program: Command): void {
         'See docs/session.md.',
     )
     .option('-l, --lineage <name>', 'only this lineage')
-    .option('--dry-run', 'only list what would be adopted')
+    .option('--dry-run', 'only list what would be adopted, and sandboxes of gone processes that no session record names (--json: orphans, stranded, unowned)')
     .option('--json', 'print the result as one JSON document');
   addConfigOptions(cmd).action(async (opts: ConfigCliOptions & { lineage?: string; dryRun?: boolean; json?: boolean }) => {
     const json = Boolean(opts.json);
@@ -46,12 +53,16 @@ export function registerRecoverCommand(program: Command): void {
     if (opts.lineage !== undefined) await assertKnownLineage(store, config.home, opts.lineage);
     if (opts.dryRun) {
       const orphans = await findOrphans(store, config.home, opts.lineage);
-      const stranded = (await findGoneSandboxes(store, config.home, opts.lineage)).filter((g) => g.stranded);
-      emit(json, { orphans, stranded }, () =>
-        orphans.length + stranded.length === 0
+      const gone = await findGoneSandboxes(store, config.home, opts.lineage);
+      const stranded = gone.filter((g) => g.stranded);
+      // Sandboxes whose process is gone and that no session record names: nothing to rescue, but said, with what removes them.
+      const unowned = gone.filter((g) => g.lineage === null).map((g) => ({ ...g, fix: unownedFix(g) }));
+      emit(json, { orphans, stranded, unowned }, () =>
+        orphans.length + stranded.length + unowned.length === 0
           ? 'nothing orphaned'
           : [
               ...stranded.map((g) => `${g.lineage}\n  sandbox    ${g.name}  (${g.state}) holds the work of ${g.rolloutId}`),
+              ...(unowned.length ? ['(no session record)', ...unowned.map((g) => `  sandbox    ${g.name}  (${g.state}) of rollout ${g.rolloutId || '?'}: its process is gone and no session record names it, so there is nothing to rescue; ${g.fix}`)] : []),
               ...orphans.map((o) => [`${o.lineage}`, ...o.transcripts.map((t) => `  transcript ${t.rolloutId}  ${t.path}`), ...o.snapshots.map((s) => `  snapshot   ${s.id}  holds ${s.rolloutIds.join(', ')}`)].join('\n')),
             ].join('\n'),
       );

@@ -148,6 +148,12 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
   }
   for (const f of r.credentialFiles ?? []) lines.push(`credential  ${credentialMessage(f)}`);
   for (const f of r.secretFiles ?? []) lines.push(`secret      ${secretFileMessage({ ...f, kinds: f.kinds as SecretFile['kinds'] })}`);
+  // Where the set-aside copies are as one folder, and that they do not stay for ever (they hold secrets).
+  const aside = [...(r.credentialFiles ?? []), ...(r.secretFiles ?? [])].filter((f) => f.savedAt);
+  if (aside.length) {
+    const dir = aside[0]!.savedAt!.slice(0, aside[0]!.savedAt!.length - aside[0]!.path.length - 1);
+    lines.push(`left out    ${aside.length} file(s) set aside in ${dir}/ (only you can read them); \`mnemara gc\` removes them after snapshot.leftOutDays (7 days by default), \`mnemara gc --left-out-now\` at once`);
+  }
   if (r.leftoverProcesses) lines.push(`processes   ${r.leftoverProcesses} left running by the agent's commands were stopped before the workspace snapshot`);
   for (const n of r.notices ?? []) lines.push(`${n.kind === 'host-memory-ignored' ? 'warning' : 'note'}     ${n.message}`, `            ${n.hint}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);

@@ -18,6 +18,7 @@ function describePrune(r: PruneResult, dryRun: boolean): string {
   for (const c of r.unlabelled) lines.push(`  unowned   ${c.name}  session ${c.session}  (${c.state}; no home label: made by an older mnemara, perhaps for another home; --include-unlabelled removes it)`);
   if (r.otherHomes) lines.push(`  left alone ${r.otherHomes} container(s) of other mnemara homes on this engine (prune them from their home)`);
   for (const f of r.failed) lines.push(`  could not remove ${f.id}: ${f.error}`);
+  if (r.disks?.length) lines.push(`detached ${r.disks.length} workspace loop device(s) of removed sandboxes (${r.disks.join(', ')})`);
   if (r.cacheEntries?.length) lines.push(`removed ${r.cacheEntries.length} workspace cache entr${r.cacheEntries.length === 1 ? 'y' : 'ies'}`);
   return lines.join('\n');
 }
@@ -48,7 +49,7 @@ export function registerSandboxCommand(program: Command): void {
     .option('--session <id>', 'only the sandboxes of this session')
     .option('--force', 'also remove sandboxes whose process still runs (it will fail its next command)')
     .option('--dry-run', 'list what would be removed, remove nothing')
-    .option('--json', 'print the result as one JSON document: {containers, volumes, inUse, stranded, unlabelled, otherHomes, failed, cacheEntries}')
+    .option('--json', 'print the result as one JSON document: {containers, volumes, inUse, stranded, unlabelled, otherHomes, failed, disks, cacheEntries}')
     .action(async (opts: { session?: string; dryRun?: boolean; force?: boolean; json?: boolean; home?: string; includeUnlabelled?: boolean; allHomes?: boolean }) => {
       const home = opts.home ? resolve(opts.home) : mnemaraHome();
       // The container of a killed session may hold the only copy of its work: kept until recover saved it.

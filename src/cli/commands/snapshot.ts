@@ -8,7 +8,7 @@ import { existingWorkspaceDir } from '../../memory/layout.js';
 import { describeTreeRedaction, redactLayoutTree } from '../../memory/redact-tree.js';
 import { findOrphans } from '../../session/orphans.js';
 import { defaultLineage } from '../../session/start.js';
-import type { MemoryLayout } from '../../config/memory.js';
+import type { MemoryConfig, MemoryLayout } from '../../config/memory.js';
 import { handMemoryMerger } from '../../session/hand-memory.js';
 import { createOnHead } from '../../snapshot/create-on-head.js';
 import { readRestoreMarker, writeRestoreMarker } from '../../snapshot/restore-marker.js';
@@ -103,7 +103,7 @@ function nonNegativeInt(flag: string, value: string): number {
  * lays the head's memory changes into `dir` before packing, so no one's hand edit is dropped (issue 10).
  * Throws `USAGE` when that snapshot is gone from the store (the edits cannot be told apart from the head's).
  */
-async function handMerger(s: AnyStore, dir: string, home: string, layout: MemoryLayout, progress: boolean) {
+async function handMerger(s: AnyStore, dir: string, home: string, layout: MemoryLayout, caps: Pick<MemoryConfig, 'memoryMdTokens' | 'summaryTokens'>, progress: boolean) {
   const marker = await readRestoreMarker(home, dir);
   if (!marker) return undefined;
   const known = await s.get(marker.snapshot).then(() => true, () => false);
@@ -112,7 +112,7 @@ async function handMerger(s: AnyStore, dir: string, home: string, layout: Memory
       hint: `Restore the head into a new directory (mnemara snapshot restore LINEAGE NEWDIR), make your edits there again and snapshot that; nothing was changed.`,
     });
   }
-  return handMemoryMerger({ store: s, dir, base: marker.snapshot, layout, tag: `hand-${process.pid}`, onProgress: progressPrinter(progress) });
+  return handMemoryMerger({ store: s, dir, base: marker.snapshot, layout, caps, tag: `hand-${process.pid}`, onProgress: progressPrinter(progress) });
 }
 
 /** Registers `mnemara snapshot` and its subcommands (create, list, show, restore, diff, verify, squash, prune, gc, push, pull). */
@@ -147,7 +147,7 @@ export function registerSnapshotCommand(program: Command): void {
       // A hand edit of memory is saved this way (README): it is redacted here as a session redacts the agent's notes.
       const redaction = existsSync(dir) ? await redactLayoutTree(resolve(dir), layout) : { redacted: [], renamed: [], refused: [] };
       const redactionLine = describeTreeRedaction(redaction);
-      const merger = opts.kind === 'memory' ? await handMerger(s, dir, config.home, names, !opts.json) : undefined;
+      const merger = opts.kind === 'memory' ? await handMerger(s, dir, config.home, names, config.memory, !opts.json) : undefined;
       const { manifest: m, inherited, keptRecords } = await createOnHead(s, dir, {
         lineage: opts.lineage,
         kind: opts.kind,

@@ -143,7 +143,7 @@ export class DockerSandbox implements Sandbox {
     const { uid, gid } = sandboxUserIds();
     const safe = options.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'session';
     const name = `mnemara-${safe}-${randomBytes(3).toString('hex')}`;
-    const disk = config.maxWorkspaceBytes > 0 ? await createWorkspaceDisk(name, config.maxWorkspaceBytes, uid, gid, options.workspaceImageFrom) : null;
+    const disk = config.maxWorkspaceBytes > 0 ? await createWorkspaceDisk(name, config.maxWorkspaceBytes, uid, gid, options.workspaceImageFrom, options.home) : null;
     const createOptions = containerCreateOptions({
       image,
       sessionId: options.sessionId,
@@ -210,7 +210,7 @@ export class DockerSandbox implements Sandbox {
     this.assertOpen();
     validateExec(command, options);
     const argv = typeof command === 'string' ? ['bash', '-c', command] : command;
-    const r = await rawExec(this.container, this.docker, {
+    const r = await this.execAlive({
       argv,
       cwd: options.cwd === undefined ? undefined : this.resolve(options.cwd),
       env: options.env,
@@ -239,7 +239,7 @@ export class DockerSandbox implements Sandbox {
 
   async execBytes(argv: string[], options: { stdin?: Buffer; maxOutputBytes: number; cwd?: string; timeoutMs?: number }): Promise<BytesExecResult> {
     this.assertOpen();
-    const r = await rawExec(this.container, this.docker, {
+    const r = await this.execAlive({
       argv,
       cwd: options.cwd === undefined ? undefined : this.resolve(options.cwd),
       ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
@@ -247,6 +247,26 @@ export class DockerSandbox implements Sandbox {
       maxOutputBytes: options.maxOutputBytes,
     });
     return { exitCode: r.exitCode, stdout: r.stdout.bytes(), stderr: r.stderr.text(), truncated: r.stdout.truncated, timedOut: r.timedOut };
+  }
+
+  /**
+   * `rawExec`, and when the engine refuses it because the container stopped (the agent killed every process in it,
+   * its init too: `kill -9 -1`, `pkill -9 -u agent`), the container is started again once and the exec retried:
+   * /workspace is its volume (the same loop device), so the work is all there, and the run goes on instead of
+   * failing as mnemara's error. A container that is gone (removed) or will not start rethrows the refusal.
+   */
+  private async execAlive(req: Parameters<typeof rawExec>[2]): Promise<Awaited<ReturnType<typeof rawExec>>> {
+    try {
+      return await rawExec(this.container, this.docker, req);
+    } catch (err) {
+      const state = await this.container.inspect().then((i) => i.State, () => null);
+      if (!state || state.Running || this.closed) throw err;
+      log.warn({ container: this.name, exitCode: state.ExitCode }, 'the sandbox container had stopped (every process in it was killed); started it again: /workspace is as it was');
+      await this.container.start().catch(() => {
+        throw err;
+      });
+      return rawExec(this.container, this.docker, req);
+    }
   }
 
   /** See `Sandbox.stopLeftoverProcesses` and `leftovers.ts`. */

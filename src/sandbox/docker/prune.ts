@@ -37,6 +37,8 @@ export interface PruneResult {
   otherHomes: number;
   /** Ids or names that could not be removed, with the engine's reason. */
   failed: { id: string; error: string }[];
+  /** Loop devices of this home's removed sandboxes that were detached (their quota images deleted). */
+  disks?: string[];
   /** Workspace cache entries removed (`workspace-cache.ts`; all of them, unless `sessionId` or `dryRun`). */
   cacheEntries?: string[];
 }
@@ -159,7 +161,7 @@ export async function pruneSandboxes(options: PruneOptions = {}): Promise<PruneR
   }
   if (!options.dryRun) {
     const left = await docker.listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } });
-    await detachOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))));
+    result.disks = await detachOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))), undefined, options.home);
     // The cache lives under the home, so this removes this home's entries only.
     if (!options.sessionId) result.cacheEntries = await pruneWorkspaceCache({ all: true, ...(options.home ? { home: options.home } : {}) });
   }

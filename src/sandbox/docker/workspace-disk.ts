@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdir, open, rm, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { mkdir, open, readFile, realpath, rm, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { basename, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { logger } from '../../config/logger.js';
 import { mnemaraHome } from '../../config/paths.js';
@@ -21,6 +22,11 @@ export interface WorkspaceDisk {
   copied: boolean;
 }
 
+/** Where a home's sparse workspace images live: `<home>/sandbox-disks` (default home: `mnemaraHome()`). */
+export function sandboxDisksDir(home: string = mnemaraHome()): string {
+  return join(resolve(home), 'sandbox-disks');
+}
+
 /**
  * Why not the alternatives (measured on this engine, overlay2 on ext4, docs/sandbox.md "Workspace quota"):
  * `--storage-opt size` needs overlay2 on xfs with pquota; a tmpfs volume holds the workspace in RAM; an xfs or
@@ -28,13 +34,14 @@ export interface WorkspaceDisk {
  * writer overshoot by its poll interval. A sparse file holds no more than its size, so the host loses at most
  * the quota, whatever is written.
  *
- * Creates the sparse image (`$MNEMARA_HOME/sandbox-disks/<name>.img`), an ext4 filesystem on it owned by
+ * Creates the sparse image (`<home>/sandbox-disks/<name>.img`, `home` default `mnemaraHome()`: the sandbox's own
+ * home, `--home`/`config.home`, so that its prune and doctor find it), an ext4 filesystem on it owned by
  * uid:gid (no journal, no reserved blocks, no `lost+found`) and attaches it to a free loop device. Needs root
  * (loop devices) and e2fsprogs and losetup on the engine's host, which must be this machine. Returns `null`,
  * with a warning naming the cause, when any of that is missing: the sandbox then runs without a quota.
  */
-export async function createWorkspaceDisk(name: string, asked: number, uid: number, gid: number, from?: string): Promise<WorkspaceDisk | null> {
-  const dir = join(mnemaraHome(), 'sandbox-disks');
+export async function createWorkspaceDisk(name: string, asked: number, uid: number, gid: number, from?: string, home?: string): Promise<WorkspaceDisk | null> {
+  const dir = sandboxDisksDir(home);
   const imagePath = join(dir, `${name}.img`);
   // A quota the filesystem cannot back loses the sandbox's writes silently: smaller, or refused (DISK_FULL).
   const fit = await mkdir(dir, { recursive: true })
@@ -127,31 +134,63 @@ export function releaseWorkspaceDiskSync(disk: WorkspaceDisk): void {
 
 /**
  * The loop devices of sandboxes that are gone (their process was killed before `close()`): devices whose backing
- * file is in `$MNEMARA_HOME/sandbox-disks/` and named after no container in `live`. `[]` without losetup.
+ * file is in `<home>/sandbox-disks/` (default home `mnemaraHome()`; the directory as given or as the kernel names
+ * it, symlinks resolved) and named after no container in `live`. `[]` without losetup.
  */
-export async function listOrphanDisks(live: Set<string>): Promise<{ device: string; backingFile: string }[]> {
-  const dir = join(mnemaraHome(), 'sandbox-disks');
+export async function listOrphanDisks(live: Set<string>, home?: string): Promise<{ device: string; backingFile: string }[]> {
+  const given = sandboxDisksDir(home);
+  const dirs = [...new Set([given, await realpath(given).catch(() => given)])];
   const out = await execa('losetup', ['--list', '--noheadings', '--output', 'NAME,BACK-FILE']).catch(() => null);
   const found: { device: string; backingFile: string }[] = [];
   for (const line of out?.stdout.split('\n') ?? []) {
     const m = /^(\S+)\s+(.*?)(?: \(deleted\))?$/.exec(line.trim());
-    if (!m || !m[2]!.startsWith(`${dir}/`)) continue;
+    const dir = m && dirs.find((d) => m[2]!.startsWith(`${d}/`));
+    if (!m || !dir) continue;
     const name = m[2]!.slice(dir.length + 1).replace(/\.img$/, '');
     if (!live.has(name)) found.push({ device: m[1]!, backingFile: m[2]! });
   }
   return found;
 }
 
+/** What the kernel says backs `device` now (`/sys/block/loopN/loop/backing_file`, " (deleted)" cut), or null: detached. */
+async function backingFileOf(device: string): Promise<string | null> {
+  const text = await readFile(`/sys/block/${basename(device)}/loop/backing_file`, 'utf8').catch(() => null);
+  return text === null ? null : text.trim().replace(/ \(deleted\)$/, '');
+}
+
+/** How long a detached device may stay bound while its last user (a lazily unmounted filesystem) lets go (ms). */
+const RELEASE_WAIT_MS = 10_000;
+
 /**
- * Detaches the devices `listOrphanDisks` finds (only those of the sandboxes named in `only`, when given: a
- * sandbox being created has its device before its container) and removes their images. Returns the devices
- * detached. Never throws.
+ * Detaches one orphan device and waits until the kernel has let it go, so that one prune leaves none behind.
+ * A device still open (the engine unmounts volumes lazily) is only marked for autoclear by `losetup --detach`,
+ * so it is asked again until it is free or `RELEASE_WAIT_MS` passes. Idempotent: a device already detached, or
+ * bound by now to another file (another prune detached it and a new sandbox took the number), counts as done
+ * and is never touched. Returns whether the device is free of `backingFile`.
  */
-export async function detachOrphanDisks(live: Set<string>, only?: Set<string>): Promise<string[]> {
+async function detachDevice(device: string, backingFile: string): Promise<boolean> {
+  const ours = async () => (await backingFileOf(device)) === backingFile;
+  const deadline = Date.now() + RELEASE_WAIT_MS;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+    if (!(await ours())) return true;
+    await execa('losetup', ['--detach', device]).catch((err: unknown) => log.debug({ err: (err as Error).message.split('\n')[0], device }, 'losetup --detach failed'));
+    if (!(await ours())) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(delay);
+  }
+}
+
+/**
+ * Detaches the devices `listOrphanDisks` finds under `home` (only those of the sandboxes named in `only`, when
+ * given: a sandbox being created has its device before its container) and removes their images, in one call
+ * (`detachDevice`). Returns the devices freed (also those another caller freed meanwhile). Never throws.
+ */
+export async function detachOrphanDisks(live: Set<string>, only?: Set<string>, home?: string): Promise<string[]> {
   const detached: string[] = [];
-  for (const d of await listOrphanDisks(live)) {
+  for (const d of await listOrphanDisks(live, home)) {
     if (only && !only.has(basename(d.backingFile).replace(/\.img$/, ''))) continue;
-    await execa('losetup', ['--detach', d.device]).then(() => detached.push(d.device), () => {});
+    if (await detachDevice(d.device, d.backingFile)) detached.push(d.device);
+    else log.warn({ device: d.device, backingFile: d.backingFile }, 'a workspace loop device is still in use after its sandbox was removed; the kernel frees it when its last user closes it');
     await rm(d.backingFile, { force: true }).catch(() => {});
   }
   if (detached.length) log.info({ devices: detached }, 'detached the workspace disks of sandboxes that are gone');
