@@ -141,8 +141,20 @@ function markTainted(steps: Step[]): void {
       const cores = splitCommand(cmd).filter((s) => s.category !== 'shell').map((s) => s.core).filter((c) => c.length >= 4);
       step.tainted = cores.some((c) => suspicious.some((line) => line.includes(c)));
     }
-    for (const line of (step.output ?? '').split('\n')) if (line.length < 2000 && looksLikeInstruction(line)) suspicious.push(line);
+    // The memory the run started with (`grep … memories/MEMORY.md`, a view of it) is mnemara's own, filtered when it
+    // was written: its words ("Noted by the agent …", "memory") are not an order read in a file of the project.
+    if (readsMemory(step)) continue;
+    for (const line of (step.output ?? '').split('\n')) if (line.length < 2000 && looksLikeInstruction(line) && !line.includes('<!-- id:m-')) suspicious.push(line);
   }
+}
+
+/** The step only reads the memory layout's files (`memories/MEMORY.md`, `memory_summary.md`, notes there). */
+function readsMemory(step: Step): boolean {
+  if (step.name === 'bash' && typeof step.input.command === 'string') {
+    const segs = splitCommand(step.input.command);
+    return segs.every((s) => s.category === 'inspect' || s.category === 'shell') && segs.some((s) => s.args.some((a) => /(^|\/)memories\//.test(a)));
+  }
+  return step.input.command === 'view' && typeof step.input.path === 'string' && /(^|\/)memories\//.test(step.input.path);
 }
 
 /** True when a command step is known to have failed (non-zero exit, or an error result without a code). */
