@@ -63,7 +63,10 @@ export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOut
       (o) =>
         o.order < c.order &&
         o.outcome === 'completed' &&
-        (similarity(contentTokens(o.task), words).overlap >= 0.5 || [...identifiers(o.task)].some((i) => ids.has(i)) || (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c)),
+        (similarity(contentTokens(o.task), words).overlap >= 0.5 ||
+          [...identifiers(o.task)].some((i) => ids.has(i)) ||
+          (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c) ||
+          answers(c, o)),
     );
     if (done) closed.push(c);
     return !done;
@@ -96,6 +99,17 @@ export function fixedFlakyFact(f: FixedFlaky, rollout: { rolloutId: string; time
     ids: new Set(),
     keywords: f.stale.keywords,
   };
+}
+
+/**
+ * The run right after one that stopped to ask ("Waiting for the user's answer to: “Should I exclude … or …?”")
+ * completed a task that takes up the question (two or more of its words): the user answered, and the work
+ * went on under the answer, whatever language the answer is in.
+ */
+function answers(c: Candidate, o: RolloutOutcome): boolean {
+  const q = /Waiting for the user's answer to: “([^”]+)”/.exec(c.text)?.[1];
+  if (!q || o.order !== c.order - 1) return false;
+  return similarity(contentTokens(o.task), contentTokens(q)).shared >= 2;
 }
 
 /**
