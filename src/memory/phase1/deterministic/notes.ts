@@ -15,8 +15,9 @@ const HOSTILE = /\b(planted|injected|prompt[- ]injection|malicious|untrusted)\b|
 
 /**
  * What the agent wrote down for later in its final message (issue 12), when it ended the run itself: the items
- * of a block headed "Notes:", "Debugging tip:", "For next time:", "Poznámka:", "Huom:" … — the environment, how
- * to run things, what to do first. (A run that did not finish also has them in its unfinished-work entry's
+ * of a block headed "Notes:", "Debugging tip:", "For next time:", "Poznámka:", "Huom:" … (`notesBlock`: also a
+ * cue heading over a list, or a heading inside a paragraph; without one, English advice paragraphs) — the
+ * environment, how to run things, what to do first. (A run that did not finish also has them in its unfinished-work entry's
  * findings; `known` keeps them from being said twice.) One `procedure` (an item with a command) or `fact` per
  * item, in the agent's words, within 400 characters of whole sentences. An item is kept only when it names
  * something concrete (a command, a path) and no other entry of the run (`known`: their texts) already says it
