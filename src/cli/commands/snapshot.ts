@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
@@ -146,7 +146,9 @@ export function registerSnapshotCommand(program: Command): void {
       const { config } = loadCliConfig(opts);
       const { layout: names } = config.memory;
       // A hand edit of memory is saved this way (README): it is redacted here as a session redacts the agent's notes.
-      const redaction = existsSync(dir) ? await redactLayoutTree(resolve(dir), layout) : { redacted: [], renamed: [], refused: [] };
+      // A file that cannot be redacted is the user's: moved to <home>/left-out/, never deleted.
+      const aside = join(config.home, 'left-out', `snapshot-${new Date().toISOString().replace(/[-:.]/g, '')}-${process.pid}`);
+      const redaction = existsSync(dir) ? await redactLayoutTree(resolve(dir), layout, aside) : { redacted: [], renamed: [], refused: [] };
       const redactionLine = describeTreeRedaction(redaction);
       const marker = await readRestoreMarker(config.home, dir);
       const known = marker !== null && (await s.get(marker.snapshot).then(() => true, () => false));
