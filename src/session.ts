@@ -214,6 +214,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     });
     // From here the sandbox may hold work: a killed session's container is rescued, no longer dropped.
     await markSessionRestored(config.home, rolloutId);
+    // The prompt tells the agent to keep notes in memories/: a first run on a new lineage has none yet.
+    await sandbox.exec(['mkdir', '-p', '--', `${sandbox.workspaceDir}/${layout.memoriesDir}`], { timeoutMs: 10_000 }).catch((err: Error) => log.warn({ err: err.message }, 'could not create the memory folder in the workspace'));
     // The head is the truth, and --memory-from replaces the checkout's memory: say so when the checkout's differs.
     const notice = await startNotice(start, workspace, layout, trustedDir, lineage, options.memoryFrom ?? baseLineage ?? lineage);
     if (notice) notify(notice);
