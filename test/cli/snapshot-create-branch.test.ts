@@ -5,24 +5,14 @@
  * directory not made from the current head now never replaces it: its snapshot is kept on the branch
  * `L@<id>` (exit 1, `--json` says `onHead: false` and names the branch), and the head keeps every other file.
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/snapshot/index.js';
 import { writeOddNames } from '../support/odd-names.js';
+import { cli } from '../support/cli.js';
 import { tempDir } from '../snapshot/helpers.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-const exec = promisify(execFile);
-
-async function cli(home: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return exec(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, MNEMARA_HOME: home, MNEMARA_LOG_LEVEL: 'error' } }).then(
-    (x) => ({ code: 0, stdout: x.stdout, stderr: x.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
-}
 
 /** A small npm project with its dependencies installed, a git directory, memory and odd file names. */
 function project(): string {
