@@ -11,6 +11,7 @@ import { newRolloutId } from './agent/ids.js';
 import type { ModelClient } from './agent/client.js';
 import { MnemaraError } from './config/errors.js';
 import { ioFailureCode, ioFailureError, type SavedWork } from './config/io-errors.js';
+import { snapshotFailed } from './session/snapshot-failed.js';
 import { logger } from './config/logger.js';
 import type { OnProgress } from './config/progress.js';
 import { createSandbox, keepSandbox } from './sandbox/index.js';
@@ -215,6 +216,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     });
     // From here the sandbox may hold work: a killed session's container is rescued, no longer dropped.
     await markSessionRestored(config.home, rolloutId);
+    // The prompt tells the agent to keep notes in memories/: a first run on a new lineage has none yet.
+    await sandbox.exec(['mkdir', '-p', '--', `${sandbox.workspaceDir}/${layout.memoriesDir}`], { timeoutMs: 10_000 }).catch((err: Error) => log.warn({ err: err.message }, 'could not create the memory folder in the workspace'));
     // The head is the truth, and --memory-from replaces the checkout's memory: say so when the checkout's differs.
     const notice = await startNotice(start, workspace, layout, trustedDir, lineage, options.memoryFrom ?? baseLineage ?? lineage);
     if (notice) notify(notice);
@@ -253,9 +256,10 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
         }
       }
     }, (m) => `${m.id}${snapshotMode?.kind === 'changes' ? ` (${snapshotMode.paths} changed paths, ${snapshotMode.deleted} deleted)` : ''}`,
-    ).catch((err: unknown) => {
-      keepForRescue = sandbox.kind === 'docker'; // the work exists only in the container now
-      throw snapshotFailed(err, sandbox, transcriptPath, config.home);
+    ).catch(async (err: unknown) => {
+      const failed = await snapshotFailed(err, sandbox, transcriptPath, config.home);
+      keepForRescue = failed.kept; // the work exists only in the container now
+      throw failed.error;
     });
     saved.transcriptPath = transcriptPath;
     saved.workspaceSnapshot = workspaceSnapshot.id;
@@ -348,23 +352,6 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   }
   result.timings = { ...timings, totalMs: Date.now() - began, parts };
   return result;
-}
-
-/** A workspace snapshot that failed: the container is kept with the work; say how to get it out. */
-function snapshotFailed(err: unknown, sandbox: Sandbox, transcriptPath: string, home: string): MnemaraError {
-  const id = sandbox.id.slice(0, 12);
-  const rescue =
-    sandbox.kind === 'docker'
-      ? `The sandbox ${id} is kept with the work in /workspace: \`mnemara recover\` saves it as a branch and removes the sandbox (or copy it out with \`docker cp ${id}:/workspace DIR\`). `
-      : '';
-  if (ioFailureCode(err)) {
-    const e = ioFailureError(err, 'snapshotting the workspace', { home, transcriptPath });
-    return new MnemaraError(e.code, e.message, { hint: `${rescue}${e.hint}`, cause: err });
-  }
-  return new MnemaraError('SNAPSHOT_FAILED', `could not snapshot the workspace: ${(err as Error).message}`, {
-    hint: `${rescue}The transcript is at ${transcriptPath}; \`mnemara recover\` brings it into the lineage's memory.`,
-    cause: err,
-  });
 }
 
 /**

@@ -1,5 +1,6 @@
-import { lstat, open, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { chmod, copyFile, lstat, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
 import { writeFileAtomic } from './atomic.js';
 import { redact } from './redact.js';
@@ -18,8 +19,13 @@ export interface TreeRedaction {
   redacted: Array<{ path: string; secrets: number }>;
   /** Files and folders whose name held a secret, by their new name (the secret replaced by `[REDACTED:<kind>]`). */
   renamed: string[];
-  /** Binary files, or files over 64 MiB, whose text held a secret shape: removed, since they cannot be redacted in place. */
+  /**
+   * Binary files, or files over 64 MiB, whose text held a secret shape: they cannot be redacted in place, so they
+   * are left out of the snapshot: moved to `setAside` (then in `setAsideAt`), or removed when no place was given.
+   */
   refused: string[];
+  /** Where the refused files now are (`setAside`, the same relative paths under it), when they were moved there. */
+  setAsideAt?: string;
 }
 
 /** Whether a redaction changed anything. */
@@ -46,11 +52,35 @@ export function redactedName(name: string, taken: Set<string>): string {
  * (`redact` over each text file) so that no layer, head or tree index holds a secret a person or a tool wrote
  * into memory (DESIGN.md, "What must always hold"). Names too: a file or folder whose name holds a secret is
  * renamed to the redacted name. A binary file (a NUL byte) or one over 64 MiB that holds a secret shape is
- * removed. Symlinks are left alone (never followed); missing folders are fine. Writes are atomic; a clean file is
- * not rewritten. Throws what the filesystem throws for a write or rename that fails.
+ * left out: with `setAside` (a host directory, e.g. `<home>/left-out/snapshot-<time>`) it is moved there under its
+ * relative path (directories 0700, the file 0600; a person's own file is never destroyed), else removed (only for
+ * copies mnemara made itself). Symlinks are left alone (never followed); missing folders are fine. Writes are
+ * atomic; a clean file is not rewritten. Throws what the filesystem throws for a write or rename that fails, and
+ * `MnemaraError('IO_ERROR')` when a refused file cannot be moved to `setAside` (it is then left where it was).
  */
-export async function redactLayoutTree(dir: string, folders: string[]): Promise<TreeRedaction> {
-  const result: TreeRedaction = { redacted: [], renamed: [], refused: [] };
+export async function redactLayoutTree(dir: string, folders: string[], setAside?: string): Promise<TreeRedaction> {
+  const result: TreeRedaction = { redacted: [], renamed: [], refused: [], ...(setAside ? { setAsideAt: setAside } : {}) };
+  const leaveOut = async (path: string, relPath: string): Promise<void> => {
+    if (!setAside) return rm(path, { force: true });
+    const target = join(setAside, relPath);
+    try {
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+      await chmod(dirname(setAside), 0o700).catch(() => undefined);
+      await chmod(setAside, 0o700);
+      // A rename keeps it on the same disk; across disks, copy first and remove the original only then.
+      await rename(path, target).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EXDEV') throw err;
+        await copyFile(path, target);
+        await rm(path);
+      });
+      await chmod(target, 0o600);
+    } catch (err) {
+      throw new MnemaraError('IO_ERROR', `could not move ${relPath} (a binary or oversized file holding a secret) out of ${dir} to ${target}: ${(err as Error).message}`, {
+        hint: `Move ${relPath} out of the memory layout yourself and snapshot again; the file was left where it was.`,
+        cause: err,
+      });
+    }
+  };
   const rel = (p: string): string => relative(dir, p).split(sep).join('/');
   const walk = async (folder: string): Promise<void> => {
     const names = await readdir(folder).catch(() => [] as string[]);
@@ -69,7 +99,7 @@ export async function redactLayoutTree(dir: string, folders: string[]): Promise<
       const st = await lstat(path).catch(() => null);
       if (!st) continue;
       if (st.isDirectory()) await walk(path);
-      else if (st.isFile()) await redactFile(path, st.size, rel(path), result);
+      else if (st.isFile()) await redactFile(path, st.size, rel(path), result, leaveOut);
     }
   };
   for (const f of folders) {
@@ -80,14 +110,14 @@ export async function redactLayoutTree(dir: string, folders: string[]): Promise<
   if (result.redacted.length || result.renamed.length) {
     log.info({ files: result.redacted.map((r) => r.path), renamed: result.renamed }, 'redacted secrets in the memory layout before the snapshot');
   }
-  if (result.refused.length) log.warn({ files: result.refused }, 'removed binary or oversized memory layout files that hold secrets: they cannot be redacted in place');
+  if (result.refused.length) log.warn({ files: result.refused, setAside }, 'left binary or oversized memory layout files that hold secrets out of the snapshot: they cannot be redacted in place');
   return result;
 }
 
-async function redactFile(path: string, size: number, relPath: string, result: TreeRedaction): Promise<void> {
+async function redactFile(path: string, size: number, relPath: string, result: TreeRedaction, leaveOut: (path: string, rel: string) => Promise<void>): Promise<void> {
   if (size > MAX_REDACT_BYTES) {
     if (await holdsSecret(path)) {
-      await rm(path, { force: true });
+      await leaveOut(path, relPath);
       result.refused.push(relPath);
     }
     return;
@@ -96,7 +126,7 @@ async function redactFile(path: string, size: number, relPath: string, result: T
   if (data.includes(0)) {
     const latin1 = data.toString('latin1');
     if (redact(latin1) !== latin1) {
-      await rm(path, { force: true });
+      await leaveOut(path, relPath);
       result.refused.push(relPath);
     }
     return;
@@ -130,6 +160,8 @@ export function describeTreeRedaction(r: TreeRedaction): string {
   const total = r.redacted.reduce((n, f) => n + f.secrets, 0);
   if (r.redacted.length) parts.push(`redacted ${total} secret(s) in ${r.redacted.map((f) => `${f.path} (${f.secrets})`).join(', ')}`);
   if (r.renamed.length) parts.push(`renamed ${r.renamed.length} file(s) whose name held a secret, now ${r.renamed.join(', ')}`);
-  if (r.refused.length) parts.push(`removed ${r.refused.length} binary or oversized file(s) holding a secret: ${r.refused.join(', ')}`);
-  return parts.length ? `${parts.join('; ')} (in place, before the snapshot)` : '';
+  if (r.refused.length && r.setAsideAt) {
+    parts.push(`left out ${r.refused.length} binary or oversized file(s) holding a secret (they cannot be redacted): ${r.refused.join(', ')}, moved to ${r.setAsideAt} (yours, never snapshotted)`);
+  } else if (r.refused.length) parts.push(`removed ${r.refused.length} binary or oversized file(s) holding a secret: ${r.refused.join(', ')}`);
+  return parts.length ? `${parts.join('; ')} (before the snapshot)` : '';
 }

@@ -7,6 +7,7 @@ import { MnemaraError } from '../config/errors.js';
  */
 export type SandboxErrorCode =
   | 'ENOENT'
+  | 'DISK_FULL'
   | 'EISDIR'
   | 'TOO_LARGE'
   | 'INVALID_INPUT'

@@ -1,3 +1,4 @@
+import { ioFailureCode } from '../config/io-errors.js';
 import { logger } from '../config/logger.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { compileIgnore } from '../snapshot/ignore.js';
@@ -80,6 +81,9 @@ export async function snapshotSandbox(
         report.mode = { kind: 'changes', paths: c.send.length, deleted: c.deleted, bytes: c.bytes };
         return manifest;
       } catch (err) {
+        // A full disk (or another host I/O failure) is not fixed by reading the whole workspace, which needs more
+        // space: that read then failed with only "The operation was aborted", hiding the ENOSPC (issue 10 trial).
+        if (ioFailureCode(err)) throw err;
         reason = `the changes could not be taken: ${(err as Error).message}`;
       }
     } else {

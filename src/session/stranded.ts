@@ -23,6 +23,7 @@ import { DockerSandbox } from '../sandbox/docker/docker-sandbox.js';
 import { ownerAlive } from '../sandbox/docker/prune.js';
 import { ownershipOf } from '../sandbox/docker/home-label.js';
 import { detachOrphanDisks } from '../sandbox/docker/workspace-disk.js';
+import { ioFailureCode, ioFailureError } from '../config/io-errors.js';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
@@ -146,7 +147,8 @@ export async function rescueStrandedSandboxes(store: SnapshotStore, home: string
       await sandbox.close();
       log.info({ ...rescue }, 'rescued the workspace of a sandbox whose session is gone');
     } catch (err) {
-      rescue.error = (err as Error).message;
+      // A full disk says so, and what to do, as a session's workspace snapshot does.
+      rescue.error = ioFailureCode(err) ? ((e) => `${e.message} ${e.hint ?? ''}`.trim())(ioFailureError(err, `snapshotting the workspace of sandbox ${g.name}`, { home })) : (err as Error).message;
       log.warn({ ...rescue }, 'could not rescue a stranded sandbox; it is left running');
     }
     rescues.push(rescue);

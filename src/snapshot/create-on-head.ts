@@ -15,6 +15,22 @@ export interface CreatedOnHead {
   inherited: string[];
   /** Files of `keepRecords` directories the head had and `dir` lacked, kept (other runs' records). */
   keptRecords: string[];
+  /**
+   * Set when the code of `dir` was not made from the head (the head's code moved since `base`, or during the
+   * create): the snapshot is not on the head but on this branch `LINEAGE@<snapshot-id>`, and the head is unchanged.
+   */
+  branch?: string;
+}
+
+/**
+ * Guards the head against a directory that was not made from it (`snapshot create`, issue 10: six concurrent
+ * creates of copies of the head each re-based themselves on the winner, deleting the others' files from it).
+ * `base`: the snapshot `dir` was restored from (its restore marker), or the head read at the start when `dir`
+ * has none. `sameCode(a, b)`: true when snapshots `a` and `b` differ only in the memory layout (`code-contained.ts`).
+ */
+export interface CodeGuard {
+  base: string | null;
+  sameCode: (a: string, b: string) => Promise<boolean>;
 }
 
 /** A store that can give a snapshot's merged tree (both stores can). */
@@ -78,9 +94,10 @@ export async function createOnHead(
     inheritMissing?: string[];
     keepRecords?: string[];
     beforePack?: (parent: string | null) => Promise<void>;
+    guard?: CodeGuard;
   },
 ): Promise<CreatedOnHead> {
-  const { full, boundMs, inheritMissing, keepRecords, beforePack, ...create } = options;
+  const { full, boundMs, inheritMissing, keepRecords, beforePack, guard, ...create } = options;
   const source: SnapshotSource = { dir };
   const inherited = full ? [] : (inheritMissing ?? []).filter((d) => !existsSync(join(dir, d)));
   // An ignored path is neither packed nor deleted: the delta inherits it from the parent.
@@ -93,20 +110,41 @@ export async function createOnHead(
     return store.create(source, { ...create, ...(ignore.length ? { ignore } : {}), parent });
   };
   let head = await store.getHead(options.lineage);
+  // The head's code moved away from what `dir` was made from: a move from nothing, or to other code.
+  const codeMoved = async (from: string | null, to: string | null): Promise<boolean> =>
+    from !== to && (from === null || to === null || !(await guard!.sameCode(from, to)));
+  const branched = async (m: Manifest, conflicts: number): Promise<CreatedOnHead> => {
+    const branch = `${options.lineage}@${m.id}`;
+    await store.moveBranch(branch, null, m.id);
+    return { manifest: m, conflicts, inherited: m.parent ? inherited : [], keptRecords: m.parent ? keptRecords : [], branch };
+  };
+  if (guard && head !== null && (await codeMoved(guard.base, head))) {
+    // Packed on its own base, so the snapshot holds exactly `dir` and the head keeps the other writers' code.
+    const known = guard.base !== null && (await store.get(guard.base).then(() => true, () => false));
+    return branched(await pack(full || !known ? null : guard.base), 0);
+  }
   let manifest = await pack(full ? null : head);
   let conflicts = 0;
+  let stray = false;
   try {
     await retryHeadMove(
       options.lineage,
-      () => store.advanceHead(options.lineage, head, manifest.id),
+      async () => {
+        if (!stray) await store.advanceHead(options.lineage, head, manifest.id);
+      },
       async (err) => {
         if (!(err instanceof HeadConflictError)) return;
         conflicts += 1;
+        if (guard && (await codeMoved(head, err.current))) {
+          stray = true; // another writer's code landed first: `dir` was not made from it
+          return;
+        }
         head = err.current;
         if (!full) manifest = await pack(head);
       },
       { boundMs },
     );
+    if (stray) return branched(manifest, conflicts);
   } catch (err) {
     if (!(err instanceof HeadWaitExpiredError)) throw err;
     const branch = `${options.lineage}@${manifest.id}`;

@@ -100,3 +100,45 @@ describe('snapshot create redacts the memory layout before any layer is written'
     }, 120_000);
   }
 });
+
+describe('a memory file that cannot be redacted is the user\'s: moved to <home>/left-out/, never deleted', () => {
+  for (const kind of ['memory', 'workspace'] as const) {
+    it(`--kind ${kind}: a binary file and a 65 MiB log holding tokens leave the snapshot and wait in left-out/ (0700/0600)`, async () => {
+      // New-user trial (#10): `snapshot create` deleted memories/b.bin from the user's own directory, no copy kept.
+      root = mkdtempSync(join(tmpdir(), 'mnemara-create-aside-'));
+      const home = join(root, 'home');
+      const ws = join(root, 'ws');
+      mkdirSync(join(ws, 'memories', 'cache'), { recursive: true });
+      writeFileSync(join(ws, 'app.js'), 'console.log("hi")\n');
+      writeFileSync(join(ws, 'memories', 'MEMORY.md'), '# Memory\n- builds run with `npm run build`\n');
+      // A SQLite-like cache: a header, NUL bytes, a token among them.
+      const bin = Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(4096), Buffer.from(`token=${GHP}`), Buffer.alloc(512)]);
+      writeFileSync(join(ws, 'memories', 'cache', 'notes.db'), bin);
+      // An agent's log over the redaction limit (sparse: 65 MiB apparent, a few KiB on disk) with a key at its start.
+      writeFileSync(join(ws, 'memories', 'build.log'), `STRIPE_KEY=${STRIPE}\n`);
+      const { truncateSync } = await import('node:fs');
+      truncateSync(join(ws, 'memories', 'build.log'), 65 * 1024 * 1024);
+      const log = readFileSync(join(ws, 'memories', 'build.log'));
+
+      const r = await cli(home, ['snapshot', 'create', ws, '--lineage', 'aside/main', '--kind', kind, '--json']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout) as { redaction: { refused: string[]; setAsideAt: string } };
+      expect(out.redaction.refused.sort()).toEqual(['memories/build.log', 'memories/cache/notes.db']);
+      const aside = out.redaction.setAsideAt;
+      expect(aside.startsWith(join(home, 'left-out'))).toBe(true);
+      expect(readFileSync(join(aside, 'memories/cache/notes.db')).equals(bin)).toBe(true);
+      expect(readFileSync(join(aside, 'memories/build.log')).equals(log)).toBe(true);
+      expect(statSync(aside).mode & 0o777).toBe(0o700);
+      expect(statSync(join(home, 'left-out')).mode & 0o777).toBe(0o700);
+      expect(statSync(join(aside, 'memories/cache/notes.db')).mode & 0o777).toBe(0o600);
+      for (const s of [GHP, STRIPE]) expect(storeBytes(join(home, 'store'))).not.toContain(s);
+
+      // The text output says where they are.
+      writeFileSync(join(ws, 'memories', 'cache', 'notes.db'), bin);
+      const text = await cli(home, ['snapshot', 'create', ws, '--lineage', 'aside/main', '--kind', kind]);
+      expect(text.exitCode, text.stderr).toBe(0);
+      expect(text.stdout).toMatch(/left out 1 binary or oversized file\(s\) holding a secret .*memories\/cache\/notes\.db, moved to \S+left-out\/snapshot-/);
+      expect(text.stdout).not.toContain('removed');
+    }, 180_000);
+  }
+});

@@ -114,7 +114,7 @@ describe(`8 concurrent sessions on one lineage, ${ROUNDS} round(s)`, () => {
 });
 
 describe('24 concurrent snapshot create on one lineage', () => {
-  it('puts every snapshot on the head chain or on a named branch; every command exits 0', async () => {
+  it('puts every snapshot on the head chain or on a named branch; each exits 0 (on the head) or 1 (named branch)', async () => {
     const dirs = scratch();
     cleanups.push(dirs.cleanup);
     const runs = await Promise.all(
@@ -130,10 +130,10 @@ describe('24 concurrent snapshot create on one lineage', () => {
     const head = (await store.getHead('many')) as string;
     const chain = await chainOf(store, head);
     const branches = new Set(Object.values(await store.listBranches('many')));
-    const ids = runs.map((r) => (r.exitCode === 0 ? (JSON.parse(r.stdout) as { head: string }).head : `exit ${r.exitCode}: ${r.stdout}${r.stderr}`));
+    const ids = runs.map((r) => (r.exitCode === 0 || r.exitCode === 1 ? (JSON.parse(r.stdout) as { snapshot: { id: string } }).snapshot.id : `exit ${r.exitCode}: ${r.stdout}${r.stderr}`));
     const kept = ids.filter((id) => chain.has(id) || branches.has(id));
     table('24 concurrent snapshot create', 24, kept.length);
-    expect(runs.map((r) => r.exitCode)).toEqual(Array(24).fill(0));
+    for (const r of runs) expect(r.exitCode === 0 ? (JSON.parse(r.stdout) as { onHead: boolean }).onHead : r.exitCode).toSatisfy((x: unknown) => x === true || x === 1);
     expect(kept).toHaveLength(24);
   }, 20 * 60_000);
 });

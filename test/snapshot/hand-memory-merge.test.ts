@@ -4,23 +4,13 @@
  * only (three concurrent creates: one hand note survived). A hand snapshot now merges the head's memory three-way
  * with what its directory was restored from, as a session does, so every person's edit reaches the head.
  */
-import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseSummary, renderMemoryMd, type MemoryEntry } from '../../src/memory/memory-md.js';
+import { cli } from '../support/cli.js';
 import { tempDir } from './helpers.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-const exec = promisify(execFile);
-
-async function cli(home: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return exec(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, MNEMARA_HOME: home, MNEMARA_LOG_LEVEL: 'error' } }).then(
-    (x) => ({ code: 0, stdout: x.stdout, stderr: x.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
-}
 
 const entry = (id: string, text: string, kind: MemoryEntry['kind']): MemoryEntry => ({
   id, kind, text, sources: ['0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'], importance: 4, at: '2026-11-30T09:12:00Z', edited: false,

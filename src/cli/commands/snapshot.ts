@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
@@ -21,6 +21,7 @@ import { EXIT, emit, formatBytes as size, progressPrinter, reportError } from '.
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 import { resolveRestorePaths } from '../restore-paths.js';
 import { snapshotRef } from '../snapshot-ref.js';
+import { codeGuard, describeBranched } from '../snapshot-create-guard.js';
 
 /** Exit code of a restore stopped by SIGINT/SIGTERM (128 + 2, as a shell reports Ctrl-C; `run` uses the same). */
 const EXIT_INTERRUPTED = 130;
@@ -145,10 +146,16 @@ export function registerSnapshotCommand(program: Command): void {
       const { config } = loadCliConfig(opts);
       const { layout: names } = config.memory;
       // A hand edit of memory is saved this way (README): it is redacted here as a session redacts the agent's notes.
-      const redaction = existsSync(dir) ? await redactLayoutTree(resolve(dir), layout) : { redacted: [], renamed: [], refused: [] };
+      // A file that cannot be redacted is the user's: moved to <home>/left-out/, never deleted.
+      const aside = join(config.home, 'left-out', `snapshot-${new Date().toISOString().replace(/[-:.]/g, '')}-${process.pid}`);
+      const redaction = existsSync(dir) ? await redactLayoutTree(resolve(dir), layout, aside) : { redacted: [], renamed: [], refused: [] };
       const redactionLine = describeTreeRedaction(redaction);
-      const merger = opts.kind === 'memory' ? await handMerger(s, dir, config.home, names, config.memory, !opts.json) : undefined;
-      const { manifest: m, inherited, keptRecords } = await createOnHead(s, dir, {
+      const marker = await readRestoreMarker(config.home, dir);
+      const known = marker !== null && (await s.get(marker.snapshot).then(() => true, () => false));
+      // A workspace made from an older head keeps the head's memory edits too when its code may land (hand-memory.ts).
+      const merger = opts.kind === 'memory' || known ? await handMerger(s, dir, config.home, names, config.memory, !opts.json) : undefined;
+      const guard = opts.kind === 'workspace' ? await codeGuard(s, opts.lineage, marker?.snapshot, layout) : undefined;
+      const { manifest: m, inherited, keptRecords, branch } = await createOnHead(s, dir, {
         lineage: opts.lineage,
         kind: opts.kind,
         full: Boolean(opts.full),
@@ -159,11 +166,18 @@ export function registerSnapshotCommand(program: Command): void {
         onProgress: progressPrinter(!opts.json),
         boundMs: config.snapshot.headWaitMinutes * 60_000,
         ...(merger ? { beforePack: merger.beforePack } : {}),
+        ...(guard ? { guard } : {}),
       });
       await writeRestoreMarker(config.home, dir, m.id);
       const last = m.layers[m.layers.length - 1]!;
       const dropped = opts.kind === 'workspace' && opts.full && m.parent === null ? layout.filter((d) => !existsSync(resolve(dir, d))) : [];
-      emit(Boolean(opts.json), { snapshot: m, head: m.id, inherited, keptRecords, redaction }, () =>
+      if (branch) {
+        process.exitCode = EXIT.failed;
+        const head = await s.getHead(opts.lineage);
+        emit(Boolean(opts.json), { snapshot: m, head, branch, onHead: false, redaction }, () => describeBranched(dir, m.id, opts.lineage, branch, head, redactionLine));
+        return;
+      }
+      emit(Boolean(opts.json), { snapshot: m, head: m.id, onHead: true, inherited, keptRecords, redaction }, () =>
         `${m.id}  ${m.lineage} → head\n  ${last.delta ? 'delta' : 'full layer'}: ${last.fileCount} entries, ${size(last.compressedBytes)} stored (${m.layers.length} layer${m.layers.length > 1 ? 's' : ''})` +
         (inherited.length ? `\n  kept the previous head's ${inherited.map((d) => `${d}/`).join(' and ')} (not in ${dir}: the lineage's memory layout stays)` : '') +
         (keptRecords.length ? `\n  kept ${keptRecords.length} rollout record(s) of the head that ${dir} lacks (a snapshot never drops the head's run history): ${keptRecords.slice(0, 5).join(', ')}${keptRecords.length > 5 ? ', …' : ''}` : '') +

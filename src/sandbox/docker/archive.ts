@@ -23,6 +23,9 @@ export async function putArchive(container: Docker.Container, docker: Docker, ta
       cause: r.stdinError,
     });
   }
+  if (r.exitCode !== 0 && /No space left on device|Disk quota exceeded/.test(r.stderr.text())) {
+    throw await doesNotFit(container, docker, dir, r.stderr.text());
+  }
   if (r.exitCode !== 0) {
     throw new SandboxError(
       'SANDBOX_FAILED',
@@ -43,4 +46,24 @@ export async function getArchive(container: Docker.Container, dir: string): Prom
     if (statusOf(err) === 404) throw new SandboxError('ENOENT', `${dir} does not exist in the sandbox`, { cause: err });
     throw new SandboxError('SANDBOX_FAILED', `could not archive ${dir}: ${(err as Error).message}`, { cause: err });
   }
+}
+
+/**
+ * The error of an extraction that ran out of space: one message with the sizes of `dir`'s filesystem in the
+ * sandbox (its quota, `sandbox.maxWorkspaceBytes`, or the host's free space), what to do, and at most three lines
+ * of tar's output (a real repository in a small home gave hundreds of "Cannot mkdir: No space left on device").
+ */
+async function doesNotFit(container: Docker.Container, docker: Docker, dir: string, stderr: string): Promise<SandboxError> {
+  const df = await rawExec(container, docker, { argv: ['df', '-B1', '--output=size,used,avail', '--', dir], maxOutputBytes: 4096 }).catch(() => null);
+  const [size, used, avail] = (df?.stdout.text().trim().split('\n')[1] ?? '').trim().split(/\s+/).map(Number);
+  const mib = (n: number | undefined): string => (n !== undefined && Number.isFinite(n) ? `${(n / 1048576).toFixed(0)} MiB` : '?');
+  const lines = stderr.trim().split('\n');
+  const shown = lines.slice(0, 3).join('\n    ') + (lines.length > 3 ? `\n    … (${lines.length - 3} more lines like these)` : '');
+  return new SandboxError(
+    'DISK_FULL',
+    `the workspace does not fit into the sandbox: ${dir} has ${mib(size)} (${mib(used)} used, ${mib(avail)} free) and the snapshot is larger. tar said:\n    ${shown}`,
+    {
+      hint: 'Free space on the disk of MNEMARA_HOME (`df -h "$MNEMARA_HOME"`; `mnemara snapshot gc`), move MNEMARA_HOME to a larger disk, or raise sandbox.maxWorkspaceBytes (the /workspace quota; it is cut to the free space of <home>/sandbox-disks). `mnemara snapshot show LINEAGE` gives the snapshot\'s size.',
+    },
+  );
 }

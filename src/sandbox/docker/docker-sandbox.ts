@@ -295,6 +295,17 @@ export class DockerSandbox implements Sandbox {
     return getArchive(this.container, this.resolve(dir));
   }
 
+  /**
+   * Whether the container still exists on its engine: `false` only on a 404 (someone else removed it, e.g.
+   * `mnemara sandbox prune --force`); `true` when the engine cannot be asked (nothing is claimed lost then).
+   */
+  async exists(): Promise<boolean> {
+    return this.container.inspect().then(
+      () => true,
+      (err: unknown) => statusOf(err) !== 404,
+    );
+  }
+
   /** Removes the container and its volume (force: a running container is killed). Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;

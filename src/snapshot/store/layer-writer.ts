@@ -1,9 +1,13 @@
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ioFailureCode } from '../../config/io-errors.js';
 import { compressor, DEFAULT_GZIP_LEVEL, type Codec } from '../codec.js';
 import type { BlobStore } from '../blobs.js';
 import { TarWriter } from '../tar-write.js';
 import type { Layer } from '../types.js';
+
+/** Whether `err` is the host's own errno failure (`ENOSPC`, `EIO`, …), not a stream's abort or premature close. */
+const hostFailure = (err: unknown): boolean => ioFailureCode(err) !== null;
 
 /**
  * Produces one layer blob: `produce` writes tar entries, which are compressed with `codec`/`level` and
@@ -32,8 +36,10 @@ export async function writeLayerBlob<T>(
     feeding.catch(() => {}); // rejects with the same error once the streams are destroyed
     tar.destroy(err as Error);
     compress.destroy(err as Error);
-    await stored.catch(() => {});
-    throw err;
+    // A failed blob write (ENOSPC mid-stream) destroys the compressor, and the tar side then sees only "The
+    // operation was aborted" or "Premature close": the store's own errno error is the one that says what happened.
+    const storeErr = await stored.then(() => null, (e: unknown) => e);
+    throw hostFailure(storeErr) && !hostFailure(err) ? storeErr : err;
   }
   const { digest, bytes } = await stored;
   return {
