@@ -82,8 +82,10 @@ describe('after a run on -w DIR', { timeout: 180_000 }, () => {
   it("memory show/search -w DIR read the directory's lineage head and say so", async () => {
     const show = await mnemara(['memory', 'show', '-w', dirs.workspace]);
     expect(show.exitCode).toBe(0);
-    expect(show.stdout).toContain(`memory of lineage ${run1.lineage} (head ${run1.head}), the lineage of ${dirs.workspace}, which holds no memory of its own: 1 entries`);
+    expect(show.stdout).toContain(`memory of lineage ${run1.lineage} (head ${run1.head}), the lineage of ${dirs.workspace}, which holds no memory of its own: 2 entries`);
     expect(show.stdout).toContain('Run the tests with `./scripts/check.sh`');
+    // Run 1's agent ended on "Note: run the tests with `./scripts/check.sh` (it sets PYTHONPATH=src) …": its own note.
+    expect(show.stdout).toContain('it sets PYTHONPATH=src');
     const search = await mnemara(['memory', 'search', 'tests', '-w', dirs.workspace]);
     expect(search.exitCode).toBe(0);
     expect(search.stdout).toContain('./scripts/check.sh');
