@@ -9,6 +9,8 @@ import { reasonSaid } from '../findings.js';
 import { commandOf, failed, isEdit, type RolloutView, type Step } from '../rollout.js';
 import { clip, keywordsOf, quote } from './text.js';
 import { sameWhere, stepDirectories, whereOf } from './where.js';
+import { editShown, environmentPath, isConfigPath, oneTimeEdit } from './config-paths.js';
+import { invocationError, notFound, otherBinary, runnerAdded } from './another-form.js';
 
 /** The directory each step starts in (`where.ts`). */
 function directories(steps: Step[]): Map<number, string> {
@@ -363,69 +365,3 @@ function addsOptions(before: Segment, after: Segment): boolean {
   return k === before.args.length && extra.some((a) => a.startsWith('-'));
 }
 
-/**
- * What a small configuration edit wrote (` (to \`executeInTransaction=false\`)`), so the lesson says the change
- * and not only the file; nothing for a long one, which the file itself shows.
- */
-function editShown(step: Step): string {
-  const text = String(step.input.file_text ?? step.input.new_str ?? step.input.content ?? '').trim();
-  if (!text || text.length > 160 || text.split('\n').length > 3 || text.includes('`')) return '';
-  return ` (to \`${text.replace(/\s*\n\s*/g, '; ')}\`)`;
-}
-
-/** The program was not found as typed (exit 127, "command not found"). */
-function notFound(step: Step): boolean {
-  return step.exitCode === 127 || /command not found|: not found$/m.test(step.output ?? '');
-}
-
-/**
- * The resolver runs another binary of the same name, by its path outside the workspace (`cmake` failed on an
- * old version; `/opt/cmake-3.28.3/bin/cmake` worked): the path is the lesson, not a retry.
- */
-function otherBinary(failed: Segment, resolver: Segment): boolean {
-  const word = (s: Segment) => s.core.split(/\s+/)[0] ?? '';
-  const path = word(resolver);
-  return path !== word(failed) && environmentPath(path);
-}
-
-/**
- * The resolver runs the same command through a runner the failure lacked (`prove -lr t` failed, `carton exec --
- * prove -lr t` passed; `rspec` → `bundle exec rspec`): the runner is the lesson, not a retry.
- */
-function runnerAdded(failed: Segment, resolver: Segment): boolean {
-  const runner = (s: Segment) => s.core.split(/\s+/).slice(0, Math.max(0, s.core.split(/\s+/).indexOf(s.program))).join(' ');
-  return runner(resolver) !== '' && runner(resolver) !== runner(failed);
-}
-
-/** The command could not be started as typed (exit 126/127: not executable, not found, bad interpreter). */
-function invocationError(step: Step): boolean {
-  return step.exitCode === 126 || step.exitCode === 127 || /Permission denied|command not found|bad interpreter|not executable|No such file or directory/i.test(step.output ?? '');
-}
-
-const CONFIG_BASENAME =
-  /^(conftest\.py|setup\.(cfg|py)|pyproject\.toml|tox\.ini|pytest\.ini|noxfile\.py|package\.json|\.npmrc|\.yarnrc(\.yml)?|\.pypirc|pip\.conf|\.jvmopts|\.sbtopts|\.bazelrc|\.Rprofile|\.Renviron|settings\.xml|toolchains\.xml|[\w.-]+\.conf|\.nvmrc|\.?tool-versions|tsconfig[\w.-]*\.json|[\w.-]*\.config\.[cm]?[jt]s|Makefile|GNUmakefile|CMakeLists\.txt|CMakePresets\.json|Dockerfile[\w.-]*|\.env[\w.-]*|go\.mod|go\.work|Cargo\.toml|rust-toolchain(\.toml)?|requirements[\w.-]*\.txt|Gemfile|[\w.-]+\.(toml|ya?ml|ini|cfg|properties))$/;
-
-/**
- * An edit of a file that belongs to the repository (committed with the run's work), as opposed to local
- * environment files (`.env*`, anything outside the workspace such as `~/.npmrc` or `/etc/…`), which a
- * later run must set up again.
- */
-function oneTimeEdit(path: string): boolean {
-  const base = path.split('/').pop() ?? path;
-  if (/^\.env/.test(base)) return false;
-  return !path.startsWith('/') || path.startsWith('/workspace/');
-}
-
-/** A file outside the workspace (`~/.m2/toolchains.xml`, `/etc/hosts`): the environment's, never the code's. */
-export function environmentPath(path: string): boolean {
-  return /^(~|\$HOME|\$\{HOME\})(\/|$)/.test(path) || (path.startsWith('/') && !path.startsWith('/workspace/') && path !== '/workspace');
-}
-
-/**
- * Configuration and test-setup files: changing them fixes how things run, not what the code does. Every file
- * outside the workspace is the environment's configuration (`environmentPath`).
- */
-export function isConfigPath(path: string): boolean {
-  const base = path.split('/').pop() ?? path;
-  return CONFIG_BASENAME.test(base) || environmentPath(path) || /(^|\/)\.github\/workflows\//.test(path) || /(^|\/)\.ci\//.test(path) || /(^|\/)\.(mvn|cargo|config|bazelrc\.d)\//.test(path);
-}
