@@ -93,7 +93,7 @@ describe('mnemara run: sessions', () => {
     expect(third.stderr).toMatch(/\[turn 1\] bash: grep .* memories\/MEMORY\.md → exit 0/);
     expect(third.stderr).toContain('✓ advance-head');
     expect(third.stdout).toMatch(/^outcome +completed$/m);
-    expect(third.stdout).toMatch(/^lessons +0 added, 1 changed, 0 removed \(1 in MEMORY\.md\)$/m);
+    expect(third.stdout).toMatch(/^lessons +0 added, 1 changed, 0 removed \(2 in MEMORY\.md\)$/m);
     expect(third.stdout).toMatch(/^ {2}~ Run the tests with `\.\/scripts\/check\.sh`/m);
     // --no-live-update reached the agent: no memory tool was offered to the model.
     const tools = (s2.messageRequests[0]?.body.tools as { name: string }[]).map((t) => t.name);
