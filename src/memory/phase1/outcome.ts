@@ -47,10 +47,8 @@ export function segmentOutcome(step: Step, segments: Segment[], seg: Segment): S
     return after.every((s) => s.category === 'inspect' || s.category === 'shell') ? 'failed' : 'unknown';
   }
   const next = after[0];
-  if (next && next.joiner === ';' && next.program === 'echo' && /\$\?|\$\{\?\}/.test(next.text)) {
-    const printed = /(?:^|\D)(\d{1,3})\s*$/.exec(output.trimEnd());
-    if (printed) return printed[1] === '0' ? 'passed' : 'failed';
-  }
+  const printed = printedStatus(step, segments, seg);
+  if (printed !== undefined) return printed === 0 ? 'passed' : 'failed';
   // `apt-get install x && cd /workspace && cargo test | tail`: a later segment joined by `&&` alone passed, so it
   // ran, so this one passed (its own status is hidden by the pipe after the later one).
   if (j === i) {
@@ -61,6 +59,22 @@ export function segmentOutcome(step: Step, segments: Segment[], seg: Segment): S
   if (outputShowsFailure(output)) return 'failed';
   // Unreliable status and no failure in sight: the status of a filter or `|| true` said 0.
   return exit === 0 && (j > i || next?.joiner === '||') ? 'passed' : 'unknown';
+}
+
+/**
+ * The status the run printed for `seg` right after it: `; echo $?` (`${?}`), or `; echo "exit=${PIPESTATUS[0]}"`
+ * after a pipe from it; read back from the end of the output. Undefined when nothing printed one.
+ */
+export function printedStatus(step: Step, segments: Segment[], seg: Segment): number | undefined {
+  let j = segments.indexOf(seg);
+  if (j < 0) return undefined;
+  const piped = segments[j + 1]?.joiner === '|';
+  while (segments[j + 1]?.joiner === '|') j += 1;
+  const next = segments[j + 1];
+  if (!next || next.joiner !== ';' || next.program !== 'echo') return undefined;
+  if (!/\$\?|\$\{\?\}/.test(next.text) && !(piped && /\$\{PIPESTATUS\[0\]\}/.test(next.text))) return undefined;
+  const m = /(?:^|\D)(\d{1,3})\s*$/.exec((step.output ?? '').trimEnd());
+  return m ? Number(m[1]) : undefined;
 }
 
 /** Convenience: the outcome is `passed`. */

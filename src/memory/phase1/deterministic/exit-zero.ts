@@ -1,6 +1,7 @@
 import type { RawMemory } from '../../types.js';
 import { essentialCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { commandOf, type RolloutView, type Step } from '../rollout.js';
+import { printedStatus } from '../outcome.js';
 import { clip, keywordsOf, quote } from './text.js';
 
 /** A test runner's summary that reports failures: "2 failed", "Failing 1" (GUT), "[Failed]:", "Result: FAIL", TAP's `not ok`. */
@@ -36,14 +37,8 @@ export function exitZeroFailures(view: RolloutView): RawMemory[] {
   return out;
 }
 
-/** The segment's own exit status when the step shows it, else undefined. */
+/** The segment's own exit status when the step shows it (nothing but `&&` after it, or printed), else undefined. */
 function ownStatus(step: Step, segs: Segment[], seg: Segment): number | undefined {
-  const i = segs.indexOf(seg);
-  const after = segs.slice(i + 1);
-  if (step.exitCode === 0 && after.every((s) => s.joiner === '&&')) return 0;
-  // Printed by the run itself: `; echo $?` right after it, or `${PIPESTATUS[0]}` after a pipe from it.
-  const printer = after.find((s) => s.program === 'echo' && /\$\?|\$\{\?\}|\$\{PIPESTATUS\[0\]\}/.test(s.text));
-  if (!printer || (segs[i + 1] !== printer && !segs[i + 1]?.piped)) return undefined;
-  const m = /(?:^|[^\d])(\d{1,3})\s*$/.exec((step.output ?? '').trimEnd());
-  return m ? Number(m[1]) : undefined;
+  if (step.exitCode === 0 && segs.slice(segs.indexOf(seg) + 1).every((s) => s.joiner === '&&')) return 0;
+  return printedStatus(step, segs, seg);
 }
