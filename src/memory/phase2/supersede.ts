@@ -150,17 +150,15 @@ export interface Lifted {
 /** The fact that replaces a lifted constraint: the next run should not keep working around it. */
 export function liftedFact(l: Lifted, rollout: { rolloutId: string; time: string }): Candidate {
   const was = /“([^”]*)”/.exec(l.stale.text)?.[1] ?? l.stale.text;
-  return {
-    kind: 'fact',
-    text: `\`${l.command.replace(/`/g, "'")}\` works now, so an earlier run's finding no longer holds: “${was}”`,
-    sources: [rollout.rolloutId],
-    importance: l.stale.importance,
-    at: rollout.time,
-    order: l.order,
-    count: 1,
-    ids: new Set(),
-    keywords: l.stale.keywords,
-  };
+  return replacingFact(`\`${l.command.replace(/`/g, "'")}\` works now, so an earlier run's finding no longer holds: “${was}”`, l.stale, rollout, l.order);
+}
+
+/**
+ * A fact that takes the place of a retired entry (`stale`): attributed to the rollout that retired it (`order`
+ * its place, 0 = newest), with the stale entry's importance and keywords.
+ */
+export function replacingFact(text: string, stale: Candidate, rollout: { rolloutId: string; time: string }, order: number): Candidate {
+  return { kind: 'fact', text, sources: [rollout.rolloutId], importance: stale.importance, at: rollout.time, order, count: 1, ids: new Set(), keywords: stale.keywords };
 }
 
 function escapeRe(s: string): string {

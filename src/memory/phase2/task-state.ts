@@ -4,6 +4,7 @@ import type { MemoryPaths } from '../layout.js';
 import { contentTokens, similarity } from '../normalize.js';
 import type { RolloutInput } from './inputs.js';
 import type { Candidate } from './merge.js';
+import { replacingFact } from './supersede.js';
 
 /** What phase 2 needs of a rollout summary: its task and outcome, and its place (0 = newest). */
 export interface RolloutOutcome {
@@ -88,17 +89,12 @@ export interface FixedFlaky {
 export function fixedFlakyFact(f: FixedFlaky, rollout: { rolloutId: string; time: string }): Candidate {
   const names = f.tests.map((t) => `\`${t}\``).join(', ');
   const task = f.by.task.length > 140 ? `${f.by.task.slice(0, 139)}…` : f.by.task;
-  return {
-    kind: 'fact',
-    text: `${names} ${f.tests.length > 1 ? 'are' : 'is'} no longer known as flaky: a later run was asked to fix it and finished (“${task}”). A failure there is now real; debug it rather than rerun it.`,
-    sources: [rollout.rolloutId],
-    importance: f.stale.importance,
-    at: rollout.time,
-    order: f.by.order,
-    count: 1,
-    ids: new Set(),
-    keywords: f.stale.keywords,
-  };
+  return replacingFact(
+    `${names} ${f.tests.length > 1 ? 'are' : 'is'} no longer known as flaky: a later run was asked to fix it and finished (“${task}”). A failure there is now real; debug it rather than rerun it.`,
+    f.stale,
+    rollout,
+    f.by.order,
+  );
 }
 
 /**
