@@ -192,7 +192,17 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       // The setup got it past its first error, then the identical command failed and passed with nothing done in
       // between: that failure was flaky, a lesson of its own (`flakyTest`), not part of the setup's.
       const lastFail = chain.at(-1);
-      if (past && lastFail && changes.length === sinceChain.changes && !sinceChain.changed && sameRun(lastFail, { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes: [], changedBetween: false })) return past;
+      const rerun = lastFail && changes.length === sinceChain.changes && !sinceChain.changed && sameRun(lastFail, { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes: [], changedBetween: false });
+      if (past && rerun) return past;
+      // Another form of the command (`PLAYWRIGHT_BROWSERS_PATH=… npm run test:e2e`) got past the first error, failed
+      // on another test, and its identical rerun passed: the form is this lesson, the flaky test the next one.
+      if (rerun && lastFail.step !== failure) {
+        const form = splitCommand(commandOf(lastFail.step) ?? '');
+        const seg = form.find((s) => s.text === lastFail.seg.text);
+        if (seg && (changes.length > 0 || essentialCommand(form, seg) !== target.text)) {
+          return { chain: chain.slice(0, -1), resolver: lastFail.step, resolverSegs: form, resolverSeg: seg, changes, changedBetween, movedPast: true, ranAs: changes.length === 0 };
+        }
+      }
       // Setup got it past its first error and then the command itself changed (`pnpm test -- --runInBand`): two
       // lessons, the setup's and the new form's, so that retiring one (a later switch away from Jest) keeps the other.
       if (past && essentialCommand(segs, match) !== target.text && !sameCommand(match, target)) return past;
@@ -257,7 +267,8 @@ function setupSegments(step: Step, segs: Segment[], target: Segment): Segment[] 
     (s) =>
       (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || (prep.includes(s.category) && !related(s, target))) &&
       s.program !== 'cd' &&
-      segmentOutcome(step, segs, s) === 'passed',
+      // `epmd -daemon; sleep 1; epmd -names`: a service start whose line then ran to a clean end did its job.
+      (segmentOutcome(step, segs, s) === 'passed' || (setsUpService(s) && step.exitCode === 0 && segmentOutcome(step, segs, s) === 'unknown')),
   );
 }
 

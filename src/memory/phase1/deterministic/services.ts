@@ -4,7 +4,9 @@ import { asksOnly, filesWrittenBy, splitCommand, type Segment } from '../command
  * A segment that starts a service the run needs (a database, a cache, a container): `docker compose up -d postgres`,
  * `docker start pg`, `docker run -d … redis`, `sudo service postgresql start`, `systemctl start redis`,
  * `pg_ctl -D … start`, `pg_ctlcluster 15 main start`, `redis-server --daemonize yes`, `brew services start x`,
- * `rc-service x start`, `mysqld_safe`. Matched on the kind of act (a service manager's start verb), not on a service name.
+ * `rc-service x start`, `mysqld_safe`, and any program told to go to the background as a daemon (`epmd -daemon`,
+ * `foo --daemonize`, `bar --detach`). Matched on the kind of act (a service manager's start verb, a daemon
+ * option), not on a service name.
  */
 export function startsService(seg: Segment): boolean {
   const t = seg.core.replace(/\s+/g, ' ');
@@ -17,7 +19,8 @@ export function startsService(seg: Segment): boolean {
     /^(pg_ctl|pg_ctlcluster)\b.*\b(re)?start\b/.test(t) ||
     /^brew services (re)?start\b/.test(t) ||
     /^(redis-server|memcached|mongod|mysqld_safe|mysqld|minio|etcd|nats-server)\b/.test(t) ||
-    /^\/etc\/init\.d\/\S+ (re)?start\b/.test(t)
+    /^\/etc\/init\.d\/\S+ (re)?start\b/.test(t) ||
+    /^(?!git )\S+ (.* )?--?(daemon|daemonize|detach|fork)(=(yes|true|1))?( yes)?( |$)/.test(t)
   );
 }
 
