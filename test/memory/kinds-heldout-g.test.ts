@@ -73,3 +73,57 @@ describe('a form that got past the first error, then a flaky test', () => {
     expect(flaky[0]!.text).toContain('exports a csv');
   });
 });
+
+describe('lasting preferences and repository changes in languages the first lists lacked', () => {
+  const prefs = (task: string, mid?: string) => {
+    const b = new TranscriptBuilder(task).bash('make test', 0, 'ok');
+    if (mid) b.user(mid).say('OK.');
+    return extract(b).filter((x) => x.kind === 'preference');
+  };
+  const lasting: Array<[string, string, string]> = [
+    ['Welsh', 'Trwsia’r prawf. O hyn ymlaen rhedeg `ruff check` cyn pob commit.', 'ruff check'],
+    ['Marathi', 'चाचणी दुरुस्त कर. यापुढे प्रत्येक commit आधी `go vet ./...` चालव.', 'go vet'],
+    ['Kazakh', 'Тестті түзет. Бұдан былай әрқашан `mix format --check-formatted` іске қос.', 'mix format'],
+    ['Georgian', 'შეასწორე ტესტი. ამიერიდან ყოველთვის გაუშვი `deno lint` commit-მდე.', 'deno lint'],
+    ['Azerbaijani', 'Testi düzəlt. Həmişə `black --check .` işlət, bu bizim qaydamızdır.', 'black --check'],
+    ['Urdu, sentence end ۔', 'ٹیسٹ ٹھیک کرو۔ آئندہ ہمیشہ `npm run lint` چلانا۔ فی الحال README کو مت چھونا۔', 'npm run lint'],
+    ['Malayalam', 'ടെസ്റ്റ് ശരിയാക്കൂ. ഇനി മുതൽ `cargo fmt --check` ഓടിക്കണം.', 'cargo fmt'],
+  ];
+  for (const [lang, task, cmd] of lasting) {
+    it(`${lang}: the lasting clause is a preference, the one-off part is not`, () => {
+      const p = prefs(task);
+      expect(p).toHaveLength(1);
+      expect(p[0]!.text).toContain(cmd);
+      expect(p[0]!.text).not.toMatch(/README|Trwsia|दुरुस्त|түзет|შეასწორე|düzəlt|ശരിയാക്കൂ/);
+    });
+  }
+  const oneOff: Array<[string, string]> = [
+    ['Armenian', 'Ուղղիր թեստը։ Այս անգամ մի՛ փոխիր `Cargo.lock`-ը։'],
+    ['Kazakh', 'Тестті түзет. Бұл жолы `CHANGELOG.md` файлын өзгертпе.'],
+    ['Icelandic', 'Lagaðu prófið. Ekki snerta `Makefile` í þetta skiptið.'],
+    ['Tamil', 'சோதனையை சரி செய். இந்த முறை `go.sum`-ஐ தொடாதே.'],
+  ];
+  for (const [lang, task] of oneOff) {
+    it(`${lang}: an order for this run only is no preference`, () => {
+      expect(prefs(task)).toHaveLength(0);
+    });
+  }
+  it('a dash after a lasting clause spells out the same rule (Albanian-like, Basque)', () => {
+    const p = prefs('Rregullo testin.', 'Mirë. Hemendik aurrera ez jarri gakoak config.yaml-en — erabili `vault kv get` horretarako.');
+    expect(p).toHaveLength(1);
+    expect(p[0]!.text).toContain('vault kv get');
+  });
+  const changes: Array<[string, string, string]> = [
+    ['Icelandic', 'Við notum ekki lengur Jest, allt er á Vitest. Lagaðu prófið.', 'Vitest'],
+    ['Basque', 'MySQL ez da jada beharrezkoa: SQLite erabiltzen dugu orain. Konpondu proba.', 'SQLite'],
+    ['Georgian', 'Webpack-ს აღარ ვიყენებთ, ახლა Vite გვაქვს. შეასწორე ტესტი.', 'Vite'],
+    ['Estonian word order', 'Me ei kasuta enam Poetryt, nüüd on uv. Paranda test.', 'uv'],
+  ];
+  for (const [lang, task, now] of changes) {
+    it(`${lang}: a statement that the repository changed is a fact`, () => {
+      const f = extract(new TranscriptBuilder(task).bash('make test', 0, 'ok')).filter((x) => x.kind === 'fact' && x.text.includes('changed'));
+      expect(f).toHaveLength(1);
+      expect(f[0]!.text).toContain(now);
+    });
+  }
+});
