@@ -127,3 +127,17 @@ describe('lasting preferences and repository changes in languages the first list
     });
   }
 });
+
+describe('a variable set in front of the command is setup of the same chain', () => {
+  it('install, then `VAR=x cmd`: one lesson with both, not a partial one per step', () => {
+    const b = new TranscriptBuilder('build the docs site')
+      .bash('mkdocs build --strict 2>&1 | tail -3', 1, "ERROR   -  Config value 'theme': Unrecognised theme name: 'material'.\nAborted with 1 configuration errors!")
+      .bash('pip install mkdocs-material==9.5.3 2>&1 | tail -1 && mkdocs build --strict 2>&1 | tail -3', 1, 'Successfully installed mkdocs-material-9.5.3\nERROR   -  plugin "social": cairosvg needs libcairo: OSError: no library called "cairo-2" was found\nAborted with 1 configuration errors!')
+      .say('The social plugin is switched off by an env flag for local builds.')
+      .bash('DOCS_SOCIAL=0 mkdocs build --strict 2>&1 | tail -2', 0, 'INFO    -  Documentation built in 2.31 seconds');
+    const m = extract(b).filter((x) => x.text.includes('mkdocs build'));
+    expect(m).toHaveLength(1);
+    expect(m[0]!.text).toContain('pip install mkdocs-material==9.5.3');
+    expect(m[0]!.text).toContain('DOCS_SOCIAL=0');
+  });
+});

@@ -205,7 +205,8 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       }
       // Setup got it past its first error and then the command itself changed (`pnpm test -- --runInBand`): two
       // lessons, the setup's and the new form's, so that retiring one (a later switch away from Jest) keeps the other.
-      if (past && essentialCommand(segs, match) !== target.text && !sameCommand(match, target)) return past;
+      // Only a variable set in front of it (`WREN_BOARD=v2 cargo build`) is setup of the same chain, not a new form.
+      if (past && essentialCommand(segs, match) !== target.text && !sameCommand(match, target) && match.core !== target.core) return past;
       // Setup typed in front of the command that then passed (`pip install tox-uv && tox -e py312`) is part of the fix.
       const typedBefore = new Set(splitCommand(commandOf(failure) ?? '').map((s) => s.text));
       const before = setupSegments(next, segs, target).filter((s) => segs.indexOf(s) < segs.indexOf(match) && s.category !== 'env' && !typedBefore.has(s.text));
