@@ -141,3 +141,27 @@ describe('a variable set in front of the command is setup of the same chain', ()
     expect(m[0]!.text).toContain('DOCS_SOCIAL=0');
   });
 });
+
+describe("setup by the failing command's own tool is part of the chain", () => {
+  it('`gcloud auth …` and `gcloud config set …` between the failures, then the command passes', () => {
+    const b = new TranscriptBuilder('deploy the staging build')
+      .bash('gcloud builds submit --config cloudbuild.yaml 2>&1 | tail -2', 1, 'ERROR: (gcloud.builds.submit) You do not currently have an active account selected.')
+      .bash('gcloud auth activate-service-account --key-file=/run/ci/sa.json', 0, 'Activated service account credentials')
+      .bash('gcloud auth list', 0, '* ci@example.invalid')
+      .bash('gcloud builds submit --config cloudbuild.yaml 2>&1 | tail -2', 1, 'ERROR: (gcloud.builds.submit) The required property [project] is not currently set.')
+      .bash('gcloud config set project kestrel-staging', 0, 'Updated property [core/project].')
+      .bash('gcloud builds submit --config cloudbuild.yaml 2>&1 | tail -2', 0, 'DONE');
+    const m = extract(b).filter((x) => x.text.includes('gcloud builds submit'));
+    expect(m).toHaveLength(1);
+    expect(m[0]!.text).toContain('gcloud auth activate-service-account');
+    expect(m[0]!.text).toContain('gcloud config set project kestrel-staging');
+    expect(m[0]!.text).not.toContain('gcloud auth list');
+  });
+  it('a formatter of the same tool is no setup (it changed the code)', () => {
+    const b = new TranscriptBuilder('fix the warnings')
+      .bash('cargo clippy -- -D warnings', 101, 'error: this expression creates a reference which is immediately dereferenced')
+      .bash('cargo fmt', 0, '')
+      .bash('cargo clippy -- -D warnings', 0, 'Finished');
+    expect(extract(b).some((x) => x.text.includes('needs `cargo fmt`'))).toBe(false);
+  });
+});

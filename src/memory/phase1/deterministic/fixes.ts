@@ -3,7 +3,7 @@ import { essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegmen
 import { errorLines } from '../error-lines.js';
 import { checksOnly, jobOf } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
-import { readOnlyCommand, setsUpService } from './services.js';
+import { readOnlyCommand, setsUpService, toolSetup } from './services.js';
 import { segmentOutcome } from '../outcome.js';
 import { reasonSaid } from '../findings.js';
 import { commandOf, failed, isEdit, type RolloutView, type Step } from '../rollout.js';
@@ -266,7 +266,7 @@ function setupSegments(step: Step, segs: Segment[], target: Segment): Segment[] 
   const work = workSegments(segs);
   return segs.filter((s) => work.includes(s) || setsUpService(s)).filter(
     (s) =>
-      (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || (prep.includes(s.category) && !related(s, target))) &&
+      (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || toolSetup(s, target) || (prep.includes(s.category) && !related(s, target))) &&
       s.program !== 'cd' &&
       // `epmd -daemon; sleep 1; epmd -names`: a service start whose line then ran to a clean end did its job.
       (segmentOutcome(step, segs, s) === 'passed' || (setsUpService(s) && step.exitCode === 0 && segmentOutcome(step, segs, s) === 'unknown')),
