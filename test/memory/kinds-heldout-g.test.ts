@@ -165,3 +165,20 @@ describe("setup by the failing command's own tool is part of the chain", () => {
     expect(extract(b).some((x) => x.text.includes('needs `cargo fmt`'))).toBe(false);
   });
 });
+
+describe('a wrapper that exits 0 on failure', () => {
+  it('`make deploy-check` printed an error with status 0: a pitfall naming it', () => {
+    const b = new TranscriptBuilder('check the deploy config')
+      .bash('make deploy-check', 0, 'helm lint charts/app\nError: unable to parse charts/app/values.yaml: yaml: line 7: mapping values are not allowed here')
+      .say('It printed an error and still exited 0; the target ends in `|| true`. Running helm directly.')
+      .bash('helm lint charts/app', 1, 'Error: unable to parse charts/app/values.yaml')
+      .edit('/workspace/charts/app/values.yaml')
+      .bash('helm lint charts/app', 0, '1 chart(s) linted, 0 chart(s) failed');
+    const m = extract(b).filter((x) => x.text.includes('`make deploy-check` exits 0'));
+    expect(m).toHaveLength(1);
+  });
+  it('a wrapper that passed clean is no pitfall', () => {
+    const b = new TranscriptBuilder('check the deploy config').bash('make deploy-check', 0, '1 chart(s) linted, 0 chart(s) failed');
+    expect(extract(b).some((x) => x.text.includes('exits 0'))).toBe(false);
+  });
+});
