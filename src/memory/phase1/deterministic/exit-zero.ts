@@ -1,7 +1,7 @@
 import type { RawMemory } from '../../types.js';
 import { essentialCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { commandOf, type RolloutView, type Step } from '../rollout.js';
-import { printedStatus } from '../outcome.js';
+import { outputShowsFailure, printedStatus } from '../outcome.js';
 import { clip, keywordsOf, quote } from './text.js';
 
 /** A test runner's summary that reports failures: "2 failed", "Failing 1" (GUT), "[Failed]:", "Result: FAIL", TAP's `not ok`. */
@@ -31,6 +31,38 @@ export function exitZeroFailures(view: RolloutView): RawMemory[] {
         evidence: { lines: [step.callLine, ...(step.resultLine ? [step.resultLine] : [])] },
         importance: 4,
         keywords: keywordsOf([seg.key, 'exit code', 'tests']),
+      });
+    }
+  }
+  out.push(...wrapperExitZero(view, seen));
+  return out;
+}
+
+/** A package script or make target (`npm run preview`, `pnpm build`, `make deploy-check`): where `|| true` hides. */
+const WRAPPER = /^(npm run|npm run-script|pnpm( run)?|yarn( run)?|bun run|make|just|task) \S/;
+
+/**
+ * A wrapper (`WRAPPER`) whose own status was 0 while its output ended in a failure (`error: …`, `npm ERR!`),
+ * (nothing but `&&` after it, no pipe): the script swallows its errors (an `|| true` in it), so the next run
+ * must not trust its exit code. Read from structure (its own status and its output), not from the
+ * script's text, which the transcript may not show.
+ */
+function wrapperExitZero(view: RolloutView, seen: Set<string>): RawMemory[] {
+  const out: RawMemory[] = [];
+  for (const step of view.steps) {
+    const cmd = commandOf(step);
+    if (!cmd || step.exitCode !== 0 || !outputShowsFailure(step.output ?? '')) continue;
+    const segs = splitCommand(cmd);
+    for (const seg of workSegments(segs)) {
+      if (!WRAPPER.test(seg.core) || seen.has(seg.canonical) || ownStatus(step, segs, seg) !== 0) continue;
+      seen.add(seg.canonical);
+      const said = (step.output ?? '').split('\n').map((l) => l.trim()).filter((l) => outputShowsFailure(l)).at(-1) ?? '';
+      out.push({
+        kind: 'pitfall',
+        text: `\`${clip(seg.text, 200)}\` exits 0 even when it fails (it printed ${quote(clip(said, 120))} with status 0; an \`|| true\` or the like swallows the error): read its output, or run the command it wraps directly.`,
+        evidence: { lines: [step.callLine, ...(step.resultLine ? [step.resultLine] : [])] },
+        importance: 4,
+        keywords: keywordsOf([seg.key, 'exit code']),
       });
     }
   }

@@ -3,7 +3,7 @@ import { essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegmen
 import { errorLines } from '../error-lines.js';
 import { checksOnly, jobOf } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
-import { readOnlyCommand, setsUpService } from './services.js';
+import { readOnlyCommand, setsUpService, toolSetup } from './services.js';
 import { segmentOutcome } from '../outcome.js';
 import { reasonSaid } from '../findings.js';
 import { commandOf, failed, isEdit, type RolloutView, type Step } from '../rollout.js';
@@ -192,10 +192,21 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       // The setup got it past its first error, then the identical command failed and passed with nothing done in
       // between: that failure was flaky, a lesson of its own (`flakyTest`), not part of the setup's.
       const lastFail = chain.at(-1);
-      if (past && lastFail && changes.length === sinceChain.changes && !sinceChain.changed && sameRun(lastFail, { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes: [], changedBetween: false })) return past;
+      const rerun = lastFail && changes.length === sinceChain.changes && !sinceChain.changed && sameRun(lastFail, { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes: [], changedBetween: false });
+      if (past && rerun) return past;
+      // Another form of the command (`PLAYWRIGHT_BROWSERS_PATH=… npm run test:e2e`) got past the first error, failed
+      // on another test, and its identical rerun passed: the form is this lesson, the flaky test the next one.
+      if (rerun && lastFail.step !== failure) {
+        const form = splitCommand(commandOf(lastFail.step) ?? '');
+        const seg = form.find((s) => s.text === lastFail.seg.text);
+        if (seg && (changes.length > 0 || essentialCommand(form, seg) !== target.text)) {
+          return { chain: chain.slice(0, -1), resolver: lastFail.step, resolverSegs: form, resolverSeg: seg, changes, changedBetween, movedPast: true, ranAs: changes.length === 0 };
+        }
+      }
       // Setup got it past its first error and then the command itself changed (`pnpm test -- --runInBand`): two
       // lessons, the setup's and the new form's, so that retiring one (a later switch away from Jest) keeps the other.
-      if (past && essentialCommand(segs, match) !== target.text && !sameCommand(match, target)) return past;
+      // Only a variable set in front of it (`WREN_BOARD=v2 cargo build`) is setup of the same chain, not a new form.
+      if (past && essentialCommand(segs, match) !== target.text && !sameCommand(match, target) && match.core !== target.core) return past;
       // Setup typed in front of the command that then passed (`pip install tox-uv && tox -e py312`) is part of the fix.
       const typedBefore = new Set(splitCommand(commandOf(failure) ?? '').map((s) => s.text));
       const before = setupSegments(next, segs, target).filter((s) => segs.indexOf(s) < segs.indexOf(match) && s.category !== 'env' && !typedBefore.has(s.text));
@@ -255,9 +266,10 @@ function setupSegments(step: Step, segs: Segment[], target: Segment): Segment[] 
   const work = workSegments(segs);
   return segs.filter((s) => work.includes(s) || setsUpService(s)).filter(
     (s) =>
-      (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || (prep.includes(s.category) && !related(s, target))) &&
+      (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || toolSetup(s, target) || (prep.includes(s.category) && !related(s, target))) &&
       s.program !== 'cd' &&
-      segmentOutcome(step, segs, s) === 'passed',
+      // `epmd -daemon; sleep 1; epmd -names`: a service start whose line then ran to a clean end did its job.
+      (segmentOutcome(step, segs, s) === 'passed' || (setsUpService(s) && step.exitCode === 0 && segmentOutcome(step, segs, s) === 'unknown')),
   );
 }
 

@@ -6,7 +6,9 @@
  * mocha (`1) suite name:`), ScalaTest (`- name *** FAILED ***`), GoogleTest (`[  FAILED  ] Suite.Test`), CTest
  * (`15 - test_png16 (Failed)`), XCTest (`Test Case '-[M.C testX]' failed`), Julia (`name: Test Failed at`), TAP
  * (`not ok 3 - name`: prove, bats), Python unittest (`FAIL: test_x (mod.Class)`), clojure.test (`FAIL in (name)`),
- * Minitest (`FooTest#test_bar [file:12]`), elm-test (`✗ name`), Dart (`00:01 +3 -1: name [E]`). At most `max`, in order of appearance, without duplicates.
+ * Minitest (`FooTest#test_bar [file:12]`), elm-test (`✗ name`), Dart (`00:01 +3 -1: name [E]`), Erlang Common
+ * Test (`%%% suite ==> case: FAILED`), and for runners not listed a line that is an identifier-like test name
+ * (`a_suite:case`, `pkg.Class.method`, `file::name`) followed by FAILED. At most `max`, in order of appearance, without duplicates.
  */
 export function failedTestNames(output: string, max = 3): string[] {
   const out: string[] = [];
@@ -21,6 +23,7 @@ export function failedTestNames(output: string, max = 3): string[] {
     else if ((m = /^FAILED (\S+::\S+)/.exec(l))) add(m[1]);
     else if ((m = /^\s*FAIL\s+(\S+\.(?:[cm]?[jt]sx?)\s+>\s+.+)$/.exec(l))) add(m[1]);
     else if ((m = /^\s*(?:✕|×|✖)\s+(.+?)\s*$/.exec(l))) add(m[1]);
+    else if ((m = /^\s*(?:✗|✘)\s+\d+\s+\[[^\]]+\]\s+›\s+(.+?)\s*$/.exec(l))) add(m[1]); // Playwright (`✘ 3 [chromium] › file:19:3 › name`)
     else if ((m = /^\s*●\s+(.+›.+)$/.exec(l))) add(m[1]);
     else if ((m = /^test (\S+) \.\.\. FAILED/.exec(l))) add(m[1]);
     else if ((m = /^\s*(\w[\w.]*Test\w*) > (\S+?\(\)) FAILED/.exec(l))) add(`${m[1]} > ${m[2]}`);
@@ -40,6 +43,8 @@ export function failedTestNames(output: string, max = 3): string[] {
     else if ((m = /^\s*([A-Z]\w*#test_\w+) \[/.exec(l))) add(m[1]); // Minitest
     else if ((m = /^\s*(?:✗|✘)\s+(.+?)\s*$/.exec(l))) add(m[1]); // elm-test, ward, others
     else if ((m = /^\d+:\d+ \+\d+(?: ~\d+)? -\d+: (.+?) \[E\]\s*$/.exec(l))) add(m[1]); // Dart test
+    else if ((m = /^%%% (\w+) ==> (\w+): FAILED/.exec(l))) add(`${m[1]}:${m[2]}`); // Erlang Common Test
+    else if ((m = /^[\s%#*>|-]*((?:[\w$-]+(?:::|==>|\.|:|#|\/| > | › ))+[\w$-]+)(?:\(\))?:?\s+\.*\s*(?:FAILED|FAIL)\s*$/.exec(l))) add(m[1]!.replace(/\s*==>\s*/, ':')); // other runners
     if (out.length >= max) break;
   }
   return out;

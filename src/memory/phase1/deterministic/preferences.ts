@@ -1,6 +1,6 @@
 import type { RawMemory } from '../../types.js';
 import type { RolloutView } from '../rollout.js';
-import { CHANGED, clauses, statesLastingRule } from './durable.js';
+import { CHANGED, ONE_OFF, clauses, statesLastingRule } from './durable.js';
 import { clip, keywordsOf } from './text.js';
 
 /**
@@ -49,11 +49,22 @@ function lastingClauses(text: string): string[] {
   const parts = clauses(text).filter((c) => !CHANGED.test(c));
   const kept: string[] = [];
   parts.forEach((c, i) => {
+    // "Never put secrets in home.nix — use sops-nix for them": what follows a dash spells out the rule before it.
+    if (i > 0 && kept.at(-1)?.endsWith(parts[i - 1]!) && dashAfter(text, parts[i - 1]!, c) && !ONE_OFF.test(c) && !DEICTIC.test(c) && !/[?？]\s*$/.test(c)) {
+      kept[kept.length - 1] = `${kept.at(-1)} — ${c}`;
+      return;
+    }
     // "Det gäller i det här repot framöver." says only how long the clause before holds: one rule, not two.
     if (i > 0 && kept.at(-1) === parts[i - 1] && isLasting(c) && ANAPHORIC.test(c)) kept[kept.length - 1] = `${parts[i - 1]} ${c}`;
     else if (isLasting(c) || (i + 1 < parts.length && isLasting(parts[i + 1]!) && ANAPHORIC.test(parts[i + 1]!))) kept.push(c);
   });
   return isAcknowledgement(kept.join(' ')) ? [] : kept;
+}
+
+/** Whether `next` follows `clause` in `text` after a dash (— or –), not after a sentence end. */
+function dashAfter(text: string, clause: string, next: string): boolean {
+  const at = text.indexOf(clause);
+  return at >= 0 && new RegExp(`^\\s+[—–]\\s+`).test(text.slice(at + clause.length)) && text.slice(at + clause.length).replace(/^\s+[—–]\s+/, '').startsWith(next);
 }
 
 const isLasting = (c: string): boolean => statesLastingRule(c) && !DEICTIC.test(c);

@@ -1,10 +1,13 @@
 import { asksOnly, filesWrittenBy, splitCommand, type Segment } from '../commands.js';
+import { checksOnly, jobOf } from '../command-job.js';
 
 /**
  * A segment that starts a service the run needs (a database, a cache, a container): `docker compose up -d postgres`,
  * `docker start pg`, `docker run -d … redis`, `sudo service postgresql start`, `systemctl start redis`,
  * `pg_ctl -D … start`, `pg_ctlcluster 15 main start`, `redis-server --daemonize yes`, `brew services start x`,
- * `rc-service x start`, `mysqld_safe`. Matched on the kind of act (a service manager's start verb), not on a service name.
+ * `rc-service x start`, `mysqld_safe`, and any program told to go to the background as a daemon (`epmd -daemon`,
+ * `foo --daemonize`, `bar --detach`). Matched on the kind of act (a service manager's start verb, a daemon
+ * option), not on a service name.
  */
 export function startsService(seg: Segment): boolean {
   const t = seg.core.replace(/\s+/g, ' ');
@@ -17,7 +20,8 @@ export function startsService(seg: Segment): boolean {
     /^(pg_ctl|pg_ctlcluster)\b.*\b(re)?start\b/.test(t) ||
     /^brew services (re)?start\b/.test(t) ||
     /^(redis-server|memcached|mongod|mysqld_safe|mysqld|minio|etcd|nats-server)\b/.test(t) ||
-    /^\/etc\/init\.d\/\S+ (re)?start\b/.test(t)
+    /^\/etc\/init\.d\/\S+ (re)?start\b/.test(t) ||
+    /^(?!git )\S+ (.* )?--?(daemon|daemonize|detach|fork)(=(yes|true|1))?( yes)?( |$)/.test(t)
   );
 }
 
@@ -67,4 +71,20 @@ export function readOnlyCommand(cmd: string): boolean {
     // `ghc --version`, `cmake --help`: asking a tool what it is changes nothing (`splitCommand` marks these inspect).
     return READ_ONLY.has(s.program) || (s.category === 'inspect' && asksOnly(s.args));
   });
+}
+
+/** Subcommands that only look or ask (`pulumi stack ls`, `gh auth status`, `terraform show`). */
+const LOOKS = /^(ls|list|show|status|whoami|info|version|help|get|describe|inspect|view|print|env|doctor|check)$/;
+
+/**
+ * A setup step of the failing command's own tool (`pulumi plugin install …`, `pulumi login file://…` before
+ * `pulumi preview`; `gcloud auth activate-service-account` before `gcloud builds submit`): the same program
+ * with another subcommand that changes something, not one that only looks (`LOOKS`) nor a formatter or fixer. Such a tool has no
+ * category of its own in `command-category.ts`, so without this its setup fell out of the chain.
+ */
+export function toolSetup(seg: Segment, target: Segment): boolean {
+  // A formatter or fixer of the tool (`cargo fmt`, `mix format`) rewrote the code: a dev loop, not setup.
+  if (seg.category !== 'other' || seg.program !== target.program || seg.key === target.key || (jobOf(seg) && !checksOnly(seg))) return false;
+  const words = seg.args.filter((a) => !a.startsWith('-'));
+  return words.length > 0 && !words.slice(0, 2).some((w) => LOOKS.test(w)) && !readOnlyCommand(seg.text);
 }
