@@ -14,10 +14,11 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/p
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { logger } from '../config/logger.js';
-import type { MemoryLayout } from '../config/memory.js';
+import { MemoryLayoutSchema, type MemoryLayout } from '../config/memory.js';
 import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';
 import { writeFileAtomic } from '../snapshot/fs-atomic.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
+import { codeOnHead } from './code-contained.js';
 import { adoptOrphanNotes } from './orphan-notes.js';
 import { sessionBranch } from './publish.js';
 
@@ -154,12 +155,28 @@ async function keptChains(store: SnapshotStore, named: Set<string>): Promise<(m:
   return (m) => chains.some((c) => c.length >= m.layers.length && m.layers.every((l, i) => c[i] === l.digest));
 }
 
+/** The memory layout's directories, which are not code (`codeOnHead`). */
+const layoutDirsOf = (layout: MemoryLayout): string[] => [layout.memoriesDir, layout.sessionsDir];
+const DEFAULT_LAYOUT_DIRS = layoutDirsOf(MemoryLayoutSchema.parse({}));
+
+/**
+ * Whether the code of workspace snapshot `m` is already on its lineage's head (`codeOnHead`: everything its
+ * session changed outside the memory layout `layoutDirs`, the head has as it). Such a snapshot needs no branch:
+ * one that ran out of disk during publish, or lost the race to a session that made the same change.
+ */
+async function codeHeld(store: SnapshotStore, m: Manifest, layoutDirs: string[]): Promise<boolean> {
+  const head = await store.getHead(m.lineage).catch(() => null);
+  return head !== null && (await codeOnHead(store, m.id, head, layoutDirs));
+}
+
 /**
  * Finds the orphans of `lineage` (every lineage when omitted): host transcripts of dead sessions whose rollout
- * is on no head, and snapshots of the lineage holding such rollouts that no head or branch names.
- * `except` is the caller's own rollout (live, not an orphan). Reads only manifests and small files.
+ * is on no head, and snapshots of the lineage holding such rollouts that no head or branch names, or the code
+ * of a session that never landed that its head does not hold (its layout's directories `layoutDirs` aside).
+ * `except` is the caller's own rollout (live, not an orphan). Reads manifests and small files, and the tree
+ * indexes of a never-landed session's workspace snapshot, its parent and the head.
  */
-export async function findOrphans(store: SnapshotStore, home: string, lineage?: string, except?: string): Promise<Orphans[]> {
+export async function findOrphans(store: SnapshotStore, home: string, lineage?: string, except?: string, layoutDirs: string[] = DEFAULT_LAYOUT_DIRS): Promise<Orphans[]> {
   const onHeads = await rolloutsOnHeads(store);
   const records = await readRecords(home);
   const live = new Set(records.filter((r) => !r.endedAt && processAlive(r.pid, r.host)).map((r) => r.rolloutId));
@@ -188,7 +205,7 @@ export async function findOrphans(store: SnapshotStore, home: string, lineage?: 
     // The workspace snapshot of a session that never landed holds its code even once its transcript is on a
     // head (adopted while naming the branch failed, e.g. on a full disk): orphaned until a head or branch keeps it.
     const own = m.kind === 'workspace' ? m.rolloutIds.at(-1) : undefined;
-    if (own !== undefined && recorded.has(own) && !live.has(own) && !missing.includes(own) && !kept(m)) missing.push(own);
+    if (own !== undefined && recorded.has(own) && !live.has(own) && !missing.includes(own) && !kept(m) && !(await codeHeld(store, m, layoutDirs))) missing.push(own);
     if (missing.length > 0) of(m.lineage).snapshots.push({ id: m.id, rolloutIds: missing });
   }
   // A rollout is adopted from the newest snapshot that holds it; older snapshots on its way need no branch.
@@ -230,7 +247,7 @@ export async function adoptOrphans(
   except?: string,
 ): Promise<Adoption> {
   const adoption: Adoption = { rolloutIds: [], branches: [], notes: [], memoryEdits: [] };
-  const [orphans] = await findOrphans(store, home, lineage, except);
+  const [orphans] = await findOrphans(store, home, lineage, except, layoutDirsOf(layout));
   if (!orphans) return adoption;
   const sessions = join(layoutDir, layout.sessionsDir);
   await mkdir(sessions, { recursive: true });
@@ -265,7 +282,11 @@ export async function adoptOrphans(
     }
     const name = sessionBranch(lineage, own);
     try {
-      if ((await store.getBranch(name)) === null) {
+      // Its transcript was what was missing: the code is already on the head, so a branch would only repeat it.
+      const m = await store.get(s.id);
+      if (m.kind === 'workspace' && (await codeHeld(store, m, layoutDirsOf(layout)))) {
+        log.info({ snapshot: s.id, rolloutId: own }, 'the head already holds the code of an orphaned snapshot: no branch');
+      } else if ((await store.getBranch(name)) === null) {
         await store.moveBranch(name, null, s.id);
         adoption.branches.push({ name, snapshot: s.id });
       }

@@ -4,9 +4,13 @@
  * labelled with its session's rollout id (`mnemara.session`) and the `<host>:<pid>` of the process that started
  * it (`mnemara.process`); the session record (`orphans.ts`) says which lineage the rollout belongs to.
  *
- * A container whose process is gone on this host is *stranded* when its rollout has a session record and either
- * the session was killed (the record was never ended) or no snapshot of the lineage holds the rollout (the
- * workspace snapshot failed and the container was kept for rescue). Rescue snapshots its /workspace (the memory
+ * A container whose process is gone on this host is *stranded* when its rollout has a session record, its restore
+ * ended, and no workspace snapshot of the lineage is the rollout's own (`savedWorkspaces`): the session was killed
+ * before its workspace snapshot, or that snapshot failed and the container was kept for rescue. A killed session
+ * whose workspace snapshot exists (killed during publish or later) holds no unsaved work: `savedIn` names that
+ * snapshot, recover removes the container and `doctor` says so. One rule for both, so they never disagree; a
+ * memory snapshot that lists the rollout (its transcript adopted while the rescue failed) does not save its code.
+ * Rescue snapshots its /workspace (the memory
  * layout redacted first, as a session does) as a workspace snapshot of the lineage holding that rollout, which
  * adoption then names as the branch `LINEAGE@<rollout-id>`, and removes the container and its loop device. A
  * container of a gone process without a session record (`run --keep-sandbox` after its rollout landed) is a
@@ -46,6 +50,10 @@ export interface GoneSandbox {
   lineage: string | null;
   /** Whether it holds a session's work to rescue (see the module comment); else it is a leftover. */
   stranded: boolean;
+  /** Its session was killed (the record was never ended): recover deals with it, saved or not. */
+  killed: boolean;
+  /** The rollout's own workspace snapshot, when one exists: the container's work is saved there. */
+  savedIn: string | null;
   /** No home label and no session record here: made by an older mnemara, maybe for another home (module comment). */
   unowned: boolean;
   /** Its session died before the restore ended (the agent never ran): nothing in it to rescue; recover drops it. */
@@ -67,7 +75,7 @@ export async function findGoneSandboxes(store: SnapshotStore, home: string, line
   });
   const host = hostname();
   const out: GoneSandbox[] = [];
-  const held = new Map<string, Set<string>>();
+  const saved = new Map<string, Map<string, string>>();
   for (const c of containers) {
     const owner = c.Labels[LABEL.process] ?? '';
     if (owner.slice(0, owner.lastIndexOf(':')) !== host || ownerAlive(owner)) continue;
@@ -77,16 +85,32 @@ export async function findGoneSandboxes(store: SnapshotStore, home: string, line
     const record = rolloutId ? await readSessionRecord(home, rolloutId) : null;
     if (lineage !== undefined && record?.lineage !== lineage) continue;
     const unowned = whose === 'unlabelled' && !record;
-    let stranded = false;
     const unrestored = record?.restore === 'pending' && !record.endedAt;
-    if (record && !unrestored) {
-      let holders = held.get(record.lineage);
-      if (!holders) held.set(record.lineage, (holders = new Set((await store.list({ lineage: record.lineage })).flatMap((m) => m.rolloutIds))));
-      stranded = !record.endedAt || !holders.has(rolloutId);
+    let savedIn: string | null = null;
+    if (record) {
+      let own = saved.get(record.lineage);
+      if (!own) saved.set(record.lineage, (own = await savedWorkspaces(store, record.lineage)));
+      savedIn = own.get(rolloutId) ?? null;
     }
-    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded, unowned, unrestored, start: record?.start ?? null });
+    const stranded = record !== null && !unrestored && savedIn === null;
+    const killed = record !== null && !record.endedAt;
+    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded, killed, savedIn, unowned, unrestored, start: record?.start ?? null });
   }
   return out;
+}
+
+/**
+ * Rollout id → its own workspace snapshot, for `lineage`: the workspace snapshots whose last rollout is the one
+ * that made them (a session's step 6 and a rescue both list the parent's rollouts, then their own). Whether a gone
+ * sandbox still holds unsaved work is decided here alone, for `doctor`, `recover` and `sandbox prune`.
+ */
+export async function savedWorkspaces(store: Pick<SnapshotStore, 'list'>, lineage: string): Promise<Map<string, string>> {
+  const own = new Map<string, string>();
+  for (const m of await store.list({ lineage })) {
+    const r = m.kind === 'workspace' ? m.rolloutIds.at(-1) : undefined;
+    if (r !== undefined && !own.has(r)) own.set(r, m.id);
+  }
+  return own;
 }
 
 /** What `rescueStrandedSandboxes` did with one stranded container. */
@@ -94,8 +118,10 @@ export interface Rescue {
   rolloutId: string;
   lineage: string;
   container: string;
-  /** The workspace snapshot taken of it; `null` when a snapshot already held the rollout. */
+  /** The workspace snapshot taken of it; `null` when a snapshot already held the rollout (`savedIn`). */
   snapshot: string | null;
+  /** The rollout's own workspace snapshot that already held the container's work (nothing was taken). */
+  savedIn?: string;
   /** Why it could not be rescued (the container is then left as it was). */
   error?: string;
   /** It was removed without a snapshot: its session died before the restore ended, so it held no work. */
@@ -127,12 +153,12 @@ export async function rescueStrandedSandboxes(store: SnapshotStore, home: string
     }
     rescues.push(rescue);
   }
-  for (const g of gone.filter((x) => x.stranded && x.lineage !== null)) {
-    const rescue: Rescue = { rolloutId: g.rolloutId, lineage: g.lineage as string, container: g.name, snapshot: null };
+  // A killed session's container whose work is already in its workspace snapshot is only removed.
+  for (const g of gone.filter((x) => x.lineage !== null && !x.unrestored && (x.stranded || (x.killed && x.savedIn !== null)))) {
+    const rescue: Rescue = { rolloutId: g.rolloutId, lineage: g.lineage as string, container: g.name, snapshot: null, ...(g.savedIn ? { savedIn: g.savedIn } : {}) };
     try {
-      const holds = (await store.list({ lineage: rescue.lineage })).some((m) => m.rolloutIds.includes(g.rolloutId));
       const sandbox = await DockerSandbox.attach(g.containerId);
-      if (!holds) {
+      if (g.stranded) {
         onProgress?.({ step: 'recover', phase: 'progress', message: `snapshotting the workspace of stranded sandbox ${g.name} (rollout ${g.rolloutId})` });
         // What the killed run left running (its command included) would keep writing while the tree is read.
         await sandbox.stopLeftoverProcesses();

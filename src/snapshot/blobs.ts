@@ -4,7 +4,7 @@ import { mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { pipe } from './first-failure.js';
 import { fsyncDir, writeAll } from './fs-atomic.js';
 
 /** A sha256 digest as the manifest spells it: `sha256:<64 hex>`. */
@@ -57,9 +57,10 @@ export class BlobStore {
     const fh = await open(tmp, 'wx', 0o444);
     const counter = new HashingCounter();
     try {
-      await pipeline(source, counter, async (chunks: AsyncIterable<Buffer>) => {
-        for await (const c of chunks) await writeAll(fh, c);
-      });
+      // The write's own ENOSPC, not the AbortError its loop leaves in the counter, is what failed (`pipe`).
+      await pipe([source, counter, async (chunks: AsyncIterable<unknown>) => {
+        for await (const c of chunks) await writeAll(fh, c as Buffer);
+      }]);
       await fh.sync();
     } catch (err) {
       await fh.close().catch(() => {});
@@ -89,9 +90,9 @@ export class BlobStore {
   /** sha256 of the stored bytes, and their count; throws ENOENT when the blob is missing. */
   async digestOf(digest: string): Promise<{ digest: Digest; bytes: number }> {
     const counter = new HashingCounter();
-    await pipeline(this.read(digest), counter, async function* (src) {
+    await pipe([this.read(digest), counter, async (src: AsyncIterable<unknown>) => {
       for await (const _ of src) void _;
-    });
+    }]);
     return { digest: `sha256:${counter.hash.digest('hex')}` as Digest, bytes: counter.bytes };
   }
 

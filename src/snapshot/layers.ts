@@ -3,8 +3,8 @@ import { linkSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsPath } from './names.js';
-import { PassThrough, Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { PassThrough } from 'node:stream';
+import { FirstFailure, pipe } from './first-failure.js';
 import { decompressor } from './codec.js';
 import { HashingCounter, type BlobStore } from './blobs.js';
 import { MnemaraError } from '../config/errors.js';
@@ -45,13 +45,16 @@ export async function readLayer(
   const inflated = counter ? undefined : inflateInWorker(blobs.pathOf(layer.digest), layer.codec);
   const raw = inflated ? inflated.stream : blobs.read(layer.digest);
   const stages = counter ? [raw, counter, decompressor(layer.codec)] : [raw];
-  const piping = pipeline([...stages, tar] as unknown as [Readable, ...Transform[]], ...(signal ? [{ signal }] : []));
+  // The first real failure is the one reported (an ENOSPC of the extraction), not the abort it set off upstream.
+  const failures = new FirstFailure();
+  const piping = failures.watch(pipe([...stages, tar], signal ? { signal } : {}));
   let digest: string;
   try {
     // Counted as the reader consumes, not as chunks arrive: a chunk can hold far more than the headers read so far.
-    await Promise.all([piping, readTar(tar, yielding(onEntry, chainId, signal), (n) => budget.onInflated(n))]);
+    await Promise.all([piping, failures.watch(readTar(tar, yielding(onEntry, chainId, signal), (n) => budget.onInflated(n)))]);
     digest = counter ? `sha256:${counter.hash.digest('hex')}` : await inflated!.digest;
-  } catch (err) {
+  } catch (caught) {
+    const err = failures.cause(caught);
     raw.destroy();
     if (signal?.aborted) throw interrupted(chainId, err);
     // Only the blob's own absence is a missing blob (an ENOENT from the extraction is not).

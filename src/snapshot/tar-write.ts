@@ -16,6 +16,30 @@ export interface TarEntryHeader {
 }
 
 const ZERO = Buffer.alloc(1024);
+
+/** What a write to a destroyed `out` fails with: its own error, else an echo (`first-failure.ts`) of whatever destroyed it. */
+function closedEarly(out: Writable): Error {
+  return out.errored ?? Object.assign(new Error('the tar stream was closed before the archive was written'), { code: 'ERR_STREAM_DESTROYED' });
+}
+
+/**
+ * Waits for `out` to drain, or fails when it is destroyed instead: a destroyed stream never drains, and one
+ * destroyed by a failure elsewhere (the blob write's ENOSPC) emits no error here, so a bare `once('drain')`
+ * waited forever and the process ended with nothing pending (exit 13, issue 10 trial).
+ */
+async function drained(out: Writable): Promise<void> {
+  const stop = new AbortController();
+  try {
+    await Promise.race([
+      once(out, 'drain', { signal: stop.signal }),
+      once(out, 'close', { signal: stop.signal }).then(() => {
+        throw closedEarly(out);
+      }),
+    ]);
+  } finally {
+    stop.abort();
+  }
+}
 /**
  * Bytes per chunk handed to `out`: the gzip member size (`parallel-gzip.ts`), so a compressor takes each chunk
  * as one member without concatenating, and every chunk costs one thread-pool round trip, not one per entry
@@ -65,7 +89,8 @@ export class TarWriter {
     const data = this.used === CHUNK_BYTES ? this.buf : this.buf.subarray(0, this.used);
     this.buf = Buffer.allocUnsafeSlow(CHUNK_BYTES);
     this.used = 0;
-    if (!this.out.write(data)) await once(this.out, 'drain');
+    if (this.out.destroyed) throw closedEarly(this.out);
+    if (!this.out.write(data)) await drained(this.out);
   }
 
   /**

@@ -111,6 +111,8 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'npmrc authToken', text: '//registry.npmjs.org/:_authToken=FAKEnpmrcToken0123456789', secret: 'FAKEnpmrcToken0123456789', kind: 'secret' },
   { name: 'token split over two lines', text: 'export GH=ghp_FAKE0a1B2c3D4e5F6g7H8i9\nJ0kLmNoPqRsTuV', secret: 'J0kLmNoPqRsTuV', kind: 'github_token' },
   { name: 'token continued with backslash', text: 'curl -H "Authorization: token ghp_FAKEzz1B2c3D4e5F6g7\\\n  H8i9J0kLmNoPqRsTuWx" https://api.github.com', secret: 'H8i9J0kLmNoPqRsTuWx', kind: 'github_token' },
+  // Eighth trial's report: a command's token cut by a backslash-newline right after its prefix's first run.
+  { name: 'token cut by a continuation in echo', text: 'echo ghp_FAKEABCDEF\\\nFAKEKLMNOPQRSTUVWXYZ01234567', secret: 'FAKEKLMNOPQRSTUVWXYZ01234567', kind: 'github_token' },
   { name: 'base64 github token', text: 'data:\n  token: ' + Buffer.from('ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu').toString('base64'), secret: Buffer.from('ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu').toString('base64'), kind: 'secret' },
   { name: 'base64 anthropic key', text: 'echo ' + Buffer.from('sk-ant-api03-FAKEq9Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy').toString('base64') + ' | base64 -d', secret: Buffer.from('sk-ant-api03-FAKEq9Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy').toString('base64'), kind: 'base64_secret' },
   { name: 'base64 env file', text: 'config: ' + Buffer.from('DB_PASSWORD=FAKEb64pw1234\n').toString('base64'), secret: Buffer.from('DB_PASSWORD=FAKEb64pw1234\n').toString('base64'), kind: 'high_entropy' },

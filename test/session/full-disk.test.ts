@@ -15,7 +15,7 @@ import { runSession } from '../../src/session.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { verifySnapshots } from '../../src/snapshot/maintenance.js';
 import { FIX_BUG, policy } from '../../examples/two-runs/scripted-model.js';
-import { startMessagesServer, type MessagesServer } from '../support/messages-server.js';
+import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
 import { removeSessionContainers, scratch, testConfig } from './harness.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/session-child-full-disk.ts', import.meta.url));
@@ -37,16 +37,28 @@ afterAll(async () => {
   dirs?.cleanup();
 });
 
-async function fullAt(fillAt: string, lineage: string) {
+async function fullAt(fillAt: string, lineage: string, model: MessagesServer = server) {
   const filler = join(home, 'filler.bin');
   const child = await execa(process.execPath, ['--import', 'tsx', CHILD], {
-    env: { MNEMARA_HOME: home, ANTHROPIC_BASE_URL: server.url, WORKSPACE: dirs.workspace, LINEAGE: lineage, TASK: FIX_BUG.task, FILL_AT: fillAt, FILLER: filler },
+    env: { MNEMARA_HOME: home, ANTHROPIC_BASE_URL: model.url, WORKSPACE: dirs.workspace, LINEAGE: lineage, TASK: FIX_BUG.task, FILL_AT: fillAt, FILLER: filler },
     reject: false,
   });
   const rolloutId = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
   await removeSessionContainers(rolloutId); // the workspace snapshot failed: the container is kept for rescue
   rmSync(filler, { force: true }); // the user frees space
   return { child, rolloutId };
+}
+
+/** The one clear message of a full disk: what was saved, how to free space, no stack trace, exit 3. */
+function expectOneClearMessage(child: Awaited<ReturnType<typeof fullAt>>['child'], rolloutId: string): void {
+  expect(child.exitCode, child.stderr).toBe(3);
+  expect(child.stderr).toMatch(/the disk is full \(ENOSPC\)/);
+  expect(child.stderr).toContain(join(home, 'transcripts', `${rolloutId}.jsonl`));
+  expect(child.stderr).toMatch(/snapshot gc/);
+  expect(child.stderr).not.toMatch(/operation was aborted|Premature close/i);
+  expect(child.stderr).not.toMatch(/\n\s+at .+[(:]\d+/); // no stack frames
+  // One error; a warning said at the start (the workspace quota cut to what this small home can back) is not it.
+  expect(child.stderr.trim().split('\n').filter((l) => l.startsWith('mnemara: ') && !l.startsWith('mnemara: warning')), child.stderr).toHaveLength(1);
 }
 
 describe.each([
@@ -60,14 +72,8 @@ describe.each([
 
   it('ends with one clear message naming what was saved and how to free space, no stack trace, exit 3', () => {
     const { child, rolloutId } = run;
-    expect(child.exitCode).toBe(3);
-    expect(child.stderr).toMatch(/the disk is full \(ENOSPC\)/);
-    expect(child.stderr).toContain(join(home, 'transcripts', `${rolloutId}.jsonl`));
+    expectOneClearMessage(child, rolloutId);
     if (fillAt === 'publish:start') expect(child.stderr).toMatch(/workspace snapshot \d{8}T\d{9}Z-[0-9a-f]{8}/);
-    expect(child.stderr).toMatch(/snapshot gc/);
-    expect(child.stderr).not.toMatch(/\n\s+at .+[(:]\d+/); // no stack frames
-    // One error; a warning said at the start (the workspace quota cut to what this small home can back) is not it.
-    expect(child.stderr.trim().split('\n').filter((l) => l.startsWith('mnemara: ') && !l.startsWith('mnemara: warning')), child.stderr).toHaveLength(1);
   });
 
   it('leaves a valid store, and the next session adopts the rollout', async () => {
@@ -83,4 +89,32 @@ describe.each([
     expect((await verifySnapshots(store)).filter((v) => !v.ok)).toEqual([]);
     expect(readdirSync(join(home, 'tmp')).filter((n) => n.startsWith('session-'))).toEqual([]);
   }, 300_000);
+});
+
+// The trial's case: nothing fills the disk from outside; the agent's own 45 MB of random data (incompressible) in
+// the workspace, backed by this home's quota disk, leaves too little room to pack it into a layer blob. The blob
+// write's ENOSPC set off an abort in the tar side, and "The operation was aborted" reached the user (or an
+// unhandled rejection ended the process with a stack trace).
+describe('a disk that the agent fills with its own work', () => {
+  let run: Awaited<ReturnType<typeof fullAt>>;
+  let model: MessagesServer;
+  beforeAll(async () => {
+    model = await startMessagesServer([
+      turn(text('Writing the data set.'), toolUse('bash', { command: 'head -c 45000000 /dev/urandom > /workspace/data.bin && ls -l /workspace/data.bin' })),
+      turn(text('Done.')),
+    ]);
+    run = await fullAt('never', 'full-own-work', model);
+  }, 300_000);
+  afterAll(async () => {
+    await model?.close();
+  });
+
+  it('ends with the clear disk-full message, not the abort it set off', () => {
+    expectOneClearMessage(run.child, run.rolloutId);
+  });
+
+  it('leaves a valid store', async () => {
+    const store = await openStore(join(home, 'store'));
+    expect((await verifySnapshots(store)).filter((v) => !v.ok)).toEqual([]);
+  });
 });

@@ -75,6 +75,47 @@ describe('the code of a session that never landed', () => {
     expect(await findOrphans(store, home, 'app')).toEqual([]);
   }, 120_000);
 
+  it.each([
+    ['changed nothing outside its memory', 'print("v1")\n', 'print("v1")\n'],
+    ['made the change another session already put on the head', 'print("v2")\n', 'print("v2")\n'],
+  ])('gets no branch when the head already holds its code: a session that %s, whose publish ran out of disk', async (_what, ours, onHead) => {
+    const home = tempDir();
+    const store = await openStore(join(home, 'store'));
+    const dead = await deadPid();
+    const lost = '20261201T110000000Z-cccccccccc';
+    const ws = tempDir();
+    mkdirSync(join(ws, 'sessions'));
+    mkdirSync(join(ws, 'memories'));
+    writeFileSync(join(ws, 'app.py'), 'print("v1")\n');
+    const m1 = await store.create({ dir: ws }, { lineage: 'app', kind: 'workspace' });
+    await store.advanceHead('app', null, m1.id);
+    // The session's workspace snapshot (its own notes and transcript beside the code), then a full disk in publish.
+    writeFileSync(join(ws, 'app.py'), ours);
+    writeFileSync(join(ws, 'memories', 'notes.md'), 'run the app with python3 app.py\n');
+    writeFileSync(join(ws, 'sessions', `${lost}.jsonl`), 'y\n');
+    record(home, lost, 'app', dead);
+    const w = await store.create({ dir: ws }, { lineage: 'app', kind: 'workspace', parent: m1.id, rolloutIds: [lost] });
+    // Meanwhile the head moved to the same code (another session; or nowhere, when the session changed nothing).
+    if (onHead !== 'print("v1")\n') {
+      const other = tempDir();
+      writeFileSync(join(other, 'app.py'), onHead);
+      const m2 = await store.create({ dir: other }, { lineage: 'app', kind: 'workspace', parent: m1.id, rolloutIds: ['20261201T110000001Z-dddddddddd'] });
+      await store.advanceHead('app', m1.id, m2.id);
+    }
+    expect((await findOrphans(store, home, 'app'))[0]?.snapshots).toEqual([{ id: w.id, rolloutIds: [lost] }]);
+
+    const recover = await cli(home, ['recover', '--lineage', 'app', '--json']);
+    expect(recover.exitCode, recover.stderr).toBe(0);
+    const out = JSON.parse(recover.stdout) as { results: { adopted: string[]; branches: unknown[] }[] };
+    expect(out.results[0]?.adopted).toEqual([lost]);
+    expect(out.results[0]?.branches).toEqual([]);
+    expect(await store.getBranch(`app@${lost}`)).toBeNull();
+    expect(await findOrphans(store, home, 'app')).toEqual([]);
+    const doctor = await cli(home, ['doctor', '--json']);
+    const orphans = (JSON.parse(doctor.stdout) as { checks: { name: string; ok: boolean }[] }).checks.find((c) => c.name === 'orphans');
+    expect(orphans?.ok).toBe(true);
+  }, 120_000);
+
   it('recover removes the scratch directory of a session killed after its head move, with nothing orphaned', async () => {
     const home = tempDir();
     const dead = await deadPid();

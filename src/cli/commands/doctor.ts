@@ -234,16 +234,21 @@ async function checkGoneSandboxes(home: string, storeDir: string): Promise<Docto
     const left = await dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } });
     const disks = await listOrphanDisks(new Set(left.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))), home);
     if (gone.length === 0 && disks.length === 0 && unowned.length === 0) return { name: 'sandboxes', ok: true, required: false, detail: 'no sandbox left behind by a session that is gone' };
+    // The same rule as recover's (`findGoneSandboxes`): unsaved work, saved work of a killed session, or a leftover.
     const stranded = gone.filter((g) => g.stranded);
+    const saved = gone.filter((g) => !g.stranded && g.killed && g.savedIn !== null);
+    const leftovers = gone.filter((g) => !g.stranded && !saved.includes(g));
     const parts = [
       ...(stranded.length ? [`${stranded.length} container(s) of killed sessions holding unsaved work (${stranded.map((g) => `${g.name}: rollout ${g.rolloutId} of ${g.lineage}`).join(', ')})`] : []),
-      ...(gone.length > stranded.length ? [`${gone.length - stranded.length} leftover container(s) of sessions that are gone (${gone.filter((g) => !g.stranded).map((g) => g.name).join(', ')})`] : []),
+      ...(saved.length ? [`${saved.length} container(s) of killed sessions whose work is already in a workspace snapshot (${saved.map((g) => `${g.name}: rollout ${g.rolloutId} in ${g.savedIn}`).join(', ')})`] : []),
+      ...(leftovers.length ? [`${leftovers.length} leftover container(s) of sessions that are gone (${leftovers.map((g) => g.name).join(', ')})`] : []),
       ...(disks.length ? [`${disks.length} loop device(s) of removed sandboxes (${disks.map((d) => d.device).join(', ')})`] : []),
       ...(unowned.length ? [`${unowned.length} container(s) without a home label, made by an older mnemara, perhaps for another MNEMARA_HOME (${unowned.map((g) => g.name).join(', ')})`] : []),
     ];
     const fixes = [
       ...(stranded.length ? ['`mnemara recover` snapshots their work as branches LINEAGE@<rollout-id> and removes them'] : []),
-      ...(gone.length > stranded.length || disks.length ? ['`mnemara sandbox prune` removes the leftovers and detaches the devices'] : []),
+      ...(saved.length ? ['`mnemara recover` adopts their rollouts and removes them (nothing left to snapshot)'] : []),
+      ...(leftovers.length || disks.length ? ['`mnemara sandbox prune` removes the leftovers and detaches the devices'] : []),
       ...(unowned.length ? ['once no other home needs them (run `mnemara recover` there first), `mnemara sandbox prune --include-unlabelled` removes the unlabelled ones'] : []),
     ];
     return { name: 'sandboxes', ok: false, required: false, detail: parts.join('; '), fix: fixes.join('; ') };

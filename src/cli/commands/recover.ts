@@ -96,7 +96,7 @@ export function registerRecoverCommand(program: Command): void {
                 ...(r.note ? [`  note: ${r.note}`] : []),
               ].join('\n'),
             )
-            .concat(rescued.map((r) => (r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}` : 'already snapshotted'}; removed`)))
+            .concat(rescued.map((r) => (r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}` : `already snapshotted${r.savedIn ? ` (workspace snapshot ${r.savedIn})` : ''}`}; removed`)))
             .join('\n'),
     );
     if (failed.length) process.exitCode = EXIT.internal;

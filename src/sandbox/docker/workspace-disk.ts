@@ -133,11 +133,19 @@ export function releaseWorkspaceDiskSync(disk: WorkspaceDisk): void {
 }
 
 /**
+ * How long after its image was last written a disk named after no container is still taken for a starting
+ * sandbox's (ms): a session makes its disk before its container, and a concurrent `sandbox prune` took it for an
+ * orphan in between (new-user trial). A gone sandbox's image is no longer written, so it is an orphan after this.
+ */
+export const DISK_START_GRACE_MS = 5 * 60_000;
+
+/**
  * The loop devices of sandboxes that are gone (their process was killed before `close()`): devices whose backing
  * file is in `<home>/sandbox-disks/` (default home `mnemaraHome()`; the directory as given or as the kernel names
- * it, symlinks resolved) and named after no container in `live`. `[]` without losetup.
+ * it, symlinks resolved), named after no container in `live`, and whose image was not written in the last
+ * `graceMs` (default DISK_START_GRACE_MS: a sandbox being created has its disk before its container). `[]` without losetup.
  */
-export async function listOrphanDisks(live: Set<string>, home?: string): Promise<{ device: string; backingFile: string }[]> {
+export async function listOrphanDisks(live: Set<string>, home?: string, graceMs = DISK_START_GRACE_MS): Promise<{ device: string; backingFile: string }[]> {
   const given = sandboxDisksDir(home);
   const dirs = [...new Set([given, await realpath(given).catch(() => given)])];
   const out = await execa('losetup', ['--list', '--noheadings', '--output', 'NAME,BACK-FILE']).catch(() => null);
@@ -147,7 +155,10 @@ export async function listOrphanDisks(live: Set<string>, home?: string): Promise
     const dir = m && dirs.find((d) => m[2]!.startsWith(`${d}/`));
     if (!m || !dir) continue;
     const name = m[2]!.slice(dir.length + 1).replace(/\.img$/, '');
-    if (!live.has(name)) found.push({ device: m[1]!, backingFile: m[2]! });
+    if (live.has(name)) continue;
+    const written = await stat(m[2]!).then((st) => st.mtimeMs, () => 0); // a deleted image: long unused
+    if (Date.now() - written < graceMs) continue;
+    found.push({ device: m[1]!, backingFile: m[2]! });
   }
   return found;
 }
@@ -182,12 +193,13 @@ async function detachDevice(device: string, backingFile: string): Promise<boolea
 
 /**
  * Detaches the devices `listOrphanDisks` finds under `home` (only those of the sandboxes named in `only`, when
- * given: a sandbox being created has its device before its container) and removes their images, in one call
+ * given, whatever their age; else those past DISK_START_GRACE_MS: a sandbox being created has its device before its container) and removes their images, in one call
  * (`detachDevice`). Returns the devices freed (also those another caller freed meanwhile). Never throws.
  */
 export async function detachOrphanDisks(live: Set<string>, only?: Set<string>, home?: string): Promise<string[]> {
   const detached: string[] = [];
-  for (const d of await listOrphanDisks(live, home)) {
+  // Named sandboxes were just removed by the caller: their disks are orphans at once, however young.
+  for (const d of await listOrphanDisks(live, home, only ? 0 : DISK_START_GRACE_MS)) {
     if (only && !only.has(basename(d.backingFile).replace(/\.img$/, ''))) continue;
     if (await detachDevice(d.device, d.backingFile)) detached.push(d.device);
     else log.warn({ device: d.device, backingFile: d.backingFile }, 'a workspace loop device is still in use after its sandbox was removed; the kernel frees it when its last user closes it');

@@ -1,18 +1,15 @@
 import { PassThrough } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { ioFailureCode } from '../../config/io-errors.js';
 import { compressor, DEFAULT_GZIP_LEVEL, type Codec } from '../codec.js';
 import type { BlobStore } from '../blobs.js';
+import { FirstFailure, pipe } from '../first-failure.js';
 import { TarWriter } from '../tar-write.js';
 import type { Layer } from '../types.js';
 
-/** Whether `err` is the host's own errno failure (`ENOSPC`, `EIO`, …), not a stream's abort or premature close. */
-const hostFailure = (err: unknown): boolean => ioFailureCode(err) !== null;
-
 /**
  * Produces one layer blob: `produce` writes tar entries, which are compressed with `codec`/`level` and
- * stored content-addressed (temp, fsync, rename). If `produce` throws, the partial blob is discarded and
- * the error rethrown. Returns the manifest's layer record minus `delta` and `fileCount`.
+ * stored content-addressed (temp, fsync, rename). If `produce` or the blob write fails, the partial blob is
+ * discarded and the cause is thrown (`FirstFailure`: a blob write's ENOSPC, not the abort it set off in the tar
+ * side). Returns the manifest's layer record minus `delta` and `fileCount`.
  */
 export async function writeLayerBlob<T>(
   blobs: BlobStore,
@@ -24,22 +21,24 @@ export async function writeLayerBlob<T>(
   const tar = new PassThrough({ highWaterMark: 4 * 1024 * 1024 });
   const writer = new TarWriter(tar);
   const compress = compressor(codec, level);
-  const stored = blobs.write(compress);
-  const feeding = pipeline(tar, compress);
+  const failures = new FirstFailure();
+  // Watched from the start: either may fail while `produce` still runs, long before it is awaited.
+  const stored = failures.watch(blobs.write(compress));
+  const feeding = failures.watch(pipe([tar, compress]));
   let result: T;
   try {
-    result = await produce(writer);
+    // A failed blob write or compressor ends the wait for `produce` too: it may be blocked on a stream they destroyed.
+    const failed = (p: Promise<unknown>): Promise<never> => p.then(() => new Promise<never>(() => {}));
+    result = await Promise.race([failures.watch(produce(writer)), failed(stored), failed(feeding)]);
     await writer.end();
     tar.end();
     await feeding;
   } catch (err) {
-    feeding.catch(() => {}); // rejects with the same error once the streams are destroyed
+    failures.note(err);
     tar.destroy(err as Error);
     compress.destroy(err as Error);
-    // A failed blob write (ENOSPC mid-stream) destroys the compressor, and the tar side then sees only "The
-    // operation was aborted" or "Premature close": the store's own errno error is the one that says what happened.
-    const storeErr = await stored.then(() => null, (e: unknown) => e);
-    throw hostFailure(storeErr) && !hostFailure(err) ? storeErr : err;
+    await Promise.allSettled([stored, feeding]);
+    throw failures.cause(err);
   }
   const { digest, bytes } = await stored;
   return {

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { pipe } from '../first-failure.js';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -27,7 +27,7 @@ const MiB = 1024 * 1024;
 /** `source` piped through `counting`, with errors of either side destroying the result (a bare pipe would hang). */
 function counted(source: Readable, onBytes: (n: number) => void): Transform {
   const out = counting(onBytes);
-  pipeline(source, out).catch((err: Error) => out.destroy(err));
+  pipe([source, out]).catch((err: Error) => out.destroy(err));
   return out;
 }
 
