@@ -30,17 +30,30 @@ export const MAX_INDEX_CHAIN = 32;
 /** A delta touching more than this fraction of the rows is written as a full index. */
 export const FULL_INDEX_FRACTION = 0.25;
 
-const RowSchema = z.tuple([
-  z.string(),
-  z.enum(['file', 'dir', 'symlink', 'hardlink']),
-  z.number().int().nonnegative(),
-  z.number().int().nonnegative(),
-  z.number(),
-  z.string().regex(/^[0-9a-f]{64}$/).nullable(),
-  z.string().nullable(),
-  z.string().nullable(),
-]);
-type Row = z.infer<typeof RowSchema>;
+type Row = [path: string, type: 'file' | 'dir' | 'symlink' | 'hardlink', mode: number, size: number, mtime: number, sha256: string | null, linkpath: string | null, fingerprint: string | null];
+const ROW_TYPES = new Set(['file', 'dir', 'symlink', 'hardlink']);
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const nullableString = (v: unknown): boolean => v === null || typeof v === 'string';
+const wholeNumber = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
+/**
+ * One row as it must be (the index is read from disk: hostile until checked). Checked by hand rather than by a
+ * zod tuple: a real tree's index has tens of thousands of rows, and the schema's per-row copies were most of a
+ * memory-only snapshot's time.
+ */
+const RowSchema = z.custom<Row>(
+  (r) =>
+    Array.isArray(r) &&
+    r.length === 8 &&
+    typeof r[0] === 'string' &&
+    ROW_TYPES.has(r[1] as string) &&
+    wholeNumber(r[2]) &&
+    wholeNumber(r[3]) &&
+    typeof r[4] === 'number' &&
+    (r[5] === null || (typeof r[5] === 'string' && SHA256_HEX.test(r[5]))) &&
+    nullableString(r[6]) &&
+    nullableString(r[7]),
+  { message: 'malformed tree index row' },
+);
 const IndexSchema = z.object({ v: z.literal(INDEX_VERSION), entries: z.array(RowSchema) });
 const DeltaSchema = z.object({
   v: z.literal(DELTA_VERSION),
@@ -49,7 +62,6 @@ const DeltaSchema = z.object({
   put: z.array(RowSchema),
 });
 const AnyIndexSchema = z.union([IndexSchema, DeltaSchema]);
-
 /** Rows of `tree` in walk order (parents first). Every file must carry its content hash (throws otherwise). */
 function rowsOf(tree: MergedTree): Row[] {
   const rows: Row[] = [];
@@ -62,11 +74,20 @@ function rowsOf(tree: MergedTree): Row[] {
 }
 
 /**
- * The rows of a tree as path → row JSON, to diff the next snapshot's index against. Take it from the parent's
- * tree before packing, which updates that tree in place.
+ * The rows of a tree by path, to diff the next snapshot's index against. Take it from the parent's tree before
+ * packing, which updates that tree's entries in place (a row holds copies of the entry's fields).
  */
-export function indexRows(tree: MergedTree): Map<string, string> {
-  return new Map(rowsOf(tree).map((r) => [r[0], JSON.stringify(r)]));
+export function indexRows(tree: MergedTree): Map<string, Row> {
+  const rows = new Map<string, Row>();
+  for (const r of rowsOf(tree)) rows.set(r[0], r);
+  return rows;
+}
+
+/** Whether two rows are equal field by field (rows hold only strings, numbers and nulls). */
+function sameRow(a: Row | undefined, b: Row): boolean {
+  if (!a) return false;
+  for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Every blob a manifest's tree index is made of (its own and its bases), or none when it has no index. */
@@ -77,7 +98,7 @@ export function indexDigests(m: { treeIndex?: TreeIndexRef }): string[] {
 /** The parent snapshot's index, for writing the next one as a delta: its reference and its rows (`indexRows`). */
 export interface IndexParent {
   ref: TreeIndexRef;
-  rows: Map<string, string>;
+  rows: Map<string, Row>;
 }
 
 /** Gzip'd bytes of the full (version 1) index of `tree`. Every file must carry its content hash (throws otherwise). */
@@ -102,7 +123,7 @@ export async function writeTreeIndex(blobs: BlobStore, tree: MergedTree, parent?
     const seen = new Set<string>();
     for (const r of rows) {
       seen.add(r[0]);
-      if (parent.rows.get(r[0]) !== JSON.stringify(r)) put.push(r);
+      if (!sameRow(parent.rows.get(r[0]), r)) put.push(r);
     }
     const del = [...parent.rows.keys()].filter((p) => !seen.has(p));
     if (put.length === 0 && del.length === 0) return parent.ref; // the same tree: the parent's index is this one's

@@ -29,6 +29,18 @@ export interface TreeNode {
   children?: Map<string, TreeNode>;
 }
 
+/** One node of `MergedTree.walk`: its `/`-joined path, its segments (split on first use), the node. */
+export class WalkItem {
+  constructor(
+    readonly path: string,
+    readonly node: TreeNode,
+  ) {}
+
+  get segments(): string[] {
+    return this.path.split('/');
+  }
+}
+
 const IMPLIED_DIR: Omit<TreeEntry, 'source'> = { type: 'dir', mode: 0o755, size: 0, mtime: 0 };
 
 /**
@@ -108,14 +120,23 @@ export class MergedTree {
   }
 
   /** Every node, parents before children, names in byte order; `path` is `/`-joined. */
-  *walk(node: TreeNode = this.root, prefix = ''): Generator<{ path: string; segments: string[]; node: TreeNode }> {
-    if (!node.children) return;
-    const names = [...node.children.keys()].sort();
-    for (const name of names) {
-      const child = node.children.get(name)!;
-      const path = prefix ? `${prefix}/${name}` : name;
-      yield { path, segments: path.split('/'), node: child };
-      yield* this.walk(child, path);
+  *walk(node: TreeNode = this.root, prefix = ''): Generator<WalkItem> {
+    // An explicit stack: a recursive `yield*` hands every item up through one generator per level (node_modules
+    // nests ten deep), and the walk runs over the whole tree several times per snapshot.
+    const stack: Array<{ node: TreeNode; prefix: string; names: string[]; next: number }> = [];
+    if (node.children) stack.push({ node, prefix, names: [...node.children.keys()].sort(), next: 0 });
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (top.next === top.names.length) {
+        stack.pop();
+        continue;
+      }
+      const name = top.names[top.next++]!;
+      const child = top.node.children!.get(name)!;
+      const path = top.prefix ? `${top.prefix}/${name}` : name;
+      yield new WalkItem(path, child);
+      // Listed after the yield, as the recursive walk did: a caller may change the tree between items.
+      if (child.children) stack.push({ node: child, prefix: path, names: [...child.children.keys()].sort(), next: 0 });
     }
   }
 

@@ -3,48 +3,59 @@ import { Worker } from 'node:worker_threads';
 /**
  * The writer thread's code (plain CommonJS, so it runs the same under tsx, vitest and the built CLI): executes
  * batches of file-system operations in order, with synchronous calls, and acks each batch. After the first
- * failure it executes nothing more and answers every later batch with that failure. Operations (arrays):
- * `[0, path, mode]` mkdir -p; `[1, path, mode, mtimeMs, offset, length, fchmod]` create a new file (O_EXCL |
- * O_NOFOLLOW) with `length` bytes of the batch's data from `offset`; `[2, path, linkTarget, mtimeMs]` symlink;
- * `[3, existing, path]` hard link.
+ * failure it executes nothing more and answers every later batch with that failure. A batch is one buffer of
+ * records (see `RECORD_HEAD`): kind (0 mkdir -p, 1 create a new file with O_EXCL | O_NOFOLLOW, 2 symlink,
+ * 3 hard link), flags (1: fchmod after open; 2 and 4: the first and second names were strings, decoded back to
+ * strings so errors name them as before), mode, mtime (ms), the byte lengths of the first name and of the second
+ * name or the file's content, then those bytes.
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const WRITE_NEW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
 let failure;
-function file(op, data) {
-  const [, path, mode, mtime, off, len, fchmod] = op;
-  const fd = fs.openSync(path, WRITE_NEW, mode & 0o777);
-  try {
-    for (let done = 0; done < len; ) done += fs.writeSync(fd, data, off + done, len - done);
-    if (fchmod) fs.fchmodSync(fd, mode);
-    fs.futimesSync(fd, mtime / 1000, mtime / 1000);
-  } finally {
-    fs.closeSync(fd);
+function name(b, off, len, isString) {
+  return isString ? b.toString('utf8', off, off + len) : b.subarray(off, off + len);
+}
+function run(b, end) {
+  for (let at = 0; at < end; ) {
+    const kind = b[at], flags = b[at + 1], mode = b.readUInt32LE(at + 2), mtime = b.readDoubleLE(at + 6);
+    const len1 = b.readUInt32LE(at + 14), len2 = b.readUInt32LE(at + 18);
+    const p = name(b, at + 22, len1, flags & 2);
+    const off2 = at + 22 + len1;
+    at = off2 + len2;
+    if (kind === 0) fs.mkdirSync(p, { recursive: true, mode });
+    else if (kind === 1) {
+      const fd = fs.openSync(p, WRITE_NEW, mode & 0o777);
+      try {
+        for (let done = 0; done < len2; ) done += fs.writeSync(fd, b, off2 + done, len2 - done);
+        if (flags & 1) fs.fchmodSync(fd, mode);
+        fs.futimesSync(fd, mtime / 1000, mtime / 1000);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } else if (kind === 2) {
+      fs.symlinkSync(name(b, off2, len2, flags & 4), p);
+      try { fs.lutimesSync(p, mtime / 1000, mtime / 1000); } catch {}
+    } else fs.linkSync(p, name(b, off2, len2, flags & 4));
   }
 }
-parentPort.on('message', ({ id, ops, data }) => {
+parentPort.on('message', ({ id, data, end }) => {
   if (!failure) {
-    const bytes = data ? Buffer.from(data) : undefined;
     try {
-      for (const op of ops) {
-        if (op[0] === 0) fs.mkdirSync(op[1], { recursive: true, mode: op[2] });
-        else if (op[0] === 1) file(op, bytes);
-        else if (op[0] === 2) {
-          fs.symlinkSync(op[2], op[1]);
-          try { fs.lutimesSync(op[1], op[3] / 1000, op[3] / 1000); } catch {}
-        } else fs.linkSync(op[1], op[2]);
-      }
+      run(Buffer.from(data), end);
     } catch (err) {
       const path = err.path === undefined || typeof err.path === 'string' ? err.path : new Uint8Array(err.path);
       failure = { message: err.message, code: err.code, errno: err.errno, syscall: err.syscall, path };
     }
   }
   // The batch's buffer goes back to be filled again: fresh pages cost a page fault each, more than the copy.
-  parentPort.postMessage({ id, failure, data }, data ? [data] : []);
+  parentPort.postMessage({ id, failure, data }, [data]);
 });
 `;
+
+/** Bytes before a record's names and content: kind, flags, mode, mtime, two lengths (see `WORKER_SOURCE`). */
+const RECORD_HEAD = 22;
 
 /** A path as `fs` takes it: a string, or the bytes of a name that is not UTF-8 (`fsPath` in names.ts). */
 type FsPath = string | Buffer;
@@ -67,7 +78,8 @@ const MAX_IN_FLIGHT = 8;
  */
 export class WriteQueue {
   private readonly worker: Worker;
-  private ops: unknown[][] = [];
+  /** Records queued in the current batch (`data`, `used` bytes of it). */
+  private count = 0;
   private data: Buffer | undefined;
   private used = 0;
   private nextId = 0;
@@ -79,8 +91,8 @@ export class WriteQueue {
 
   constructor() {
     this.worker = new Worker(WORKER_SOURCE, { eval: true });
-    this.worker.on('message', (m: { id: number; data?: ArrayBuffer; failure?: { message: string; code?: string; errno?: number; syscall?: string; path?: string | Uint8Array } }) => {
-      if (m.data?.byteLength === BATCH_BYTES) this.spare.push(m.data);
+    this.worker.on('message', (m: { id: number; data: ArrayBuffer; failure?: { message: string; code?: string; errno?: number; syscall?: string; path?: string | Uint8Array } }) => {
+      if (m.data.byteLength === BATCH_BYTES) this.spare.push(m.data);
       if (m.failure && !this.failure) {
         const { message, ...fields } = m.failure;
         const path = typeof fields.path === 'string' || fields.path === undefined ? fields.path : Buffer.from(fields.path);
@@ -96,7 +108,8 @@ export class WriteQueue {
 
   /** Queues `mkdir -p path` with `mode` (permission bits, before the umask). */
   mkdir(path: FsPath, mode: number): void {
-    this.push([0, path, mode]);
+    this.record(0, path, mode, 0, undefined, 0, false);
+    this.recorded();
   }
 
   /**
@@ -107,25 +120,22 @@ export class WriteQueue {
   file(path: FsPath, mode: number, mtimeMs: number, chunks: Buffer[], fchmod: boolean): void {
     let length = 0;
     for (const c of chunks) length += c.length;
-    if (this.data && this.used + length > this.data.length) this.send();
-    if (length > 0) {
-      if (!this.data) {
-        const reuse = length <= BATCH_BYTES ? this.spare.pop() : undefined;
-        this.data = reuse ? Buffer.from(reuse) : Buffer.allocUnsafeSlow(Math.max(BATCH_BYTES, length));
-      }
-      for (const c of chunks) this.used += c.copy(this.data, this.used);
-    }
-    this.push([1, path, mode, mtimeMs, this.used - length, length, fchmod]);
+    const at = this.record(1, path, mode, mtimeMs, undefined, length, fchmod);
+    let to = at;
+    for (const c of chunks) to += c.copy(this.data!, to);
+    this.recorded();
   }
 
   /** Queues a symlink at `path` pointing to `target` (data, never followed), with `mtimeMs` set on the link. */
   symlink(path: FsPath, target: FsPath, mtimeMs: number): void {
-    this.push([2, path, target, mtimeMs]);
+    this.record(2, path, 0, mtimeMs, target, 0, false);
+    this.recorded();
   }
 
   /** Queues a hard link `path` to the already queued (or written) regular file `existing`. */
   link(existing: FsPath, path: FsPath): void {
-    this.push([3, existing, path]);
+    this.record(3, existing, 0, 0, path, 0, false);
+    this.recorded();
   }
 
   /**
@@ -156,21 +166,48 @@ export class WriteQueue {
     for (const id of [...this.waiting.keys()]) this.settle(id);
   }
 
-  private push(op: unknown[]): void {
-    // A path as bytes is sent as its own exact copy: a Buffer from the pool would clone the whole 8 KiB slab.
-    if (typeof op[1] !== 'string') op[1] = new Uint8Array(op[1] as Buffer);
-    if ((op[0] === 2 || op[0] === 3) && typeof op[2] !== 'string') op[2] = new Uint8Array(op[2] as Buffer);
-    this.ops.push(op);
-    if (this.ops.length >= BATCH_OPS) this.send();
+  /**
+   * Appends one record to the batch (sending the batch first when it has no room) and returns the offset where
+   * its `content` bytes go (the caller copies them there, then calls `recorded`). Names are written as UTF-8 when given as strings
+   * (and flagged so the writer hands strings to `fs`), as they are when given as bytes.
+   */
+  private record(kind: number, first: FsPath, mode: number, mtimeMs: number, second: FsPath | undefined, content: number, fchmod: boolean): number {
+    const len1 = typeof first === 'string' ? Buffer.byteLength(first) : first.length;
+    const len2 = second === undefined ? content : typeof second === 'string' ? Buffer.byteLength(second) : second.length;
+    const size = RECORD_HEAD + len1 + len2;
+    if (this.data && this.used + size > this.data.length) this.send();
+    if (!this.data) {
+      const reuse = size <= BATCH_BYTES ? this.spare.pop() : undefined;
+      this.data = reuse ? Buffer.from(reuse) : Buffer.allocUnsafeSlow(Math.max(BATCH_BYTES, size));
+    }
+    const b = this.data;
+    const at = this.used;
+    b[at] = kind;
+    b[at + 1] = (fchmod ? 1 : 0) | (typeof first === 'string' ? 2 : 0) | (typeof second === 'string' ? 4 : 0);
+    b.writeUInt32LE(mode >>> 0, at + 2);
+    b.writeDoubleLE(mtimeMs, at + 6);
+    b.writeUInt32LE(len1, at + 14);
+    b.writeUInt32LE(len2, at + 18);
+    let to = at + RECORD_HEAD;
+    to += typeof first === 'string' ? b.write(first, to, len1, 'utf8') : first.copy(b, to);
+    if (second !== undefined) to += typeof second === 'string' ? b.write(second, to, len2, 'utf8') : second.copy(b, to);
+    this.used = at + size;
+    this.count += 1;
+    return to;
+  }
+
+  /** Sends the batch once it holds `BATCH_OPS` records, whatever its data. */
+  private recorded(): void {
+    if (this.count >= BATCH_OPS) this.send();
   }
 
   private send(): void {
-    if (this.ops.length === 0) return;
+    if (this.count === 0) return;
     const id = this.nextId++;
     this.waiting.set(id, () => undefined);
-    const data = this.data?.buffer as ArrayBuffer | undefined;
-    this.worker.postMessage({ id, ops: this.ops, data }, data ? [data] : []);
-    this.ops = [];
+    const data = this.data!.buffer as ArrayBuffer;
+    this.worker.postMessage({ id, data, end: this.used }, [data]);
+    this.count = 0;
     this.data = undefined;
     this.used = 0;
   }
