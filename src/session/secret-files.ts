@@ -79,6 +79,31 @@ const SHAPES_ERE = [
 /** One ERE: a token shape with the character before and after it (or a line's edge), for the host's check. */
 export const TOKEN_ERE = `(^|[^A-Za-z0-9_-])(${SHAPES_ERE.join('|')})([^A-Za-z0-9_-]|$)`;
 
+/** A loose object of the workspace's own git repository (`.git/objects/2a/74…`), workspace-relative. */
+const GIT_OBJECT = /^\.git\/objects\/[0-9a-f]{2}\/[0-9a-f]{38,62}$/;
+const GIT_OBJECT_WHY = 'it is a git object the run wrote (a commit holds the token, even if a later commit deleted the file); taking it out would break the repository';
+
+/**
+ * Reads NUL-separated loose object paths on stdin, inflates the first `argv[1]` bytes of each and prints
+ * `path NUL match` per match of the ERE `argv[2]` (Python's `re` takes these patterns as they are). An object that
+ * does not inflate is skipped. Packs are not read.
+ */
+const GIT_OBJECTS_PY = [
+  'import re, sys, zlib',
+  'n = int(sys.argv[1]); rx = re.compile(sys.argv[2].encode(), re.M)',
+  'for p in sys.stdin.buffer.read().split(b"\\0"):',
+  '    if not p: continue',
+  '    try:',
+  '        d = zlib.decompressobj().decompress(open(p, "rb").read(n), n)',
+  '    except Exception: continue',
+  '    for m in rx.finditer(d): sys.stdout.buffer.write(p + b"\\0" + m.group(0).strip(b"\\n") + b"\\n")',
+].join('\n');
+
+/** `text` as one single-quoted sh word. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 /** A changed file holding a token: its path (workspace-relative), the token kinds, and what was done. */
 export interface SecretFile {
   path: string;
@@ -129,6 +154,9 @@ export async function leaveOutSecretFiles(
     `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" \\( -size -$(( $3 + 1 ))c -fprint0 "$d/small" -o -fprint0 "$d/big" \\) 2>/dev/null`,
     'xargs -0 -r grep -oIHZE -e "$4" -- < "$d/small" 2>/dev/null',
     `xargs -0 -r sh -c 'n=$1; re=$2; shift 2; for f; do head -c "$n" -- "$f" | grep -oIE -e "$re" | while IFS= read -r m; do printf "%s\\0%s\\n" "$f" "$m"; done; done' sh "$3" "$4" < "$d/big" 2>/dev/null`,
+    // Loose git objects the run wrote (a commit of a token file, even one deleted by a later commit) are zlib'd:
+    // grep cannot see into them. One python3 reads them all, first bytes only; without python3, none is read.
+    `[ -d "$1/.git/objects" ] && find "$1/.git/objects" -xdev -type f -newerct "@$2" -path '*/objects/[0-9a-f][0-9a-f]/*' -print0 2>/dev/null | python3 -c ${shellQuote(GIT_OBJECTS_PY)} "$3" "$4" 2>/dev/null`,
     'rm -rf "$d"; exit 0',
   ].join('\n');
   const found = await sandbox
@@ -153,6 +181,11 @@ export async function leaveOutSecretFiles(
   const out: SecretFile[] = [];
   for (const [rel, set] of [...byPath].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const kinds = [...set].sort();
+    if (GIT_OBJECT.test(rel)) {
+      // Taking an object out would break the repository; the commit that holds it is the user's to rewrite.
+      out.push({ path: rel, kinds, action: 'kept', why: GIT_OBJECT_WHY });
+      continue;
+    }
     const there = options.wasThere(rel);
     if (options.keep || there !== false) {
       const why = options.keep ? 'snapshot.keepCredentialFiles is set' : there === true ? 'it was in the workspace before the run (your file: it is never dropped)' : 'whether it was there before the run is not known';
@@ -170,7 +203,11 @@ export async function leaveOutSecretFiles(
 /** One line for the run summary: what the file holds, what was done, and what to do. */
 export function secretFileMessage(f: SecretFile): string {
   const what = `${f.path} holds a token (${f.kinds.join(', ')})`;
-  return f.action === 'left-out'
-    ? `${what} and was left out of the workspace snapshot; ${keptFor(f.savedAt)}. Read tokens from the environment instead of writing them into files; to keep such files in snapshots, set snapshot.keepCredentialFiles=true`
-    : `${what} and is in the workspace snapshot: ${f.why}; take the token out of the file (an environment variable) or add the file to snapshot.ignore`;
+  if (f.action === 'left-out') {
+    return `${what} and was left out of the workspace snapshot; ${keptFor(f.savedAt)}. Read tokens from the environment instead of writing them into files; to keep such files in snapshots, set snapshot.keepCredentialFiles=true`;
+  }
+  if (f.why === GIT_OBJECT_WHY) {
+    return `${what} and is in the workspace snapshot: ${f.why}. Rewrite that commit out of the history (git reset or git rebase, then git reflog expire --expire=now --all && git gc --prune=now), snapshot again, and revoke the token`;
+  }
+  return `${what} and is in the workspace snapshot: ${f.why}; take the token out of the file (an environment variable) or add the file to snapshot.ignore`;
 }
