@@ -17,7 +17,7 @@ import { DEPENDENCY_DIRS, keptFor, type LeaveOut, type WasThere } from './creden
 
 const log = logger('session');
 
-/** The first bytes of each changed file that are scanned; a token past them is not seen. Bytes. */
+/** The first bytes, and the last bytes, of each changed file that are scanned; a token between them is not seen. Bytes. */
 export const SCAN_BYTES = 1024 * 1024;
 
 /** Kinds whose shape alone says "secret" (the provider prefixes), as `redact.ts` names them. */
@@ -130,7 +130,7 @@ export function tokenKinds(text: string): SecretKind[] {
 
 /**
  * Finds the files the run changed (ctime after `since`, sandbox seconds; not under `.git/`, installed
- * dependencies (`node_modules/` …) nor `skipDirs`, the memory layout redacted in place before) whose first 1 MiB holds a token of a high-confidence kind, with one
+ * dependencies (`node_modules/` …) nor `skipDirs`, the memory layout redacted in place before) whose first or last 1 MiB holds a token of a high-confidence kind, with one
  * `grep -o` in the sandbox (cost follows the change: unchanged files are never read) and a check of each match on
  * the host. A file the run created is taken out through `leaveOut` and reported `left-out`; one that was in the
  * workspace before the run (`wasThere`) is the user's and stays, reported `kept` with why, and so does every file
@@ -148,12 +148,13 @@ export async function leaveOutSecretFiles(
     ...DEPENDENCY_DIRS.map((d) => `-name '${d}'`),
   ].join(' -o ');
   // Files up to the bound are grepped whole, in batches (one process per batch, not per file); bigger ones only
-  // their first bytes (rare: a pipe each). One find sorts them into the two lists.
+  // their first and last bytes (rare: a pipe each; a log or dump the run wrote gets its token appended at the
+  // end). One find sorts them into the two lists.
   const script = [
     'd=$(mktemp -d) || exit 0',
     `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" \\( -size -$(( $3 + 1 ))c -fprint0 "$d/small" -o -fprint0 "$d/big" \\) 2>/dev/null`,
     'xargs -0 -r grep -oIHZE -e "$4" -- < "$d/small" 2>/dev/null',
-    `xargs -0 -r sh -c 'n=$1; re=$2; shift 2; for f; do head -c "$n" -- "$f" | grep -oIE -e "$re" | while IFS= read -r m; do printf "%s\\0%s\\n" "$f" "$m"; done; done' sh "$3" "$4" < "$d/big" 2>/dev/null`,
+    `xargs -0 -r sh -c 'n=$1; re=$2; shift 2; for f; do { head -c "$n" -- "$f"; echo; tail -c "$n" -- "$f"; } | grep -oIE -e "$re" | while IFS= read -r m; do printf "%s\\0%s\\n" "$f" "$m"; done; done' sh "$3" "$4" < "$d/big" 2>/dev/null`,
     // Loose git objects the run wrote (a commit of a token file, even one deleted by a later commit) are zlib'd:
     // grep cannot see into them. One python3 reads them all, first bytes only; without python3, none is read.
     `[ -d "$1/.git/objects" ] && find "$1/.git/objects" -xdev -type f -newerct "@$2" -path '*/objects/[0-9a-f][0-9a-f]/*' -print0 2>/dev/null | python3 -c ${shellQuote(GIT_OBJECTS_PY)} "$3" "$4" 2>/dev/null`,
