@@ -17,6 +17,7 @@ import { verifySnapshots } from '../../src/snapshot/maintenance.js';
 import { FIX_BUG, policy } from '../../examples/two-runs/scripted-model.js';
 import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
 import { removeSessionContainers, scratch, testConfig } from './harness.js';
+import { cli } from '../support/cli.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/session-child-full-disk.ts', import.meta.url));
 let dirs: ReturnType<typeof scratch>;
@@ -37,13 +38,14 @@ afterAll(async () => {
   dirs?.cleanup();
 });
 
-async function fullAt(fillAt: string, lineage: string, model: MessagesServer = server) {
+async function fullAt(fillAt: string, lineage: string, model: MessagesServer = server, before?: (rolloutId: string) => Promise<void>) {
   const filler = join(home, 'filler.bin');
   const child = await execa(process.execPath, ['--import', 'tsx', CHILD], {
     env: { MNEMARA_HOME: home, ANTHROPIC_BASE_URL: model.url, WORKSPACE: dirs.workspace, LINEAGE: lineage, TASK: FIX_BUG.task, FILL_AT: fillAt, FILLER: filler },
     reject: false,
   });
   const rolloutId = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
+  await before?.(rolloutId);
   await removeSessionContainers(rolloutId); // the workspace snapshot failed: the container is kept for rescue
   rmSync(filler, { force: true }); // the user frees space
   return { child, rolloutId };
@@ -98,12 +100,16 @@ describe.each([
 describe('a disk that the agent fills with its own work', () => {
   let run: Awaited<ReturnType<typeof fullAt>>;
   let model: MessagesServer;
+  let recoverOnFullDisk: Awaited<ReturnType<typeof cli>>;
   beforeAll(async () => {
     model = await startMessagesServer([
       turn(text('Writing the data set.'), toolUse('bash', { command: 'head -c 45000000 /dev/urandom > /workspace/data.bin && ls -l /workspace/data.bin' })),
       turn(text('Done.')),
     ]);
-    run = await fullAt('never', 'full-own-work', model);
+    // `recover` while the disk is still full: it cannot save the sandbox, and must say what still can be done.
+    run = await fullAt('never', 'full-own-work', model, async () => {
+      recoverOnFullDisk = await cli(home, 'recover');
+    });
   }, 300_000);
   afterAll(async () => {
     await model?.close();
@@ -116,5 +122,13 @@ describe('a disk that the agent fills with its own work', () => {
   it('leaves a valid store', async () => {
     const store = await openStore(join(home, 'store'));
     expect((await verifySnapshots(store)).filter((v) => !v.ok)).toEqual([]);
+  });
+
+  it('has `recover` on the still-full disk name the way out: docker cp of the kept sandbox, then prune', () => {
+    const out = recoverOnFullDisk.stdout + recoverOnFullDisk.stderr;
+    expect(out).toMatch(/NOT rescued/);
+    expect(out).toMatch(/docker cp mnemara-[^ ]+:\/workspace DIR/);
+    expect(out).toMatch(/sandbox prune --force/);
+    expect(out).not.toMatch(/\n\s+at .+[(:]\d+/);
   });
 });

@@ -96,9 +96,18 @@ export function registerRecoverCommand(program: Command): void {
                 ...(r.note ? [`  note: ${r.note}`] : []),
               ].join('\n'),
             )
-            .concat(rescued.map((r) => (r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}` : `already snapshotted${r.savedIn ? ` (workspace snapshot ${r.savedIn})` : ''}`}; removed`)))
+            .concat(rescued.map((r) => (r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}\n  ${notRescuedHint(r.container)}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}` : `already snapshotted${r.savedIn ? ` (workspace snapshot ${r.savedIn})` : ''}`}; removed`)))
             .join('\n'),
     );
     if (failed.length) process.exitCode = EXIT.internal;
   });
+}
+
+/**
+ * What a user can still do when a sandbox could not be saved (a full home, most often): the sandbox is kept, its
+ * work is in /workspace, and on a full home the space is held by the sandbox's own workspace disk image (unlinked
+ * under `<home>/sandbox-disks` while in use, so `du` does not show it) until the sandbox is removed.
+ */
+function notRescuedHint(container: string): string {
+  return `The sandbox is kept with its work in /workspace: copy it out to another filesystem with \`docker cp ${container}:/workspace DIR\`, then \`mnemara sandbox prune --force\` frees the space its workspace disk holds (invisible to du while the sandbox exists). Or free space and run \`mnemara recover\` again.`;
 }
