@@ -119,20 +119,27 @@ export interface CleanupReport {
 }
 
 /**
- * Whether a `tmp/` entry names a writer (`blob-<pid>-…`, `src-<pid>-…`: the store's own temp files) whose process
- * is gone: its write can never finish, so it goes whatever its age (a killed `create` left a fresh one). The
- * check is of this machine's processes: a directory store is written from the machine it is on.
+ * Whose a `tmp/` entry is, by the writer's pid in its name (`blob-<pid>-…`, `src-<pid>-…`: the store's own temp
+ * files): `gone` when that process no longer exists (its write can never finish, so the file goes whatever its
+ * age: a killed `create` left a fresh one), `alive` when it still runs (this process included: its write may be
+ * under way, so the file stays whatever the grace: `gc --grace 0` beside a running session removed the blob that
+ * session was writing, which then failed with ENOENT, issue 10 trial), `unknown` for any other name. The check is
+ * of this machine's processes: a directory store is written from the machine it is on.
  */
-function writerGone(name: string): boolean {
+function tempWriter(name: string): 'gone' | 'alive' | 'unknown' {
   const pid = Number(/^(?:blob|src)-(\d+)-/.exec(name)?.[1]);
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  if (!Number.isInteger(pid) || pid <= 0) return 'unknown';
+  if (pid === process.pid) return 'alive';
   try {
     process.kill(pid, 0);
-    return false;
+    return 'alive';
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+    return (err as NodeJS.ErrnoException).code === 'ESRCH' ? 'gone' : 'alive';
   }
 }
+
+/** A live writer's temp file untouched this long (ms) is taken as left by an earlier process that had its pid. */
+const LIVE_WRITER_STALE_MS = 24 * 60 * 60_000;
 
 async function olderThan(path: string, graceMs: number): Promise<boolean> {
   const st = await stat(path).catch(() => null);
@@ -143,7 +150,8 @@ async function olderThan(path: string, graceMs: number): Promise<boolean> {
  * Removes leftovers of crashed writes and unreferenced blobs: files under `tmp/`, snapshot directories
  * without a readable manifest, temporary files beside manifests and refs, and blobs no manifest names.
  * Anything younger than `graceMs` (default 10 min) is spared, because a concurrent `create` may be about to
- * reference it; a temp file whose writer's pid is gone (`writerGone`) goes at once.
+ * reference it; a temp file whose writer's pid is gone goes at once, one whose writer still runs stays
+ * (`tempWriter`) unless untouched for a day.
  */
 export async function collectGarbage(store: DirectoryStore, options: { graceMs?: number; onProgress?: OnProgress } = {}): Promise<CleanupReport> {
   const graceMs = options.graceMs ?? 10 * 60_000;
@@ -152,7 +160,8 @@ export async function collectGarbage(store: DirectoryStore, options: { graceMs?:
   const report: CleanupReport = { removedSnapshots: [], removedBlobs: [], removedTemp: [], freedBytes: 0 };
   for (const name of await readdir(store.tmpDir).catch(() => [] as string[])) {
     const p = join(store.tmpDir, name);
-    if (writerGone(name) || (await olderThan(p, graceMs))) {
+    const writer = tempWriter(name);
+    if (writer === 'gone' || (await olderThan(p, writer === 'alive' ? Math.max(graceMs, LIVE_WRITER_STALE_MS) : graceMs))) {
       await rm(p, { recursive: true, force: true });
       report.removedTemp.push(`tmp/${name}`);
     }

@@ -1,5 +1,5 @@
 import { spawn, execFile } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync, mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -141,11 +141,16 @@ describe('prune and gc', () => {
     expect(pruned.removedBlobs).toHaveLength(4); // the layer and the tree index of each removed snapshot
     await store.restoreToDirectory(ids[1]!, join(tempDir(), 'ok'));
 
-    // A live writer's pid (this process): only the grace period protects it (a dead pid's file goes at once, below).
-    writeFileSync(join(store.tmpDir, `blob-${process.pid}-leftover`), 'half a blob');
+    // A live writer's pid (this process): its file stays even with no grace, unless untouched for a day (then it
+    // was left by an earlier process that had the same pid; a dead pid's file goes at once, below).
+    const leftover = join(store.tmpDir, `blob-${process.pid}-leftover`);
+    writeFileSync(leftover, 'half a blob');
+    expect((await collectGarbage(store, { graceMs: 0 })).removedTemp).toEqual([]);
     mkdirSync(join(store.root, 'snapshots', '20200101T000000000Z-00000000'));
     writeFileSync(join(store.blobs.root, 'sha256', 'a'.repeat(64)), 'unreferenced');
     expect((await collectGarbage(store)).removedBlobs).toEqual([]); // young: spared
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600_000);
+    utimesSync(leftover, twoDaysAgo, twoDaysAgo);
     const r = await collectGarbage(store, { graceMs: 0 });
     expect(r.removedTemp).toEqual([`tmp/blob-${process.pid}-leftover`]);
     expect(r.removedSnapshots).toEqual(['20200101T000000000Z-00000000']);
@@ -173,4 +178,25 @@ describe('gc and the temp files of writers that are gone', () => {
     expect(report.removedTemp.sort()).toEqual([`tmp/blob-${dead}-0a1b2c3d4e5f`, `tmp/src-${dead}-0a1b2c3d4e5f`]);
     expect(readdirSync(store.tmpDir).sort()).toEqual([`blob-${process.pid}-aaaaaaaaaaaa`, 'blob-notapid-aaaaaaaaaaaa']);
   });
+
+  // `snapshot gc --grace 0` while a session packed its workspace removed the blob being written: the session
+  // failed with ENOENT on the rename (issue 10, ninth trial). A running writer's temp files are never garbage.
+  it('gc with no grace while a snapshot is being written leaves that write alone, and the snapshot lands whole', async () => {
+    const src = tempDir();
+    tree(src, 600, 32 * 1024); // ~19 MB of incompressible data: packing takes long enough to run gc beside it
+    const store = await openStore(tempDir());
+    const writing = store.create({ dir: src }, { lineage: 'busy', kind: 'workspace', parent: null });
+    let removed: string[] = [];
+    for (let i = 0; i < 400 && !removed.length; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      const inTmp = readdirSync(store.tmpDir, { withFileTypes: true }).filter((e) => e.name.startsWith('blob-'));
+      if (inTmp.length) removed = (await collectGarbage(store, { graceMs: 0 })).removedTemp.concat('ran');
+    }
+    expect(removed).toEqual(['ran']); // gc ran while the blob was being written, and removed nothing
+    const m = await writing;
+    expect((await verifySnapshots(store)).every((x) => x.ok)).toBe(true);
+    const out = join(tempDir(), 'out');
+    await store.restoreToDirectory(m.id, out);
+    expect(describeTree(out)).toEqual(describeTree(src));
+  }, 120_000);
 });
