@@ -163,6 +163,11 @@ export interface SessionResult {
    * `kept` ones (the user's own files) are, with why.
    */
   secretFiles?: Array<{ path: string; kinds: string[]; action: 'left-out' | 'kept'; why?: string; savedAt?: string }>;
+  /**
+   * Config files the run created or changed that hold a value under a key whose name says secret, with no known
+   * token shape (`secret-key-files.ts`): reported by file, key and line (never the value), kept in the snapshot.
+   */
+  secretKeyFiles?: Array<{ path: string; keys: Array<{ key: string; line: number }> }>;
   /** Processes the agent's commands left running, killed before the workspace snapshot. */
   leftoverProcesses?: number;
 }
