@@ -39,7 +39,7 @@ export async function prepareWorkspace(
   const leftoverProcesses = sandbox.stopLeftoverProcesses ? await sandbox.stopLeftoverProcesses() : null;
   if (leftoverProcesses) say(`stopped ${leftoverProcesses} process(es) the agent's commands left running, before the snapshot`);
   await redactLayoutInSandbox(sandbox, ctx.layout);
-  const leaveOut = (rel: string): Promise<string | null> => setAside(sandbox, ctx.home, ctx.rolloutId, rel);
+  const leaveOut = (rel: string, savedAs?: string): Promise<string | null> => setAside(sandbox, ctx.home, ctx.rolloutId, rel, savedAs);
   const credentialFiles = ctx.runClock === null ? [] : await leaveOutCredentialFiles(sandbox, ctx.runClock, ctx.wasThere, ctx.keep, leaveOut);
   const secretFiles =
     ctx.runClock === null
@@ -63,7 +63,7 @@ export async function prepareWorkspace(
   for (const f of secretKeyFiles) say(secretKeyFileMessage(f));
   const skipped = [
     ...credentialFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `credential file (${f.kind}) written by the run` })),
-    ...secretFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `holds a token (${f.kinds.join(', ')}), written by the run` })),
+    ...secretFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `${f.inName ? 'its name holds' : 'holds'} a token (${f.kinds.join(', ')}), written by the run` })),
   ];
   return { credentialFiles, secretFiles, secretKeyFiles, leftoverProcesses, skipped };
 }

@@ -26,6 +26,9 @@ const MEMORY_NOTES = [
   { path: 'memories/deploy/.npmrc', text: '//npm.acme.example/:_authToken=fakememorynpmtoken\n', secret: 'fakememorynpmtoken' },
 ];
 
+/** A token in a file's name (eighth trial, LOW): that file is left out under its redacted name. */
+const NAMED = 'ghp_FAKEinAName0a1B2c3D4e5F6g7H8i9J0kLmNoP';
+
 /** `.netrc` is a credential file by content (`credential-files.ts`): left out whole, not reported by key. */
 const REPORTED = CONFIG_SECRET_CORPUS.filter((c) => c.path !== '.netrc');
 
@@ -42,7 +45,7 @@ beforeAll(async () => {
   writeFileSync(join(dirs.workspace, 'config', 'base.yaml'), 'server:\n  port: 8080\n');
   const configure = [...CONFIG_SECRET_CORPUS, ...NOT_SECRET_CONFIGS.filter((c) => !['package.json', 'docker-compose.yml'].includes(c.path))].map((c) => write(c.path, c.text));
   server = await startMessagesServer([
-    turn(toolUse('bash', { command: configure.join('\n') })),
+    turn(toolUse('bash', { command: [...configure, `mkdir -p notes && echo 'rotate this one' > notes/${NAMED}.txt`].join('\n') })),
     // The run edits the compose file (a local dev default added): changed, still nothing to report.
     turn(toolUse('bash', { command: "printf '      PGADMIN_DEFAULT_PASSWORD: admin\\n' >> docker-compose.yml && cat src/main/resources/application.properties config/database.ini" })),
     turn(toolUse('bash', { command: MEMORY_NOTES.map((n) => write(n.path, n.text)).join('\n') })),
@@ -80,6 +83,12 @@ describe('config files the run wrote with values under secret-named keys', () =>
     const blobs = blobsText(dirs.home);
     for (const n of MEMORY_NOTES) expect(blobs, n.path).not.toContain(n.secret);
     expect(blobs).toContain('spring.datasource.password = [REDACTED:password]');
+  });
+
+  it('a file whose name holds a token is left out under its redacted name, which no blob holds', () => {
+    expect(run.secretFiles).toContainEqual(expect.objectContaining({ path: 'notes/[REDACTED:github_token].txt', action: 'left-out', inName: true }));
+    expect(blobsText(dirs.home)).not.toContain(NAMED);
+    expect(formatSummary(run)).not.toContain(NAMED);
   });
 
   it('leave no value in the transcript: not the heredoc that wrote them, not the cat that printed them', () => {
