@@ -109,10 +109,18 @@ const DOC_LINE = /^(?:\[[^\]\n]+\]|[#;!].*|---|(?:-[ \t]+)?(?:export[ \t]+)?["']
  */
 export function configFormOfText(text: string): ConfigForm | null {
   if (!text.includes('\n') || text.length > 1024 * 1024 || !/pass|pwd|secret|token|key|credential|auth|salt/i.test(text)) return null;
-  const lines = text.split('\n').map((l) => l.replace(/^[ \t]*\d+\t/, '').trim()).filter((l) => l !== '');
-  if (lines.length < 2) return null;
-  for (const l of lines) if (!DOC_LINE.test(l) || /[;,{(]$|=>|\(\)|^[A-Za-z_][\w.]*\s*=\s*[A-Za-z_][\w.]*\(/.test(l)) return null;
-  return 'lines';
+  // Line by line, stopping at the first that is not config: most texts are not, and are long.
+  let lines = 0;
+  for (let at = 0; at <= text.length; ) {
+    const nl = text.indexOf('\n', at);
+    const end = nl < 0 ? text.length : nl;
+    const l = text.slice(at, end).replace(/^[ \t]*\d+\t/, '').trim();
+    at = end + 1;
+    if (l === '') continue;
+    if (!DOC_LINE.test(l) || /[;,{(]$|=>|\(\)|^[A-Za-z_][\w.]*\s*=\s*[A-Za-z_][\w.]*\(/.test(l)) return null;
+    lines++;
+  }
+  return lines >= 2 ? 'lines' : null;
 }
 
 /**

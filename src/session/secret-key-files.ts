@@ -36,8 +36,8 @@ export interface SecretKeyFile {
  * Finds the config files (by name: `.json`, `.yaml`, `.ini`, `.cfg`, `.conf`, `.toml`, `.properties`, `.env*`,
  * `.npmrc`, `.pypirc`, `.netrc`) changed after `since` (sandbox seconds), up to 256 KiB, not under `.git/`,
  * installed dependencies, `skipDirs` (the memory layout, redacted in place) nor `skip` (files already left out),
- * that hold a value under a secret-named key. One `find | grep` and one read of the candidates in the sandbox;
- * the check is on the host. Never throws: a scan that fails is logged and reports nothing.
+ * that hold a value under a secret-named key. One `find | grep` in the sandbox prints the lines with a key hint;
+ * the check of each line is on the host. Never throws: a scan that fails is logged and reports nothing.
  */
 export async function findSecretKeyFiles(sandbox: Sandbox, since: number, options: { skipDirs: string[]; skip: Set<string> }): Promise<SecretKeyFile[]> {
   const root = sandbox.workspaceDir;
@@ -46,10 +46,11 @@ export async function findSecretKeyFiles(sandbox: Sandbox, since: number, option
     ...DEPENDENCY_DIRS.map((d) => `-name '${d}'`),
   ].join(' -o ');
   const names = CONFIG_GLOBS.map((g) => `-name '${g}'`).join(' -o ');
+  // One grep a batch prints each line with a key hint as `path NUL lineno:line`; a key and its value share a line
+  // in every form read here (`findSecretKeys` is given the line alone).
   const script = [
     `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" -size -$(( $3 + 1 ))c \\( ${names} \\) -print0 2>/dev/null |`,
-    `xargs -0 -r grep -lIZiE -e '${KEY_HINT}' -- 2>/dev/null |`,
-    `xargs -0 -r sh -c 'for f; do printf "%s\\0" "$f"; tr -d "\\000" < "$f"; printf "\\0"; done' sh 2>/dev/null; exit 0`,
+    `xargs -0 -r grep -HnIZiE -e '${KEY_HINT}' -- 2>/dev/null; exit 0`,
   ].join('\n');
   const found = await sandbox
     .exec(['sh', '-c', script, 'sh', root, String(since), String(MAX_BYTES)], { timeoutMs: 60_000, maxOutputBytes: 16 * 1024 * 1024 })
@@ -58,17 +59,18 @@ export async function findSecretKeyFiles(sandbox: Sandbox, since: number, option
       return null;
     });
   if (!found) return [];
-  const parts = String(found.stdout).split('\0');
-  const out: SecretKeyFile[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const abs = parts[i]!;
-    if (!abs.startsWith(`${root}/`)) continue;
-    const rel = abs.slice(root.length + 1);
+  const byPath = new Map<string, Array<{ key: string; line: number }>>();
+  for (const row of String(found.stdout).split('\n')) {
+    const cut = row.indexOf('\0');
+    const m = cut < 0 ? null : /^(\d+):/.exec(row.slice(cut + 1));
+    if (!m || !row.startsWith(`${root}/`)) continue;
+    const rel = row.slice(root.length + 1, cut);
     const form = configFormOfName(rel);
     if (!form || options.skip.has(rel)) continue;
-    const keys = findSecretKeys(parts[i + 1]!, form).map(({ key, line }) => ({ key, line }));
-    if (keys.length) out.push({ path: rel, keys });
+    const keys = findSecretKeys(row.slice(cut + 1 + m[0].length), form).map(({ key }) => ({ key, line: Number(m[1]) }));
+    if (keys.length) byPath.set(rel, [...(byPath.get(rel) ?? []), ...keys]);
   }
+  const out: SecretKeyFile[] = [...byPath].map(([path, keys]) => ({ path, keys }));
   out.sort((a, b) => (a.path < b.path ? -1 : 1));
   for (const f of out) log.warn({ path: f.path, keys: f.keys.map((k) => k.key) }, 'a config file the run wrote holds a value under a secret-named key');
   return out;
