@@ -64,5 +64,12 @@ export const NOT_SECRET_CONFIGS: Array<{ path: string; text: string }> = [
   },
   { path: 'openapi/schema.yaml', text: 'components:\n  schemas:\n    Login:\n      properties:\n        password:\n          type: string\n        token: string\n' },
   { path: 'config/logging.ini', text: '[loggers]\nkeys = root,auth\n\n[handler_file]\nargs = (\'%(logdir)s/app.log\',)\npassword = %(db_password)s\n' },
+  // Shapes found in real trees (an SDK's service data): pagination cursors under `*_token` keys, a camel-case
+  // field name as the value, a format string's `{field}`.
+  {
+    path: 'data/paginators-1.json',
+    text: '{\n  "pagination": {\n    "ListTables": {\n      "input_token": "ExclusiveStartTableName",\n      "output_token": "nextToken",\n      "limit_key": "Limit"\n    }\n  }\n}\n',
+  },
+  { path: 'deploy/connection.yaml', text: 'params:\n  - api_field: connection.githubConfig.oauthTokenSecretVersion\n    oauth_token_secret_version: "{__relative_name__}"\n    client_secret: clientSecret\n' },
   { path: 'tsconfig.json', text: '{\n  "compilerOptions": { "strict": true, "outDir": "dist" },\n  "include": ["src"]\n}\n' },
 ];
