@@ -3,10 +3,17 @@
  * memory file and in a transcript (a `cat` of the file, a heredoc that writes it), and nothing reported or
  * redacted in a real project's config that holds placeholders, references, types and local dev defaults.
  */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redact, redactFile } from '../../src/memory/redact.js';
+import { redactLayoutTree } from '../../src/memory/redact-tree.js';
 import { configFormOfName, findSecretKeys } from '../../src/memory/secret-keys.js';
 import { CONFIG_SECRET_CORPUS, NOT_SECRET_CONFIGS } from './secret-config-corpus.js';
+
+/** A CI workflow: its `run: |` block holds shell lines, so only the file's name says it is YAML. */
+const WORKFLOW = 'on: push\njobs:\n  deploy:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          npm ci\n          npm run deploy\n        env:\n          deploy_password: fakeworkflowpass\n';
 
 describe('values under secret-named keys in config files', () => {
   it('has at least 8 kinds, each marked FAKE or fake', () => {
@@ -46,5 +53,24 @@ describe('values under secret-named keys in config files', () => {
     const py = 'password = get_password()\ntoken = os.environ["API_TOKEN"]\n';
     expect(redact(ts)).toBe(ts);
     expect(redact(py)).toBe(py);
+  });
+
+  it('redacts them in a host memory layout before a snapshot of it (snapshot create, --memory-from)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mnemara-secret-keys-'));
+    try {
+      for (const c of CONFIG_SECRET_CORPUS) {
+        mkdirSync(join(dir, 'memories', c.path, '..'), { recursive: true });
+        writeFileSync(join(dir, 'memories', c.path), c.text);
+      }
+      // A config whose text as a whole is not one config document (a block scalar of shell lines): only its name says.
+      mkdirSync(join(dir, 'memories', 'ci'), { recursive: true });
+      writeFileSync(join(dir, 'memories', 'ci', 'deploy.yml'), WORKFLOW);
+      await redactLayoutTree(dir, ['memories']);
+      const left = CONFIG_SECRET_CORPUS.filter((c) => readFileSync(join(dir, 'memories', c.path), 'utf8').includes(c.secret)).map((c) => c.name);
+      expect(left).toEqual([]);
+      expect(readFileSync(join(dir, 'memories', 'ci', 'deploy.yml'), 'utf8')).toBe(WORKFLOW.replace('fakeworkflowpass', '[REDACTED:password]'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

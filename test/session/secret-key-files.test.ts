@@ -24,6 +24,8 @@ const MEMORY_NOTES = [
   { path: 'memories/deploy/database.ini', text: '[postgres]\nhost = db.internal\npassword = fakememorypass\n', secret: 'fakememorypass' },
   { path: 'memories/deploy/application.properties', text: 'spring.datasource.username=app\nspring.datasource.password = fakememoryspring\n', secret: 'fakememoryspring' },
   { path: 'memories/deploy/.npmrc', text: '//npm.acme.example/:_authToken=fakememorynpmtoken\n', secret: 'fakememorynpmtoken' },
+  // Not one config document as a whole (a `run: |` block of shell lines): only its name says it is YAML.
+  { path: 'memories/ci/deploy.yml', text: 'jobs:\n  deploy:\n    steps:\n      - run: |\n          npm ci\n          npm run deploy\n        env:\n          deploy_password: fakememoryworkflow\n', secret: 'fakememoryworkflow' },
 ];
 
 /** A token in a file's name (eighth trial, LOW): that file is left out under its redacted name. */
