@@ -104,19 +104,25 @@ const DOC_LINE = /^(?:\[[^\]\n]+\]|[#;!].*|---|(?:-[ \t]+)?(?:export[ \t]+)?["']
 /**
  * The form of `text` when the whole of it is one config document (what `cat app.ini` prints, a heredoc's body, an
  * editor's `file_text`): two or more lines, each a section, comment, key/value pair or list item (a leading line
- * number of a numbered view is allowed), and none that ends or holds what code does (`;`, `,`, `{`, `(`, `=>`).
+ * number of a numbered view is allowed; a YAML block scalar's lines are passed over), and none that ends or holds what code does (`;`, `,`, `{`, `(`, `=>`).
  * `null` otherwise: code is left to `redact.ts`'s stricter rules. Pure.
  */
 export function configFormOfText(text: string): ConfigForm | null {
   if (!text.includes('\n') || text.length > 1024 * 1024 || !/pass|pwd|secret|token|key|credential|auth|salt/i.test(text)) return null;
   // Line by line, stopping at the first that is not config: most texts are not, and are long.
   let lines = 0;
+  // A YAML block scalar's lines (`run: |` then shell lines, more indented) are its value, not mappings: passed over.
+  let block = -1;
   for (let at = 0; at <= text.length; ) {
     const nl = text.indexOf('\n', at);
     const end = nl < 0 ? text.length : nl;
-    const l = text.slice(at, end).replace(/^[ \t]*\d+\t/, '').trim();
+    const raw = text.slice(at, end).replace(/^[ \t]*\d+\t/, '');
+    const l = raw.trim();
     at = end + 1;
     if (l === '') continue;
+    const indent = raw.length - raw.trimStart().length;
+    if (block >= 0 && indent > block) continue;
+    block = /:[ \t]*[|>][-+0-9]*$/.test(l) ? indent : -1;
     if (!DOC_LINE.test(l) || /[;,{(]$|=>|\(\)|^[A-Za-z_][\w.]*\s*=\s*[A-Za-z_][\w.]*\(/.test(l)) return null;
     lines++;
   }

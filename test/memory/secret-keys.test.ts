@@ -48,6 +48,12 @@ describe('values under secret-named keys in config files', () => {
     expect(redactFile(c.path, c.text)).toBe(c.text);
   });
 
+  it('redacts a cat of a CI workflow, whose `run: |` block holds shell lines', () => {
+    const out = redact(WORKFLOW);
+    expect(out).toBe(WORKFLOW.replace('fakeworkflowpass', '[REDACTED:password]'));
+    expect(redact(`${WORKFLOW}  release:\n    steps:\n      - run: echo \${{ secrets.DEPLOY_TOKEN }}\n`)).not.toContain('fakeworkflowpass');
+  });
+
   it('leaves code alone: a TypeScript interface, Python assignments from calls', () => {
     const ts = 'export interface Login {\n  password: string;\n  token: Token\n}\n';
     const py = 'password = get_password()\ntoken = os.environ["API_TOKEN"]\n';
