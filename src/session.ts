@@ -305,6 +305,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       ...(snapshotMode ? { workspaceSnapshotMode: snapshotMode } : {}),
       ...(prepared?.credentialFiles.length ? { credentialFiles: prepared.credentialFiles } : {}),
       ...(prepared?.secretFiles.length ? { secretFiles: prepared.secretFiles } : {}),
+      ...(prepared?.secretKeyFiles.length ? { secretKeyFiles: prepared.secretKeyFiles } : {}),
       ...(prepared?.leftoverProcesses ? { leftoverProcesses: prepared.leftoverProcesses } : {}),
     };
     if (config.memory.generate) {

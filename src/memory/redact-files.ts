@@ -4,7 +4,7 @@ import { join, relative, sep } from 'node:path';
 import { logger } from '../config/logger.js';
 import { writeFileAtomic } from './atomic.js';
 import type { MemoryPaths } from './layout.js';
-import { redact, redactDeep } from './redact.js';
+import { redact, redactDeep, redactFile } from './redact.js';
 import { redactedName } from './redact-tree.js';
 
 const log = logger('memory.redact');
@@ -57,7 +57,7 @@ export async function redactForeignMemoryFiles(paths: MemoryPaths): Promise<stri
           continue;
         }
         const text = data.toString('utf8');
-        const clean = redact(text);
+        const clean = redactFile(name, text);
         if (clean !== text) {
           await writeFileAtomic(path, clean);
           changed.push(relative(paths.memoriesDir, path).split(sep).join('/'));

@@ -3,7 +3,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
 import { writeFileAtomic } from './atomic.js';
-import { redact } from './redact.js';
+import { redact, redactFile as redactFileText } from './redact.js';
 
 const log = logger('memory.redact');
 
@@ -132,7 +132,8 @@ async function redactFile(path: string, size: number, relPath: string, result: T
     return;
   }
   const text = data.toString('utf8');
-  const clean = redact(text);
+  // By its name too: in a config file (`db.ini`, `.npmrc`) a bare word under a secret-named key is a value.
+  const clean = redactFileText(relPath, text);
   if (clean === text) return;
   await writeFileAtomic(path, clean);
   result.redacted.push({ path: relPath, secrets: Math.max(1, markers(clean) - markers(text)) });

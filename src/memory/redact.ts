@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 9;
+export const REDACTION_VERSION = 10;
 
 import type { SecretKind } from './redact-kinds.js';
 
@@ -33,9 +33,11 @@ import { redactPositional } from './redact-positional.js';
 import { redactProse } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
 import { redactHidden } from './redact-views.js';
-import { SECRET_QUERY_PARAM, URL_PATH_KEY, isPlainUrl } from './redact-urls.js';
+import { SECRET_QUERY_PARAM, URL_PATH_KEY } from './redact-urls.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
+import { isSecretValue } from './secret-values.js';
+import { configFormOfName, redactConfigText, redactSecretKeys } from './secret-keys.js';
 
 export { isDevDefault, isSecretName };
 
@@ -164,29 +166,6 @@ function isCurlSegment(text: string, offset: number): boolean {
   return /\bcurl\b/.test(segment) || /(?:^|\s)https?(?:\s|$)/.test(segment);
 }
 
-const PLACEHOLDERS = new Set(['', 'null', 'none', 'nil', 'true', 'false', 'undefined', 'string', 'str', 'number', 'int', 'bool', 'boolean', 'required', 'optional', 'any', 'unknown', 'bytes', 'xxx', '...', '***', '<redacted>', 'redacted', 'changeme']);
-
-/** Whether a value assigned to a secret name should be redacted: not a reference, type or placeholder. */
-function isSecretValue(value: string, strict: boolean): boolean {
-  const v = value.trim();
-  if (REDACTED_RE.test(v)) return false;
-  if (PLACEHOLDERS.has(v.toLowerCase())) return false;
-  if (/^(\$|\{\{|<[^>]*>$|%\()/.test(v)) return false; // $VAR, ${VAR}, {{ template }}, <your-token>, %(name)s
-  if (/^\*+$/.test(v)) return false;
-  if (isDevDefault(v)) return false;
-  if (v.length < 4) return false;
-  if (isPlainUrl(v)) return false;
-  // In `name: value` code (TypeScript annotations, Python kwargs) a bare identifier is a type or a variable.
-  if (strict) {
-    if (/^[A-Za-z_][A-Za-z_<>[\]|]*[,;:)\]}>{]*$/.test(v) && v.length < 24) return false; // string, Token):
-    if (/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+[,;:)]*$/.test(v)) return false; // process.env.API_KEY;
-    if (/^[A-Za-z_$][\w$.]*[[(]/.test(v)) return false; // getToken(), os.environ[
-    if (/^[A-Za-z_$][\w$.]*<.*>(\[\])*[,;:)=]*$/.test(v)) return false; // React.Dispatch<SetStateAction<string>>
-    if (/^[A-Za-z_$][\w$.]*(\[\])*(\s*\|\s*[A-Za-z_$][\w$.<>[\]]*)+[,;)]*$/.test(v)) return false; // string | null
-  }
-  return true;
-}
-
 function assignmentKind(name: string): SecretKind {
   return /pass/i.test(name) ? 'password' : 'secret';
 }
@@ -200,7 +179,7 @@ const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\;&|)<
 const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
 
 /** `NAME=value`, `export NAME="value"`, `--password=value`. */
-const ASSIGN_EQ = new RegExp(`(?<![A-Za-z0-9_.])${NAME}(\\s?=\\s?)${VALUE}`, 'g');
+const ASSIGN_EQ = new RegExp(`(?<![A-Za-z0-9_.])${NAME}([ \\t]?=[ \\t]?)${VALUE}`, 'g');
 /** `NAME: value` (YAML, HTTP headers, Python dict literal without quotes on the key). */
 const ASSIGN_COLON = new RegExp(`(?<![A-Za-z0-9_."':-])${NAME}(:(?!:)[ \\t]*)${VALUE}`, 'g');
 /**
@@ -280,7 +259,18 @@ export function redact(text: string): string {
   // (then the next line is something else: two keys listed one a line); then any word continued with a backslash
   // whose joined form holds a secret.
   const joined = joinSplitTokens(text, (head) => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head)));
-  return redactJoined(joinContinuations(joined, redactJoined));
+  // Last, config documents (a `cat` of an INI file, a heredoc's body), where a bare word under a secret key is a value.
+  return redactConfigText(redactJoined(joinContinuations(joined, redactJoined)));
+}
+
+/**
+ * `redact` for a file's whole text, read by its name too: in a config file (`secret-keys.ts`: `.yaml`, `.ini`,
+ * `.env`, `.properties`, `.npmrc`, `.netrc` …) every value under a secret-named key goes, a bare word included. Pure.
+ */
+export function redactFile(path: string, text: string): string {
+  const clean = redact(text);
+  const form = configFormOfName(path);
+  return form ? redactSecretKeys(clean, form) : clean;
 }
 
 /** `redact` without the joining of split tokens: every rule over `text` as it is. */

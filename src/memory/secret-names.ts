@@ -23,6 +23,8 @@ const NOT_SECRET_WORDS = new Set([
   'max', 'min', 'count', 'length', 'len', 'limit', 'limits', 'file', 'path', 'dir', 'url', 'endpoint', 'type',
   'name', 'names', 'expiry', 'expires', 'ttl', 'usage', 'budget', 'header', 'field', 'policy', 'prefix',
   'regex', 'pattern', 'env', 'var', 'ref', 'id', 'store', 'manager', 'provider', 'rotation', 'required', 'helper',
+  // Pagination cursors (`input_token`, `next_token`, `page_token`: botocore and Google APIs), opaque, not secrets.
+  'input', 'output', 'next', 'page', 'pagination', 'continuation', 'marker',
 ]);
 
 function nameWords(name: string): string[] {
@@ -46,8 +48,9 @@ export function isSecretName(name: string): boolean {
   const upper = name.toUpperCase();
   if (upper === 'PWD' || upper === 'OLDPWD') return false;
   // A tool's prefix in front of the name it passes on (`TF_VAR_db_password`, `INPUT_TOKEN` in GitHub Actions):
-  // judged by the name after it, since `var`/`input` alone would read as "names a variable".
-  const prefixed = /^(?:TF_VAR_|INPUT_|PULUMI_CONFIG_|NOMAD_VAR_|PKR_VAR_)(.+)$/i.exec(name);
+  // judged by the name after it, since `var`/`input` alone would read as "names a variable". Upper case only: a
+  // lower-case `input_token` is a pagination cursor (botocore), not `INPUT_` + `token`.
+  const prefixed = /^(?:TF_VAR_|INPUT_|PULUMI_CONFIG_|NOMAD_VAR_|PKR_VAR_)(.+)$/.exec(name);
   if (prefixed) return isSecretName(prefixed[1]!);
   // A service account key's id (GCP `private_key_id`) names the key: treat it as the key.
   if (/private_?key_?id$/i.test(name)) return true;

@@ -44,8 +44,11 @@ export interface CredentialFile {
   savedAt?: string;
 }
 
-/** Takes a file (workspace-relative) out of the sandbox before the snapshot; its host copy, or `null` (not moved). */
-export type LeaveOut = (relativePath: string) => Promise<string | null>;
+/**
+ * Takes a file (workspace-relative) out of the sandbox before the snapshot; its host copy, or `null` (not moved).
+ * `savedAs`: the copy's relative path when it must differ (a name that holds a token is saved under its redacted name).
+ */
+export type LeaveOut = (relativePath: string, savedAs?: string) => Promise<string | null>;
 
 /** How the session knows whether a path was the user's before the run (then it is never left out). */
 export type WasThere = (relativePath: string) => boolean | 'unknown';

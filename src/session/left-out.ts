@@ -19,14 +19,15 @@ export function leftOutDir(home: string, rolloutId: string): string {
  * 0700, the file 0600), and removes it from the sandbox's workspace. Why a host copy: the host directory is never
  * changed by a run, so a file the run created and no snapshot holds would otherwise be lost with the container;
  * this copy is the user's, never read by mnemara again, never in a snapshot, a memory file or a model request.
+ * `savedAs`: the copy's path under that folder, when it is not `rel` (a name that holds a token: its redacted name).
  *
  * Returns the host path, or `null` when the file could not be copied out (too large, unreadable, a path that
  * leaves the directory) or not removed afterwards: the caller then keeps it in the snapshot and says why, so
  * nothing is lost. Never throws.
  */
-export async function setAside(sandbox: Sandbox, home: string, rolloutId: string, rel: string): Promise<string | null> {
+export async function setAside(sandbox: Sandbox, home: string, rolloutId: string, rel: string, savedAs: string = rel): Promise<string | null> {
   const root = leftOutDir(home, rolloutId);
-  const target = join(root, rel);
+  const target = join(root, savedAs);
   const inside = relative(root, target);
   if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..') return null;
   try {

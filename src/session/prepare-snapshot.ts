@@ -5,11 +5,14 @@ import { credentialMessage, leaveOutCredentialFiles, type CredentialFile, type W
 import { setAside } from './left-out.js';
 import { redactLayoutInSandbox } from './redact-notes.js';
 import { leaveOutSecretFiles, secretFileMessage, type SecretFile } from './secret-files.js';
+import { findSecretKeyFiles, secretKeyFileMessage, type SecretKeyFile } from './secret-key-files.js';
 
 /** What step 6 did to the sandbox's workspace before reading it, and what the snapshot must list as left out. */
 export interface PreparedWorkspace {
   credentialFiles: CredentialFile[];
   secretFiles: SecretFile[];
+  /** Config files the run wrote with values under secret-named keys: reported, kept in the snapshot. */
+  secretKeyFiles: SecretKeyFile[];
   /** Processes the agent's commands left running, stopped before the snapshot (`null`: could not be looked at). */
   leftoverProcesses: number | null;
   /** The manifest's `skipped` entries for the files left out. */
@@ -23,6 +26,7 @@ export interface PreparedWorkspace {
  * 2. The memory layout is redacted in place (`redact-notes.ts`).
  * 3. Credential files the run created, and files it created that hold a token, are set aside on the host
  *    (`<home>/left-out/<rollout-id>/`) and listed as skipped (`credential-files.ts`, `secret-files.ts`).
+ * 4. Config files the run wrote with a value under a secret-named key are reported, not left out (`secret-key-files.ts`).
  * `runClock` is the sandbox's clock when the agent started (`null`: unknown, then no file is looked at).
  * Progress lines name every file left out or kept and the processes stopped. Throws what the layout redaction
  * throws (a sandbox read or write that fails); the other parts never throw.
@@ -35,7 +39,7 @@ export async function prepareWorkspace(
   const leftoverProcesses = sandbox.stopLeftoverProcesses ? await sandbox.stopLeftoverProcesses() : null;
   if (leftoverProcesses) say(`stopped ${leftoverProcesses} process(es) the agent's commands left running, before the snapshot`);
   await redactLayoutInSandbox(sandbox, ctx.layout);
-  const leaveOut = (rel: string): Promise<string | null> => setAside(sandbox, ctx.home, ctx.rolloutId, rel);
+  const leaveOut = (rel: string, savedAs?: string): Promise<string | null> => setAside(sandbox, ctx.home, ctx.rolloutId, rel, savedAs);
   const credentialFiles = ctx.runClock === null ? [] : await leaveOutCredentialFiles(sandbox, ctx.runClock, ctx.wasThere, ctx.keep, leaveOut);
   const secretFiles =
     ctx.runClock === null
@@ -47,11 +51,19 @@ export async function prepareWorkspace(
           skipDirs: [ctx.layout.memoriesDir, ctx.layout.sessionsDir],
           skip: new Set(credentialFiles.map((f) => f.path)),
         });
+  const secretKeyFiles =
+    ctx.runClock === null
+      ? []
+      : await findSecretKeyFiles(sandbox, ctx.runClock, {
+          skipDirs: [ctx.layout.memoriesDir, ctx.layout.sessionsDir],
+          skip: new Set([...credentialFiles, ...secretFiles].filter((f) => f.action === 'left-out').map((f) => f.path)),
+        });
   for (const f of credentialFiles) say(credentialMessage(f));
   for (const f of secretFiles) say(secretFileMessage(f));
+  for (const f of secretKeyFiles) say(secretKeyFileMessage(f));
   const skipped = [
     ...credentialFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `credential file (${f.kind}) written by the run` })),
-    ...secretFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `holds a token (${f.kinds.join(', ')}), written by the run` })),
+    ...secretFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `${f.inName ? 'its name holds' : 'holds'} a token (${f.kinds.join(', ')}), written by the run` })),
   ];
-  return { credentialFiles, secretFiles, leftoverProcesses, skipped };
+  return { credentialFiles, secretFiles, secretKeyFiles, leftoverProcesses, skipped };
 }

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
-import { redact } from '../memory/redact.js';
+import { redact, redactFile } from '../memory/redact.js';
 import { redactedName } from '../memory/redact-tree.js';
 import type { Sandbox } from '../sandbox/types.js';
 
@@ -47,7 +47,7 @@ export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayo
         continue;
       }
       const utf8 = data.toString('utf8');
-      const clean = redact(utf8);
+      const clean = redactFile(name, utf8);
       if (clean !== utf8) {
         await sandbox.writeFile(path, clean);
         result.redacted.push(path);

@@ -11,7 +11,7 @@
  * would take a user's file out of their snapshot. PEM files are `credential-files.ts`'s, by whole content.
  */
 import { logger } from '../config/logger.js';
-import { findSecretKinds, type SecretKind } from '../memory/redact.js';
+import { findSecretKinds, redact, type SecretKind } from '../memory/redact.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { DEPENDENCY_DIRS, keptFor, type LeaveOut, type WasThere } from './credential-files.js';
 
@@ -113,6 +113,8 @@ export interface SecretFile {
   why?: string;
   /** Where a `left-out` file is kept for the user (`<home>/left-out/<rollout-id>/<path>`, 0600). */
   savedAt?: string;
+  /** The token is in the file's name: `path` is then the name redacted (the real one is never reported). */
+  inName?: boolean;
 }
 
 
@@ -179,7 +181,20 @@ export async function leaveOutSecretFiles(
     for (const k of kinds) set.add(k);
     byPath.set(rel, set);
   }
+  const named = await tokenNames(sandbox, since, prune);
   const out: SecretFile[] = [];
+  for (const [rel, kinds] of named) {
+    if (options.skip.has(rel) || byPath.has(rel)) continue;
+    // Reported, set aside and listed under the name redacted: the name itself must not reach a summary or a manifest.
+    const shown = rel.split('/').map((seg) => redact(seg).replace(/\//g, '_')).join('/');
+    const there = options.wasThere(rel);
+    if (options.keep || there !== false) {
+      out.push({ path: shown, kinds, action: 'kept', inName: true, why: options.keep ? 'snapshot.keepCredentialFiles is set' : there === true ? 'it was in the workspace before the run (your file: it is never dropped)' : 'whether it was there before the run is not known' });
+      continue;
+    }
+    const savedAt = await options.leaveOut(rel, shown);
+    out.push(savedAt !== null ? { path: shown, kinds, action: 'left-out', inName: true, savedAt } : { path: shown, kinds, action: 'kept', inName: true, why: 'it could not be moved out of the workspace' });
+  }
   for (const [rel, set] of [...byPath].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const kinds = [...set].sort();
     if (GIT_OBJECT.test(rel)) {
@@ -201,9 +216,31 @@ export async function leaveOutSecretFiles(
   return out;
 }
 
+/**
+ * Files changed after `since` (sandbox seconds, outside the pruned folders) whose own name holds a token of a
+ * high-confidence kind (`ghp_….txt`): a name reaches the snapshot's tar headers and tree index whatever the content.
+ * Workspace-relative paths with their kinds, sorted. A scan that fails finds none.
+ */
+async function tokenNames(sandbox: Sandbox, since: number, prune: string): Promise<Array<[string, SecretKind[]]>> {
+  const root = sandbox.workspaceDir;
+  const script = `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" -print0 2>/dev/null | grep -zE -e "$3"; exit 0`;
+  const r = await sandbox.exec(['sh', '-c', script, 'sh', root, String(since), TOKEN_ERE], { timeoutMs: 60_000 }).catch(() => null);
+  const out: Array<[string, SecretKind[]]> = [];
+  for (const abs of String(r?.stdout ?? '').split('\0')) {
+    if (!abs.startsWith(`${root}/`)) continue;
+    const rel = abs.slice(root.length + 1);
+    const kinds = tokenKinds(rel.slice(rel.lastIndexOf('/') + 1));
+    if (kinds.length) out.push([rel, kinds.sort()]);
+  }
+  return out.sort(([a], [b]) => (a < b ? -1 : 1));
+}
+
 /** One line for the run summary: what the file holds, what was done, and what to do. */
 export function secretFileMessage(f: SecretFile): string {
-  const what = `${f.path} holds a token (${f.kinds.join(', ')})`;
+  const what = f.inName ? `${f.path} has a token in its name (${f.kinds.join(', ')}; shown redacted)` : `${f.path} holds a token (${f.kinds.join(', ')})`;
+  if (f.inName && f.action === 'kept') {
+    return `${what} and is in the workspace snapshot: ${f.why}; rename the file, snapshot again, and revoke the token`;
+  }
   if (f.action === 'left-out') {
     return `${what} and was left out of the workspace snapshot; ${keptFor(f.savedAt)}. Read tokens from the environment instead of writing them into files; to keep such files in snapshots, set snapshot.keepCredentialFiles=true`;
   }

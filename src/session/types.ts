@@ -160,9 +160,15 @@ export interface SessionResult {
   /**
    * Files the run wrote that hold a token of a provider-prefixed kind (`secret-files.ts`): `left-out` ones are not
    * in the workspace snapshot and are kept for the user at `savedAt` (`<home>/left-out/<rollout-id>/<path>`);
-   * `kept` ones (the user's own files) are, with why.
+   * `kept` ones (the user's own files) are, with why. `inName`: the token is in the file's name, and `path` (and
+   * the copy's `savedAt`) is that name redacted.
    */
-  secretFiles?: Array<{ path: string; kinds: string[]; action: 'left-out' | 'kept'; why?: string; savedAt?: string }>;
+  secretFiles?: Array<{ path: string; kinds: string[]; action: 'left-out' | 'kept'; why?: string; savedAt?: string; inName?: boolean }>;
+  /**
+   * Config files the run created or changed that hold a value under a key whose name says secret, with no known
+   * token shape (`secret-key-files.ts`): reported by file, key and line (never the value), kept in the snapshot.
+   */
+  secretKeyFiles?: Array<{ path: string; keys: Array<{ key: string; line: number }> }>;
   /** Processes the agent's commands left running, killed before the workspace snapshot. */
   leftoverProcesses?: number;
 }

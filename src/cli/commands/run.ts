@@ -1,5 +1,6 @@
 import { credentialMessage } from '../../session/credential-files.js';
 import { secretFileMessage, type SecretFile } from '../../session/secret-files.js';
+import { secretKeyFileMessage } from '../../session/secret-key-files.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -148,6 +149,7 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
   }
   for (const f of r.credentialFiles ?? []) lines.push(`credential  ${credentialMessage(f)}`);
   for (const f of r.secretFiles ?? []) lines.push(`secret      ${secretFileMessage({ ...f, kinds: f.kinds as SecretFile['kinds'] })}`);
+  for (const f of r.secretKeyFiles ?? []) lines.push(`secret      ${secretKeyFileMessage(f)}`);
   // Where the set-aside copies are as one folder, and that they do not stay for ever (they hold secrets).
   const aside = [...(r.credentialFiles ?? []), ...(r.secretFiles ?? [])].filter((f) => f.savedAt);
   if (aside.length) {

@@ -1,0 +1,43 @@
+/**
+ * Whether a value assigned to a name that says secret is one: the value rules `redact.ts` applies to
+ * assignments, shared with the config-file key scan (`secret-keys.ts`) so both decide alike.
+ */
+import { isDevDefault } from './redact-dev-defaults.js';
+import { isPlainUrl } from './redact-urls.js';
+import { isSecretName } from './secret-names.js';
+
+/** Text that is already a redaction marker. */
+const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/;
+
+/** Values that stand for "no secret here": types, empties, documented placeholders. Compared lower-cased. */
+const PLACEHOLDERS = new Set(['', 'null', 'none', 'nil', 'true', 'false', 'undefined', 'string', 'str', 'number', 'int', 'bool', 'boolean', 'required', 'optional', 'any', 'unknown', 'bytes', 'xxx', '...', '***', '<redacted>', 'redacted', 'changeme']);
+
+/**
+ * Whether a value assigned to a secret name should be redacted or reported: not a reference (`$VAR`, `${VAR}`,
+ * `{{ template }}`, `%(name)s`, `{field}`, a field's name as `nextToken`), a version or package spec (`^9.0.2`, `workspace:*`), a placeholder (`<your-token>`, `xxxxxxxx`, `your-api-key-here`, `changeme`, `***`),
+ * a type, a documented local development default (`redact-dev-defaults.ts`), a plain URL, or shorter than 4
+ * characters. `strict`: the value stands in `name: value` code (TypeScript annotations, keyword arguments), where a
+ * bare identifier is a type or a variable, not a secret. Pure.
+ */
+export function isSecretValue(value: string, strict: boolean): boolean {
+  const v = value.trim();
+  if (REDACTED_RE.test(v)) return false;
+  if (PLACEHOLDERS.has(v.toLowerCase())) return false;
+  if (/^(\$|\{\{|<[^>]*>$|%\()/.test(v)) return false; // $VAR, ${VAR}, {{ template }}, <your-token>, %(name)s
+  if (/^(\*+|x{3,}|X{3,})$/.test(v) || /^your[-_ ]/i.test(v)) return false; // ****, xxxxxxxx, your-api-key-here
+  if (/^\{[A-Za-z_][\w.]*\}$/.test(v)) return false; // {db_password}, {__relative_name__}: a format string's field
+  // A field's name in camel case (`"output_token": "nextToken"`, `clientSecret`): a reference to where the secret is.
+  if (/^[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+$/.test(v) && isSecretName(v)) return false;
+  if (isDevDefault(v)) return false;
+  if (/^(?:[\^~]|[<>]=?|=)?v?\d+(?:\.(?:\d+|x|\*))+(?:-[\w.]+)?$|^(?:workspace|npm|file|link|catalog):/.test(v)) return false; // ^9.0.2, workspace:* (a package.json dependency named jsonwebtoken)
+  if (v.length < 4) return false;
+  if (isPlainUrl(v)) return false;
+  if (strict) {
+    if (/^[A-Za-z_][A-Za-z_<>[\]|]*[,;:)\]}>{]*$/.test(v) && v.length < 24) return false; // string, Token):
+    if (/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+[,;:)]*$/.test(v)) return false; // process.env.API_KEY;
+    if (/^[A-Za-z_$][\w$.]*[[(]/.test(v)) return false; // getToken(), os.environ[
+    if (/^[A-Za-z_$][\w$.]*<.*>(\[\])*[,;:)=]*$/.test(v)) return false; // React.Dispatch<SetStateAction<string>>
+    if (/^[A-Za-z_$][\w$.]*(\[\])*(\s*\|\s*[A-Za-z_$][\w$.<>[\]]*)+[,;)]*$/.test(v)) return false; // string | null
+  }
+  return true;
+}
