@@ -4,7 +4,8 @@ import { join, relative, sep } from 'node:path';
 import { logger } from '../config/logger.js';
 import { writeFileAtomic } from './atomic.js';
 import type { MemoryPaths } from './layout.js';
-import { redact, redactDeep, redactFile } from './redact.js';
+import { redact, redactDeep } from './redact.js';
+import { redactFile } from './redact-document.js';
 import { redactedName } from './redact-tree.js';
 
 const log = logger('memory.redact');

@@ -45,9 +45,13 @@ export const PROSE_LATIN = new RegExp(
   'giu',
 );
 
-/** Chinese and Japanese and Korean: no spaces needed; 密码是X, 密码：X, 口令为X, パスワードはX, 비밀번호는 X. */
+/**
+ * Chinese and Japanese and Korean: no spaces needed; 密码是X, 密码：X, 口令为X, パスワードはX, 비밀번호는 X. The value
+ * is printable ASCII but a quote or a backslash, which end it: in `"密码是X",` of JSON or YAML the quote closes the
+ * string, and taking it broke the document (issue 10, ninth trial).
+ */
 export const PROSE_CJK = new RegExp(
-  `(密码|密碼|口令|密钥|密鑰|令牌|パスワード|暗証番号|秘密鍵|トークン|비밀번호|암호)((?:${SP}*(?:是|为|為|は|が|:|：|=|는|은)${SP}*)+|${SP}+)(["'“「『]?)([!-~]{6,})(["'”」』]?)`,
+  `(密码|密碼|口令|密钥|密鑰|令牌|パスワード|暗証番号|秘密鍵|トークン|비밀번호|암호)((?:${SP}*(?:是|为|為|は|が|:|：|=|는|은)${SP}*)+|${SP}+)(["'“「『]?)([!#-&(-[\\]-~]{6,})(["'”」』]?)`,
   'gu',
 );
 
@@ -124,8 +128,10 @@ export function redactProse(text: string): string {
   });
   out = out.replace(PROSE_CJK, (m, word: string, sep: string, q: string, value: string, q2: string) => {
     if (!isProseValue(value, true)) return m;
-    remember(value);
-    return `${word}${sep}${q}${marker(proseKind(word))}${q2}`;
+    // Sentence punctuation after the value stays, as in PROSE_LATIN: `密码是X,` in a list, `X)` in a note.
+    const trail = value.match(/[.,;:!?)]+$/)?.[0] ?? '';
+    remember(value.slice(0, value.length - trail.length));
+    return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;
   });
   out = out.replace(PROSE_PASSPHRASE, (m, word: string, sep: string, words: string, offset: number, whole: string) => {
     if (!startsWord(whole, offset) || !isPassphraseWords(words)) return m;

@@ -3,7 +3,8 @@ import { dirname, join, relative, sep } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
 import { writeFileAtomic } from './atomic.js';
-import { redact, redactFile as redactFileText } from './redact.js';
+import { redact } from './redact.js';
+import { redactFile as redactFileText } from './redact-document.js';
 
 const log = logger('memory.redact');
 

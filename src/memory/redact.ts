@@ -37,7 +37,7 @@ import { SECRET_QUERY_PARAM, URL_PATH_KEY } from './redact-urls.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
 import { isSecretValue } from './secret-values.js';
-import { configFormOfName, redactConfigText, redactSecretKeys } from './secret-keys.js';
+import { redactConfigText } from './secret-keys.js';
 
 export { isDevDefault, isSecretName };
 
@@ -261,16 +261,6 @@ export function redact(text: string): string {
   const joined = joinSplitTokens(text, (head) => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head)));
   // Last, config documents (a `cat` of an INI file, a heredoc's body), where a bare word under a secret key is a value.
   return redactConfigText(redactJoined(joinContinuations(joined, redactJoined)));
-}
-
-/**
- * `redact` for a file's whole text, read by its name too: in a config file (`secret-keys.ts`: `.yaml`, `.ini`,
- * `.env`, `.properties`, `.npmrc`, `.netrc` …) every value under a secret-named key goes, a bare word included. Pure.
- */
-export function redactFile(path: string, text: string): string {
-  const clean = redact(text);
-  const form = configFormOfName(path);
-  return form ? redactSecretKeys(clean, form) : clean;
 }
 
 /** `redact` without the joining of split tokens: every rule over `text` as it is. */

@@ -2,7 +2,8 @@ import { posix } from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
-import { redact, redactFile } from '../memory/redact.js';
+import { redact } from '../memory/redact.js';
+import { redactFile } from '../memory/redact-document.js';
 import { redactedName } from '../memory/redact-tree.js';
 import type { Sandbox } from '../sandbox/types.js';
 

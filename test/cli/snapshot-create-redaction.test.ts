@@ -142,3 +142,26 @@ describe('a memory file that cannot be redacted is the user\'s: moved to <home>/
     }, 180_000);
   }
 });
+
+describe('a JSON file of the memory layout stays JSON after redaction', () => {
+  it('the consolidation state and a JSON note with "password is" in Korean, Chinese and Japanese still parse, the values gone', async () => {
+    // Ninth new-user trial (#10): the CJK prose rules took the closing `",` of a JSON string into the value; after a
+    // `memory forget` re-redacted memories/.state.json no later session consolidated ("not valid JSON").
+    root = mkdtempSync(join(tmpdir(), 'mnemara-create-json-'));
+    const home = join(root, 'home');
+    const ws = join(root, 'ws');
+    mkdirSync(join(ws, 'memories'), { recursive: true });
+    const values = ['Secr3tKo77', 'Secr3tZh77', 'Secr3tJa77'];
+    const note = { ko: `비밀번호는 ${values[0]}`, zh: `密码是 ${values[1]}`, ja: `パスワードは ${values[2]}`, region: 'eu-west-1' };
+    writeFileSync(join(ws, 'memories', 'n.json'), `${JSON.stringify(note, null, 2)}\n`);
+    const state = { version: 1, entries: [{ id: 'm-1', text: `the staging 密码：${values[1]}`, importance: 3 }, { id: 'm-2', text: 'npm test', importance: 2 }] };
+    writeFileSync(join(ws, 'memories', '.state.json'), JSON.stringify(state));
+    const r = await cli(home, ['snapshot', 'create', ws, '--lineage', 'json/main', '--kind', 'memory', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const n = JSON.parse(readFileSync(join(ws, 'memories', 'n.json'), 'utf8')) as Record<string, string>;
+    expect(n).toEqual({ ko: '비밀번호는 [REDACTED:password]', zh: '密码是 [REDACTED:password]', ja: 'パスワードは [REDACTED:password]', region: 'eu-west-1' });
+    const s = JSON.parse(readFileSync(join(ws, 'memories', '.state.json'), 'utf8')) as typeof state;
+    expect(s.entries.map((e) => e.text)).toEqual(['the staging 密码：[REDACTED:password]', 'npm test']);
+    for (const v of values) expect(storeBytes(join(home, 'store'))).not.toContain(v);
+  }, 120_000);
+});

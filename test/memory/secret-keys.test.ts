@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redact, redactFile } from '../../src/memory/redact.js';
+import { redact } from '../../src/memory/redact.js';
+import { redactFile } from '../../src/memory/redact-document.js';
 import { redactLayoutTree } from '../../src/memory/redact-tree.js';
 import { configFormOfName, findSecretKeys } from '../../src/memory/secret-keys.js';
 import { CONFIG_SECRET_CORPUS, NOT_SECRET_CONFIGS } from './secret-config-corpus.js';
