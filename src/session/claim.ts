@@ -32,8 +32,8 @@ async function liveHolder(path: string): Promise<{ pid: number } | 'free' | { de
 }
 
 /**
- * Takes the claim `name` of `home` when no live process holds it; returns null with the holder's pid when one
- * does. The claim file is written beside it and hard-linked into place, so it is never seen empty. Throws what
+ * Takes the claim `name` of `home` when no live process holds it; returns `{heldBy: pid}` when one does. The
+ * claim file is written beside it and hard-linked into place, so it is never seen empty. Throws what
  * the file system throws (ENOSPC: the caller goes on unclaimed or fails, as it chooses).
  */
 export async function tryClaim(home: string, name: string): Promise<Claim | { heldBy: number }> {

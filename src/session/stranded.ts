@@ -217,7 +217,7 @@ async function rescueOne(g: GoneSandbox, store: SnapshotStore, home: string, lay
     }
     // A full disk says so, and what to do, as a session's workspace snapshot does.
     rescue.error = ioFailureCode(err) ? ((e) => `${e.message} ${e.hint ?? ''}`.trim())(ioFailureError(err, `snapshotting the workspace of sandbox ${g.name}`, { home })) : (err as Error).message;
-    log.warn({ ...rescue }, 'could not rescue a stranded sandbox; it is left running');
+    log.warn({ ...rescue }, rescue.gone ? 'a stranded sandbox was removed before its work was saved' : 'could not rescue a stranded sandbox; it is left running');
   }
   return rescue;
 }
