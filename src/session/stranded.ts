@@ -35,6 +35,7 @@ import type { SnapshotStore } from '../snapshot/types.js';
 import { endSessionRecord, readSessionRecord } from './orphans.js';
 import { redactLayoutInSandbox } from './redact-notes.js';
 import { snapshotSandbox } from './snapshot-sandbox.js';
+import { tryClaim } from './claim.js';
 
 const log = logger('session.stranded');
 
@@ -126,6 +127,10 @@ export interface Rescue {
   error?: string;
   /** It was removed without a snapshot: its session died before the restore ended, so it held no work. */
   dropped?: boolean;
+  /** With `error`: the container was removed meanwhile, before its work was saved (nothing left to copy out). */
+  gone?: boolean;
+  /** Left to another process that is rescuing it now (why, with its pid): nothing done here, not a failure. */
+  skipped?: string;
 }
 
 /**
@@ -141,45 +146,86 @@ export async function rescueStrandedSandboxes(store: SnapshotStore, home: string
     return [];
   });
   const rescues: Rescue[] = [];
-  for (const g of gone.filter((x) => x.unrestored && x.lineage !== null)) {
-    // A half-restored /workspace is no one's work: a branch of it would read as thousands of deletions.
-    const rescue: Rescue = { rolloutId: g.rolloutId, lineage: g.lineage as string, container: g.name, snapshot: null, dropped: true };
-    try {
-      await (await DockerSandbox.attach(g.containerId)).close();
-      await endSessionRecord(home, g.rolloutId, false);
-      onProgress?.({ step: 'recover', phase: 'progress', message: `sandbox ${g.name} (rollout ${g.rolloutId}) never finished its restore: no work to rescue; removed` });
-    } catch (err) {
-      rescue.error = (err as Error).message;
+  // The dropped ones first (as before): a half-restored /workspace is no one's work.
+  const todo = [...gone.filter((x) => x.unrestored && x.lineage !== null), ...gone.filter((x) => x.lineage !== null && !x.unrestored && (x.stranded || (x.killed && x.savedIn !== null)))];
+  for (const listed of todo) {
+    // One rescuer per container: two recovers at once each snapshotted it (issue 10 trial). A claim that cannot
+    // be written (a full disk) leaves the rescue unclaimed, as before, rather than never done.
+    const claim = await tryClaim(home, `rescue-${listed.rolloutId}`).catch(() => null);
+    if (claim && !('release' in claim)) {
+      rescues.push({ rolloutId: listed.rolloutId, lineage: listed.lineage as string, container: listed.name, snapshot: null, skipped: `another mnemara process (pid ${claim.heldBy}) is rescuing it` });
+      continue;
     }
-    rescues.push(rescue);
-  }
-  // A killed session's container whose work is already in its workspace snapshot is only removed.
-  for (const g of gone.filter((x) => x.lineage !== null && !x.unrestored && (x.stranded || (x.killed && x.savedIn !== null)))) {
-    const rescue: Rescue = { rolloutId: g.rolloutId, lineage: g.lineage as string, container: g.name, snapshot: null, ...(g.savedIn ? { savedIn: g.savedIn } : {}) };
     try {
-      const sandbox = await DockerSandbox.attach(g.containerId);
-      if (g.stranded) {
-        onProgress?.({ step: 'recover', phase: 'progress', message: `snapshotting the workspace of stranded sandbox ${g.name} (rollout ${g.rolloutId})` });
-        // What the killed run left running (its command included) would keep writing while the tree is read.
-        await sandbox.stopLeftoverProcesses();
-        await redactLayoutInSandbox(sandbox, layout);
-        // On the snapshot it started from, as its session would have: its notes and MEMORY.md edits then merge
-        // three-way, not as conflicts (`orphan-notes.ts`). A start the store no longer has leaves it without one.
-        const parent = g.start ? await store.get(g.start).catch(() => null) : null;
-        const rolloutIds = [...new Set([...(parent?.rolloutIds ?? []), g.rolloutId])];
-        const m = await snapshotSandbox(sandbox, store, { lineage: rescue.lineage, kind: 'workspace', parent: parent?.id ?? null, rolloutIds, ...(onProgress ? { onProgress } : {}) });
-        rescue.snapshot = m.id;
-      }
-      await sandbox.close();
-      log.info({ ...rescue }, 'rescued the workspace of a sandbox whose session is gone');
-    } catch (err) {
-      // A full disk says so, and what to do, as a session's workspace snapshot does.
-      rescue.error = ioFailureCode(err) ? ((e) => `${e.message} ${e.hint ?? ''}`.trim())(ioFailureError(err, `snapshotting the workspace of sandbox ${g.name}`, { home })) : (err as Error).message;
-      log.warn({ ...rescue }, 'could not rescue a stranded sandbox; it is left running');
+      // Read again under the claim: another process may have rescued it between the listing and the claim.
+      const g = (await findGoneSandboxes(store, home, listed.lineage as string)).find((x) => x.containerId === listed.containerId);
+      if (!g) continue; // removed meanwhile: someone else's rescue, reported there
+      if (g.unrestored) rescues.push(await dropUnrestored(g, home, onProgress));
+      else if (g.stranded || (g.killed && g.savedIn !== null)) rescues.push(await rescueOne(g, store, home, layout, onProgress));
+    } finally {
+      if (claim) await claim.release();
     }
-    rescues.push(rescue);
   }
-  const removed = rescues.filter((r) => !r.error).map((r) => r.container);
+  const removed = rescues.filter((r) => !r.error && !r.skipped).map((r) => r.container);
   if (removed.length) await detachOrphanDisks(new Set(), new Set(removed), home);
   return rescues;
+}
+
+/** Removes a sandbox whose session died before its restore ended (it holds no work) and ends its record. */
+async function dropUnrestored(g: GoneSandbox, home: string, onProgress?: OnProgress): Promise<Rescue> {
+  const rescue: Rescue = { rolloutId: g.rolloutId, lineage: g.lineage as string, container: g.name, snapshot: null, dropped: true };
+  try {
+    await (await DockerSandbox.attach(g.containerId)).close();
+    await endSessionRecord(home, g.rolloutId, false);
+    onProgress?.({ step: 'recover', phase: 'progress', message: `sandbox ${g.name} (rollout ${g.rolloutId}) never finished its restore: no work to rescue; removed` });
+  } catch (err) {
+    rescue.error = (err as Error).message;
+  }
+  return rescue;
+}
+
+/**
+ * Snapshots a stranded sandbox's /workspace (not one whose work a snapshot already holds) and removes it. Never
+ * throws: a failure is the rescue's `error`, with what to do on a full disk.
+ */
+async function rescueOne(g: GoneSandbox, store: SnapshotStore, home: string, layout: MemoryLayout, onProgress?: OnProgress): Promise<Rescue> {
+  const rescue: Rescue = { rolloutId: g.rolloutId, lineage: g.lineage as string, container: g.name, snapshot: null, ...(g.savedIn ? { savedIn: g.savedIn } : {}) };
+  try {
+    const sandbox = await DockerSandbox.attach(g.containerId);
+    if (g.stranded) {
+      onProgress?.({ step: 'recover', phase: 'progress', message: `snapshotting the workspace of stranded sandbox ${g.name} (rollout ${g.rolloutId})` });
+      // What the killed run left running (its command included) would keep writing while the tree is read.
+      await sandbox.stopLeftoverProcesses();
+      await redactLayoutInSandbox(sandbox, layout);
+      // On the snapshot it started from, as its session would have: its notes and MEMORY.md edits then merge
+      // three-way, not as conflicts (`orphan-notes.ts`). A start the store no longer has leaves it without one.
+      const parent = g.start ? await store.get(g.start).catch(() => null) : null;
+      const rolloutIds = [...new Set([...(parent?.rolloutIds ?? []), g.rolloutId])];
+      const m = await snapshotSandbox(sandbox, store, { lineage: rescue.lineage, kind: 'workspace', parent: parent?.id ?? null, rolloutIds, ...(onProgress ? { onProgress } : {}) });
+      rescue.snapshot = m.id;
+    }
+    await sandbox.close();
+    log.info({ ...rescue }, 'rescued the workspace of a sandbox whose session is gone');
+  } catch (err) {
+    // Removed under us (a rescuer that took no claim: an older mnemara, `sandbox prune --force`): what is gone is
+    // not this recover's failure; saved meanwhile, it was recovered (the loser failed with "/workspace does not
+    // exist in the sandbox" and exit 3, naming a container that was gone, issue 10 trial).
+    if (!(await containerExists(g.containerId))) {
+      const savedIn = (await savedWorkspaces(store, rescue.lineage).catch(() => new Map<string, string>())).get(g.rolloutId);
+      if (savedIn) return { ...rescue, snapshot: null, savedIn, skipped: `its container was removed meanwhile by another process, which saved its work in ${savedIn}` };
+      rescue.gone = true;
+    }
+    // A full disk says so, and what to do, as a session's workspace snapshot does.
+    rescue.error = ioFailureCode(err) ? ((e) => `${e.message} ${e.hint ?? ''}`.trim())(ioFailureError(err, `snapshotting the workspace of sandbox ${g.name}`, { home })) : (err as Error).message;
+    log.warn({ ...rescue }, rescue.gone ? 'a stranded sandbox was removed before its work was saved' : 'could not rescue a stranded sandbox; it is left running');
+  }
+  return rescue;
+}
+
+/** Whether container `id` still exists; `true` when the engine cannot be asked (nothing is claimed gone then). */
+async function containerExists(id: string): Promise<boolean> {
+  return dockerClient().getContainer(id).inspect().then(
+    () => true,
+    (err: { statusCode?: number }) => err.statusCode !== 404,
+  );
 }

@@ -20,6 +20,12 @@ export interface CreatedOnHead {
    * create): the snapshot is not on the head but on this branch `LINEAGE@<snapshot-id>`, and the head is unchanged.
    */
   branch?: string;
+  /**
+   * With `branch`: when the head's code moved. `before`: between the snapshot `dir` was restored from or last
+   * snapshotted as (`CodeGuard.base`, from its restore marker) and this create; `during`: while this create ran
+   * (the head it read at its start, or packed on, was replaced by another writer's code).
+   */
+  moved?: 'before' | 'during';
 }
 
 /**
@@ -30,6 +36,8 @@ export interface CreatedOnHead {
  */
 export interface CodeGuard {
   base: string | null;
+  /** `marker`: `base` is the snapshot `dir` was restored from or last snapshotted as; `head`: the head read at the start. */
+  from: 'marker' | 'head';
   sameCode: (a: string, b: string) => Promise<boolean>;
 }
 
@@ -113,15 +121,16 @@ export async function createOnHead(
   // The head's code moved away from what `dir` was made from: a move from nothing, or to other code.
   const codeMoved = async (from: string | null, to: string | null): Promise<boolean> =>
     from !== to && (from === null || to === null || !(await guard!.sameCode(from, to)));
-  const branched = async (m: Manifest, conflicts: number): Promise<CreatedOnHead> => {
+  const branched = async (m: Manifest, conflicts: number, moved: 'before' | 'during'): Promise<CreatedOnHead> => {
     const branch = `${options.lineage}@${m.id}`;
     await store.moveBranch(branch, null, m.id);
-    return { manifest: m, conflicts, inherited: m.parent ? inherited : [], keptRecords: m.parent ? keptRecords : [], branch };
+    return { manifest: m, conflicts, inherited: m.parent ? inherited : [], keptRecords: m.parent ? keptRecords : [], branch, moved };
   };
   if (guard && head !== null && (await codeMoved(guard.base, head))) {
     // Packed on its own base, so the snapshot holds exactly `dir` and the head keeps the other writers' code.
     const known = guard.base !== null && (await store.get(guard.base).then(() => true, () => false));
-    return branched(await pack(full || !known ? null : guard.base), 0);
+    // Without a restore marker the base is the head read at the start: it moved during this create.
+    return branched(await pack(full || !known ? null : guard.base), 0, guard.from === 'marker' ? 'before' : 'during');
   }
   let manifest = await pack(full ? null : head);
   let conflicts = 0;
@@ -144,7 +153,7 @@ export async function createOnHead(
       },
       { boundMs },
     );
-    if (stray) return branched(manifest, conflicts);
+    if (stray) return branched(manifest, conflicts, 'during');
   } catch (err) {
     if (!(err instanceof HeadWaitExpiredError)) throw err;
     const branch = `${options.lineage}@${manifest.id}`;

@@ -7,6 +7,7 @@ import { SnapshotCorruptError, SnapshotNotFoundError } from './errors.js';
 import { newSnapshotId, SNAPSHOT_ID_RE } from './id.js';
 import { scanChain } from './layers.js';
 import { resolveLimits } from './limits.js';
+import { entryBytes, tempWriter } from './temp-leftovers.js';
 import { compareTrees, indexDigests, readTreeIndex } from './tree-index.js';
 import type { DirectoryStore } from './store/dir-store.js';
 import { MANIFEST_FORMAT_VERSION, type Manifest } from './types.js';
@@ -106,7 +107,7 @@ export async function squashLineage(store: DirectoryStore, lineage: string, onPr
   return { manifest, squashed: true };
 }
 
-/** What `gc` and `prune` removed; bytes are on-disk sizes of removed blobs. */
+/** What `gc` and `prune` removed; `freedBytes` adds up the sizes of the removed blobs and temp files (bytes). */
 export interface CleanupReport {
   removedSnapshots: string[];
   /** Snapshots `prune` would have removed but kept because the caller protected them, with why. */
@@ -116,26 +117,6 @@ export interface CleanupReport {
   removedBlobs: string[];
   removedTemp: string[];
   freedBytes: number;
-}
-
-/**
- * Whose a `tmp/` entry is, by the writer's pid in its name (`blob-<pid>-…`, `src-<pid>-…`: the store's own temp
- * files): `gone` when that process no longer exists (its write can never finish, so the file goes whatever its
- * age: a killed `create` left a fresh one), `alive` when it still runs (this process included: its write may be
- * under way, so the file stays whatever the grace: `gc --grace 0` beside a running session removed the blob that
- * session was writing, which then failed with ENOENT, issue 10 trial), `unknown` for any other name. The check is
- * of this machine's processes: a directory store is written from the machine it is on.
- */
-function tempWriter(name: string): 'gone' | 'alive' | 'unknown' {
-  const pid = Number(/^(?:blob|src)-(\d+)-/.exec(name)?.[1]);
-  if (!Number.isInteger(pid) || pid <= 0) return 'unknown';
-  if (pid === process.pid) return 'alive';
-  try {
-    process.kill(pid, 0);
-    return 'alive';
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH' ? 'gone' : 'alive';
-  }
 }
 
 /** A live writer's temp file untouched this long (ms) is taken as left by an earlier process that had its pid. */
@@ -162,6 +143,8 @@ export async function collectGarbage(store: DirectoryStore, options: { graceMs?:
     const p = join(store.tmpDir, name);
     const writer = tempWriter(name);
     if (writer === 'gone' || (await olderThan(p, writer === 'alive' ? Math.max(graceMs, LIVE_WRITER_STALE_MS) : graceMs))) {
+      // Counted in what was freed: a killed create's partial blob was hundreds of MB while gc said "freed 0 B".
+      report.freedBytes += await entryBytes(p);
       await rm(p, { recursive: true, force: true });
       report.removedTemp.push(`tmp/${name}`);
     }

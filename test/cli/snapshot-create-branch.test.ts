@@ -112,7 +112,7 @@ describe('snapshot create: a directory not made from the current head goes to a 
     writeFileSync(join(bob, 'src/bob.js'), 'b\n');
     const b = await cli(home, 'snapshot', 'create', bob, '--lineage', 'app');
     expect(b.code, b.stderr).toBe(1);
-    expect(b.stdout).toMatch(/NOT on the head of app/);
+    expect(b.stdout).toMatch(/NOT on the head of app: its code moved since \S+bob was restored from \(or last snapshotted as\) \S+ /);
     expect(b.stdout).toMatch(/kept on branch app@\S+/);
     expect(b.stdout).toContain('mnemara snapshot restore app@');
     expect(b.stdout).toContain('mnemara snapshot diff');
@@ -122,5 +122,26 @@ describe('snapshot create: a directory not made from the current head goes to a 
     expect(paths.has('src/bob.js')).toBe(false);
     const list = await cli(home, 'snapshot', 'list', '--lineage', 'app');
     expect(list.stdout).toMatch(/branch app@/);
+  }, 120_000);
+
+  it('the loser of a head race, whose directory was never restored, is told the head moved during its create', async () => {
+    // Concurrent creates of two never-restored directories on a new lineage: both start with no head, one lands
+    // first. The loser said "its code moved since DIR was restored" (issue 10 trial), though DIR never was.
+    const home = tempDir();
+    const dirs = [project(), project()];
+    for (const [i, d] of dirs.entries()) writeFileSync(join(d, `src/only-${i}.js`), `${i}\n`);
+    // Both read "no head" at their start when they start together (a create takes a second to load); one that
+    // starts after the other landed is a plain new version of the head. A few rounds, until one loses the race.
+    let lost: { code: number; stdout: string }[] = [];
+    for (let round = 0; round < 5 && lost.length === 0; round++) {
+      const results = await Promise.all(dirs.map((d) => cli(home, 'snapshot', 'create', d, '--lineage', `race${round}`)));
+      for (const r of results) expect([0, 1], r.stderr).toContain(r.code);
+      lost = results.filter((r) => r.code === 1);
+    }
+    expect(lost).toHaveLength(1);
+    lost[0]!.stdout = lost[0]!.stdout.replace(/race\d/g, 'race');
+    expect(lost[0]!.stdout).toMatch(/NOT on the head of race: the head moved to other code during this create \(another snapshot or session landed on race first\), so \S+ was not made from it/);
+    expect(lost[0]!.stdout).not.toContain('was restored');
+    expect(lost[0]!.stdout).toMatch(/kept on branch race@\S+/);
   }, 120_000);
 });

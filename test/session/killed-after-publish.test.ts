@@ -67,6 +67,9 @@ describe('a session killed after its workspace snapshot reached the head', () =>
     const out = r.json as { rescued: { rolloutId: string; snapshot: string | null; savedIn?: string }[] };
     expect(out.rescued).toEqual([expect.objectContaining({ rolloutId, snapshot: null, savedIn: workspaceSnapshot })]);
     expect(await containersOf(rolloutId)).toEqual([]);
+    // Its workspace quota's loop device goes with it (a new user's `losetup -a` grew after each such kill).
+    const loops = await execa('losetup', ['--list', '--noheadings', '--output', 'NAME,BACK-FILE'], { reject: false });
+    expect(loops.stdout.split('\n').filter((l) => l.includes(dirs.home))).toEqual([]);
     const store = await openStore(join(dirs.home, 'store'));
     expect(await store.getBranch(`${LINEAGE}@${rolloutId}`)).toBeNull();
     const { json } = await cli(['doctor']);

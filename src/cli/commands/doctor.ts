@@ -10,6 +10,7 @@ import { ENGINE_HINT, LABEL, assertEngine, dockerClient, sandboxImageStatus } fr
 import { listOrphanDisks } from '../../sandbox/docker/workspace-disk.js';
 import { findGoneSandboxes } from '../../session/stranded.js';
 import { leftOutTotals } from '../../session/left-out-files.js';
+import { deadWriterTemps } from '../../snapshot/temp-leftovers.js';
 import { EXIT, emit, formatBytes } from '../output.js';
 import { engineAddress } from '../../sandbox/docker/engine-host.js';
 import { isS3Store, isS3Url, openSnapshotStore } from '../../snapshot/index.js';
@@ -167,7 +168,7 @@ export async function runDoctorChecks(options: { dockerHost?: string; store?: st
   if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
   const store = options.store && isS3Url(options.store) ? [await checkStore(options.store, home)] : [];
   const local = options.store && !isS3Url(options.store) ? options.store : join(home, 'store');
-  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(home, local), await checkLeftOut(home, options.leftOutDays ?? 7), await checkPending(local, options.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' }), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
+  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(home, local), await checkLeftOut(home, options.leftOutDays ?? 7), await checkPending(local, options.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' }), ...(isS3Url(options.store ?? '') ? [] : [await checkStoreTemp(local)]), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
 }
 
 /**
@@ -183,6 +184,24 @@ async function checkLeftOut(home: string, days: number): Promise<DoctorCheck> {
     required: false,
     detail: `${t.files} file(s) of ${t.runs} run(s), ${formatBytes(t.bytes)}, oldest ${t.oldest}, set aside in ${t.dir} (tokens and credential files the runs wrote; readable only by you)`,
     fix: `copy what you need into your checkout; \`mnemara gc\` removes them after ${days} day(s) (snapshot.leftOutDays), \`mnemara gc --left-out-now\` at once`,
+  };
+}
+
+/**
+ * Temp files in the directory store's `tmp/` whose writer is gone (a create, session or recover killed while
+ * packing a blob): a warning with how many, how big, and what frees them. A live writer's are not counted.
+ */
+async function checkStoreTemp(storeDir: string): Promise<DoctorCheck> {
+  const dir = join(storeDir, 'tmp');
+  const dead = await deadWriterTemps(dir);
+  if (dead.length === 0) return { name: 'store temp', ok: true, required: false, detail: `no temp file of a killed snapshot write in ${dir}` };
+  const bytes = dead.reduce((n, t) => n + t.bytes, 0);
+  return {
+    name: 'store temp',
+    ok: false,
+    required: false,
+    detail: `${dead.length} temp file(s) of snapshot writes whose process is gone, ${formatBytes(bytes)}, in ${dir} (${dead.slice(0, 3).map((t) => t.name).join(', ')}${dead.length > 3 ? ', …' : ''})`,
+    fix: '`mnemara recover` (or `mnemara snapshot gc`) removes them; no snapshot uses them',
   };
 }
 
@@ -248,7 +267,8 @@ async function checkGoneSandboxes(home: string, storeDir: string): Promise<Docto
     const fixes = [
       ...(stranded.length ? ['`mnemara recover` snapshots their work as branches LINEAGE@<rollout-id> and removes them'] : []),
       ...(saved.length ? ['`mnemara recover` adopts their rollouts and removes them (nothing left to snapshot)'] : []),
-      ...(leftovers.length || disks.length ? ['`mnemara sandbox prune` removes the leftovers and detaches the devices'] : []),
+      ...(leftovers.length ? ['`mnemara sandbox prune` removes the leftovers (and detaches their devices)'] : []),
+      ...(disks.length ? ['`mnemara recover` (or `mnemara sandbox prune`) detaches the devices and removes their images'] : []),
       ...(unowned.length ? ['once no other home needs them (run `mnemara recover` there first), `mnemara sandbox prune --include-unlabelled` removes the unlabelled ones'] : []),
     ];
     return { name: 'sandboxes', ok: false, required: false, detail: parts.join('; '), fix: fixes.join('; ') };

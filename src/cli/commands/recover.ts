@@ -2,12 +2,17 @@ import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
 import type { SnapshotStore } from '../../snapshot/types.js';
+import type { MnemaraConfig } from '../../config/schema.js';
 import { findOrphans, removeDeadScratch } from '../../session/orphans.js';
 import { findGoneSandboxes, rescueStrandedSandboxes, type GoneSandbox, type Rescue } from '../../session/stranded.js';
 import { findPendingOnHeads } from '../../session/pending.js';
 import { recoverLineage, type RecoverResult } from '../../session/recover.js';
-import { openStore } from '../../snapshot/index.js';
-import { EXIT, emit, progressPrinter } from '../output.js';
+import { isS3Store, openStore } from '../../snapshot/index.js';
+import { removeDeadWriterTemps, type DeadTemp } from '../../snapshot/temp-leftovers.js';
+import { dockerClient, LABEL } from '../../sandbox/index.js';
+import { detachOrphanDisks } from '../../sandbox/docker/workspace-disk.js';
+import { waitClaim } from '../../session/claim.js';
+import { EXIT, emit, formatBytes, progressPrinter } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
 /**
@@ -68,22 +73,33 @@ export function registerRecoverCommand(program: Command): void {
       );
       return;
     }
-    // Scratch directories of sessions that are gone (killed after their head move, too): as the next session does.
-    await removeDeadScratch(config.home);
-    // Rescued first: a stranded sandbox's lineage may have nothing else orphaned until its work is a snapshot.
-    const rescued: Rescue[] = await rescueStrandedSandboxes(store, config.home, config.memory.layout, opts.lineage, progressPrinter(!json));
-    const orphans = await findOrphans(store, config.home, opts.lineage);
-    const pending = await findPendingOnHeads(store, config.memory.layout, opts.lineage);
-    const lineages = [...new Set([...orphans.map((o) => o.lineage), ...pending.map((p) => p.lineage)])].sort();
-    const results: RecoverResult[] = [];
-    // Each lineage's rescues were tried just above: not again (a failed one warned twice).
-    for (const lineage of lineages) {
-      results.push(await recoverLineage(store, config, lineage, progressPrinter(!json), { rescued: rescued.filter((r) => r.lineage === lineage) }));
+    // One recover at a time per home: a second one waits, then finds what the first left (two at once each
+    // snapshotted a killed session's container, issue 10 trial).
+    const claim = await waitClaim(config.home, 'recover', (pid) => {
+      if (!json) process.stderr.write(`waiting for another mnemara recover (pid ${pid}) to finish…\n`);
+    });
+    let results: RecoverResult[];
+    let rescued: Rescue[];
+    let tempFiles: DeadTemp[];
+    let detached: string[];
+    try {
+      ({ results, rescued } = await recoverAll(store, config, opts.lineage, json));
+      // Partial blobs of writers that are gone (a create, session or recover killed mid-snapshot): never a live one's.
+      tempFiles = isS3Store(store) ? [] : await removeDeadWriterTemps(store.tmpDir);
+      // Loop devices of sandboxes whose container is gone (a session killed between removing it and detaching).
+      detached = await leftoverDisks(config.home);
+    } finally {
+      await claim.release();
     }
     const failed = rescued.filter((r) => r.error);
-    emit(json, { results, rescued }, () =>
+    const tempBytes = tempFiles.reduce((n, t) => n + t.bytes, 0);
+    const cleaned = [
+      ...(tempFiles.length ? [`removed ${tempFiles.length} temp file(s) of snapshot writes that were killed (${formatBytes(tempBytes)}): ${tempFiles.map((t) => `tmp/${t.name}`).join(', ')}`] : []),
+      ...(detached.length ? [`detached ${detached.length} loop device(s) of sandboxes that are gone: ${detached.join(', ')}`] : []),
+    ];
+    emit(json, { results, rescued, tempFiles: { removed: tempFiles.map((t) => `tmp/${t.name}`), bytes: tempBytes }, detached }, () =>
       results.length === 0 && rescued.length === 0
-        ? 'nothing orphaned'
+        ? [cleaned.length ? 'no rollout orphaned' : 'nothing orphaned', ...cleaned].join('\n')
         : results
             .map((r) =>
               [
@@ -96,7 +112,8 @@ export function registerRecoverCommand(program: Command): void {
                 ...(r.note ? [`  note: ${r.note}`] : []),
               ].join('\n'),
             )
-            .concat(rescued.map((r) => (r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}\n  ${notRescuedHint(r.container)}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}` : `already snapshotted${r.savedIn ? ` (workspace snapshot ${r.savedIn})` : ''}`}; removed`)))
+            .concat(rescued.map((r) => (r.skipped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.skipped}` : r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}${r.gone ? ' (its container was removed meanwhile, before its work was saved: nothing is left to rescue)' : `\n  ${notRescuedHint(r.container)}`}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}` : `already snapshotted${r.savedIn ? ` (workspace snapshot ${r.savedIn})` : ''}`}; removed`)))
+            .concat(cleaned)
             .join('\n'),
     );
     if (failed.length) process.exitCode = EXIT.internal;
@@ -110,4 +127,31 @@ export function registerRecoverCommand(program: Command): void {
  */
 function notRescuedHint(container: string): string {
   return `The sandbox is kept with its work in /workspace: copy it out to another filesystem with \`docker cp ${container}:/workspace DIR\`, then \`mnemara sandbox prune --force\` frees the space its workspace disk holds (invisible to du while the sandbox exists). Or free space and run \`mnemara recover\` again.`;
+}
+
+/** Rescues, then recovers every lineage with orphans or pending rollouts (`lineage` only, when given). */
+async function recoverAll(store: SnapshotStore, config: MnemaraConfig, lineage: string | undefined, json: boolean): Promise<{ results: RecoverResult[]; rescued: Rescue[] }> {
+  // Scratch directories of sessions that are gone (killed after their head move, too): as the next session does.
+  await removeDeadScratch(config.home);
+  // Rescued first: a stranded sandbox's lineage may have nothing else orphaned until its work is a snapshot.
+  const rescued: Rescue[] = await rescueStrandedSandboxes(store, config.home, config.memory.layout, lineage, progressPrinter(!json));
+  const orphans = await findOrphans(store, config.home, lineage);
+  const pending = await findPendingOnHeads(store, config.memory.layout, lineage);
+  const lineages = [...new Set([...orphans.map((o) => o.lineage), ...pending.map((p) => p.lineage)])].sort();
+  const results: RecoverResult[] = [];
+  // Each lineage's rescues were tried just above: not again (a failed one warned twice).
+  for (const l of lineages) {
+    results.push(await recoverLineage(store, config, l, progressPrinter(!json), { rescued: rescued.filter((r) => r.lineage === l) }));
+  }
+  return { results, rescued };
+}
+
+/**
+ * Detaches the loop devices of this home's sandboxes whose container is gone (`detachOrphanDisks`: backing file
+ * under `<home>/sandbox-disks`, named after no mnemara container of the engine). `[]` when no engine answers.
+ */
+async function leftoverDisks(home: string): Promise<string[]> {
+  const containers = await dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } }).catch(() => null);
+  if (!containers) return [];
+  return detachOrphanDisks(new Set(containers.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))), undefined, home);
 }

@@ -155,7 +155,7 @@ export function registerSnapshotCommand(program: Command): void {
       // A workspace made from an older head keeps the head's memory edits too when its code may land (hand-memory.ts).
       const merger = opts.kind === 'memory' || known ? await handMerger(s, dir, config.home, names, config.memory, !opts.json) : undefined;
       const guard = opts.kind === 'workspace' ? await codeGuard(s, opts.lineage, marker?.snapshot, layout) : undefined;
-      const { manifest: m, inherited, keptRecords, branch } = await createOnHead(s, dir, {
+      const { manifest: m, inherited, keptRecords, branch, moved } = await createOnHead(s, dir, {
         lineage: opts.lineage,
         kind: opts.kind,
         full: Boolean(opts.full),
@@ -174,7 +174,7 @@ export function registerSnapshotCommand(program: Command): void {
       if (branch) {
         process.exitCode = EXIT.failed;
         const head = await s.getHead(opts.lineage);
-        emit(Boolean(opts.json), { snapshot: m, head, branch, onHead: false, redaction }, () => describeBranched(dir, m.id, opts.lineage, branch, head, redactionLine));
+        emit(Boolean(opts.json), { snapshot: m, head, branch, onHead: false, moved, redaction }, () => describeBranched(dir, m.id, opts.lineage, branch, head, redactionLine, moved, guard?.base ?? null));
         return;
       }
       emit(Boolean(opts.json), { snapshot: m, head: m.id, onHead: true, inherited, keptRecords, redaction }, () =>

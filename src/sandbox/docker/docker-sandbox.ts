@@ -10,6 +10,7 @@ import { validateExec } from '../exec-options.js';
 import { resolveSandboxConfig } from '../options.js';
 import { track, untrack } from '../registry.js';
 import { sandboxImageTag, sandboxUserIds } from '../image-tag.js';
+import { missingImageError } from './missing-image.js';
 import { assertEngine, dockerClient, statusOf } from './client.js';
 import { removeContainer } from './remove.js';
 import { WORKSPACE_DIR, containerCreateOptions } from './container-spec.js';
@@ -132,7 +133,7 @@ export class DockerSandbox implements Sandbox {
 
   /**
    * Creates and starts the container. Throws `SandboxError`: `INVALID_INPUT` (an option out of range),
-   * `DOCKER_UNAVAILABLE` (no engine), `IMAGE_MISSING` (run `npm run setup`), `SANDBOX_FAILED` (the engine
+   * `DOCKER_UNAVAILABLE` (no engine), `IMAGE_MISSING` (`missingImageError`: run `npm run setup`, or pull/build a `sandbox.image` of another name), `SANDBOX_FAILED` (the engine
    * refused, with its message).
    */
   static async create(options: DockerSandboxOptions): Promise<DockerSandbox> {
@@ -165,10 +166,7 @@ export class DockerSandbox implements Sandbox {
     } catch (err) {
       if (disk) await releaseWorkspaceDisk(disk);
       if (statusOf(err) === 404) {
-        throw new SandboxError('IMAGE_MISSING', `the sandbox image ${image} is not built`, {
-          hint: 'run `npm run setup` (scripts/setup.sh) to build it',
-          cause: err,
-        });
+        throw missingImageError(image, err);
       }
       throw new SandboxError('SANDBOX_FAILED', `could not create the sandbox container: ${(err as Error).message}`, {
         cause: err,
