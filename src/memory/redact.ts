@@ -36,6 +36,7 @@ import { redactHidden } from './redact-views.js';
 import { SECRET_QUERY_PARAM, URL_PATH_KEY } from './redact-urls.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
+import { redactHexDumps } from './redact-hexdump.js';
 import { isTallyCount } from './redact-tally.js';
 import { isSecretValue } from './secret-values.js';
 import { redactConfigText } from './secret-keys.js';
@@ -314,6 +315,7 @@ function redactJoined(text: string): string {
     const decoded = decodeBase64Text(m);
     return decoded !== null && redactShapes(decoded) !== decoded ? marker('base64_secret') : m;
   });
+  out = redactHexDumps(out, marker('hex_secret'), (decoded) => redactShapes(decoded) !== decoded);
   out = out.replace(HEX_RUN, (m: string) => {
     const decoded = decodeHexText(m);
     return decoded !== null && redactShapes(decoded) !== decoded ? marker('hex_secret') : m;
