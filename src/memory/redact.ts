@@ -36,6 +36,8 @@ import { redactHidden } from './redact-views.js';
 import { SECRET_QUERY_PARAM, URL_PATH_KEY } from './redact-urls.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
+import { redactHexDumps } from './redact-hexdump.js';
+import { isTallyCount } from './redact-tally.js';
 import { isSecretValue } from './secret-values.js';
 import { redactConfigText } from './secret-keys.js';
 
@@ -202,8 +204,9 @@ const ASSIGN_FLAG = /(--[A-Za-z][A-Za-z0-9-]*)([ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s"
  * identifier there is not a secret. The same holds for `name = value` with spaces (code, not a `.env` line).
  */
 function replaceAssignment(colon: boolean) {
-  return (m: string, name: string, sep: string, dq?: string, sq?: string, bare?: string): string => {
+  return (m: string, name: string, sep: string, dq?: string, sq?: string, bare?: string, offset?: number, whole?: string): string => {
     const value = dq ?? sq ?? bare ?? '';
+    if (isTallyCount(name, value, whole ?? m, offset ?? 0)) return m;
     if (!isSecretName(name)) {
       if (!isHighEntropyValue(name, value)) return m;
       const q = dq !== undefined ? '"' : sq !== undefined ? "'" : '';
@@ -312,6 +315,7 @@ function redactJoined(text: string): string {
     const decoded = decodeBase64Text(m);
     return decoded !== null && redactShapes(decoded) !== decoded ? marker('base64_secret') : m;
   });
+  out = redactHexDumps(out, marker('hex_secret'), (decoded) => redactShapes(decoded) !== decoded);
   out = out.replace(HEX_RUN, (m: string) => {
     const decoded = decodeHexText(m);
     return decoded !== null && redactShapes(decoded) !== decoded ? marker('hex_secret') : m;
