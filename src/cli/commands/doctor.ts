@@ -6,7 +6,9 @@ import type { MemoryLayout } from '../../config/memory.js';
 import { findOrphans } from '../../session/orphans.js';
 import { findPendingOnHeads } from '../../session/pending.js';
 import { openStore } from '../../snapshot/index.js';
-import { ENGINE_HINT, LABEL, assertEngine, dockerClient, sandboxImageStatus } from '../../sandbox/index.js';
+import { ENGINE_HINT, LABEL, assertEngine, dockerClient, sandboxImageStatus, sandboxImageTag } from '../../sandbox/index.js';
+import { statusOf } from '../../sandbox/docker/client.js';
+import { missingImageError } from '../../sandbox/docker/missing-image.js';
 import { listOrphanDisks } from '../../sandbox/docker/workspace-disk.js';
 import { findGoneSandboxes } from '../../session/stranded.js';
 import { leftOutTotals } from '../../session/left-out-files.js';
@@ -64,10 +66,16 @@ async function checkEngine(host?: string): Promise<{ check: DoctorCheck; rootDir
   }
 }
 
-async function checkImage(engineOk: boolean, host?: string): Promise<DoctorCheck> {
+/**
+ * The image sessions will start from: `configured` (`sandbox.image`) when set and not the tag this checkout builds,
+ * else that tag. A configured image is what `run` uses, so checking only mnemara's own tag said "ok"
+ * while every session failed with IMAGE_MISSING.
+ */
+async function checkImage(engineOk: boolean, host?: string, configured?: string): Promise<DoctorCheck> {
   if (!engineOk) {
     return { name: 'image', ok: false, required: true, detail: 'not checked: no engine', fix: 'start the engine first (see above)' };
   }
+  if (configured && configured !== (await sandboxImageTag())) return checkConfiguredImage(configured, host);
   const s = await sandboxImageStatus(dockerClient(host));
   if (s.present) {
     const size = s.sizeBytes === undefined ? '' : `, ${(s.sizeBytes / 1024 ** 2).toFixed(0)} MiB`;
@@ -81,6 +89,19 @@ async function checkImage(engineOk: boolean, host?: string): Promise<DoctorCheck
     detail: `${s.tag} is not built${stale}`,
     fix: 'run `npm run setup` (scripts/setup.sh), which builds it from Dockerfile.sandbox',
   };
+}
+
+/** A `sandbox.image` of another name: present on the engine or not, with the hint a session would give. */
+async function checkConfiguredImage(image: string, host?: string): Promise<DoctorCheck> {
+  try {
+    const info = await dockerClient(host).getImage(image).inspect();
+    const size = typeof info.Size === 'number' ? `, ${(info.Size / 1024 ** 2).toFixed(0)} MiB` : '';
+    return { name: 'image', ok: true, required: true, detail: `${image} (sandbox.image) present (built ${info.Created}${size})` };
+  } catch (err) {
+    if (statusOf(err) !== 404) throw err;
+    const missing = missingImageError(image, err);
+    return { name: 'image', ok: false, required: true, detail: missing.message, fix: missing.hint ?? 'pull or build it' };
+  }
 }
 
 /** Free bytes on the filesystem of `path`, or of its nearest existing ancestor (the home may not exist yet). */
@@ -156,10 +177,10 @@ async function checkStore(store: string, home: string): Promise<DoctorCheck> {
  * Runs every check; none throws (a failing probe becomes a failed check). `dockerHost` and `store` come from the
  * configuration (`sandbox.dockerHost`, `snapshot.store`); the store is checked only when it is an S3 store.
  */
-export async function runDoctorChecks(options: { dockerHost?: string; store?: string; home?: string; layout?: MemoryLayout; leftOutDays?: number } = {}): Promise<DoctorCheck[]> {
+export async function runDoctorChecks(options: { dockerHost?: string; image?: string; store?: string; home?: string; layout?: MemoryLayout; leftOutDays?: number } = {}): Promise<DoctorCheck[]> {
   const node = checkNode();
   const { check: engine, rootDir } = await checkEngine(options.dockerHost);
-  const image = await checkImage(engine.ok, options.dockerHost).catch(
+  const image = await checkImage(engine.ok, options.dockerHost, options.image).catch(
     (err: unknown): DoctorCheck => ({ name: 'image', ok: false, required: true, detail: (err as Error).message, fix: 'run `npm run setup`' }),
   );
   // Orphans and sandboxes are this home's only (`--home`/MNEMARA_HOME): other homes on the engine are theirs.
@@ -304,6 +325,7 @@ export function registerDoctorCommand(program: Command): void {
       const { config } = loadCliConfig(opts);
       const checks = await runDoctorChecks({
         ...(config.sandbox.dockerHost ? { dockerHost: config.sandbox.dockerHost } : {}),
+        ...(config.sandbox.image ? { image: config.sandbox.image } : {}),
         ...(config.snapshot.store ? { store: config.snapshot.store } : {}),
         home: config.home,
         leftOutDays: config.snapshot.leftOutDays,
