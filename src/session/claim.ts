@@ -9,6 +9,7 @@ import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MnemaraError } from '../config/errors.js';
 import { processAlive } from './orphans.js';
 
 const HOST = hostname();
@@ -72,15 +73,23 @@ export async function tryClaim(home: string, name: string): Promise<Claim | { he
 
 /**
  * Waits for the claim `name` of `home` (polling every ~200 ms, calling `onWait` once with the holder's pid when
- * it has to wait) and returns it. Throws what `tryClaim` throws.
+ * it has to wait) and returns it. A live holder that never lets go (a stopped or hung process) would block the
+ * caller for ever, so after `timeoutMs` (ms; default: no bound) it throws `MnemaraError('CLAIM_BUSY')` naming the
+ * holder's pid. Throws what `tryClaim` throws.
  */
-export async function waitClaim(home: string, name: string, onWait?: (pid: number) => void): Promise<Claim> {
+export async function waitClaim(home: string, name: string, onWait?: (pid: number) => void, timeoutMs = Infinity): Promise<Claim> {
+  const started = Date.now();
   let told = false;
   for (;;) {
     const c = await tryClaim(home, name);
     if ('release' in c) return c;
     if (!told) onWait?.(c.heldBy);
     told = true;
+    if (Date.now() - started >= timeoutMs) {
+      throw new MnemaraError('CLAIM_BUSY', `process ${c.heldBy} still holds ${claimPath(home, name)} after ${Math.round(timeoutMs / 1000)} s`, {
+        hint: `let it finish and try again; if it hangs, stop it (\`kill ${c.heldBy}\`; a claim of a process that is gone is taken over at once)`,
+      });
+    }
     await sleep(150 + Math.floor(Math.random() * 100));
   }
 }

@@ -15,6 +15,9 @@ import { waitClaim } from '../../session/claim.js';
 import { EXIT, emit, formatBytes, progressPrinter } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
+/** How long (s) a recover waits for another one on the same home: a rescue of a big container takes minutes. */
+const DEFAULT_WAIT_S = 900;
+
 /**
  * `--lineage NAME` that names nothing this home knows (no head, no orphaned rollout, no sandbox of a gone session):
  * the user's input, exit 2, as every other command treats an unknown lineage.
@@ -50,8 +53,9 @@ export function registerRecoverCommand(program: Command): void {
     )
     .option('-l, --lineage <name>', 'only this lineage')
     .option('--dry-run', 'only list what would be adopted, and sandboxes of gone processes that no session record names (--json: orphans, stranded, unowned)')
+    .option('--wait <seconds>', `how long to wait for another recover on this home to finish before giving up (exit 3, CLAIM_BUSY)`, String(DEFAULT_WAIT_S))
     .option('--json', 'print the result as one JSON document');
-  addConfigOptions(cmd).action(async (opts: ConfigCliOptions & { lineage?: string; dryRun?: boolean; json?: boolean }) => {
+  addConfigOptions(cmd).action(async (opts: ConfigCliOptions & { lineage?: string; dryRun?: boolean; json?: boolean; wait?: string }) => {
     const json = Boolean(opts.json);
     const { config } = loadCliConfig(opts);
     const store = await openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
@@ -75,9 +79,16 @@ export function registerRecoverCommand(program: Command): void {
     }
     // One recover at a time per home: a second one waits, then finds what the first left (two at once each
     // snapshotted a killed session's container, issue 10 trial).
-    const claim = await waitClaim(config.home, 'recover', (pid) => {
-      if (!json) process.stderr.write(`waiting for another mnemara recover (pid ${pid}) to finish…\n`);
-    });
+    const waitS = opts.wait === undefined ? DEFAULT_WAIT_S : Number(opts.wait);
+    if (!Number.isFinite(waitS) || waitS < 0) throw new MnemaraError('USAGE', `--wait ${opts.wait}: expected a number of seconds ≥ 0`, { hint: `e.g. --wait ${DEFAULT_WAIT_S}` });
+    const claim = await waitClaim(
+      config.home,
+      'recover',
+      (pid) => {
+        if (!json) process.stderr.write(`waiting for another mnemara recover (pid ${pid}) to finish (up to ${waitS} s, --wait)…\n`);
+      },
+      waitS * 1000,
+    );
     let results: RecoverResult[];
     let rescued: Rescue[];
     let tempFiles: DeadTemp[];
