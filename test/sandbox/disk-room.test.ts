@@ -5,7 +5,7 @@
  * or the sandbox is refused with DISK_FULL naming that directory. Real small filesystems: tmpfs mounts.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, closeSync, ftruncateSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, closeSync, ftruncateSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,7 +25,10 @@ function smallFilesystem(size: string): string {
   return dir;
 }
 
+const cleanups: Array<() => void> = [];
+
 afterEach(() => {
+  for (const undo of cleanups.splice(0).reverse()) undo();
   for (const at of mounts.splice(0)) {
     execFileSync('umount', [at]);
     rmSync(at, { recursive: true, force: true });
@@ -62,5 +65,51 @@ describe('the workspace quota fits the filesystem of sandbox-disks', () => {
     expect(err).toMatchObject({ code: 'DISK_FULL' });
     expect((err as { message: string }).message).toContain('sandbox-disks');
     expect((err as { hint?: string }).hint).toContain('mnemara sandbox prune --force');
+  });
+});
+
+/**
+ * A running sandbox's workspace disk as the session leaves it: a sparse ext4 image on a loop device, mounted,
+ * `used` bytes written into it, and the image file unlinked (`unlinkWorkspaceImage`).
+ */
+function runningSandboxDisk(dir: string, size: number, used: number): void {
+  const image = join(dir, 'running-sandbox.img');
+  const fd = openSync(image, 'w');
+  ftruncateSync(fd, size);
+  closeSync(fd);
+  execFileSync('mkfs.ext4', ['-q', '-F', '-m', '0', '-O', '^has_journal', image]);
+  const device = execFileSync('losetup', ['--find', '--show', image], { encoding: 'utf8' }).trim();
+  const at = mkdtempSync(join(tmpdir(), 'mnemara-running-ws-'));
+  execFileSync('mount', [device, at]);
+  cleanups.push(() => {
+    execFileSync('umount', [at]);
+    execFileSync('losetup', ['--detach', device]);
+    rmSync(at, { recursive: true, force: true });
+  });
+  writeFileSync(join(at, 'written'), Buffer.alloc(used, 1));
+  execFileSync('sync');
+  unlinkSync(image);
+}
+
+// Issue 10 trial: a running sandbox's image is unlinked, so the listing of sandbox-disks saw none of them and two
+// sessions at once each got 90 % of the free space without a word.
+describe('running sandboxes on the same filesystem', () => {
+  it('their disks count as committed, and a quota that overcommits the filesystem is said', async () => {
+    const dir = smallFilesystem('1g');
+    runningSandboxDisk(dir, 600 * MiB, 100 * MiB);
+    const fit = await workspaceQuotaThatFits(dir, 400 * MiB);
+    expect(fit.others).toBe(1);
+    // 600 MiB less the 100 MiB written and ext4's own metadata.
+    expect(fit.committed).toBeGreaterThan(450 * MiB);
+    expect(fit.committed).toBeLessThanOrEqual(500 * MiB);
+    expect(fit).toMatchObject({ bytes: 400 * MiB, reduced: false, overcommitted: true });
+  });
+
+  it('a quota that fits beside them is not called overcommitted', async () => {
+    const dir = smallFilesystem('1g');
+    runningSandboxDisk(dir, 200 * MiB, 150 * MiB);
+    const fit = await workspaceQuotaThatFits(dir, 300 * MiB);
+    expect(fit.others).toBe(1);
+    expect(fit).toMatchObject({ bytes: 300 * MiB, overcommitted: false });
   });
 });

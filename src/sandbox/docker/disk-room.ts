@@ -1,6 +1,7 @@
 import { readdir, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MnemaraError } from '../../config/errors.js';
+import { liveDiskClaims } from './disk-claims.js';
 
 /** The smallest workspace quota worth starting a sandbox with, bytes (32 MiB: a small home still runs a small repository). */
 export const MIN_WORKSPACE_QUOTA_BYTES = 32 * 1024 ** 2;
@@ -13,8 +14,18 @@ export interface QuotaFit {
   reduced: boolean;
   /** Free bytes on the filesystem of `dir` (for the unprivileged user). */
   free: number;
-  /** Bytes the sparse images already in `dir` may still claim as their sandboxes write (size − allocated). */
+  /**
+   * Bytes the workspace disks already on this filesystem may still claim as their sandboxes write: running
+   * sandboxes' loop devices (`liveDiskClaims`, any home) and images in `dir` not attached (size − allocated).
+   */
   committed: number;
+  /** Running sandboxes whose disks are on this filesystem. */
+  others: number;
+  /**
+   * True when this quota plus `committed` is more than the room (90 % of `free`): if every sandbox filled its
+   * workspace the host filesystem would fill. The quota is kept (a warning names it), see the function.
+   */
+  overcommitted: boolean;
 }
 
 /**
@@ -28,15 +39,19 @@ export interface QuotaFit {
 export async function workspaceQuotaThatFits(dir: string, bytes: number): Promise<QuotaFit> {
   const s = await statfs(dir);
   const free = s.bavail * s.bsize;
-  let committed = 0;
+  const live = await liveDiskClaims(dir);
+  let committed = live.bytes;
   for (const name of (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.img'))) {
+    if (live.files.has(join(dir, name))) continue;
     const st = await stat(join(dir, name)).catch(() => null);
     if (st) committed += Math.max(0, st.size - st.blocks * 512);
   }
-  // Other sandboxes' images are not subtracted: each rarely fills its quota, and counting them would shrink every
-  // concurrent run's quota on a shared host. They are named in the refusal, as what to clear.
+  // Other sandboxes' claims do not shrink this quota: each rarely fills its quota, and counting them would shrink
+  // every concurrent run's quota on a shared host (8 sessions at 20 GiB on 78 GiB free: the fifth refused). They
+  // are reported (`overcommitted`, a warning) and named in a refusal, as what to clear.
   const room = Math.floor((free * 0.9) / 1024 ** 2) * 1024 ** 2;
-  if (bytes <= room) return { bytes, reduced: false, free, committed };
+  const others = live.sandboxes;
+  if (bytes <= room) return { bytes, reduced: false, free, committed, others, overcommitted: bytes + committed > room };
   const mib = (n: number): string => `${Math.max(0, Math.round(n / 1024 ** 2))} MiB`;
   if (room < MIN_WORKSPACE_QUOTA_BYTES) {
     throw new MnemaraError(
@@ -47,5 +62,5 @@ export async function workspaceQuotaThatFits(dir: string, bytes: number): Promis
       },
     );
   }
-  return { bytes: room, reduced: true, free, committed };
+  return { bytes: room, reduced: true, free, committed, others, overcommitted: committed > 0 };
 }

@@ -48,11 +48,18 @@ export async function createWorkspaceDisk(name: string, asked: number, uid: numb
     .then(() => workspaceQuotaThatFits(dir, asked))
     .catch((err: unknown) => {
       if ((err as { code?: string }).code === 'DISK_FULL') throw err;
-      return { bytes: asked, reduced: false, free: 0 }; // no room check possible: the disk step below says why
+      return { bytes: asked, reduced: false, free: 0, committed: 0, others: 0, overcommitted: false }; // no room check possible: the disk step below says why
     });
   const bytes = fit.bytes;
   if (fit.reduced) {
     log.warn({ askedBytes: asked, quotaBytes: bytes, freeBytes: fit.free, dir }, `workspace quota reduced to ${Math.round(bytes / 1024 ** 2)} MiB: the filesystem of ${dir} has too little free space for sandbox.maxWorkspaceBytes`);
+  }
+  if (fit.overcommitted) {
+    const gib = (n: number): string => `${(n / 1024 ** 3).toFixed(1)} GiB`;
+    log.warn(
+      { quotaBytes: bytes, committedBytes: fit.committed, freeBytes: fit.free, sandboxes: fit.others, dir },
+      `the workspace disks on the filesystem of ${dir} may take more than it has free: this sandbox's ${gib(bytes)} quota plus ${gib(fit.committed)} that ${fit.others} running sandbox(es) may still write, ${gib(fit.free)} free; if all fill their workspace, the host disk fills. Lower sandbox.maxWorkspaceBytes or run fewer sessions at once`,
+    );
   }
   try {
     if (process.getuid?.() !== 0) throw new Error('loop devices need root');
