@@ -51,7 +51,7 @@ export function registerRecoverCommand(program: Command): void {
         'first (its /workspace becomes such a branch) and removed. The next run on a lineage does the same for it. ' +
         'See docs/session.md.',
     )
-    .option('-l, --lineage <name>', 'only this lineage')
+    .option('-l, --lineage <name>', "only this lineage's rollouts and sandboxes (temp files of dead writers and loop devices of gone sandboxes belong to no lineage: they are cleaned home-wide)")
     .option('--dry-run', 'only list what would be adopted, and sandboxes of gone processes that no session record names (--json: orphans, stranded, unowned)')
     .option('--wait <seconds>', `how long to wait for another recover on this home to finish before giving up (exit 3, CLAIM_BUSY)`, String(DEFAULT_WAIT_S))
     .option('--json', 'print the result as one JSON document');
