@@ -13,6 +13,10 @@ export interface Survivors {
    * the base layer names a path twice.
    */
   pick(layer: number, ordinal: number, path: string, node: TreeNode, entry: { type: string; size: number }): boolean;
+  /** The layer whose entry carries `path` (`/`-joined, guarded): the last layer above the base naming it, else the base (0). */
+  layerOf(path: string): number;
+  /** Whether entry `ordinal` of layer `layer` is the one that carries `path`; no check, no count (see `pick`). */
+  carries(layer: number, ordinal: number, path: string): boolean;
   /** After every layer was read: throws `SnapshotCorruptError` when the index holds a path no layer carried. */
   done(expected: number): void;
 }
@@ -44,6 +48,11 @@ export async function survivorsFromIndex(blobs: BlobStore, chain: Chain, tree: M
   const seenInBase = new Set<string>();
   let carried = 0;
   return {
+    layerOf: (path) => last.get(path)?.layer ?? 0,
+    carries(layer, ordinal, path) {
+      const later = last.get(path);
+      return layer === 0 ? !later : later?.layer === layer && later.ordinal === ordinal;
+    },
     pick(layer, ordinal, path, node, entry) {
       if (node.entry.type === 'dir') return false;
       const later = last.get(path);
