@@ -7,14 +7,14 @@ import { basename, dirname, join } from 'node:path';
  * a temp file beside the target (same filesystem), fsynced, then renamed over it. Creates parent directories.
  * Errors from the filesystem are rethrown after the temp file is removed.
  */
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Buffer): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     const fh = await open(tmp, 'wx', 0o644);
     try {
-      await fh.writeFile(data, 'utf8');
+      await (typeof data === 'string' ? fh.writeFile(data, 'utf8') : fh.writeFile(data));
       await fh.sync();
     } finally {
       await fh.close();

@@ -7,6 +7,7 @@ import type { MemoryPaths } from './layout.js';
 import { redact, redactDeep } from './redact.js';
 import { redactFile } from './redact-document.js';
 import { redactedName } from './redact-tree.js';
+import { encodedFileVerdict, redactUtf16 } from './redact-encoded-files.js';
 
 const log = logger('memory.redact');
 
@@ -19,8 +20,10 @@ const MAX_FILE_BYTES = 4 * 1024 * 1024;
  * memory files too, carried to the next run and by `--memory-from` to other lineages, so no secret may stay in
  * them (DESIGN.md, "What must always hold"). mnemara's own files are left to the steps that write them redacted:
  * `MEMORY.md`, `memory_summary.md`, `.state.json`, `.lock`, `rollout_summaries/`, `raw_memories/`.
- * Symlinks are skipped. A binary file (a NUL byte) or one over 4 MiB cannot be redacted in place: when its text
- * (read as Latin-1, the first 64 MiB) holds a secret shape it is removed, with a warning. Writes are atomic; a
+ * Symlinks are skipped. UTF-16 text is redacted in its own encoding. Another binary file (a NUL byte) or one over
+ * 4 MiB cannot be redacted in place: when it holds a secret shape (as Latin-1, the first 64 MiB; a compressed
+ * file or archive also inside, `redact-encoded-files.ts`), or is an archive that cannot be read to the end, it is
+ * removed, with a warning. Writes are atomic; a
  * file that is already clean is not rewritten.
  * @returns the files changed, relative to the memories folder (`/`-separated).
  */
@@ -49,8 +52,26 @@ export async function redactForeignMemoryFiles(paths: MemoryPaths): Promise<stri
       if (st.isDirectory()) await walk(path);
       else if (st.isFile()) {
         const data = st.size <= MAX_FILE_BYTES ? await readFile(path).catch(() => null) : null;
-        if (data === null || data.includes(0)) {
-          // Binary or too large to rewrite: it cannot be redacted in place, so one that holds a secret goes.
+        const rel = relative(paths.memoriesDir, path).split(sep).join('/');
+        const utf16 = data && data.includes(0) ? redactUtf16(name, data) : null;
+        if (utf16) {
+          if (utf16 !== data) {
+            await writeFileAtomic(path, utf16);
+            changed.push(rel);
+          }
+          continue;
+        }
+        if (data !== null && data.includes(0)) {
+          // Compressed, an archive or other binary: looked into, never rewritten; one that holds a secret (or
+          // cannot be read to the end) goes.
+          if (encodedFileVerdict(data) !== 'clean') {
+            await rm(path, { force: true });
+            refused.push(rel);
+          }
+          continue;
+        }
+        if (data === null) {
+          // Too large to rewrite: it cannot be redacted in place, so one that holds a secret goes.
           if (await holdsSecret(path, st.size)) {
             await rm(path, { force: true });
             refused.push(relative(paths.memoriesDir, path).split(sep).join('/'));
@@ -68,7 +89,7 @@ export async function redactForeignMemoryFiles(paths: MemoryPaths): Promise<stri
   };
   await walk(paths.memoriesDir);
   if (changed.length) log.info({ files: changed }, 'redacted secrets in memory files the agent wrote');
-  if (refused.length) log.warn({ files: refused }, 'removed binary or oversized memory files that hold secrets: they cannot be redacted in place');
+  if (refused.length) log.warn({ files: refused }, 'removed binary, compressed or oversized memory files that hold secrets (or archives that cannot be read to the end): they cannot be redacted in place');
   return changed;
 }
 

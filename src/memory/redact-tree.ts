@@ -5,6 +5,7 @@ import { logger } from '../config/logger.js';
 import { writeFileAtomic } from './atomic.js';
 import { redact } from './redact.js';
 import { redactFile as redactFileText } from './redact-document.js';
+import { encodedFileVerdict, redactUtf16 } from './redact-encoded-files.js';
 
 const log = logger('memory.redact');
 
@@ -125,8 +126,15 @@ async function redactFile(path: string, size: number, relPath: string, result: T
   }
   const data = await readFile(path);
   if (data.includes(0)) {
-    const latin1 = data.toString('latin1');
-    if (redact(latin1) !== latin1) {
+    const utf16 = redactUtf16(relPath, data);
+    if (utf16) {
+      if (utf16 === data) return;
+      await writeFileAtomic(path, utf16);
+      result.redacted.push({ path: relPath, secrets: 1 });
+      return;
+    }
+    // Compressed, an archive or other binary: looked into (`redact-encoded-files.ts`), never rewritten.
+    if (encodedFileVerdict(data) !== 'clean') {
       await leaveOut(path, relPath);
       result.refused.push(relPath);
     }

@@ -5,6 +5,7 @@ import type { MemoryLayout } from '../config/memory.js';
 import { redact } from '../memory/redact.js';
 import { redactFile } from '../memory/redact-document.js';
 import { redactedName } from '../memory/redact-tree.js';
+import { encodedFileVerdict, redactUtf16 } from '../memory/redact-encoded-files.js';
 import type { Sandbox } from '../sandbox/types.js';
 
 const log = logger('session');
@@ -39,9 +40,18 @@ export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayo
     for (const [name, data] of files) {
       const path = posix.join(dir, name);
       const text = data.toString('latin1');
+      const utf16 = data.includes(0) && data.length <= MAX_REDACT_BYTES ? redactUtf16(name, data) : null;
+      if (utf16) {
+        if (utf16 !== data) {
+          await sandbox.writeFile(path, utf16);
+          result.redacted.push(path);
+        }
+        continue;
+      }
       const binary = data.includes(0) || data.length > MAX_REDACT_BYTES;
       if (binary) {
-        if (redact(text) !== text) {
+        // A compressed file or archive is looked into (`redact-encoded-files.ts`); one cut at the cap by its text only.
+        if (data.length <= MAX_REDACT_BYTES ? encodedFileVerdict(data) !== 'clean' : redact(text) !== text) {
           await sandbox.exec(['rm', '-f', '--', path]);
           result.refused.push(path);
         }
