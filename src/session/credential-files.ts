@@ -58,11 +58,16 @@ export function inHostCheckout(workspace: string): WasThere {
   return (rel) => lstatSync(join(workspace, rel), { throwIfNoEntry: false }) !== undefined;
 }
 
-/** The sandbox's clock, whole seconds since the epoch: the mark files created or changed later are found by. */
+/**
+ * The sandbox's clock, seconds since the epoch with their fraction (nanoseconds where `date` has `%N`): the mark
+ * files created or changed later are found by (`find -newerct @<since>`). Whole seconds let a file restored in
+ * the same second as the run began count as the run's (the user's untouched token file was read and reported).
+ */
 export async function sandboxClock(sandbox: Sandbox): Promise<number | null> {
-  const r = await sandbox.exec(['date', '+%s'], { timeoutMs: 10_000 }).catch(() => null);
-  const n = r && r.exitCode === 0 ? Number(String(r.stdout).trim()) : NaN;
-  return Number.isFinite(n) ? n : null;
+  const r = await sandbox.exec(['date', '+%s.%N'], { timeoutMs: 10_000 }).catch(() => null);
+  // A `date` without %N prints it as it is: the whole seconds are still right.
+  const m = r && r.exitCode === 0 ? /^(\d+)(\.\d+)?/.exec(String(r.stdout).trim()) : null;
+  return m ? Number(`${m[1]}${m[2] ?? ''}`) : null;
 }
 
 /**
