@@ -11,6 +11,8 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findSecretKinds, type SecretKind } from '../../src/memory/redact.js';
 import { TOKEN_ERE, tokenKinds } from '../../src/session/secret-files.js';
+import { BASE64_TOKEN_ERE, base64TokenKinds } from '../../src/session/secret-base64.js';
+import { createHash, randomBytes } from 'node:crypto';
 import { NEGATIVE_CORPUS } from '../memory/negative-corpus.js';
 import { SECRET_CORPUS } from '../memory/secret-corpus.js';
 
@@ -73,3 +75,45 @@ describe('tokens in files the run wrote', () => {
     expect(tokenKinds('PASSWORD=FAKEhunter2secret')).toEqual([]);
   });
 });
+
+/** The base64 pass over one file's text (the second grep of the sandbox script), then the host's decoding check. */
+async function scanBase64(text: string): Promise<string[]> {
+  const file = join(dir, 'b64');
+  writeFileSync(file, text);
+  const r = await execa('grep', ['-oIE', '-e', BASE64_TOKEN_ERE, '--', file], { reject: false });
+  return r.stdout.split('\n').filter(Boolean).flatMap((m) => base64TokenKinds(m, tokenKinds));
+}
+
+// Issue 10 trial: `echo -n ghp_… | base64 > token.b64` (and a k8s Secret's data) was kept: grep saw no prefix.
+describe('tokens a run wrote base64-encoded', () => {
+  it('finds every whole token of a high-confidence kind in the corpus, at every byte offset, as a run writes them', async () => {
+    const kinds = SECRET_CORPUS.filter((c) => HIGH.has(c.kind) && findSecretKinds(c.secret).includes(c.kind as SecretKind));
+    const missed: string[] = [];
+    for (const c of kinds) {
+      // A bare token piped to base64; an env line (offset 1 and 2 of a group by its length); a k8s Secret's data.
+      for (const plain of [c.secret, `T=${c.secret}\n`, `TK=${c.secret}\n`, `TOK=${c.secret}`]) {
+        const b64 = Buffer.from(plain).toString('base64');
+        for (const text of [`${b64}\n`, `apiVersion: v1\nkind: Secret\ndata:\n  token: ${b64}\n`]) {
+          if ((await scanBase64(text)).length === 0) missed.push(`${c.name}: ${JSON.stringify(plain.slice(0, 12))}`);
+        }
+      }
+    }
+    // The legacy OpenAI key's prefix (`sk-`) is too short to encode to a telling string: it is the one kind left.
+    expect([...new Set(missed.map((m) => m.split(':')[0]))]).toEqual(['openai legacy key']);
+  });
+
+  it('flags nothing in base64 data that is not a token: images, integrity hashes, source maps, random bytes', async () => {
+    const texts = [
+      `<img src="data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), randomBytes(6000)]).toString('base64')}">`,
+      `"integrity": "sha512-${createHash('sha512').update('axios').digest('base64')}"`,
+      `//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify({ version: 3, mappings: 'AAAA,SAASA,GAAG;ghp_AAAACAAC'.repeat(200) })).toString('base64')}`,
+      Array.from({ length: 200 }, () => randomBytes(57).toString('base64')).join('\n'),
+      // The prefixes themselves encoded, with no token body after them.
+      Buffer.from('ghp_ is the prefix of a GitHub token; sk-ant- of an Anthropic key.').toString('base64'),
+    ];
+    const flagged: number[] = [];
+    for (const [i, t] of texts.entries()) if ((await scanBase64(t)).length) flagged.push(i);
+    expect(flagged).toEqual([]);
+  });
+});
+
