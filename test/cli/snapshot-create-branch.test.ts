@@ -128,12 +128,13 @@ describe('snapshot create: a directory not made from the current head goes to a 
     // Concurrent creates of two never-restored directories on a new lineage: both start with no head, one lands
     // first. The loser said "its code moved since DIR was restored" (issue 10 trial), though DIR never was.
     const home = tempDir();
-    const dirs = [project(), project()];
-    for (const [i, d] of dirs.entries()) writeFileSync(join(d, `src/only-${i}.js`), `${i}\n`);
     // Both read "no head" at their start when they start together (a create takes a second to load); one that
-    // starts after the other landed is a plain new version of the head. A few rounds, until one loses the race.
+    // starts after the other landed is a plain new version of the head. A few rounds, until one loses the race,
+    // each with directories no create has seen (a round that both won leaves a marker saying what they became).
     let lost: { code: number; stdout: string }[] = [];
     for (let round = 0; round < 5 && lost.length === 0; round++) {
+      const dirs = [project(), project()];
+      for (const [i, d] of dirs.entries()) writeFileSync(join(d, `src/only-${i}.js`), `${i}\n`);
       const results = await Promise.all(dirs.map((d) => cli(home, 'snapshot', 'create', d, '--lineage', `race${round}`)));
       for (const r of results) expect([0, 1], r.stderr).toContain(r.code);
       lost = results.filter((r) => r.code === 1);
