@@ -162,7 +162,8 @@ describe('the memory layout passes', () => {
 
   it('snapshot create sets a gzip that holds a secret aside and redacts UTF-16', async () => {
     const root = layout();
-    const aside = tempDir();
+    // As snapshot create names it (`<home>/left-out/snapshot-…`): its parent is made 0700, so never a shared folder.
+    const aside = join(tempDir(), 'left-out', 'snapshot-test');
     const r = await redactLayoutTree(root, ['memories'], aside);
     expect(r.refused).toEqual(['memories/build.log.gz']);
     expect(existsSync(join(aside, 'memories/build.log.gz'))).toBe(true);
