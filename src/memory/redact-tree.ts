@@ -1,5 +1,5 @@
 import { chmod, copyFile, lstat, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
 import { writeFileAtomic } from './atomic.js';
@@ -67,7 +67,8 @@ export async function redactLayoutTree(dir: string, folders: string[], setAside?
     const target = join(setAside, relPath);
     try {
       await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-      await chmod(dirname(setAside), 0o700).catch(() => undefined);
+      // `<home>/left-out` is mnemara's own folder of secrets; any other parent may be shared (a caller gave /tmp/x).
+      if (basename(dirname(setAside)) === 'left-out') await chmod(dirname(setAside), 0o700).catch(() => undefined);
       await chmod(setAside, 0o700);
       // A rename keeps it on the same disk; across disks, copy first and remove the original only then.
       await rename(path, target).catch(async (err: NodeJS.ErrnoException) => {

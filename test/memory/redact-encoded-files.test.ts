@@ -5,7 +5,7 @@
  * secret or cannot be read to the end. Real gzip, zip and tar bytes, built here; fake tokens.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateRawSync, gzipSync } from 'node:zlib';
 import { c as tarCreate } from 'tar';
@@ -190,4 +190,14 @@ describe('the memory layout passes', () => {
       await sandbox.close();
     }
   }, 120_000);
+
+  it('setting aside under a shared folder leaves that folder as it was (it was made 0700)', async () => {
+    const root = layout();
+    const shared = tempDir();
+    chmodSync(shared, 0o755);
+    await redactLayoutTree(root, ['memories'], join(shared, 'aside'));
+    expect(existsSync(join(shared, 'aside/memories/build.log.gz'))).toBe(true);
+    expect(statSync(shared).mode & 0o777).toBe(0o755);
+    expect(statSync(join(shared, 'aside')).mode & 0o777).toBe(0o700);
+  });
 });
