@@ -9,7 +9,7 @@
 import type { SecretKind } from '../memory/redact.js';
 
 /** Provider prefixes of the high-confidence token kinds that are long enough to encode to a telling string. */
-const PREFIXES = [
+export const PREFIXES = [
   'sk-ant-', 'sk-proj-', 'sk-svcacct-', 'ghp_', 'gho_', 'ghs_', 'ghu_', 'ghr_', 'github_pat_', 'xoxb-', 'xoxp-', 'xoxa-',
   'AIza', 'sk_live_', 'rk_live_', 'whsec_', 'glpat-', 'npm_', 'pypi-AgE', 'dckr_pat_', 'AGE-SECRET-KEY-1', 'AKIA', 'ASIA',
   'hooks.slack.com/', 'discord.com/api/webhooks/', 'gsk_', 'lin_api_', 'figd_', 'pplx-', 'xai-', 'sk_test_', 'rk_test_',

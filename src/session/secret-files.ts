@@ -15,6 +15,7 @@ import { findSecretKinds, redact, type SecretKind } from '../memory/redact.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { DEPENDENCY_DIRS, keptFor, type LeaveOut, type WasThere } from './credential-files.js';
 import { BASE64_TOKEN_ERE, base64TokenKinds } from './secret-base64.js';
+import { HEX_TOKEN_ERE, hexTokenKinds } from './secret-hex.js';
 
 const log = logger('session');
 
@@ -81,6 +82,9 @@ const SHAPES_ERE = [
 export const TOKEN_ERE = `(^|[^A-Za-z0-9_-])(${SHAPES_ERE.join('|')})([^A-Za-z0-9_-]|$)`;
 
 /** A loose object of the workspace's own git repository (`.git/objects/2a/74…`), workspace-relative. */
+/** The second grep's pattern: a token base64- or hex-encoded (one grep for both: a third pass over every file cost more). */
+export const ENCODED_TOKEN_ERE = `${BASE64_TOKEN_ERE}|${HEX_TOKEN_ERE}`;
+
 const GIT_OBJECT = /^\.git\/objects\/[0-9a-f]{2}\/[0-9a-f]{38,62}$/;
 const GIT_OBJECT_WHY = 'it is a git object the run wrote (a commit holds the token, even if a later commit deleted the file); taking it out would break the repository';
 
@@ -132,6 +136,17 @@ export function tokenKinds(text: string): SecretKind[] {
 }
 
 /**
+ * The token kinds of one match of the scan's greps (`TOKEN_ERE` or `ENCODED_TOKEN_ERE`): a token as it is, else the
+ * token its base64 or hex decodes to. `[]` for none (and for documented examples). Pure.
+ */
+export function matchKinds(match: string): SecretKind[] {
+  const plain = tokenKinds(match);
+  if (plain.length) return plain;
+  const b64 = base64TokenKinds(match, tokenKinds);
+  return b64.length ? b64 : hexTokenKinds(match, tokenKinds);
+}
+
+/**
  * Finds the files the run changed (ctime after `since`, sandbox seconds; not under `.git/`, installed
  * dependencies (`node_modules/` …) nor `skipDirs`, the memory layout redacted in place before) whose first or last 1 MiB holds a token of a high-confidence kind, with one
  * `grep -o` in the sandbox (cost follows the change: unchanged files are never read) and a check of each match on
@@ -157,7 +172,8 @@ export async function leaveOutSecretFiles(
     'd=$(mktemp -d) || exit 0',
     `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" \\( -size -$(( $3 + 1 ))c -fprint0 "$d/small" -o -fprint0 "$d/big" \\) 2>/dev/null`,
     'xargs -0 -r grep -oIHZE -e "$4" -- < "$d/small" 2>/dev/null',
-    // Base64 of a token (`secret-base64.ts`): a grep of its own, cheaper than one alternation with the shapes.
+    // Base64 or hex of a token (`secret-base64.ts`, `secret-hex.ts`): a grep of its own, cheaper than one alternation
+    // with the shapes.
     'xargs -0 -r grep -oIHZE -e "$5" -- < "$d/small" 2>/dev/null',
     `xargs -0 -r sh -c 'n=$1; re=$2; b=$3; shift 3; for f; do { head -c "$n" -- "$f"; echo; tail -c "$n" -- "$f"; } | grep -oIE -e "$re" -e "$b" | while IFS= read -r m; do printf "%s\\0%s\\n" "$f" "$m"; done; done' sh "$3" "$4" "$5" < "$d/big" 2>/dev/null`,
     // Loose git objects the run wrote (a commit of a token file, even one deleted by a later commit) are zlib'd:
@@ -166,7 +182,7 @@ export async function leaveOutSecretFiles(
     'rm -rf "$d"; exit 0',
   ].join('\n');
   const found = await sandbox
-    .exec(['sh', '-c', script, 'sh', root, String(since), String(SCAN_BYTES), TOKEN_ERE, BASE64_TOKEN_ERE], { timeoutMs: 120_000, maxOutputBytes: 8 * 1024 * 1024 })
+    .exec(['sh', '-c', script, 'sh', root, String(since), String(SCAN_BYTES), TOKEN_ERE, ENCODED_TOKEN_ERE], { timeoutMs: 120_000, maxOutputBytes: 8 * 1024 * 1024 })
     .catch((err: Error) => {
       log.warn({ err: err.message }, 'could not look for tokens in the files the run wrote; none left out');
       return null;
@@ -179,8 +195,7 @@ export async function leaveOutSecretFiles(
     const rel = line.slice(root.length + 1, cut);
     if (options.skip.has(rel)) continue;
     const match = line.slice(cut + 1);
-    const plain = tokenKinds(match);
-    const kinds = plain.length ? plain : base64TokenKinds(match, tokenKinds);
+    const kinds = matchKinds(match);
     if (kinds.length === 0) continue;
     const set = byPath.get(rel) ?? new Set<SecretKind>();
     for (const k of kinds) set.add(k);

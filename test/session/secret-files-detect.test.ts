@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findSecretKinds, type SecretKind } from '../../src/memory/redact.js';
-import { TOKEN_ERE, tokenKinds } from '../../src/session/secret-files.js';
+import { ENCODED_TOKEN_ERE, TOKEN_ERE, matchKinds, tokenKinds } from '../../src/session/secret-files.js';
 import { BASE64_TOKEN_ERE, base64TokenKinds } from '../../src/session/secret-base64.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { NEGATIVE_CORPUS } from '../memory/negative-corpus.js';
@@ -117,3 +117,63 @@ describe('tokens a run wrote base64-encoded', () => {
   });
 });
 
+
+/**
+ * The encoded pass as the sandbox runs it (base64 and hex in one grep over a batch of files), then the host's check
+ * of each match: the kinds found in each text, in order.
+ */
+async function scanEncoded(texts: string[]): Promise<string[][]> {
+  const batch = mkdtempSync(join(dir, 'enc-'));
+  const files = texts.map((t, i) => {
+    writeFileSync(join(batch, String(i)), t);
+    return join(batch, String(i));
+  });
+  const r = await execa('grep', ['-oIHE', '-e', ENCODED_TOKEN_ERE, '--', ...files], { reject: false });
+  const found: string[][] = texts.map(() => []);
+  for (const line of r.stdout.split('\n').filter(Boolean)) {
+    const cut = line.indexOf(':');
+    found[Number(line.slice(batch.length + 1, cut))]?.push(...matchKinds(line.slice(cut + 1)));
+  }
+  return found;
+}
+
+// `printf %s "$T" | xxd -p -c0`, Python's `.hex()`, Node's `toString('hex')`: the prefix is hidden as with base64.
+describe('tokens a run wrote hex-encoded', () => {
+  it('finds every whole token of a high-confidence kind in the corpus, in either letter case, as a run writes them', async () => {
+    const kinds = SECRET_CORPUS.filter((c) => HIGH.has(c.kind) && findSecretKinds(c.secret).includes(c.kind as SecretKind));
+    const cases: { name: string; text: string }[] = [];
+    for (const c of kinds) {
+      // A bare token, `echo` with its newline, an env line; a hex string alone, in a JSON value, beside other hex.
+      for (const plain of [c.secret, `${c.secret}\n`, `API_TOKEN=${c.secret}\n`]) {
+        const hex = Buffer.from(plain).toString('hex');
+        for (const h of [hex, hex.toUpperCase()]) {
+          for (const text of [`${h}\n`, `{"blob": "${h}"}\n`, `sha256 ${createHash('sha256').update(h).digest('hex')}\ndata ${h}\n`]) {
+            cases.push({ name: c.name, text });
+          }
+        }
+      }
+    }
+    const found = await scanEncoded(cases.map((c) => c.text));
+    const missed = cases.filter((_, i) => !found[i]?.length).map((c) => c.name);
+    // As with base64, the legacy OpenAI key's prefix (`sk-`) is not among the encoded prefixes.
+    expect([...new Set(missed)]).toEqual(['openai legacy key']);
+  });
+
+  it('flags nothing in hex data that is not a token: digests, git ids, UUIDs, random bytes, a prefix with no body', async () => {
+    const texts = [
+      Array.from({ length: 300 }, (_, i) => createHash('sha256').update(String(i)).digest('hex')).join('\n'),
+      Array.from({ length: 300 }, () => randomBytes(20).toString('hex').toUpperCase()).join(' '),
+      Array.from({ length: 100 }, () => crypto.randomUUID()).join(',\n'),
+      randomBytes(8192).toString('hex'),
+      // The prefixes themselves encoded, followed by words, not a token's body.
+      Buffer.from('ghp_ and sk-ant- are prefixes, AKIA too; xoxb- is Slack.').toString('hex'),
+      // A prefix's hex inside other hex, not on a byte boundary of a token.
+      'deadbeefcafebabe6768705f000000000000000000000000000000 is a test vector\n',
+    ];
+    expect(await scanEncoded(texts)).toEqual(texts.map(() => []));
+  });
+
+  it('still finds base64 through the same grep', async () => {
+    expect(await scanEncoded([`${Buffer.from('ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu').toString('base64')}\n`])).toEqual([['github_token']]);
+  });
+});

@@ -23,6 +23,8 @@ const USER_EDITED = 'sk_live_FAKEuserEditedFile51H8u2e3ab';
 const DEP_EXAMPLE = 'ghp_FAKEinstalledPackageReadme0a1B2c3D4e5';
 // Written base64-encoded by the second run (`… | base64 > token.b64`): grep saw no prefix (issue 10 trial).
 const GH_B64 = 'ghp_FAKEbase64Wrapped0a1B2c3D4e5F6g7H8i9J';
+// And hex-encoded (`od -An -tx1 | tr -d` is `xxd -p -c0` where xxd is missing).
+const AWS_HEX = 'AKIAFAKEHEX2WQ7ZR4TN';
 
 const firstRun = [
   `printf 'GITHUB_TOKEN=${GH}\\nLOG_LEVEL=debug\\n' > f4.env`,
@@ -49,7 +51,7 @@ beforeAll(async () => {
   server = await startMessagesServer([
     turn(toolUse('bash', { command: firstRun })),
     turn(text('Configured.')),
-    turn(toolUse('bash', { command: `printf '#!/bin/sh\\ncurl -H "Authorization: Bearer ${SLACK}" https://slack.com/api/chat.postMessage\\n' > deploy.sh && echo more >> notes.txt && printf '%s' '${GH_B64}' | base64 > token.b64` })),
+    turn(toolUse('bash', { command: `printf '#!/bin/sh\\ncurl -H "Authorization: Bearer ${SLACK}" https://slack.com/api/chat.postMessage\\n' > deploy.sh && echo more >> notes.txt && printf '%s' '${GH_B64}' | base64 > token.b64 && printf '%s' '${AWS_HEX}' | od -An -tx1 -v | tr -d ' \\n' > key.hex` })),
     turn(text('Added the deploy script.')),
   ]);
   const config = testConfig(dirs.home, server.url);
@@ -95,13 +97,14 @@ describe('files the run wrote that hold a token', () => {
     expect(second.workspaceSnapshotMode?.kind).toBe('changes');
     expect(second.secretFiles).toEqual([
       { path: 'deploy.sh', kinds: ['slack_token'], action: 'left-out', savedAt: join(dirs.home, 'left-out', second.rolloutId, 'deploy.sh') },
+      { path: 'key.hex', kinds: ['aws_access_key_id'], action: 'left-out', savedAt: join(dirs.home, 'left-out', second.rolloutId, 'key.hex') },
       { path: 'token.b64', kinds: ['github_token'], action: 'left-out', savedAt: join(dirs.home, 'left-out', second.rolloutId, 'token.b64') },
     ]);
   });
 
   it('store no byte of them in any blob, and keep every other file', () => {
     const blobs = blobsText(dirs.home);
-    const found = Object.entries({ GH, ANT, SLACK, GH_B64: Buffer.from(GH_B64).toString('base64') }).filter(([, v]) => blobs.includes(v)).map(([k]) => k);
+    const found = Object.entries({ GH, ANT, SLACK, GH_B64: Buffer.from(GH_B64).toString('base64'), AWS_HEX: Buffer.from(AWS_HEX).toString('hex') }).filter(([, v]) => blobs.includes(v)).map(([k]) => k);
     expect(found).toEqual([]);
     for (const kept of [USER_UNTOUCHED, USER_EDITED, DEP_EXAMPLE, 'setToken', 'user:pass@localhost', 'FAKEfuzzyOnly42']) expect(blobs).toContain(kept);
   });
