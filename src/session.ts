@@ -25,6 +25,7 @@ import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
 import { adoptOrphans, endSessionRecord, markSessionRestored, openSessionScratch, recordSessionStart, removeDeadScratch } from './session/orphans.js';
 import { HeadPublisher, sessionBranch } from './session/publish.js';
 import { rescueStrandedSandboxes } from './session/stranded.js';
+import { detachGoneSandboxDisks } from './sandbox/docker/gone-disks.js';
 import { assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
 import { snapshotSandbox, type ChangeBaseline, type SnapshotTimings, type WorkspaceSnapshotMode } from './session/snapshot-sandbox.js';
 import { listWorkspace, type WorkspaceListing } from './session/workspace-listing.js';
@@ -66,7 +67,11 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
   await removeDeadScratch(config.home);
   // A killed session's work that is only in its container becomes a snapshot this session adopts as a branch.
-  if (config.sandbox.backend === 'docker') await rescueStrandedSandboxes(store, config.home, config.memory.layout, lineage, onProgress);
+  if (config.sandbox.backend === 'docker') {
+    await rescueStrandedSandboxes(store, config.home, config.memory.layout, lineage, onProgress);
+    // Disks of killed sessions whose container someone else removed: deleted images that hold host disk space.
+    await detachGoneSandboxDisks(config.home);
+  }
   const workDir = await openSessionScratch(config.home, rolloutId, lineage);
   const saved: SavedWork = { home: config.home };
   const notices: SessionNotice[] = [];

@@ -16,7 +16,7 @@ import { openStore } from '../../src/snapshot/index.js';
 import { verifySnapshots } from '../../src/snapshot/maintenance.js';
 import { FIX_BUG, policy } from '../../examples/two-runs/scripted-model.js';
 import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
-import { removeSessionContainers, scratch, testConfig } from './harness.js';
+import { detachLoopsUnder, removeSessionContainers, scratch, testConfig } from './harness.js';
 import { cli } from '../support/cli.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/session-child-full-disk.ts', import.meta.url));
@@ -34,6 +34,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  // Before the unmount: afterwards the kernel names their files relative to the gone tmpfs.
+  if (home) detachLoopsUnder(home);
   await execa('umount', ['-l', home]).catch(() => undefined);
   dirs?.cleanup();
 });

@@ -9,8 +9,7 @@ import { findPendingOnHeads } from '../../session/pending.js';
 import { recoverLineage, type RecoverResult } from '../../session/recover.js';
 import { isS3Store, openStore } from '../../snapshot/index.js';
 import { removeDeadWriterTemps, type DeadTemp } from '../../snapshot/temp-leftovers.js';
-import { dockerClient, LABEL } from '../../sandbox/index.js';
-import { detachOrphanDisks } from '../../sandbox/docker/workspace-disk.js';
+import { detachGoneSandboxDisks } from '../../sandbox/docker/gone-disks.js';
 import { waitClaim } from '../../session/claim.js';
 import { EXIT, emit, formatBytes, progressPrinter } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
@@ -98,7 +97,7 @@ export function registerRecoverCommand(program: Command): void {
       // Partial blobs of writers that are gone (a create, session or recover killed mid-snapshot): never a live one's.
       tempFiles = isS3Store(store) ? [] : await removeDeadWriterTemps(store.tmpDir);
       // Loop devices of sandboxes whose container is gone (a session killed between removing it and detaching).
-      detached = await leftoverDisks(config.home);
+      detached = await detachGoneSandboxDisks(config.home);
     } finally {
       await claim.release();
     }
@@ -157,12 +156,3 @@ async function recoverAll(store: SnapshotStore, config: MnemaraConfig, lineage: 
   return { results, rescued };
 }
 
-/**
- * Detaches the loop devices of this home's sandboxes whose container is gone (`detachOrphanDisks`: backing file
- * under `<home>/sandbox-disks`, named after no mnemara container of the engine). `[]` when no engine answers.
- */
-async function leftoverDisks(home: string): Promise<string[]> {
-  const containers = await dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.owner}=1`] } }).catch(() => null);
-  if (!containers) return [];
-  return detachOrphanDisks(new Set(containers.map((c) => (c.Names[0] ?? '').replace(/^\//, ''))), undefined, home);
-}
