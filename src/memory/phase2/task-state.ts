@@ -45,7 +45,8 @@ export async function loadOutcomes(paths: MemoryPaths, kept: RolloutInput[]): Pr
 /**
  * Unfinished work that a later run finished is no longer unfinished: drops `task_state` candidates when a
  * newer rollout `completed` a task sharing most of their words (overlap ≥ 0.5 on the task's content words),
- * and flaky-test lessons whose test a newer completed task named (`fixedFlaky`).
+ * or took up the same work and left its own unfinished-work entry (`carriedForward`), and flaky-test lessons
+ * whose test a newer completed task named (`fixedFlaky`).
  */
 export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOutcome[]): { kept: Candidate[]; closed: Candidate[]; fixed: FixedFlaky[] } {
   const closed: Candidate[] = [];
@@ -60,14 +61,14 @@ export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOut
     if (c.kind !== 'task_state') return true;
     const words = contentTokens(c.text);
     const ids = identifiers(c.text);
+    const sameWork = (o: RolloutOutcome) =>
+      similarity(contentTokens(o.task), words).overlap >= 0.5 ||
+      [...identifiers(o.task)].some((i) => ids.has(i)) ||
+      (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c);
     const done = outcomes.some(
       (o) =>
         o.order < c.order &&
-        o.outcome === 'completed' &&
-        (similarity(contentTokens(o.task), words).overlap >= 0.5 ||
-          [...identifiers(o.task)].some((i) => ids.has(i)) ||
-          (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c) ||
-          answers(c, o)),
+        ((o.outcome === 'completed' && (sameWork(o) || answers(c, o))) || (carriedForward(candidates, o) && sameWork(o))),
     );
     if (done) closed.push(c);
     return !done;
@@ -155,6 +156,15 @@ function identifiers(text: string): Set<string> {
     if (!/^(UTF|UCS|SHA|MD|ISO|PEP|RFC|AES|TLS|SSL|HTTP|IPV|ES|ECMA|CP|WIN|LATIN|X)-/.test(m[0])) out.add(m[0].toLowerCase());
   }
   return out;
+}
+
+/**
+ * A newer rollout that took up the same work and did not finish it either left its own unfinished-work entry:
+ * that entry is the work's state now (what was verified since, what still fails), so the older one, which
+ * describes a state that has passed ("written but not verified"), goes — whatever language either is in.
+ */
+function carriedForward(candidates: Candidate[], o: RolloutOutcome): boolean {
+  return o.outcome !== 'completed' && candidates.some((x) => x.kind === 'task_state' && x.sources.includes(o.rolloutId));
 }
 
 function newestOpenBefore(candidates: Candidate[], order: number): Candidate | undefined {
