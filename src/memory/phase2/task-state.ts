@@ -16,6 +16,8 @@ export interface RolloutOutcome {
   passed: string[];
   /** Every command that exited 0, also those whose output looked like a failure ("→ exit 0 (but …)"). */
   exited0: string[];
+  /** Every command the summary's `Tried` lists, whatever its exit. */
+  ran?: string[];
 }
 
 /** Tasks and outcomes of the kept rollouts, from their rollout summaries (a missing or damaged one is skipped). */
@@ -34,7 +36,11 @@ export async function loadOutcomes(paths: MemoryPaths, kept: RolloutInput[]): Pr
         const m = /^`(.+)` → exit 0\b/.exec(t.trim());
         return m ? [m[1]!] : [];
       });
-      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed, exited0 });
+      const ran = summary.tried.flatMap((t) => {
+        const m = /^`(.+)` → /.exec(t.trim());
+        return m ? [m[1]!] : [];
+      });
+      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed, exited0, ran });
     } catch {
       // A damaged summary only costs this rule its evidence.
     }
