@@ -257,16 +257,18 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
 /**
  * Setup commands of a step that passed: environment, system packages, dependency installs, starting a service
  * (`docker compose up -d postgres`, `service postgresql start`) or preparing its data (`rails db:prepare`:
- * `setsUpService`); for a failing
+ * `setsUpService`), making an empty file it needs (`touch`); for a failing
  * test or build also building or generating another part first (`pnpm --filter tokens build` before the ui tests).
  */
 function setupSegments(step: Step, segs: Segment[], target: Segment): Segment[] {
   const prep = target.category === 'test' || target.category === 'build' ? ['build', 'generate'] : [];
   // A service start can look like inspection to the categories (`brew services start x`); it is setup all the same.
   const work = workSegments(segs);
-  return segs.filter((s) => work.includes(s) || setsUpService(s)).filter(
+  // An empty file made for it (`touch database/database.sqlite`, `touch .env.local`): the command needed it to exist.
+  const made = (s: Segment) => s.program === 'touch' && s.args.some((a) => !a.startsWith('-'));
+  return segs.filter((s) => work.includes(s) || setsUpService(s) || made(s)).filter(
     (s) =>
-      (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || toolSetup(s, target) || (prep.includes(s.category) && !related(s, target))) &&
+      (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || made(s) || toolSetup(s, target) || (prep.includes(s.category) && !related(s, target))) &&
       s.program !== 'cd' &&
       // `epmd -daemon; sleep 1; epmd -names`: a service start whose line then ran to a clean end did its job.
       (segmentOutcome(step, segs, s) === 'passed' || (setsUpService(s) && step.exitCode === 0 && segmentOutcome(step, segs, s) === 'unknown')),

@@ -140,7 +140,9 @@ function isProjectSpecificTest(seg: Segment): boolean {
   // A path argument narrows the run to part of the suite (`go test ./...` is all of it).
   const narrowing = args.filter((a) => !a.startsWith('-') && /[/.]/.test(a) && !/^\.\/\.\.\.$|^\.\.\.$/.test(a));
   if (narrowing.length > 0 && !(seg.program === 'ctest' && args.includes('--test-dir'))) return false;
-  if (seg.script) return true;
+  // A script run with a filter (`php artisan test --filter=Register`, `manage.py test -k login`) ran the part
+  // this run was working on; the script alone is the project's way to run the suite.
+  if (seg.script) return !args.some((a) => /^-(k|t|run)$|^--(filter|grep|tests?|only)\b/.test(a));
   // A variable the suite needs (`SPROCKET_VECTORS=tests/vectors make test`, `make CC=gcc test`) is this project's,
   // unless every agent sets it out of habit (`CI=1`, `NO_COLOR=1`).
   const vars = [...seg.canonical.slice(0, seg.canonical.indexOf(seg.program)).split(/\s+/), ...(/make$/.test(seg.program) ? args : [])].filter((w) => /^[A-Za-z_]\w*=/.test(w));
