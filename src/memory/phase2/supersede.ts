@@ -4,6 +4,7 @@ import { proseTokens } from './merge.js';
 import { CONSTRAINT_FACT } from '../phase1/deterministic/constraints.js';
 import { moreStaleTerms } from './stale-terms-more.js';
 import { workaroundsNoLongerNeeded } from './workaround.js';
+import { namingDeletedFiles } from './deleted-files.js';
 
 /**
  * "The newer fact wins" (issue 5, phase 2): finds older candidates that a newer one contradicts.
@@ -274,7 +275,7 @@ function sameRollouts(a: Candidate, b: Candidate): boolean {
  */
 export function dropSuperseded(
   candidates: Candidate[],
-  outcomes: Array<{ order: number; passed: string[]; exited0?: string[]; ran?: string[] }> = [],
+  outcomes: Array<{ order: number; passed: string[]; exited0?: string[]; ran?: string[]; deleted?: string[] }> = [],
 ): { kept: Candidate[]; superseded: Array<{ stale: Candidate; by: Candidate | null }>; lifted: Lifted[] } {
   const superseded: Array<{ stale: Candidate; by: Candidate | null }> = [];
   const stale = new Set<Candidate>();
@@ -285,6 +286,11 @@ export function dropSuperseded(
       stale.add(b);
       superseded.push({ stale: b, by: null });
     }
+  }
+  for (const { stale: b } of namingDeletedFiles(candidates, outcomes)) {
+    if (stale.has(b)) continue;
+    stale.add(b);
+    superseded.push({ stale: b, by: null });
   }
   for (const b of workaroundsNoLongerNeeded(candidates, outcomes)) {
     if (stale.has(b)) continue;

@@ -18,6 +18,8 @@ export interface RolloutOutcome {
   exited0: string[];
   /** Every command the summary's `Tried` lists, whatever its exit. */
   ran?: string[];
+  /** Workspace files the rollout deleted (the summary's `Files changed`: "path (deleted)"). */
+  deleted?: string[];
 }
 
 /** Tasks and outcomes of the kept rollouts, from their rollout summaries (a missing or damaged one is skipped). */
@@ -40,7 +42,11 @@ export async function loadOutcomes(paths: MemoryPaths, kept: RolloutInput[]): Pr
         const m = /^`(.+)` → /.exec(t.trim());
         return m ? [m[1]!] : [];
       });
-      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed, exited0, ran });
+      const deleted = summary.filesChanged.flatMap((f) => {
+        const m = /^(.+) \(deleted\)$/.exec(f.trim());
+        return m ? [m[1]!] : [];
+      });
+      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed, exited0, ran, deleted });
     } catch {
       // A damaged summary only costs this rule its evidence.
     }
