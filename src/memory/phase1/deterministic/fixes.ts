@@ -144,10 +144,18 @@ function failedSegment(step: Step): Segment | undefined {
   return outcome === 'failed' || (outcome === 'unknown' && failed(step)) ? target : undefined;
 }
 
+/** A flag by which a formatter or fixer only reports what it would change. */
+const CHECK_FLAG = /(^|\s)(--check|--diff|--verify-no-changes|--list-different|--check-formatted|-check|--dry-run)(=\S*)?(\s|$)/;
+
+const firstWord = (s: Segment) => s.args.find((x) => !x.startsWith('-')) ?? '';
+
 function related(a: Segment, b: Segment): boolean {
   const job = jobOf(a);
   // A check and a fixer of the same job (`prettier --check` → `prettier --write`) are a dev loop: the code changed.
   if (job && job === jobOf(b) && checksOnly(a) !== checksOnly(b)) return false;
+  // Any tool, known or not: the same program and subcommand with and without a check flag (`stylua --check src`
+  // → `stylua src`, `gleam format --check` → `gleam format`) is a check and its fixer.
+  if (a.program === b.program && CHECK_FLAG.test(a.args.join(' ')) !== CHECK_FLAG.test(b.args.join(' ')) && firstWord(a) === firstWord(b)) return false;
   if (a.key === b.key || sameCommand(a, b)) return true;
   // The same check by another route: `eslint .` failed, `npm run lint` passed (a tool and the repository's wrapper).
   if (job && job === jobOf(b) && checksOnly(a) && checksOnly(b)) return true;
