@@ -154,5 +154,8 @@ function isProjectSpecificTest(seg: Segment): boolean {
   const value = (f: string) => (f.includes('=') ? f.slice(f.indexOf('=') + 1) : (args[args.indexOf(f) + 1] ?? ''));
   if (filters.some((f) => /Tests?\b|Spec\b|^test_|_test\b|::|\.test\b/.test(value(f)))) return false;
   if (filters.length > 0) return true;
+  // A tool's own bare test subcommand (`hardhat test`, `foo test`), with nothing but options, is what any agent
+  // tries first, for tools the list above does not name too.
+  if (!seg.script && seg.args.filter((a) => !a.startsWith('-')).length === 1 && /^(test|tests|spec|check)$/.test(seg.args.find((a) => !a.startsWith('-'))!)) return false;
   return !DEFAULT_PROGRAMS.test(seg.program) && !DEFAULT_KEYS.test(seg.key);
 }
