@@ -5,6 +5,7 @@ import { CONSTRAINT_FACT } from '../phase1/deterministic/constraints.js';
 import { moreStaleTerms } from './stale-terms-more.js';
 import { workaroundsNoLongerNeeded } from './workaround.js';
 import { namingDeletedFiles } from './deleted-files.js';
+import { exitCodesNowTrusted } from './trusted-exit.js';
 
 /**
  * "The newer fact wins" (issue 5, phase 2): finds older candidates that a newer one contradicts.
@@ -286,6 +287,11 @@ export function dropSuperseded(
       stale.add(b);
       superseded.push({ stale: b, by: null });
     }
+  }
+  for (const { stale: b, by } of exitCodesNowTrusted(candidates)) {
+    if (stale.has(b)) continue;
+    stale.add(b);
+    superseded.push({ stale: b, by });
   }
   for (const { stale: b } of namingDeletedFiles(candidates, outcomes)) {
     if (stale.has(b)) continue;
