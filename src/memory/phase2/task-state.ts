@@ -20,6 +20,8 @@ export interface RolloutOutcome {
   ran?: string[];
   /** Workspace files the rollout deleted (the summary's `Files changed`: "path (deleted)"). */
   deleted?: string[];
+  /** Workspace files the rollout edited (the rest of `Files changed`). */
+  changed?: string[];
 }
 
 /** Tasks and outcomes of the kept rollouts, from their rollout summaries (a missing or damaged one is skipped). */
@@ -46,7 +48,8 @@ export async function loadOutcomes(paths: MemoryPaths, kept: RolloutInput[]): Pr
         const m = /^(.+) \(deleted\)$/.exec(f.trim());
         return m ? [m[1]!] : [];
       });
-      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed, exited0, ran, deleted });
+      const changed = summary.filesChanged.map((f) => f.trim()).filter((f) => !/ \(deleted\)$/.test(f));
+      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed, exited0, ran, deleted, changed });
     } catch {
       // A damaged summary only costs this rule its evidence.
     }
@@ -64,7 +67,7 @@ export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOut
   const closed: Candidate[] = [];
   const fixed: FixedFlaky[] = [];
   const kept = candidates.filter((c) => {
-    const by = fixedFlaky(c, outcomes);
+    const by = fixedFlaky(c, outcomes) ?? fixedFlakyNote(c, outcomes);
     if (by) {
       closed.push(c);
       fixed.push(by);
@@ -103,7 +106,7 @@ export function fixedFlakyFact(f: FixedFlaky, rollout: { rolloutId: string; time
   const names = f.tests.map((t) => `\`${t}\``).join(', ');
   const task = f.by.task.length > 140 ? `${f.by.task.slice(0, 139)}…` : f.by.task;
   return replacingFact(
-    `${names} ${f.tests.length > 1 ? 'are' : 'is'} no longer known as flaky: a later run was asked to fix it and finished (“${task}”). A failure there is now real; debug it rather than rerun it.`,
+    `${names} ${f.tests.length > 1 ? 'are' : 'is'} no longer known as flaky: a later run worked on it and finished (“${task}”). A failure there is now real; debug it rather than rerun it.`,
     f.stale,
     rollout,
     f.by.order,
@@ -136,6 +139,22 @@ function fixedFlaky(c: Candidate, outcomes: RolloutOutcome[]): FixedFlaky | unde
     .map((n) => n.toLowerCase());
   const by = outcomes.find((o) => o.order < c.order && o.outcome === 'completed' && names.some((n) => o.task.toLowerCase().includes(n)));
   return by && { stale: c, tests: [...m[1]!.matchAll(/`([^`]+)`/g)].map((x) => x[1]!), by };
+}
+
+/**
+ * A note that calls a test flaky and names the test file it lives in ("`ttl_test` in `test/cache_test.exs` is
+ * flaky …") is retired when a newer completed rollout changed that file and a test command passed in it: the
+ * flake was worked on and the suite ran green, whatever language the run said so in. The tests named are the
+ * note's code spans that are not the file.
+ */
+function fixedFlakyNote(c: Candidate, outcomes: RolloutOutcome[]): FixedFlaky | undefined {
+  if (c.kind === 'preference' || c.kind === 'task_state' || !/\bflaky\b|\bintermittent(ly)?\b/i.test(c.text)) return undefined;
+  const spans = [...c.text.matchAll(/`([^`]+)`/g)].map((x) => x[1]!.trim());
+  const by = outcomes.find((o) => o.order < c.order && o.outcome === 'completed' && o.passed.length > 0 && (o.changed ?? []).some((f) => spans.includes(f) && /test|spec/i.test(f)));
+  if (!by) return undefined;
+  const file = spans.find((sp) => (by.changed ?? []).includes(sp))!;
+  const tests = spans.filter((sp) => sp !== file && /^[\w.:#>-]+$/.test(sp) && !/\.\w{1,4}$/.test(sp));
+  return { stale: c, tests: tests.length ? tests : [file], by };
 }
 
 /**
