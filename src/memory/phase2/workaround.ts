@@ -7,7 +7,7 @@ import type { Candidate } from './merge.js';
  * newer rollout ran that same command bare and it exited 0, without that setup anywhere in its run: the
  * environment or the repository has moved on, whatever language the run said so in.
  *
- * Only environment setup counts (`export NAME=…`, `NAME=… cmd`, `set -a`/`unset`): a setup that writes into
+ * Only environment setup counts (`export NAME=…`, `declare -x NAME=…`, `NAME=… cmd`): a setup that writes into
  * the workspace (`cp .env.example .env`, `touch db.sqlite`) persists in the snapshot, so a later bare success
  * proves nothing about it.
  */
