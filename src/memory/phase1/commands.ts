@@ -105,7 +105,11 @@ function classify(source: string, tokens: ShellToken[], joiner: string, depth: n
       ? categoryOf(script, positionalArgs(program, args), coreText, true)
       : categoryOf(program, positionalArgs(program, args), coreText, false);
   const pos = positionalArgs(program, args);
-  let key = script ?? (pos[0] ? `${program} ${pos[0]}` : program);
+  // A script that dispatches subcommands (`manage.py migrate` / `manage.py test`, `artisan key:generate`) is as
+  // many commands as it has subcommands, like a tool (`cargo build` / `cargo test`): the subcommand is part of
+  // its identity. A file or option after the script is not a subcommand.
+  const sub = script !== undefined ? pos[0] : undefined;
+  let key = script !== undefined ? (sub && /^[a-z][\w:-]*$/i.test(sub) ? `${script} ${sub}` : script) : pos[0] ? `${program} ${pos[0]}` : program;
   if (!script && ['npm', 'pnpm', 'yarn', 'bun'].includes(program) && /^run(-script)?$/.test(pos[0] ?? '') && pos[1]) key = `${program} run ${pos[1]}`;
   if (!script && /^python[\d.]*$/.test(program)) {
     const m = args.indexOf('-m');

@@ -5,6 +5,7 @@ import { looksLikeInstruction } from './error-lines.js';
 import { runFindings, stoppedOnPurpose } from './findings.js';
 import { segmentOutcome } from './outcome.js';
 import { commandOf, type RolloutView } from './rollout.js';
+import { filesDeleted } from './deleted.js';
 
 const MAX_TRIED = 25;
 
@@ -39,7 +40,8 @@ export function summarizeRollout(view: RolloutView, memories: RawMemory[]): Roll
     tried,
     worked: worked.length ? worked : passed.slice(-5),
     outcome: describeOutcome(view),
-    filesChanged: view.filesChanged,
+    // A file the run deleted is listed as "path (deleted)": phase 2 retires entries that tell to make or use it.
+    filesChanged: [...view.filesChanged, ...filesDeleted(view).filter((p) => !view.filesChanged.includes(p)).map((p) => `${p} (deleted)`)],
   };
 }
 

@@ -168,7 +168,9 @@ export function unwrap(words: string[]): Unwrapped {
     const i = skipOptions(rest, 1, /^-[WXQ]$|^--(require|import|loader)$|^-r$/);
     const file = rest[i];
     const byFlag = rest.slice(1, i).some((a) => /^-[mce]$|^--(eval|print)$|^-p$/.test(a));
-    if (file && !byFlag && (SCRIPT_FILE.test(file) || file.includes('/'))) return script(start, rest.slice(i), sudo, noise, assignments);
+    // The first word after the options is the file it runs, with or without an extension (`php artisan`,
+    // `node build`): that file, not the interpreter, is what the command is.
+    if (file && !byFlag && (SCRIPT_FILE.test(file) || file.includes('/') || /^[\w][\w.-]*$/.test(file))) return script(start, rest.slice(i), sudo, noise, assignments);
     return { start, words: rest, sudo, noise, assignments };
   }
   const first = rest[0] ?? '';

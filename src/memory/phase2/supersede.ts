@@ -3,6 +3,9 @@ import type { Candidate } from './merge.js';
 import { proseTokens } from './merge.js';
 import { CONSTRAINT_FACT } from '../phase1/deterministic/constraints.js';
 import { moreStaleTerms } from './stale-terms-more.js';
+import { workaroundsNoLongerNeeded } from './workaround.js';
+import { namingDeletedFiles } from './deleted-files.js';
+import { exitCodesNowTrusted } from './trusted-exit.js';
 
 /**
  * "The newer fact wins" (issue 5, phase 2): finds older candidates that a newer one contradicts.
@@ -124,7 +127,7 @@ function beyondItsFailures(entry: Candidate): string {
  * reach registry.example.org") is lifted when a newer rollout ran a command on the same subject (an absolute
  * path, under it, or a host name) and it exited 0.
  */
-function liftedBy(entry: Candidate, outcomes: Array<{ order: number; passed: string[]; exited0?: string[] }>): { command: string; order: number } | undefined {
+function liftedBy(entry: Candidate, outcomes: Array<{ order: number; passed: string[]; exited0?: string[] }>): { command: string; subject: string; order: number } | undefined {
   if (entry.kind !== 'fact' || !entry.text.startsWith(CONSTRAINT_FACT)) return undefined;
   const subjects = [...entry.text.matchAll(/(?<![\w.])(\/[\w.-]+(?:\/[\w.-]+)*|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:org|com|io|net|dev|internal|local))\b/gi)]
     .map((m) => m[1]!.replace(/\/+$/, ''))
@@ -134,23 +137,38 @@ function liftedBy(entry: Candidate, outcomes: Array<{ order: number; passed: str
   // Exit 0 is the evidence: the command got through the constraint, whatever its output said about the task.
   for (const o of [...outcomes].sort((a, b) => a.order - b.order)) {
     if (o.order >= entry.order) continue;
-    const command = (o.exited0 ?? o.passed).find((cmd) => subjects.some((s) => on(cmd, s)));
-    if (command) return { command, order: o.order };
+    for (const command of o.exited0 ?? o.passed) {
+      const subject = subjects.find((s) => on(command, s));
+      if (subject) return { command, subject, order: o.order };
+    }
   }
   return undefined;
 }
 
-/** A constraint a newer rollout got through (`order`: that rollout's place, 0 = newest) with `command`. */
+/**
+ * A constraint a newer rollout got through (`order`: that rollout's place, 0 = newest) with `command`, which
+ * names `subject` (the path or host the constraint was about).
+ */
 export interface Lifted {
   stale: Candidate;
   command: string;
+  subject: string;
   order: number;
 }
 
-/** The fact that replaces a lifted constraint: the next run should not keep working around it. */
+/**
+ * The fact that replaces a lifted constraint: the next run should not keep working around it. It names the
+ * subject and where the old finding went, never the finding's words: quoted here, the retired claim ("no
+ * licence", "cannot reach …") would still be read as true by the next agent.
+ */
 export function liftedFact(l: Lifted, rollout: { rolloutId: string; time: string }): Candidate {
-  const was = /“([^”]*)”/.exec(l.stale.text)?.[1] ?? l.stale.text;
-  return replacingFact(`\`${l.command.replace(/`/g, "'")}\` works now, so an earlier run's finding no longer holds: “${was}”`, l.stale, rollout, l.order);
+  const subject = l.subject.replace(/`/g, "'");
+  return replacingFact(
+    `\`${l.command.replace(/`/g, "'")}\` works now, so an earlier run's finding about \`${subject}\` no longer holds (it is in the archive: \`mnemara memory search ${subject}\`).`,
+    l.stale,
+    rollout,
+    l.order,
+  );
 }
 
 /**
@@ -258,7 +276,7 @@ function sameRollouts(a: Candidate, b: Candidate): boolean {
  */
 export function dropSuperseded(
   candidates: Candidate[],
-  outcomes: Array<{ order: number; passed: string[]; exited0?: string[] }> = [],
+  outcomes: Array<{ order: number; passed: string[]; exited0?: string[]; ran?: string[]; deleted?: string[] }> = [],
 ): { kept: Candidate[]; superseded: Array<{ stale: Candidate; by: Candidate | null }>; lifted: Lifted[] } {
   const superseded: Array<{ stale: Candidate; by: Candidate | null }> = [];
   const stale = new Set<Candidate>();
@@ -269,6 +287,21 @@ export function dropSuperseded(
       stale.add(b);
       superseded.push({ stale: b, by: null });
     }
+  }
+  for (const { stale: b, by } of exitCodesNowTrusted(candidates)) {
+    if (stale.has(b)) continue;
+    stale.add(b);
+    superseded.push({ stale: b, by });
+  }
+  for (const { stale: b } of namingDeletedFiles(candidates, outcomes)) {
+    if (stale.has(b)) continue;
+    stale.add(b);
+    superseded.push({ stale: b, by: null });
+  }
+  for (const b of workaroundsNoLongerNeeded(candidates, outcomes)) {
+    if (stale.has(b)) continue;
+    stale.add(b);
+    superseded.push({ stale: b, by: null });
   }
   const lifted: Lifted[] = [];
   for (const b of candidates) {

@@ -16,6 +16,12 @@ export interface RolloutOutcome {
   passed: string[];
   /** Every command that exited 0, also those whose output looked like a failure ("→ exit 0 (but …)"). */
   exited0: string[];
+  /** Every command the summary's `Tried` lists, whatever its exit. */
+  ran?: string[];
+  /** Workspace files the rollout deleted (the summary's `Files changed`: "path (deleted)"). */
+  deleted?: string[];
+  /** Workspace files the rollout edited (the rest of `Files changed`). */
+  changed?: string[];
 }
 
 /** Tasks and outcomes of the kept rollouts, from their rollout summaries (a missing or damaged one is skipped). */
@@ -34,7 +40,16 @@ export async function loadOutcomes(paths: MemoryPaths, kept: RolloutInput[]): Pr
         const m = /^`(.+)` → exit 0\b/.exec(t.trim());
         return m ? [m[1]!] : [];
       });
-      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed, exited0 });
+      const ran = summary.tried.flatMap((t) => {
+        const m = /^`(.+)` → /.exec(t.trim());
+        return m ? [m[1]!] : [];
+      });
+      const deleted = summary.filesChanged.flatMap((f) => {
+        const m = /^(.+) \(deleted\)$/.exec(f.trim());
+        return m ? [m[1]!] : [];
+      });
+      const changed = summary.filesChanged.map((f) => f.trim()).filter((f) => !/ \(deleted\)$/.test(f));
+      out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed, exited0, ran, deleted, changed });
     } catch {
       // A damaged summary only costs this rule its evidence.
     }
@@ -45,13 +60,14 @@ export async function loadOutcomes(paths: MemoryPaths, kept: RolloutInput[]): Pr
 /**
  * Unfinished work that a later run finished is no longer unfinished: drops `task_state` candidates when a
  * newer rollout `completed` a task sharing most of their words (overlap ≥ 0.5 on the task's content words),
- * and flaky-test lessons whose test a newer completed task named (`fixedFlaky`).
+ * or took up the same work and left its own unfinished-work entry (`carriedForward`), and flaky-test lessons
+ * whose test a newer completed task named (`fixedFlaky`).
  */
 export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOutcome[]): { kept: Candidate[]; closed: Candidate[]; fixed: FixedFlaky[] } {
   const closed: Candidate[] = [];
   const fixed: FixedFlaky[] = [];
   const kept = candidates.filter((c) => {
-    const by = fixedFlaky(c, outcomes);
+    const by = fixedFlaky(c, outcomes) ?? fixedFlakyNote(c, outcomes);
     if (by) {
       closed.push(c);
       fixed.push(by);
@@ -60,14 +76,14 @@ export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOut
     if (c.kind !== 'task_state') return true;
     const words = contentTokens(c.text);
     const ids = identifiers(c.text);
+    const sameWork = (o: RolloutOutcome) =>
+      similarity(contentTokens(o.task), words).overlap >= 0.5 ||
+      [...identifiers(o.task)].some((i) => ids.has(i)) ||
+      (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c);
     const done = outcomes.some(
       (o) =>
         o.order < c.order &&
-        o.outcome === 'completed' &&
-        (similarity(contentTokens(o.task), words).overlap >= 0.5 ||
-          [...identifiers(o.task)].some((i) => ids.has(i)) ||
-          (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c) ||
-          answers(c, o)),
+        ((o.outcome === 'completed' && (sameWork(o) || answers(c, o))) || (carriedForward(candidates, o) && sameWork(o))),
     );
     if (done) closed.push(c);
     return !done;
@@ -90,7 +106,7 @@ export function fixedFlakyFact(f: FixedFlaky, rollout: { rolloutId: string; time
   const names = f.tests.map((t) => `\`${t}\``).join(', ');
   const task = f.by.task.length > 140 ? `${f.by.task.slice(0, 139)}…` : f.by.task;
   return replacingFact(
-    `${names} ${f.tests.length > 1 ? 'are' : 'is'} no longer known as flaky: a later run was asked to fix it and finished (“${task}”). A failure there is now real; debug it rather than rerun it.`,
+    `${names} ${f.tests.length > 1 ? 'are' : 'is'} no longer known as flaky: a later run worked on it and finished (“${task}”). A failure there is now real; debug it rather than rerun it.`,
     f.stale,
     rollout,
     f.by.order,
@@ -126,6 +142,22 @@ function fixedFlaky(c: Candidate, outcomes: RolloutOutcome[]): FixedFlaky | unde
 }
 
 /**
+ * A note that calls a test flaky and names the test file it lives in ("`ttl_test` in `test/cache_test.exs` is
+ * flaky …") is retired when a newer completed rollout changed that file and a test command passed in it: the
+ * flake was worked on and the suite ran green, whatever language the run said so in. The tests named are the
+ * note's code spans that are not the file.
+ */
+function fixedFlakyNote(c: Candidate, outcomes: RolloutOutcome[]): FixedFlaky | undefined {
+  if (c.kind === 'preference' || c.kind === 'task_state' || !/\bflaky\b|\bintermittent(ly)?\b/i.test(c.text)) return undefined;
+  const spans = [...c.text.matchAll(/`([^`]+)`/g)].map((x) => x[1]!.trim());
+  const by = outcomes.find((o) => o.order < c.order && o.outcome === 'completed' && o.passed.length > 0 && (o.changed ?? []).some((f) => spans.includes(f) && /test|spec/i.test(f)));
+  if (!by) return undefined;
+  const file = spans.find((sp) => (by.changed ?? []).includes(sp))!;
+  const tests = spans.filter((sp) => sp !== file && /^[\w.:#>-]+$/.test(sp) && !/\.\w{1,4}$/.test(sp));
+  return { stale: c, tests: tests.length ? tests : [file], by };
+}
+
+/**
  * A task that says it carries on the last one ("finish the previous task", "termine la tâche précédente",
  * "mach die letzte Aufgabe fertig", "继续上次的任务", "前回のタスクの続き", "dokonči podle plánu z minulého běhu"): it closes the newest unfinished work
  * before it, in whatever language either was written.
@@ -155,6 +187,15 @@ function identifiers(text: string): Set<string> {
     if (!/^(UTF|UCS|SHA|MD|ISO|PEP|RFC|AES|TLS|SSL|HTTP|IPV|ES|ECMA|CP|WIN|LATIN|X)-/.test(m[0])) out.add(m[0].toLowerCase());
   }
   return out;
+}
+
+/**
+ * A newer rollout that took up the same work and did not finish it either left its own unfinished-work entry:
+ * that entry is the work's state now (what was verified since, what still fails), so the older one, which
+ * describes a state that has passed ("written but not verified"), goes — whatever language either is in.
+ */
+function carriedForward(candidates: Candidate[], o: RolloutOutcome): boolean {
+  return o.outcome !== 'completed' && candidates.some((x) => x.kind === 'task_state' && x.sources.includes(o.rolloutId));
 }
 
 function newestOpenBefore(candidates: Candidate[], order: number): Candidate | undefined {

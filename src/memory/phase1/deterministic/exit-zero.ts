@@ -34,7 +34,41 @@ export function exitZeroFailures(view: RolloutView): RawMemory[] {
       });
     }
   }
-  out.push(...wrapperExitZero(view, seen));
+  out.push(...wrapperExitZero(view, seen), ...trustedExitCodes(view, seen));
+  return out;
+}
+
+/** The wording of `trustedExitCodes`' fact; phase 2 reads it to retire an older "exits 0 even when tests fail". */
+export const TRUSTED_EXIT = 'exits non-zero when tests fail';
+
+/**
+ * A test command whose status the run printed itself (`; echo "exit=$?"`: the agent was checking the exit code)
+ * and which reported failing tests with a non-zero status: its exit code can be trusted. Only the printed
+ * status counts — an ordinary failing run says nothing about whether the code was ever in doubt — and only
+ * when no run of the same command in this rollout exited 0 on failures (`seen`).
+ */
+function trustedExitCodes(view: RolloutView, seen: Set<string>): RawMemory[] {
+  const out: RawMemory[] = [];
+  const done = new Set<string>();
+  for (const step of view.steps) {
+    const cmd = commandOf(step);
+    const output = step.output ?? '';
+    if (!cmd || !FAILED_SUMMARY.test(output)) continue;
+    const segs = splitCommand(cmd);
+    for (const seg of workSegments(segs)) {
+      const status = printedStatus(step, segs, seg);
+      if (seg.category !== 'test' || seen.has(seg.canonical) || done.has(seg.canonical) || status === undefined || status === 0) continue;
+      done.add(seg.canonical);
+      const said = output.split('\n').map((l) => l.trim()).find((l) => FAILED_SUMMARY.test(l)) ?? '';
+      out.push({
+        kind: 'fact',
+        text: `\`${clip(essentialCommand(segs, seg), 200)}\` ${TRUSTED_EXIT} (its output said ${quote(clip(said, 120))} with status ${status}): its exit code can be trusted.`,
+        evidence: { lines: [step.callLine, ...(step.resultLine ? [step.resultLine] : [])] },
+        importance: 3,
+        keywords: keywordsOf([seg.key, 'exit code', 'tests']),
+      });
+    }
+  }
   return out;
 }
 

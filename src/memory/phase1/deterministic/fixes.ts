@@ -144,10 +144,18 @@ function failedSegment(step: Step): Segment | undefined {
   return outcome === 'failed' || (outcome === 'unknown' && failed(step)) ? target : undefined;
 }
 
+/** A flag by which a formatter or fixer only reports what it would change. */
+const CHECK_FLAG = /(^|\s)(--check|--diff|--verify-no-changes|--list-different|--check-formatted|-check|--dry-run)(=\S*)?(\s|$)/;
+
+const firstWord = (s: Segment) => s.args.find((x) => !x.startsWith('-')) ?? '';
+
 function related(a: Segment, b: Segment): boolean {
   const job = jobOf(a);
   // A check and a fixer of the same job (`prettier --check` → `prettier --write`) are a dev loop: the code changed.
   if (job && job === jobOf(b) && checksOnly(a) !== checksOnly(b)) return false;
+  // Any tool, known or not: the same program and subcommand with and without a check flag (`stylua --check src`
+  // → `stylua src`, `gleam format --check` → `gleam format`) is a check and its fixer.
+  if (a.program === b.program && CHECK_FLAG.test(a.args.join(' ')) !== CHECK_FLAG.test(b.args.join(' ')) && firstWord(a) === firstWord(b)) return false;
   if (a.key === b.key || sameCommand(a, b)) return true;
   // The same check by another route: `eslint .` failed, `npm run lint` passed (a tool and the repository's wrapper).
   if (job && job === jobOf(b) && checksOnly(a) && checksOnly(b)) return true;
@@ -257,16 +265,18 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
 /**
  * Setup commands of a step that passed: environment, system packages, dependency installs, starting a service
  * (`docker compose up -d postgres`, `service postgresql start`) or preparing its data (`rails db:prepare`:
- * `setsUpService`); for a failing
+ * `setsUpService`), making an empty file it needs (`touch`); for a failing
  * test or build also building or generating another part first (`pnpm --filter tokens build` before the ui tests).
  */
 function setupSegments(step: Step, segs: Segment[], target: Segment): Segment[] {
   const prep = target.category === 'test' || target.category === 'build' ? ['build', 'generate'] : [];
   // A service start can look like inspection to the categories (`brew services start x`); it is setup all the same.
   const work = workSegments(segs);
-  return segs.filter((s) => work.includes(s) || setsUpService(s)).filter(
+  // An empty file made for it (`touch database/database.sqlite`, `touch .env.local`): the command needed it to exist.
+  const made = (s: Segment) => s.program === 'touch' && s.args.some((a) => !a.startsWith('-'));
+  return segs.filter((s) => work.includes(s) || setsUpService(s) || made(s)).filter(
     (s) =>
-      (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || toolSetup(s, target) || (prep.includes(s.category) && !related(s, target))) &&
+      (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || made(s) || toolSetup(s, target) || (prep.includes(s.category) && !related(s, target))) &&
       s.program !== 'cd' &&
       // `epmd -daemon; sleep 1; epmd -names`: a service start whose line then ran to a clean end did its job.
       (segmentOutcome(step, segs, s) === 'passed' || (setsUpService(s) && step.exitCode === 0 && segmentOutcome(step, segs, s) === 'unknown')),

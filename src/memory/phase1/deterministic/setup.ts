@@ -140,7 +140,9 @@ function isProjectSpecificTest(seg: Segment): boolean {
   // A path argument narrows the run to part of the suite (`go test ./...` is all of it).
   const narrowing = args.filter((a) => !a.startsWith('-') && /[/.]/.test(a) && !/^\.\/\.\.\.$|^\.\.\.$/.test(a));
   if (narrowing.length > 0 && !(seg.program === 'ctest' && args.includes('--test-dir'))) return false;
-  if (seg.script) return true;
+  // A script run with a filter (`php artisan test --filter=Register`, `manage.py test -k login`) ran the part
+  // this run was working on; the script alone is the project's way to run the suite.
+  if (seg.script) return !args.some((a) => /^-(k|t|run)$|^--(filter|grep|tests?|only)\b/.test(a));
   // A variable the suite needs (`SPROCKET_VECTORS=tests/vectors make test`, `make CC=gcc test`) is this project's,
   // unless every agent sets it out of habit (`CI=1`, `NO_COLOR=1`).
   const vars = [...seg.canonical.slice(0, seg.canonical.indexOf(seg.program)).split(/\s+/), ...(/make$/.test(seg.program) ? args : [])].filter((w) => /^[A-Za-z_]\w*=/.test(w));
@@ -152,5 +154,8 @@ function isProjectSpecificTest(seg: Segment): boolean {
   const value = (f: string) => (f.includes('=') ? f.slice(f.indexOf('=') + 1) : (args[args.indexOf(f) + 1] ?? ''));
   if (filters.some((f) => /Tests?\b|Spec\b|^test_|_test\b|::|\.test\b/.test(value(f)))) return false;
   if (filters.length > 0) return true;
+  // A tool's own bare test subcommand (`hardhat test`, `foo test`), with nothing but options, is what any agent
+  // tries first, for tools the list above does not name too.
+  if (!seg.script && seg.args.filter((a) => !a.startsWith('-')).length === 1 && /^(test|tests|spec|check)$/.test(seg.args.find((a) => !a.startsWith('-'))!)) return false;
   return !DEFAULT_PROGRAMS.test(seg.program) && !DEFAULT_KEYS.test(seg.key);
 }
