@@ -248,7 +248,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     const workspaceSnapshot = await step('snapshot-workspace', emit, timings, async () => {
       // A stable tree without secrets: leftover processes stopped, notes redacted, token and credential files set aside.
       const wasThere: WasThere = start.kind === 'snapshot' || start.kind === 'head' ? (rel) => (baseline ? baseline.listing.entries.has(rel) : 'unknown') : inHostCheckout(workspace);
-      prepared = await prepareWorkspace(sandbox, { home: config.home, rolloutId, layout, runClock, wasThere, keep: config.snapshot.keepCredentialFiles, onProgress });
+      prepared = await prepareWorkspace(sandbox, { home: config.home, rolloutId, layout, runClock, wasThere, keep: config.snapshot.keepCredentialFiles, fromSnapshot: start.kind === 'snapshot' || start.kind === 'head', onProgress });
+      Object.assign(parts, prepared.timings);
       const skipped = prepared.skipped;
       const report: { mode?: WorkspaceSnapshotMode; timings?: SnapshotTimings } = {};
       try {

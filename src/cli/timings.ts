@@ -15,7 +15,8 @@ export function formatTimings(r: SessionResult): string {
     lines.push(`  ${s.padEnd(20)} ${String(ms).padStart(8)}`);
     const prefix = prefixOf[s];
     if (!prefix) continue;
-    for (const [k, v] of Object.entries(parts).filter(([k]) => k.startsWith(`${prefix}.`)).sort()) {
+    // In the order they ran (the order they were recorded in).
+    for (const [k, v] of Object.entries(parts).filter(([k]) => k.startsWith(`${prefix}.`))) {
       lines.push(`    ${k.slice(prefix.length + 1).padEnd(18)} ${String(v).padStart(8)}`);
     }
   }

@@ -17,13 +17,19 @@ export interface PreparedWorkspace {
   leftoverProcesses: number | null;
   /** The manifest's `skipped` entries for the files left out. */
   skipped: { path: string; reason: string }[];
+  /**
+   * Time of each part, ms, as `SessionResult.timings.parts` names them: `snapshot.stop-processes`,
+   * `snapshot.redact-notes`, `snapshot.credential-files`, `snapshot.token-files`, `snapshot.secret-keys`.
+   */
+  timings: Record<string, number>;
 }
 
 /**
  * Step 6, first half: makes the workspace a stable tree that holds no secret, before any layer is written.
  * 1. Every process the agent's commands left running (`cmd &`, `nohup`, `setsid`, double forks) is killed, so
  *    nothing writes into the tree (above all `memories/`) while it is read or after its notes were redacted.
- * 2. The memory layout is redacted in place (`redact-notes.ts`).
+ * 2. The memory layout is redacted in place (`redact-notes.ts`): with `fromSnapshot` (the tree was restored from a
+ *    snapshot), only the files changed since `runClock`.
  * 3. Credential files the run created, and files it created that hold a token, are set aside on the host
  *    (`<home>/left-out/<rollout-id>/`) and listed as skipped (`credential-files.ts`, `secret-files.ts`).
  * 4. Config files the run wrote with a value under a secret-named key are reported, not left out (`secret-key-files.ts`).
@@ -33,31 +39,47 @@ export interface PreparedWorkspace {
  */
 export async function prepareWorkspace(
   sandbox: Sandbox,
-  ctx: { home: string; rolloutId: string; layout: MemoryLayout; runClock: number | null; wasThere: WasThere; keep: boolean; onProgress?: OnProgress },
+  ctx: { home: string; rolloutId: string; layout: MemoryLayout; runClock: number | null; wasThere: WasThere; keep: boolean; fromSnapshot?: boolean; onProgress?: OnProgress },
 ): Promise<PreparedWorkspace> {
   const say = (message: string): void => ctx.onProgress?.({ step: 'snapshot', phase: 'progress', message });
-  const leftoverProcesses = sandbox.stopLeftoverProcesses ? await sandbox.stopLeftoverProcesses() : null;
+  const timings: Record<string, number> = {};
+  const timed = async <T>(part: string, work: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    try {
+      return await work();
+    } finally {
+      timings[`snapshot.${part}`] = Math.round(performance.now() - t);
+    }
+  };
+  const leftoverProcesses = sandbox.stopLeftoverProcesses ? await timed('stop-processes', () => sandbox.stopLeftoverProcesses!()) : null;
   if (leftoverProcesses) say(`stopped ${leftoverProcesses} process(es) the agent's commands left running, before the snapshot`);
-  await redactLayoutInSandbox(sandbox, ctx.layout);
+  // Restored from a snapshot (whose layout was redacted when written): only what the run changed is read again.
+  const since = ctx.fromSnapshot && ctx.runClock !== null ? { since: ctx.runClock } : {};
+  await timed('redact-notes', () => redactLayoutInSandbox(sandbox, ctx.layout, since));
   const leaveOut = (rel: string, savedAs?: string): Promise<string | null> => setAside(sandbox, ctx.home, ctx.rolloutId, rel, savedAs);
-  const credentialFiles = ctx.runClock === null ? [] : await leaveOutCredentialFiles(sandbox, ctx.runClock, ctx.wasThere, ctx.keep, leaveOut);
+  const runClock = ctx.runClock;
+  const credentialFiles = runClock === null ? [] : await timed('credential-files', () => leaveOutCredentialFiles(sandbox, runClock, ctx.wasThere, ctx.keep, leaveOut));
   const secretFiles =
-    ctx.runClock === null
+    runClock === null
       ? []
-      : await leaveOutSecretFiles(sandbox, ctx.runClock, {
-          wasThere: ctx.wasThere,
-          keep: ctx.keep,
-          leaveOut,
-          skipDirs: [ctx.layout.memoriesDir, ctx.layout.sessionsDir],
-          skip: new Set(credentialFiles.map((f) => f.path)),
-        });
+      : await timed('token-files', () =>
+          leaveOutSecretFiles(sandbox, runClock, {
+            wasThere: ctx.wasThere,
+            keep: ctx.keep,
+            leaveOut,
+            skipDirs: [ctx.layout.memoriesDir, ctx.layout.sessionsDir],
+            skip: new Set(credentialFiles.map((f) => f.path)),
+          }),
+        );
   const secretKeyFiles =
-    ctx.runClock === null
+    runClock === null
       ? []
-      : await findSecretKeyFiles(sandbox, ctx.runClock, {
-          skipDirs: [ctx.layout.memoriesDir, ctx.layout.sessionsDir],
-          skip: new Set([...credentialFiles, ...secretFiles].filter((f) => f.action === 'left-out').map((f) => f.path)),
-        });
+      : await timed('secret-keys', () =>
+          findSecretKeyFiles(sandbox, runClock, {
+            skipDirs: [ctx.layout.memoriesDir, ctx.layout.sessionsDir],
+            skip: new Set([...credentialFiles, ...secretFiles].filter((f) => f.action === 'left-out').map((f) => f.path)),
+          }),
+        );
   for (const f of credentialFiles) say(credentialMessage(f));
   for (const f of secretFiles) say(secretFileMessage(f));
   for (const f of secretKeyFiles) say(secretKeyFileMessage(f));
@@ -65,5 +87,5 @@ export async function prepareWorkspace(
     ...credentialFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `credential file (${f.kind}) written by the run` })),
     ...secretFiles.filter((f) => f.action === 'left-out').map((f) => ({ path: f.path, reason: `${f.inName ? 'its name holds' : 'holds'} a token (${f.kinds.join(', ')}), written by the run` })),
   ];
-  return { credentialFiles, secretFiles, secretKeyFiles, leftoverProcesses, skipped };
+  return { credentialFiles, secretFiles, secretKeyFiles, leftoverProcesses, skipped, timings };
 }

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { Readable } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
@@ -29,14 +30,28 @@ export interface NotesRedaction {
  * written back. A binary file (a NUL byte) or one over 64 MiB cannot be redacted in place: when its text holds
  * a secret shape it is removed, with a warning naming it. Missing folders are fine. Throws what the sandbox
  * throws for a read or write that fails (the session then reports a failed workspace snapshot).
+ *
+ * `since` (sandbox clock, seconds, as `date +%s.%N`): the tree was restored from a snapshot, whose memory layout
+ * was redacted when it was written, so only the files changed after it (ctime, which the agent cannot set back)
+ * are read; every name is still listed, so a rename never takes an unchanged sibling's name. Without it, or
+ * when the sandbox cannot stream bytes, every file is read: `sessions/` holds every earlier rollout's transcript,
+ * so that cost grew with the lineage's history, not with the run.
  */
-export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayout): Promise<NotesRedaction> {
+export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayout, options: { since?: number } = {}): Promise<NotesRedaction> {
   const result: NotesRedaction = { redacted: [], refused: [], renamed: [] };
   for (const dir of [layout.memoriesDir, layout.sessionsDir]) {
-    const exists = await sandbox.exec(['test', '-d', dir]);
-    if (exists.exitCode !== 0) continue;
-    const entries: string[] = [];
-    const files = await readTextFiles(await sandbox.getArchive(dir), entries);
+    const changed = options.since !== undefined ? await changedFiles(sandbox, dir, options.since) : undefined;
+    if (changed === 'missing') continue;
+    let entries: string[] = [];
+    let files: Map<string, Buffer>;
+    if (changed) {
+      entries = changed.names;
+      files = changed.files;
+    } else {
+      const exists = await sandbox.exec(['test', '-d', dir]);
+      if (exists.exitCode !== 0) continue;
+      files = await readTextFiles(await sandbox.getArchive(dir), entries);
+    }
     for (const [name, data] of files) {
       const path = posix.join(dir, name);
       const text = data.toString('latin1');
@@ -71,6 +86,27 @@ export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayo
     log.warn({ files: result.refused }, 'removed binary or oversized files under the memory layout that hold secrets: they cannot be redacted in place');
   }
   return result;
+}
+
+/** Largest output of one changed-files read (bytes): past it, the whole folder is read as before. */
+const MAX_CHANGED_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Every entry name under `dir` and the regular files changed after `since` (ctime), in one exec: the names,
+ * NUL-separated, an empty name, then a tar of those files. `'missing'`: no such folder; `undefined`: not known
+ * (no byte stream, a failed or truncated read) — the caller reads the whole folder.
+ */
+async function changedFiles(sandbox: Sandbox, dir: string, since: number): Promise<{ names: string[]; files: Map<string, Buffer> } | 'missing' | undefined> {
+  if (!sandbox.execBytes) return undefined;
+  const script = 'cd -- "$1" 2>/dev/null || exit 3; find . -xdev -print0 || exit 4; printf "\\0"; find . -xdev -type f -newerct "@$2" -print0 | tar --null --no-recursion -T - -cf - || exit 5';
+  const r = await sandbox.execBytes(['sh', '-c', script, 'sh', dir, since.toFixed(9)], { maxOutputBytes: MAX_CHANGED_BYTES }).catch(() => null);
+  if (r?.exitCode === 3) return 'missing';
+  if (!r || r.exitCode !== 0 || r.truncated || r.timedOut) return undefined;
+  const cut = r.stdout.indexOf('\0\0');
+  if (cut < 0) return undefined;
+  const names = r.stdout.subarray(0, cut).toString('utf8').split('\0').map((p) => p.replace(/^\.\//, '')).filter((p) => p !== '.');
+  const files = await readTextFiles(Readable.from([r.stdout.subarray(cut + 2)]), []);
+  return { names, files };
 }
 
 /** Regular files of a tar stream, by entry path (`./` stripped); a file over the cap keeps only its first bytes. */
