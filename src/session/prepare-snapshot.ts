@@ -1,3 +1,4 @@
+import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -6,6 +7,8 @@ import { setAside } from './left-out.js';
 import { redactLayoutInSandbox } from './redact-notes.js';
 import { leaveOutSecretFiles, secretFileMessage, type SecretFile } from './secret-files.js';
 import { findSecretKeyFiles, secretKeyFileMessage, type SecretKeyFile } from './secret-key-files.js';
+
+const log = logger('session');
 
 /** What step 6 did to the sandbox's workspace before reading it, and what the snapshot must list as left out. */
 export interface PreparedWorkspace {
@@ -19,7 +22,8 @@ export interface PreparedWorkspace {
   skipped: { path: string; reason: string }[];
   /**
    * Time of each part, ms, as `SessionResult.timings.parts` names them: `snapshot.stop-processes`,
-   * `snapshot.redact-notes`, `snapshot.credential-files`, `snapshot.token-files`, `snapshot.secret-keys`.
+   * `snapshot.redact-notes`, `snapshot.credential-files`, `snapshot.token-files`, `snapshot.secret-keys` (the last
+   * runs beside the two before it: the parts add up to more than the step).
    */
   timings: Record<string, number>;
 }
@@ -45,6 +49,7 @@ export async function prepareWorkspace(
   const timings: Record<string, number> = {};
   const timed = async <T>(part: string, work: () => Promise<T>): Promise<T> => {
     const t = performance.now();
+    timings[`snapshot.${part}`] = 0; // listed in the order the parts started
     try {
       return await work();
     } finally {
@@ -58,6 +63,16 @@ export async function prepareWorkspace(
   await timed('redact-notes', () => redactLayoutInSandbox(sandbox, ctx.layout, since));
   const leaveOut = (rel: string, savedAs?: string): Promise<string | null> => setAside(sandbox, ctx.home, ctx.rolloutId, rel, savedAs);
   const runClock = ctx.runClock;
+  const skipDirs = [ctx.layout.memoriesDir, ctx.layout.sessionsDir];
+  // Report-only, so it runs beside the scans that set files aside; what they left out is dropped from it after.
+  const keyScan: Promise<SecretKeyFile[]> =
+    runClock === null
+      ? Promise.resolve([])
+      : timed('secret-keys', () => findSecretKeyFiles(sandbox, runClock, { skipDirs, skip: new Set() })).catch((err: unknown) => {
+          // Never left to reject unawaited while the other scans run (that would end the process).
+          log.warn({ err: (err as Error).message }, 'could not look for secret-named keys in the files the run wrote');
+          return [];
+        });
   const credentialFiles = runClock === null ? [] : await timed('credential-files', () => leaveOutCredentialFiles(sandbox, runClock, ctx.wasThere, ctx.keep, leaveOut));
   const secretFiles =
     runClock === null
@@ -67,19 +82,12 @@ export async function prepareWorkspace(
             wasThere: ctx.wasThere,
             keep: ctx.keep,
             leaveOut,
-            skipDirs: [ctx.layout.memoriesDir, ctx.layout.sessionsDir],
+            skipDirs,
             skip: new Set(credentialFiles.map((f) => f.path)),
           }),
         );
-  const secretKeyFiles =
-    runClock === null
-      ? []
-      : await timed('secret-keys', () =>
-          findSecretKeyFiles(sandbox, runClock, {
-            skipDirs: [ctx.layout.memoriesDir, ctx.layout.sessionsDir],
-            skip: new Set([...credentialFiles, ...secretFiles].filter((f) => f.action === 'left-out').map((f) => f.path)),
-          }),
-        );
+  const leftOut = new Set([...credentialFiles, ...secretFiles].filter((f) => f.action === 'left-out').map((f) => f.path));
+  const secretKeyFiles = (await keyScan).filter((f) => !leftOut.has(f.path));
   for (const f of credentialFiles) say(credentialMessage(f));
   for (const f of secretFiles) say(secretFileMessage(f));
   for (const f of secretKeyFiles) say(secretKeyFileMessage(f));

@@ -53,7 +53,7 @@ describe('a session from the lineage head', () => {
       expect(parts[k], k).toBeGreaterThanOrEqual(0);
     }
     expect(parts['snapshot.full-stream']).toBeUndefined();
-    expect(formatTimings(second)).toMatch(/snapshot-workspace\s+\d+\n\s+stop-processes\s+\d+\n\s+redact-notes\s+\d+\n\s+credential-files\s+\d+\n\s+token-files\s+\d+\n\s+secret-keys\s+\d+\n\s+listing\s+\d+[\s\S]*workspace snapshot from the changes only/);
+    expect(formatTimings(second)).toMatch(/snapshot-workspace\s+\d+\n\s+stop-processes\s+\d+\n\s+redact-notes\s+\d+\n\s+secret-keys\s+\d+\n\s+credential-files\s+\d+\n\s+token-files\s+\d+\n\s+listing\s+\d+[\s\S]*workspace snapshot from the changes only/);
 
     const store = await openStore(join(s.home, 'store'));
     const ws = await store.get(second.workspaceSnapshot!);
