@@ -16,7 +16,9 @@ describe('issue 12, kind 3: failed and partial runs keep what they found', () =>
     const state = e.memories.find((m) => m.kind === 'task_state')!;
     expect(state.text).toMatch(/^Unfinished \(the agent stopped on purpose\)/);
     expect(state.text).not.toMatch(/stopped by an error/);
-    expect(state.text).toContain('the toolchain under /opt/go works when it is first on PATH.');
+    // The environment sentence (it cites /opt/go) outlives the task: it is kept in the run's constraint fact.
+    const fact = e.memories.find((m) => m.kind === 'fact' && m.text.startsWith('Found by a run that did not finish'))!;
+    expect(`${fact.text} ${state.text}`).toContain('the toolchain under /opt/go works when it is first on PATH.');
     expect(state.text).toContain('(3) add a test for the default of 90s.');
     expect(e.summary.outcome).toMatch(/the agent stopped on purpose/);
   });

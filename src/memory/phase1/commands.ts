@@ -218,3 +218,12 @@ export function asksOnly(args: string[]): boolean {
 export function sameCommand(a: Segment, b: Segment): boolean {
   return a.canonical === b.canonical;
 }
+
+/**
+ * The segments of one command line (`segs`, from `splitCommand`) in front of `match` from which every join up
+ * to it is `&&`: when `match` ran, each of them had run and exited 0. Empty when `match` is first or not in `segs`.
+ */
+export function andedBefore(segs: Segment[], match: Segment): Segment[] {
+  const at = segs.indexOf(match);
+  return at <= 0 ? [] : segs.slice(0, at).filter((_, k) => segs.slice(k + 1, at + 1).every((x) => x.joiner === '&&'));
+}

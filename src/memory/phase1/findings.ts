@@ -1,5 +1,6 @@
 import { dangerousInstruction } from '../injection.js';
 import { looksLikeInstruction } from './error-lines.js';
+import { citesRunEvidence } from './evidence.js';
 import type { RolloutView, Said } from './rollout.js';
 
 /**
@@ -116,7 +117,9 @@ export function runFindings(view: RolloutView, budget = 900): string[] {
   const take = (s: Said, all: boolean) => {
     const sentences = sentencesOf(s.text);
     sentences.forEach((text, i) => {
-      if (looksLikeInstruction(text) || (!all && !FINDING.test(text) && !CONSTRAINT.test(text))) return;
+      // In the final message, a sentence that cites what the run ran or saw is a finding in any language.
+      const found = FINDING.test(text) || CONSTRAINT.test(text) || (s === final && citesRunEvidence(view, text));
+      if (looksLikeInstruction(text) || (!all && !found)) return;
       // A plan to fetch and run code or weaken security is never passed on, also when it spans two sentences
       // ("Download it with `curl … -o /tmp/i.sh`. Then `bash /tmp/i.sh`.").
       // A neighbour that is dangerous on its own is dropped by itself; only a pair that is dangerous together drops both.

@@ -1,5 +1,6 @@
 import type { RawMemory } from '../../types.js';
 import { CONSTRAINT, lastAssistantText, runFindings, sentencesOf } from '../findings.js';
+import { citesRunEvidence } from '../evidence.js';
 import type { RolloutView } from '../rollout.js';
 import { clip, keywordsOf } from './text.js';
 
@@ -50,9 +51,10 @@ export function constraintSentences(view: RolloutView): string[] {
     used += s.length + 1;
     out.push(s);
   }
+  const final = new Set(sentencesOf(lastAssistantText(view)?.text ?? ''));
   for (const s of runFindings(view)) {
     if (out.some((o) => o.includes(s) || s.includes(o))) continue;
-    if (PLAN.test(s) || !CONSTRAINT.test(s)) continue;
+    if (PLAN.test(s) || !(CONSTRAINT.test(s) || (final.has(s) && citesRunEvidence(view, s)))) continue;
     if (used + s.length > 500) break;
     used += s.length + 1;
     out.push(s);

@@ -34,9 +34,45 @@ export function exitZeroFailures(view: RolloutView): RawMemory[] {
       });
     }
   }
-  out.push(...wrapperExitZero(view, seen), ...trustedExitCodes(view, seen));
+  out.push(...reportedAfter(view, seen), ...wrapperExitZero(view, seen), ...trustedExitCodes(view, seen));
   return out;
 }
+
+/**
+ * A test command whose own status was 0, and right after it (nothing edited or run between) the same program's
+ * report of those tests (`colcon test` → `colcon test-result --verbose`; any subcommand that extends the first,
+ * or any other subcommand when the first is a test runner) exited non-zero on failures: the tests failed while
+ * the command said 0. One pitfall per command naming the report to check with.
+ */
+function reportedAfter(view: RolloutView, seen: Set<string>): RawMemory[] {
+  const out: RawMemory[] = [];
+  const commands = view.steps.filter((s) => commandOf(s) || s.name !== 'bash');
+  commands.forEach((step, i) => {
+    const next = commands[i + 1];
+    const cmd = commandOf(step);
+    const report = next && commandOf(next);
+    if (!cmd || !report || !next.exitCode || FAILED_SUMMARY.test(step.output ?? '') || !FAILED_SUMMARY.test(next.output ?? '')) return;
+    const segs = splitCommand(cmd);
+    const reportSegs = workSegments(splitCommand(report));
+    for (const seg of workSegments(segs)) {
+      const sub = firstWord(seg);
+      const by = reportSegs.find((r) => r.program === seg.program && r.canonical !== seg.canonical && firstWord(r) !== sub && (seg.category === 'test' || (sub.length > 0 && firstWord(r).startsWith(sub))));
+      if (!by || seen.has(seg.canonical) || ownStatus(step, segs, seg) !== 0) continue;
+      seen.add(seg.canonical);
+      const said = (next.output ?? '').split('\n').map((l) => l.trim()).filter((l) => FAILED_SUMMARY.test(l)).at(-1) ?? '';
+      out.push({
+        kind: 'pitfall',
+        text: `\`${clip(essentialCommand(segs, seg), 200)}\` exits 0 even when tests fail: \`${clip(by.text, 160)}\`, run right after it, reported ${quote(clip(said, 120))} and exited ${next.exitCode}. Check the result with \`${clip(by.text, 160)}\`, not the exit code.`,
+        evidence: { lines: [step.callLine, next.callLine, ...(next.resultLine ? [next.resultLine] : [])] },
+        importance: 4,
+        keywords: keywordsOf([seg.key, by.key, 'exit code', 'tests']),
+      });
+    }
+  });
+  return out;
+}
+
+const firstWord = (s: Segment) => s.args.find((a) => !a.startsWith('-')) ?? '';
 
 /** The wording of `trustedExitCodes`' fact; phase 2 reads it to retire an older "exits 0 even when tests fail". */
 export const TRUSTED_EXIT = 'exits non-zero when tests fail';

@@ -1,5 +1,5 @@
 import type { RawMemory } from '../../types.js';
-import { essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegments, type Segment } from '../commands.js';
+import { andedBefore, essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { errorLines } from '../error-lines.js';
 import { checksOnly, jobOf } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
@@ -217,7 +217,13 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       if (past && essentialCommand(segs, match) !== target.text && !sameCommand(match, target) && match.core !== target.core) return past;
       // Setup typed in front of the command that then passed (`pip install tox-uv && tox -e py312`) is part of the fix.
       const typedBefore = new Set(splitCommand(commandOf(failure) ?? '').map((s) => s.text));
-      const before = setupSegments(next, segs, target).filter((s) => segs.indexOf(s) < segs.indexOf(match) && s.category !== 'env' && !typedBefore.has(s.text));
+      // So is a step of a tool the categories do not know, joined by `&&` in front of it (`AIRFLOW_HOME=… airflow
+      // db migrate && pytest`, `sudo pg_ctlcluster 15 main start && dbt build`): it ran, passed, and the command then did.
+      // Never a formatter or linter (`cargo fmt && cargo clippy`: it changed the code) nor the same program (`dotnet format`).
+      const unknownSetup = andedBefore(segs, match).filter((s) => s.category === 'other' && !jobOf(s) && s.program !== target.program && !related(s, target));
+      const before = [...setupSegments(next, segs, target), ...unknownSetup]
+        .filter((s, k, all) => all.indexOf(s) === k && segs.indexOf(s) < segs.indexOf(match) && s.category !== 'env' && !typedBefore.has(s.text))
+        .sort((a, b) => segs.indexOf(a) - segs.indexOf(b));
       if (before.length > 0) changes.push({ step: next, text: before.map((s) => s.text).join(' && ') });
       return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes, changedBetween };
     }
