@@ -21,9 +21,9 @@ export interface PreparedWorkspace {
   /** The manifest's `skipped` entries for the files left out. */
   skipped: { path: string; reason: string }[];
   /**
-   * Time of each part, ms, as `SessionResult.timings.parts` names them: `snapshot.stop-processes`,
-   * `snapshot.redact-notes`, `snapshot.credential-files`, `snapshot.token-files`, `snapshot.secret-keys` (the last
-   * runs beside the two before it: the parts add up to more than the step).
+   * Time of each part, ms, as `SessionResult.timings.parts` names them, in the order they started:
+   * `snapshot.stop-processes`, `snapshot.redact-notes`, `snapshot.secret-keys` (it runs beside the next two, so
+   * the parts may add up to more than the step), `snapshot.credential-files`, `snapshot.token-files`.
    */
   timings: Record<string, number>;
 }
