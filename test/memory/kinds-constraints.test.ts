@@ -83,6 +83,13 @@ describe('a constraint a later run got through is lifted, and the memory says so
     // The retired claim itself is not repeated: quoted, the next agent would read it as true.
     expect(now).not.toMatch(/not readable|test\/fixtures/);
     expect(r.superseded.map((s) => s.stale)).toEqual([constraint]);
+    // A replacing fact is a new entry with an id of its own: it was written `id:undefined`, which the next read
+    // takes for a person's bullet (kept past caps, never retired by a run) and `memory forget` cannot name.
+    const md = await readFile(paths.memoryMd, 'utf8');
+    expect(md).not.toContain('id:undefined');
+    const entry = parseMemoryMd(md).entries.find((e) => e.text.includes('works now'));
+    expect(entry?.id).toMatch(/^m-[0-9a-f]{8}$/);
+    expect(entry?.edited).toBe(false);
   });
 
   it('an exit 0 elsewhere, or an older one, lifts nothing', () => {

@@ -1,6 +1,6 @@
 import type { MemoryEntry } from '../memory-md.js';
 import { parseMemoryMd } from '../memory-md.js';
-import { nearDuplicate, normalizeText, sha256 } from '../normalize.js';
+import { entryId, nearDuplicate, normalizeText, sha256 } from '../normalize.js';
 import type { MemoryState, Tombstone, Written } from '../state.js';
 import type { Candidate } from './merge.js';
 
@@ -84,7 +84,8 @@ export function assignEntries(candidates: Candidate[], existing: MemoryEntry[], 
       existing.find((e) => !used.has(e) && (e.kind === c.kind || e.edited) && nearDuplicate(e.text, c.text));
     if (prev) used.add(prev);
     const sources = [...new Set([...c.sources, ...(prev?.sources ?? [])])].filter((s) => liveRollouts.has(s));
-    const id = prev?.id ?? [...c.ids][0]!;
+    // A candidate made in phase 2 may carry no id of a raw memory: its own text names it, as merge does.
+    const id = prev?.id ?? [...c.ids][0] ?? entryId(c.text);
     if (taken.has(id)) continue;
     taken.add(id);
     out.push({

@@ -1,5 +1,5 @@
 import type { MemoryEntry } from '../memory-md.js';
-import { normalizeText } from '../normalize.js';
+import { entryId, normalizeText } from '../normalize.js';
 import type { Tombstone } from '../state.js';
 import type { Candidate } from './merge.js';
 import { migrationRetires } from './supersede.js';
@@ -13,7 +13,7 @@ import { migrationRetires } from './supersede.js';
 /** The MEMORY.md form of a superseded candidate: the existing entry it continued, else one made from it. */
 export function entryOfCandidate(c: Candidate, existing: MemoryEntry[]): MemoryEntry {
   const prev = existing.find((e) => c.ids.has(e.id));
-  return prev ?? { id: [...c.ids][0]!, kind: c.kind, text: c.text, sources: c.sources, importance: c.importance, at: c.at, edited: false };
+  return prev ?? { id: [...c.ids][0] ?? entryId(c.text), kind: c.kind, text: c.text, sources: c.sources, importance: c.importance, at: c.at, edited: false };
 }
 
 /**

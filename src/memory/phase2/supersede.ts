@@ -1,4 +1,4 @@
-import { similarity } from '../normalize.js';
+import { entryId, similarity } from '../normalize.js';
 import type { Candidate } from './merge.js';
 import { proseTokens } from './merge.js';
 import { CONSTRAINT_FACT } from '../phase1/deterministic/constraints.js';
@@ -176,7 +176,7 @@ export function liftedFact(l: Lifted, rollout: { rolloutId: string; time: string
  * its place, 0 = newest), with the stale entry's importance and keywords.
  */
 export function replacingFact(text: string, stale: Candidate, rollout: { rolloutId: string; time: string }, order: number): Candidate {
-  return { kind: 'fact', text, sources: [rollout.rolloutId], importance: stale.importance, at: rollout.time, order, count: 1, ids: new Set(), keywords: stale.keywords };
+  return { kind: 'fact', text, sources: [rollout.rolloutId], importance: stale.importance, at: rollout.time, order, count: 1, ids: new Set([entryId(text)]), keywords: stale.keywords };
 }
 
 function escapeRe(s: string): string {
