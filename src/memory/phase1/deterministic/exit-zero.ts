@@ -7,6 +7,18 @@ import { clip, keywordsOf, quote } from './text.js';
 /** A test runner's summary that reports failures: "2 failed", "Failing 1" (GUT), "[Failed]:", "Result: FAIL", TAP's `not ok`. */
 const FAILED_SUMMARY = /\b[1-9]\d* (?:failed|failing|failures?)\b|^\s*Failing\s+[1-9]|^\s*\[Failed\]|^Result: FAIL|^FAILURES!|test result: FAILED|^not ok \d+/im;
 
+/** Each test segment of a step whose output reports failing tests, with its command's segments and the first summary line. */
+function* failingTestRuns(view: RolloutView): Generator<{ step: Step; segs: Segment[]; seg: Segment; said: string }> {
+  for (const step of view.steps) {
+    const cmd = commandOf(step);
+    const output = step.output ?? '';
+    if (!cmd || !FAILED_SUMMARY.test(output)) continue;
+    const said = output.split('\n').map((l) => l.trim()).find((l) => FAILED_SUMMARY.test(l)) ?? '';
+    const segs = splitCommand(cmd);
+    for (const seg of workSegments(segs)) if (seg.category === 'test') yield { step, segs, seg, said };
+  }
+}
+
 /**
  * A test command whose own exit status was 0 while its output reported failing tests (issue 12: "a test command
  * exiting 0 when tests fail"): the next run must read the summary, not trust the status. The status is the
@@ -16,23 +28,16 @@ const FAILED_SUMMARY = /\b[1-9]\d* (?:failed|failing|failures?)\b|^\s*Failing\s+
 export function exitZeroFailures(view: RolloutView): RawMemory[] {
   const out: RawMemory[] = [];
   const seen = new Set<string>();
-  for (const step of view.steps) {
-    const cmd = commandOf(step);
-    const output = step.output ?? '';
-    if (!cmd || !FAILED_SUMMARY.test(output)) continue;
-    const segs = splitCommand(cmd);
-    for (const seg of workSegments(segs)) {
-      if (seg.category !== 'test' || seen.has(seg.canonical) || ownStatus(step, segs, seg) !== 0) continue;
-      seen.add(seg.canonical);
-      const said = output.split('\n').map((l) => l.trim()).find((l) => FAILED_SUMMARY.test(l)) ?? '';
-      out.push({
-        kind: 'pitfall',
-        text: `\`${clip(essentialCommand(segs, seg), 200)}\` exits 0 even when tests fail (its output said ${quote(clip(said, 120))} with status 0): read the summary it prints, not the exit code.`,
-        evidence: { lines: [step.callLine, ...(step.resultLine ? [step.resultLine] : [])] },
-        importance: 4,
-        keywords: keywordsOf([seg.key, 'exit code', 'tests']),
-      });
-    }
+  for (const { step, segs, seg, said } of failingTestRuns(view)) {
+    if (seen.has(seg.canonical) || ownStatus(step, segs, seg) !== 0) continue;
+    seen.add(seg.canonical);
+    out.push({
+      kind: 'pitfall',
+      text: `\`${clip(essentialCommand(segs, seg), 200)}\` exits 0 even when tests fail (its output said ${quote(clip(said, 120))} with status 0): read the summary it prints, not the exit code.`,
+      evidence: { lines: [step.callLine, ...(step.resultLine ? [step.resultLine] : [])] },
+      importance: 4,
+      keywords: keywordsOf([seg.key, 'exit code', 'tests']),
+    });
   }
   out.push(...reportedAfter(view, seen), ...wrapperExitZero(view, seen), ...trustedExitCodes(view, seen));
   return out;
@@ -86,24 +91,18 @@ export const TRUSTED_EXIT = 'exits non-zero when tests fail';
 function trustedExitCodes(view: RolloutView, seen: Set<string>): RawMemory[] {
   const out: RawMemory[] = [];
   const done = new Set<string>();
-  for (const step of view.steps) {
-    const cmd = commandOf(step);
-    const output = step.output ?? '';
-    if (!cmd || !FAILED_SUMMARY.test(output)) continue;
-    const segs = splitCommand(cmd);
-    for (const seg of workSegments(segs)) {
-      const status = printedStatus(step, segs, seg);
-      if (seg.category !== 'test' || seen.has(seg.canonical) || done.has(seg.canonical) || status === undefined || status === 0) continue;
-      done.add(seg.canonical);
-      const said = output.split('\n').map((l) => l.trim()).find((l) => FAILED_SUMMARY.test(l)) ?? '';
-      out.push({
-        kind: 'fact',
-        text: `\`${clip(essentialCommand(segs, seg), 200)}\` ${TRUSTED_EXIT} (its output said ${quote(clip(said, 120))} with status ${status}): its exit code can be trusted.`,
-        evidence: { lines: [step.callLine, ...(step.resultLine ? [step.resultLine] : [])] },
-        importance: 3,
-        keywords: keywordsOf([seg.key, 'exit code', 'tests']),
-      });
-    }
+  for (const { step, segs, seg, said } of failingTestRuns(view)) {
+    if (seen.has(seg.canonical) || done.has(seg.canonical)) continue;
+    const status = printedStatus(step, segs, seg);
+    if (status === undefined || status === 0) continue;
+    done.add(seg.canonical);
+    out.push({
+      kind: 'fact',
+      text: `\`${clip(essentialCommand(segs, seg), 200)}\` ${TRUSTED_EXIT} (its output said ${quote(clip(said, 120))} with status ${status}): its exit code can be trusted.`,
+      evidence: { lines: [step.callLine, ...(step.resultLine ? [step.resultLine] : [])] },
+      importance: 3,
+      keywords: keywordsOf([seg.key, 'exit code', 'tests']),
+    });
   }
   return out;
 }
