@@ -28,6 +28,22 @@ function quotaNote(bytes: number): string {
   return `\n[mnemara: the disk is full. /workspace has a quota of ${bytes} bytes (sandbox.maxWorkspaceBytes); /tmp and the home directory are tmpfs of sandbox.tmpBytes each. Delete files or ask for a larger quota.]\n`;
 }
 
+/**
+ * The runtime's refusal of an exec created just before the container's init died: exit 126 with the runtime's
+ * own one-line message as the command's output. Its words vary with the moment the exec met the stop (seen on
+ * this engine: "cannot exec in a stopped state: unknown", "... a deleted state ...", "task <64 hex> not found:
+ * not found", "ttrpc: closed: unknown"; elsewhere "OCI runtime exec failed: exec failed: cannot exec in a stopped
+ * container: unknown"), so the shapes are matched, not one text; a command's own exit 126 (a file that is not
+ * executable) says something else.
+ */
+const RUNTIME_REFUSAL = /^(?:OCI runtime exec failed\b|exec failed: |cannot exec in a (?:stopped|deleted|created|paused) (?:state|container)\b|task [0-9a-f]{64} not found\b|ttrpc: closed\b)/;
+
+function refusedAsStopped(r: Awaited<ReturnType<typeof rawExec>>): boolean {
+  if (r.exitCode !== 126) return false;
+  const said = `${r.stdout.text()}${r.stderr.text()}`.trim();
+  return said.length < 1_000 && RUNTIME_REFUSAL.test(said);
+}
+
 const cpusOfEngine = new WeakMap<Docker, number>();
 
 /** The engine host's CPU count (Docker refuses a larger NanoCpus); asked once per client. */
@@ -251,19 +267,47 @@ export class DockerSandbox implements Sandbox {
    * `rawExec`, and when the engine refuses it because the container stopped (the agent killed every process in it,
    * its init too: `kill -9 -1`, `pkill -9 -u agent`), the container is started again once and the exec retried:
    * /workspace is its volume (the same loop device), so the work is all there, and the run goes on instead of
-   * failing as mnemara's error. A container that is gone (removed) or will not start rethrows the refusal.
+   * failing as mnemara's error. The refusal comes in two shapes: the engine throws (it already knew the container
+   * had stopped), or, when the exec was created while the container was still going down, the runtime answers
+   * exit 126 with its own one-line message as the command's output (`RUNTIME_REFUSAL`); the engine may still call
+   * the container running then, so its stop is awaited (up to 10 s) before the start. A container that is gone,
+   * still running, or will not start, and a command fed from a stream, keep the refusal (thrown, or the 126
+   * result returned as it came).
    */
   private async execAlive(req: Parameters<typeof rawExec>[2]): Promise<Awaited<ReturnType<typeof rawExec>>> {
+    let refusal: unknown;
     try {
-      return await rawExec(this.container, this.docker, req);
+      const r = await rawExec(this.container, this.docker, req);
+      if (!refusedAsStopped(r)) return r;
+      refusal = r;
     } catch (err) {
+      refusal = err;
+    }
+    // Only the runtime's refusal is worth waiting for: the engine throws once the stop has been recorded.
+    const state = await this.stoppedState(refusal instanceof Error ? 0 : 10_000);
+    const giveUp = () => {
+      if (refusal instanceof Error) throw refusal;
+      return refusal as Awaited<ReturnType<typeof rawExec>>;
+    };
+    if (!state || state.Running || this.closed) return giveUp();
+    log.warn({ container: this.name, exitCode: state.ExitCode }, 'the sandbox container had stopped (every process in it was killed); started it again: /workspace is as it was');
+    const started = await this.container.start().then(
+      () => true,
+      () => false,
+    );
+    // A stdin stream cannot be replayed: the container is up again for the next command, this one keeps its refusal.
+    const replayable = req.stdin === undefined || typeof req.stdin === 'string' || Buffer.isBuffer(req.stdin);
+    if (!started || !replayable) return giveUp();
+    return rawExec(this.container, this.docker, req);
+  }
+
+  /** The container's state once it is no longer running (waits up to `waitMs` for a stop under way); null: gone. */
+  private async stoppedState(waitMs: number): Promise<{ Running: boolean; ExitCode: number } | null> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
       const state = await this.container.inspect().then((i) => i.State, () => null);
-      if (!state || state.Running || this.closed) throw err;
-      log.warn({ container: this.name, exitCode: state.ExitCode }, 'the sandbox container had stopped (every process in it was killed); started it again: /workspace is as it was');
-      await this.container.start().catch(() => {
-        throw err;
-      });
-      return rawExec(this.container, this.docker, req);
+      if (!state || !state.Running || Date.now() >= deadline) return state;
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 
