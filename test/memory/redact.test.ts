@@ -51,6 +51,12 @@ const HARMLESS: string[] = [
   'secret rotation happens in v2 of the policy',
   'the primary key user_id_and_created_at_2024 is fine',
   'press the key F12 and see m-21f9a32a',
+  // A secret name with only blanks before its value, where the value is code or a size.
+  '#define TOKEN_KIND TOKEN_IDENT',
+  '#define PASSWORD_MAX 128',
+  'src/auth.h:9:#define SESSION_TOKEN_HEADER session_token_header',
+  'Name                 Value\n----                 -----\nPASSWORD_MIN_LENGTH  12\nAPI_TOKEN            $API_TOKEN',
+  'TOKEN        expired',
 ];
 
 describe('redact', () => {

@@ -228,4 +228,11 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'token right after an ESC colour code', text: 'a \u001b[1;31mghp_FAKEc0l0ur0123456789abcdefghijklm\u001b[0m', secret: 'ghp_FAKEc0l0ur0123456789abcdefghijklm', kind: 'github_token' },
   { name: 'RPC key in a URL path', text: 'RPC_URL=https://eth-mainnet.rpc.example/v2/FAKEq9Lm2Pz7Rt5Wv8Yb1Nc4', secret: 'FAKEq9Lm2Pz7Rt5Wv8Yb1Nc4', kind: 'secret' },
   { name: 'hex key in a URL path (--fork-url)', text: 'forge test --fork-url https://mainnet.node.example/v3/fa4e7d6c5b4a39281706f5e4d3c2b1a0', secret: 'fa4e7d6c5b4a39281706f5e4d3c2b1a0', kind: 'secret' },
+  // A value after its secret name with only blanks between (issue 12's blind part heldout-k: three reached sessions/).
+  { name: 'C macro in grep output', text: 'firmware/secrets.h:4:#define ROUTER_PASSWORD "FAKEkiwiRouter71"', secret: 'FAKEkiwiRouter71', kind: 'password' },
+  { name: 'C macro, bare value', text: '#  define BROKER_TOKEN FAKEbrk9Zq2Lm8Kp4', secret: 'FAKEbrk9Zq2Lm8Kp4', kind: 'secret' },
+  { name: 'env listing as a table (Format-Table)', text: 'Name                           Value\n----                           -----\nHOMEDRIVE                      C:\nOAUTH_CLIENT_SECRET            FAKEoc7Rt2Wz9Lm4\n', secret: 'FAKEoc7Rt2Wz9Lm4', kind: 'secret' },
+  { name: 'Dockerfile legacy ENV', text: 'ENV REGISTRY_PASSWORD FAKEreg55Pw', secret: 'FAKEreg55Pw', kind: 'password' },
+  { name: 'csh setenv', text: 'setenv DEPLOY_TOKEN FAKEdpl8Tk3Qz', secret: 'FAKEdpl8Tk3Qz', kind: 'secret' },
+  { name: 'CMake set()', text: 'set(CODESIGN_PASSWORD "FAKEcsk-4471")', secret: 'FAKEcsk-4471', kind: 'password' },
 ];
