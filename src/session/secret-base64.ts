@@ -45,13 +45,13 @@ const FORMS = PREFIXES.flatMap((prefix) =>
 export const BASE64_TOKEN_ERE = [...new Set(FORMS.map((f) => f.stable))].map((stable) => `${escapeEre(stable)}[${B64}]{16,}`).join('|');
 
 /**
- * The token kinds in the base64 run `match` (a grep match of `BASE64_TOKEN_ERE`, which starts with a stable
- * string). For each prefix and offset whose stable string starts it, the run is decoded from its first 4-char group
- * boundary, the prefix bytes before that are put back, and the text (after a boundary) goes through `kindsOf` (the
- * scan's `tokenKinds`). `[]` when none decodes to a token. Pure.
+ * What the base64 run `match` (a grep match of `BASE64_TOKEN_ERE`, which starts with a stable string) decodes to
+ * where it starts with a provider prefix: for each prefix and offset whose stable string starts it, the run is
+ * decoded from its first 4-char group boundary and the prefix bytes before that are put back. `[]` when no prefix
+ * decodes. Pure.
  */
-export function base64TokenKinds(match: string, kindsOf: (text: string) => SecretKind[]): SecretKind[] {
-  const kinds = new Set<SecretKind>();
+export function base64PrefixTexts(match: string): string[] {
+  const texts: string[] = [];
   for (const { prefix, shift, stable, first } of FORMS) {
     if (!match.startsWith(stable)) continue;
     const off = (4 - (first % 4)) % 4;
@@ -60,8 +60,15 @@ export function base64TokenKinds(match: string, kindsOf: (text: string) => Secre
     const k = ((first + off) / 4) * 3 - shift;
     if (k < 0 || k > prefix.length) continue;
     const text = prefix.slice(0, k) + Buffer.from(run, 'base64').toString('latin1');
-    if (!text.startsWith(prefix)) continue;
-    for (const kind of kindsOf(` ${text}`)) kinds.add(kind);
+    if (text.startsWith(prefix)) texts.push(text);
   }
-  return [...kinds].sort();
+  return texts;
+}
+
+/**
+ * The token kinds in the base64 run `match`: each text `base64PrefixTexts` decodes (after a boundary) through
+ * `kindsOf` (the scan's `tokenKinds`). `[]` when none decodes to a token. Pure.
+ */
+export function base64TokenKinds(match: string, kindsOf: (text: string) => SecretKind[]): SecretKind[] {
+  return [...new Set(base64PrefixTexts(match).flatMap((text) => kindsOf(` ${text}`)))].sort();
 }

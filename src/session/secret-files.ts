@@ -14,8 +14,8 @@ import { logger } from '../config/logger.js';
 import { findSecretKinds, redact, type SecretKind } from '../memory/redact.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { DEPENDENCY_DIRS, keptFor, type LeaveOut, type WasThere } from './credential-files.js';
-import { BASE64_TOKEN_ERE, base64TokenKinds } from './secret-base64.js';
-import { HEX_TOKEN_ERE, hexTokenKinds } from './secret-hex.js';
+import { BASE64_TOKEN_ERE, base64PrefixTexts, base64TokenKinds } from './secret-base64.js';
+import { HEX_TOKEN_ERE, hexPrefixText, hexTokenKinds } from './secret-hex.js';
 
 const log = logger('session');
 
@@ -189,17 +189,22 @@ export async function leaveOutSecretFiles(
     });
   if (!found) return [];
   const byPath = new Map<string, Set<SecretKind>>();
-  for (const line of String(found.stdout).split('\n')) {
-    const cut = line.indexOf('\0');
-    if (cut < 0 || !line.startsWith(`${root}/`)) continue;
-    const rel = line.slice(root.length + 1, cut);
-    if (options.skip.has(rel)) continue;
-    const match = line.slice(cut + 1);
-    const kinds = matchKinds(match);
-    if (kinds.length === 0) continue;
+  const wrapped = new Set<string>();
+  const add = (rel: string, kinds: SecretKind[]): void => {
     const set = byPath.get(rel) ?? new Set<SecretKind>();
     for (const k of kinds) set.add(k);
     byPath.set(rel, set);
+  };
+  for (const [rel, match] of scanMatches(root, String(found.stdout))) {
+    if (options.skip.has(rel)) continue;
+    const kinds = matchKinds(match);
+    if (kinds.length) add(rel, kinds);
+    else if (encodesPrefixOnly(match)) wrapped.add(rel);
+  }
+  const rescan = [...wrapped].filter((rel) => !byPath.has(rel)).slice(0, MAX_REJOINED);
+  for (const [rel, match] of rescan.length ? scanMatches(root, await rejoinedMatches(sandbox, rescan)) : []) {
+    const kinds = matchKinds(match);
+    if (kinds.length) add(rel, kinds);
   }
   const named = await tokenNames(sandbox, since, prune);
   const out: SecretFile[] = [];
@@ -234,6 +239,45 @@ export async function leaveOutSecretFiles(
   }
   for (const f of out) log.warn({ path: f.path, kinds: f.kinds, action: f.action, why: f.why }, 'a file the run wrote holds a token');
   return out;
+}
+
+/** `path NUL match` lines of the scan's greps as [workspace-relative path, match]; lines outside `root` dropped. */
+function scanMatches(root: string, stdout: string): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const line of stdout.split('\n')) {
+    const cut = line.indexOf('\0');
+    if (cut < 0 || !line.startsWith(`${root}/`)) continue;
+    out.push([line.slice(root.length + 1, cut), line.slice(cut + 1)]);
+  }
+  return out;
+}
+
+/**
+ * A base64 or hex match that decodes to a provider prefix without a whole token after it: the encoding was wrapped
+ * over lines (`xxd -p` every 30 bytes, `od -An -tx1` every 16, `base64` every 57) and the line ended first. Pure.
+ */
+function encodesPrefixOnly(match: string): boolean {
+  return hexPrefixText(match) !== null || base64PrefixTexts(match).length > 0;
+}
+
+/** Files whose encoded prefix-only match sends them to a second grep (rare: each costs a pipe in the sandbox). */
+const MAX_REJOINED = 100;
+
+/**
+ * The encoded-token grep (`ENCODED_TOKEN_ERE`) over each of `paths` (workspace-relative) with its whitespace taken
+ * out, which joins a wrapped encoding back into one run: its first and last `SCAN_BYTES`, as the first scan read it.
+ * The scan's `path NUL match` lines; '' when the exec fails (nothing more is found).
+ */
+async function rejoinedMatches(sandbox: Sandbox, paths: string[]): Promise<string> {
+  const script = [
+    'n=$1; re=$2; shift 2',
+    'for f; do',
+    `  { head -c "$n" -- "$f"; [ "$(wc -c < "$f")" -gt "$n" ] && tail -c "$n" -- "$f"; } 2>/dev/null | tr -d ' \\t\\r\\n' | grep -oE -e "$re" | while IFS= read -r m; do printf "%s\\0%s\\n" "$f" "$m"; done`,
+    'done; exit 0',
+  ].join('\n');
+  const abs = paths.map((rel) => `${sandbox.workspaceDir}/${rel}`);
+  const r = await sandbox.exec(['sh', '-c', script, 'sh', String(SCAN_BYTES), ENCODED_TOKEN_ERE, ...abs], { timeoutMs: 60_000, maxOutputBytes: 1024 * 1024 }).catch(() => null);
+  return String(r?.stdout ?? '');
 }
 
 /**

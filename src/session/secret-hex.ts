@@ -5,8 +5,9 @@
  * one string per letter case. The host decodes every match and runs the token rules on the text, so digests, ids and
  * other hex data are never reported.
  *
- * Not found: a token wrapped over several lines (`xxd -p` breaks every 30 bytes, shorter than most tokens) — the
- * first line holds the prefix but not a whole token, and the token rules want a whole one.
+ * A token wrapped over several lines (`xxd -p` breaks every 30 bytes, shorter than most tokens) leaves the first line
+ * with the prefix but not a whole token: the scan greps such a file again with its line breaks taken out
+ * (`secret-files.ts`, `wrappedTokenFiles`).
  */
 import type { SecretKind } from '../memory/redact.js';
 import { PREFIXES } from './secret-base64.js';
@@ -24,14 +25,18 @@ const FORMS = PREFIXES.flatMap((prefix) => {
  */
 export const HEX_TOKEN_ERE = [...new Set(FORMS)].map((hex) => `${hex}[0-9A-Fa-f]{24,}`).join('|');
 
+/** What the hex run `match` (a grep match of `HEX_TOKEN_ERE`) decodes to (an odd last digit dropped), or null when that does not start with a provider prefix. Pure. */
+export function hexPrefixText(match: string): string | null {
+  if (!/^[0-9a-f]+$/i.test(match)) return null;
+  const text = Buffer.from(match.slice(0, match.length - (match.length % 2)), 'hex').toString('latin1');
+  return PREFIXES.some((p) => text.startsWith(p)) ? text : null;
+}
+
 /**
- * The token kinds in the hex run `match` (a grep match of `HEX_TOKEN_ERE`, which starts at a prefix's first digit),
- * by `kindsOf` (the scan's `tokenKinds`) over the decoded text. `[]` when it decodes to no token (an odd last digit is
- * dropped). Pure.
+ * The token kinds in the hex run `match`, by `kindsOf` (the scan's `tokenKinds`) over the text `hexPrefixText`
+ * decodes. `[]` when it decodes to no token. Pure.
  */
 export function hexTokenKinds(match: string, kindsOf: (text: string) => SecretKind[]): SecretKind[] {
-  if (!/^[0-9a-f]+$/i.test(match)) return [];
-  const text = Buffer.from(match.slice(0, match.length - (match.length % 2)), 'hex').toString('latin1');
-  if (!PREFIXES.some((p) => text.startsWith(p))) return [];
-  return [...new Set(kindsOf(` ${text}`))].sort();
+  const text = hexPrefixText(match);
+  return text === null ? [] : [...new Set(kindsOf(` ${text}`))].sort();
 }

@@ -25,6 +25,11 @@ const DEP_EXAMPLE = 'ghp_FAKEinstalledPackageReadme0a1B2c3D4e5';
 const GH_B64 = 'ghp_FAKEbase64Wrapped0a1B2c3D4e5F6g7H8i9J';
 // And hex-encoded (`od -An -tx1 | tr -d` is `xxd -p -c0` where xxd is missing).
 const AWS_HEX = 'AKIAFAKEHEX2WQ7ZR4TN';
+// Encodings wrapped over lines, which leave a line with the prefix but not the whole token: hex 16 bytes a line
+// (`od -An -tx1 | tr -d ' '`; `xxd -p` breaks every 30), base64 every 57 bytes with the token starting late.
+const GH_OD = 'ghp_FAKEodWrapped0a1B2c3D4e5F6g7H8i9J0kLm';
+const GH_LATE = 'ghp_FAKElateBase64a1B2c3D4e5F6g7H8i9J0kLm';
+const LATE_B64 = Buffer.from(`${'0'.repeat(40)}${GH_LATE}`).toString('base64');
 
 const firstRun = [
   `printf 'GITHUB_TOKEN=${GH}\\nLOG_LEVEL=debug\\n' > f4.env`,
@@ -51,7 +56,7 @@ beforeAll(async () => {
   server = await startMessagesServer([
     turn(toolUse('bash', { command: firstRun })),
     turn(text('Configured.')),
-    turn(toolUse('bash', { command: `printf '#!/bin/sh\\ncurl -H "Authorization: Bearer ${SLACK}" https://slack.com/api/chat.postMessage\\n' > deploy.sh && echo more >> notes.txt && printf '%s' '${GH_B64}' | base64 > token.b64 && printf '%s' '${AWS_HEX}' | od -An -tx1 -v | tr -d ' \\n' > key.hex` })),
+    turn(toolUse('bash', { command: `printf '#!/bin/sh\\ncurl -H "Authorization: Bearer ${SLACK}" https://slack.com/api/chat.postMessage\\n' > deploy.sh && echo more >> notes.txt && printf '%s' '${GH_B64}' | base64 > token.b64 && printf '%s' '${AWS_HEX}' | od -An -tx1 -v | tr -d ' \\n' > key.hex && printf '%s' '${GH_OD}' | od -An -tx1 -v | tr -d ' ' > key.od.hex && printf '%040d%s' 0 '${GH_LATE}' | base64 > late.b64` })),
     turn(text('Added the deploy script.')),
   ]);
   const config = testConfig(dirs.home, server.url);
@@ -98,13 +103,15 @@ describe('files the run wrote that hold a token', () => {
     expect(second.secretFiles).toEqual([
       { path: 'deploy.sh', kinds: ['slack_token'], action: 'left-out', savedAt: join(dirs.home, 'left-out', second.rolloutId, 'deploy.sh') },
       { path: 'key.hex', kinds: ['aws_access_key_id'], action: 'left-out', savedAt: join(dirs.home, 'left-out', second.rolloutId, 'key.hex') },
+      { path: 'key.od.hex', kinds: ['github_token'], action: 'left-out', savedAt: join(dirs.home, 'left-out', second.rolloutId, 'key.od.hex') },
+      { path: 'late.b64', kinds: ['github_token'], action: 'left-out', savedAt: join(dirs.home, 'left-out', second.rolloutId, 'late.b64') },
       { path: 'token.b64', kinds: ['github_token'], action: 'left-out', savedAt: join(dirs.home, 'left-out', second.rolloutId, 'token.b64') },
     ]);
   });
 
   it('store no byte of them in any blob, and keep every other file', () => {
     const blobs = blobsText(dirs.home);
-    const found = Object.entries({ GH, ANT, SLACK, GH_B64: Buffer.from(GH_B64).toString('base64'), AWS_HEX: Buffer.from(AWS_HEX).toString('hex') }).filter(([, v]) => blobs.includes(v)).map(([k]) => k);
+    const found = Object.entries({ GH, ANT, SLACK, GH_B64: Buffer.from(GH_B64).toString('base64'), AWS_HEX: Buffer.from(AWS_HEX).toString('hex'), GH_OD: Buffer.from(GH_OD).toString('hex').slice(0, 32), LATE_B64: LATE_B64.slice(0, 76) }).filter(([, v]) => blobs.includes(v)).map(([k]) => k);
     expect(found).toEqual([]);
     for (const kept of [USER_UNTOUCHED, USER_EDITED, DEP_EXAMPLE, 'setToken', 'user:pass@localhost', 'FAKEfuzzyOnly42']) expect(blobs).toContain(kept);
   });
