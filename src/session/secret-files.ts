@@ -15,6 +15,7 @@ import { findSecretKinds, redact, type SecretKind } from '../memory/redact.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { DEPENDENCY_DIRS, keptFor, type LeaveOut, type WasThere } from './credential-files.js';
 import { BASE64_TOKEN_ERE, base64PrefixTexts, base64TokenKinds } from './secret-base64.js';
+import { archiveFindClause, archiveScanLine } from './secret-archives.js';
 import { HEX_TOKEN_ERE, hexPrefixText, hexTokenKinds } from './secret-hex.js';
 
 const log = logger('session');
@@ -167,10 +168,10 @@ export async function leaveOutSecretFiles(
   ].join(' -o ');
   // Files up to the bound are grepped whole, in batches (one process per batch, not per file); bigger ones only
   // their first and last bytes (rare: a pipe each; a log or dump the run wrote gets its token appended at the
-  // end). One find sorts them into the two lists.
+  // end). One find sorts them into the two lists, and lists the archives apart too.
   const script = [
     'd=$(mktemp -d) || exit 0',
-    `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" \\( -size -$(( $3 + 1 ))c -fprint0 "$d/small" -o -fprint0 "$d/big" \\) 2>/dev/null`,
+    `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" ${archiveFindClause('$d/arch')} \\( -size -$(( $3 + 1 ))c -fprint0 "$d/small" -o -fprint0 "$d/big" \\) 2>/dev/null`,
     'xargs -0 -r grep -oIHZE -e "$4" -- < "$d/small" 2>/dev/null',
     // Base64 or hex of a token (`secret-base64.ts`, `secret-hex.ts`): a grep of its own, cheaper than one alternation
     // with the shapes.
@@ -179,6 +180,8 @@ export async function leaveOutSecretFiles(
     // Loose git objects the run wrote (a commit of a token file, even one deleted by a later commit) are zlib'd:
     // grep cannot see into them. One python3 reads them all, first bytes only; without python3, none is read.
     `[ -d "$1/.git/objects" ] && find "$1/.git/objects" -xdev -type f -newerct "@$2" -path '*/objects/[0-9a-f][0-9a-f]/*' -print0 2>/dev/null | python3 -c ${shellQuote(GIT_OBJECTS_PY)} "$3" "$4" 2>/dev/null`,
+    // Archives the run wrote (`secret-archives.ts`): compressed, and skipped as binary by the greps above.
+    archiveScanLine('$d/arch'),
     'rm -rf "$d"; exit 0',
   ].join('\n');
   const found = await sandbox
