@@ -172,6 +172,8 @@ export async function leaveOutSecretFiles(
   const script = [
     'd=$(mktemp -d) || exit 0',
     `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" ${archiveFindClause('$d/arch')} \\( -size -$(( $3 + 1 ))c -fprint0 "$d/small" -o -fprint0 "$d/big" \\) 2>/dev/null`,
+    // Names that hold a token (`ghp_….txt`): from the same walk, one line each, marked by a \x01 match.
+    `cat "$d/small" "$d/big" | grep -zE -e "$4" | xargs -0 -r printf '%s\\0\\001\\n'`,
     'xargs -0 -r grep -oIHZE -e "$4" -- < "$d/small" 2>/dev/null',
     // Base64 or hex of a token (`secret-base64.ts`, `secret-hex.ts`): a grep of its own, cheaper than one alternation
     // with the shapes.
@@ -198,7 +200,13 @@ export async function leaveOutSecretFiles(
     for (const k of kinds) set.add(k);
     byPath.set(rel, set);
   };
+  const named = new Map<string, SecretKind[]>();
   for (const [rel, match] of scanMatches(root, String(found.stdout))) {
+    if (match === NAME_HIT) {
+      const kinds = tokenKinds(rel.slice(rel.lastIndexOf('/') + 1));
+      if (kinds.length) named.set(rel, kinds.sort());
+      continue;
+    }
     if (options.skip.has(rel)) continue;
     const kinds = matchKinds(match);
     if (kinds.length) add(rel, kinds);
@@ -209,9 +217,8 @@ export async function leaveOutSecretFiles(
     const kinds = matchKinds(match);
     if (kinds.length) add(rel, kinds);
   }
-  const named = await tokenNames(sandbox, since, prune);
   const out: SecretFile[] = [];
-  for (const [rel, kinds] of named) {
+  for (const [rel, kinds] of [...named].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (options.skip.has(rel) || byPath.has(rel)) continue;
     // Reported, set aside and listed under the name redacted: the name itself must not reach a summary or a manifest.
     const shown = rel.split('/').map((seg) => redact(seg).replace(/\//g, '_')).join('/');
@@ -263,6 +270,9 @@ function encodesPrefixOnly(match: string): boolean {
   return hexPrefixText(match) !== null || base64PrefixTexts(match).length > 0;
 }
 
+/** The match the scan prints for a changed file whose own name holds a token (a name reaches the snapshot's tar headers and tree index whatever the content). */
+const NAME_HIT = '\x01';
+
 /** Files whose encoded prefix-only match sends them to a second grep (rare: each costs a pipe in the sandbox). */
 const MAX_REJOINED = 100;
 
@@ -281,25 +291,6 @@ async function rejoinedMatches(sandbox: Sandbox, paths: string[]): Promise<strin
   const abs = paths.map((rel) => `${sandbox.workspaceDir}/${rel}`);
   const r = await sandbox.exec(['sh', '-c', script, 'sh', String(SCAN_BYTES), ENCODED_TOKEN_ERE, ...abs], { timeoutMs: 60_000, maxOutputBytes: 1024 * 1024 }).catch(() => null);
   return String(r?.stdout ?? '');
-}
-
-/**
- * Files changed after `since` (sandbox seconds, outside the pruned folders) whose own name holds a token of a
- * high-confidence kind (`ghp_….txt`): a name reaches the snapshot's tar headers and tree index whatever the content.
- * Workspace-relative paths with their kinds, sorted. A scan that fails finds none.
- */
-async function tokenNames(sandbox: Sandbox, since: number, prune: string): Promise<Array<[string, SecretKind[]]>> {
-  const root = sandbox.workspaceDir;
-  const script = `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" -print0 2>/dev/null | grep -zE -e "$3"; exit 0`;
-  const r = await sandbox.exec(['sh', '-c', script, 'sh', root, String(since), TOKEN_ERE], { timeoutMs: 60_000 }).catch(() => null);
-  const out: Array<[string, SecretKind[]]> = [];
-  for (const abs of String(r?.stdout ?? '').split('\0')) {
-    if (!abs.startsWith(`${root}/`)) continue;
-    const rel = abs.slice(root.length + 1);
-    const kinds = tokenKinds(rel.slice(rel.lastIndexOf('/') + 1));
-    if (kinds.length) out.push([rel, kinds.sort()]);
-  }
-  return out.sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
 /** One line for the run summary: what the file holds, what was done, and what to do. */
