@@ -73,7 +73,9 @@ export async function prepareWorkspace(
           log.warn({ err: (err as Error).message }, 'could not look for secret-named keys in the files the run wrote');
           return [];
         });
-  const credentialFiles = runClock === null ? [] : await timed('credential-files', () => leaveOutCredentialFiles(sandbox, runClock, ctx.wasThere, ctx.keep, leaveOut));
+  // The credential-file scan and the token scan run at once; the token scan sets nothing aside before it knows
+  // which files the credential scan took (`skip`, awaited after its grep).
+  const credentialScan: Promise<CredentialFile[]> = runClock === null ? Promise.resolve([]) : timed('credential-files', () => leaveOutCredentialFiles(sandbox, runClock, ctx.wasThere, ctx.keep, leaveOut));
   const secretFiles =
     runClock === null
       ? []
@@ -83,9 +85,13 @@ export async function prepareWorkspace(
             keep: ctx.keep,
             leaveOut,
             skipDirs,
-            skip: new Set(credentialFiles.map((f) => f.path)),
+            skip: credentialScan.then(
+              (files) => new Set(files.map((f) => f.path)),
+              () => new Set<string>(),
+            ),
           }),
         );
+  const credentialFiles = await credentialScan;
   const leftOut = new Set([...credentialFiles, ...secretFiles].filter((f) => f.action === 'left-out').map((f) => f.path));
   const secretKeyFiles = (await keyScan).filter((f) => !leftOut.has(f.path));
   for (const f of credentialFiles) say(credentialMessage(f));

@@ -153,13 +153,14 @@ export function matchKinds(match: string): SecretKind[] {
  * `grep -o` in the sandbox (cost follows the change: unchanged files are never read) and a check of each match on
  * the host. A file the run created is taken out through `leaveOut` and reported `left-out`; one that was in the
  * workspace before the run (`wasThere`) is the user's and stays, reported `kept` with why, and so does every file
- * when `keep` (`snapshot.keepCredentialFiles`) is set. `skip`: paths already handled (credential files).
+ * when `keep` (`snapshot.keepCredentialFiles`) is set. `skip`: paths already handled (credential files), or a
+ * promise of them, awaited after the sandbox's grep and before any file is set aside, so both scans run at once.
  * Never throws: a scan that fails is logged and leaves everything in place.
  */
 export async function leaveOutSecretFiles(
   sandbox: Sandbox,
   since: number,
-  options: { wasThere: WasThere; keep: boolean; leaveOut: LeaveOut; skipDirs: string[]; skip: Set<string> },
+  options: { wasThere: WasThere; keep: boolean; leaveOut: LeaveOut; skipDirs: string[]; skip: Set<string> | Promise<Set<string>> },
 ): Promise<SecretFile[]> {
   const root = sandbox.workspaceDir;
   const prune = [
@@ -193,6 +194,8 @@ export async function leaveOutSecretFiles(
       return null;
     });
   if (!found) return [];
+  // Awaited only now: the grep ran while the scan that decides `skip` (credential files) ran beside it.
+  const skip = await options.skip;
   const byPath = new Map<string, Set<SecretKind>>();
   const wrapped = new Set<string>();
   const add = (rel: string, kinds: SecretKind[]): void => {
@@ -207,7 +210,7 @@ export async function leaveOutSecretFiles(
       if (kinds.length) named.set(rel, kinds.sort());
       continue;
     }
-    if (options.skip.has(rel)) continue;
+    if (skip.has(rel)) continue;
     const kinds = matchKinds(match);
     if (kinds.length) add(rel, kinds);
     else if (encodesPrefixOnly(match)) wrapped.add(rel);
@@ -219,7 +222,7 @@ export async function leaveOutSecretFiles(
   }
   const out: SecretFile[] = [];
   for (const [rel, kinds] of [...named].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (options.skip.has(rel) || byPath.has(rel)) continue;
+    if (skip.has(rel) || byPath.has(rel)) continue;
     // Reported, set aside and listed under the name redacted: the name itself must not reach a summary or a manifest.
     const shown = rel.split('/').map((seg) => redact(seg).replace(/\//g, '_')).join('/');
     const there = options.wasThere(rel);

@@ -14,7 +14,9 @@ import { scratch, testConfig, blobsText } from './harness.js';
 
 const GCP_BODY = 'MIIEvFAKEgcpServiceAccountBODY0123';
 const PEM_BODY = 'b3BlbnNzaFAKEdeployKeyBODY4567';
-const NETRC_PW = 'FAKEnetrcFilePw99';
+// A token as the password: the file is both a credential file and a token file; the token scan, which runs at
+// the same time as the credential scan, must leave it to that scan (listed and set aside once).
+const NETRC_PW = 'ghp_FAKEnetrcFile0a1B2c3D4e5F6g7H8i9J0kL';
 const SECOND_BODY = 'MIIEvFAKEsecondSessionKEY8899';
 const CODE_BODY = 'MIIBFAKEquotedInCodeOnly';
 const USER_PW = 'FAKEuserOwnPgpass11';
@@ -68,6 +70,8 @@ describe('credential files the run wrote are left out of the workspace snapshot'
     expect((manifest.skipped ?? []).every((s) => /credential file/.test(s.reason))).toBe(true);
     expect(first.credentialFiles?.filter((f) => f.action === 'left-out').map((f) => f.kind).sort()).toEqual(['.netrc', 'GCP service-account key', 'PEM private key']);
     expect(first.credentialFiles?.find((f) => f.path === 'ops/.pgpass')).toBeUndefined(); // untouched by the run: not even looked at
+    expect((first.secretFiles ?? []).map((f) => f.path)).not.toContain('.netrc');
+    expect(readFileSync(join(dirs.home, 'left-out', first.rolloutId, '.netrc'), 'utf8')).toContain(NETRC_PW);
   });
 
   it('leaves them out on the change path too', async () => {
