@@ -39,8 +39,12 @@ export interface NotesRedaction {
  */
 export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayout, options: { since?: number } = {}): Promise<NotesRedaction> {
   const result: NotesRedaction = { redacted: [], refused: [], renamed: [] };
-  for (const dir of [layout.memoriesDir, layout.sessionsDir]) {
-    const changed = options.since !== undefined ? await changedFiles(sandbox, dir, options.since) : undefined;
+  const dirs = [layout.memoriesDir, layout.sessionsDir];
+  // Both folders' reads at once (two execs in parallel, not one after the other).
+  const since = options.since;
+  const changedOf = await Promise.all(dirs.map((dir) => (since !== undefined ? changedFiles(sandbox, dir, since) : Promise.resolve(undefined))));
+  for (const [i, dir] of dirs.entries()) {
+    const changed = changedOf[i];
     if (changed === 'missing') continue;
     let entries: string[] = [];
     let files: Map<string, Buffer>;
