@@ -323,8 +323,9 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
     const once = [...new Set(fix.changes.filter((c) => c.oneTime).map((c) => c.text))];
     text = `\`${clip(first.seg.core, 160)}\` needs ${repeat.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ')} first. Without it ${parts.join('; ')}.${once.length ? ` (The run also made a one-time change: ${once.join(', ')}.)` : ''}`;
   } else {
-    const after = changes.length ? ` (after ${changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', ')})` : '';
-    text = `In this environment ${parts.join('; ')}. What worked: \`${clip(fixCmd, 200)}\`${after}.`;
+    // In the order they ran: the next agent retypes them top to bottom.
+    const before = changes.filter((c) => !fixCmd.includes(c)).map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``));
+    text = `In this environment ${parts.join('; ')}. What worked: ${[...before, `\`${clip(fixCmd, 200)}\``].join(', then ')}.`;
   }
   // The reason, when the agent said it between the failure and the fix ("the running daemon does not know the new JDK").
   const reason = reasonSaid(view, first.step.at, fix.resolver.at);
