@@ -1,4 +1,5 @@
 import type { RawMemory } from '../../types.js';
+import { narrowedTo } from './narrowed.js';
 import { andedBefore, essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { errorLines } from '../error-lines.js';
 import { checksOnly, jobOf } from '../command-job.js';
@@ -193,7 +194,8 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     if (written.length) changes.push({ step: next, text: maker ? (dir ? `${dir.text} && ${maker.text}` : maker.text) : `changing ${written.map((p) => p.replace(/^\/workspace\//, '')).join(', ')}`, oneTime: written.every(oneTimeEdit) });
     // The same check in another directory or package (`pnpm run lint` in web/ after `make lint` failed in services/api) is not its fix.
     // `python manage.py migrate && python manage.py test`: the same program, but the migration is setup, not the rerun.
-    const candidates = workSegments(segs).filter((s) => related(s, target) && sameWhere(whereOf(dirs.get(next.index)!, segs, s), at));
+    // The same command run on part of the project (`dotnet build` → `dotnet build src/Cli tests/Unit`) passed because it ran less.
+    const candidates = workSegments(segs).filter((s) => related(s, target) && !narrowedTo(target, s) && sameWhere(whereOf(dirs.get(next.index)!, segs, s), at));
     const match = candidates.find((s) => !setsUpService(s) || setsUpService(target)) ?? candidates[0];
     const outcome = match ? segmentOutcome(next, segs, match) : undefined;
     if (match && outcome === 'passed') {
