@@ -2,7 +2,7 @@ import type { RawMemory } from '../../types.js';
 import { narrowedTo } from './narrowed.js';
 import { andedBefore, essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { errorLines } from '../error-lines.js';
-import { checksOnly, jobOf } from '../command-job.js';
+import { checksOnly, jobOf, rewritesWhatItChecked } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
 import { readOnlyCommand, setsUpService, toolSetup } from './services.js';
 import { segmentOutcome } from '../outcome.js';
@@ -157,6 +157,8 @@ function related(a: Segment, b: Segment): boolean {
   // Any tool, known or not: the same program and subcommand with and without a check flag (`stylua --check src`
   // → `stylua src`, `gleam format --check` → `gleam format`) is a check and its fixer.
   if (a.program === b.program && CHECK_FLAG.test(a.args.join(' ')) !== CHECK_FLAG.test(b.args.join(' ')) && firstWord(a) === firstWord(b)) return false;
+  // A flag of the check traded for an in-place flag (`jsonnetfmt --test f` → `jsonnetfmt -i f`): the tool rewrote what it checked.
+  if (rewritesWhatItChecked(b, a)) return false;
   if (a.key === b.key || sameCommand(a, b)) return true;
   // The same check by another route: `eslint .` failed, `npm run lint` passed (a tool and the repository's wrapper).
   if (job && job === jobOf(b) && checksOnly(a) && checksOnly(b)) return true;
