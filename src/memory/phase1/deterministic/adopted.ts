@@ -13,8 +13,8 @@ import { clip, keywordsOf } from './text.js';
  *    or, for a flag, a later edit writes it into the project (a Makefile's flags); and
  *  - the agent's final message names it again (the agent took it as how this repository works).
  * A question and a clause said for this run (`ONE_OFF`) are never kept, nor anything of a message that states
- * the repository changed (its "use X now" belongs to that fact, `changes.ts`). An identifier the task's code is renamed to fails the first test: a rename is applied by
- * edits and looked up with grep, never run.
+ * the repository changed (its "use X now" belongs to that fact, `changes.ts`). An identifier the task's code is
+ * renamed to fails the first test: a rename is applied by edits and looked up with grep, never run.
  *
  * Returns one `preference` per message (importance 5), the clause quoted and the command or edited line that
  * applied it beside it in code form, so that a rule in a language the next agent reads poorly still says what

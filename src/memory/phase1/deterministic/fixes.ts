@@ -1,9 +1,9 @@
 import type { RawMemory } from '../../types.js';
-import { narrowedTo } from './narrowed.js';
 import { andedBefore, essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { errorLines } from '../error-lines.js';
 import { checksOnly, jobOf, rewritesWhatItChecked } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
+import { narrowedTo } from './narrowed.js';
 import { readOnlyCommand, setsUpService, toolSetup } from './services.js';
 import { segmentOutcome } from '../outcome.js';
 import { reasonSaid } from '../findings.js';
