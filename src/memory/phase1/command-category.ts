@@ -203,6 +203,8 @@ export function categoryOf(program: string, args: string[], core: string, script
     case 'export':
     case 'source':
     case '.':
+    // `eval $(opam env)`, `eval "$(pyenv init -)"`: runs what a tool printed in this shell, to set its environment.
+    case 'eval':
     case 'corepack':
     case 'nvm':
     case 'pyenv':

@@ -123,3 +123,19 @@ export function checksOnly(seg: Pick<Segment, 'program' | 'args'>): boolean {
   if (jobOf(seg) !== 'format') return true;
   return args.some((a) => /^(--check|--diff|-l|--list-different|--dry-run|-n|--verify-no-changes|--check-formatted|--lint)$/.test(a) || /(^|[:_-])check([:_-]|$)/.test(a));
 }
+
+const IN_PLACE = /^(-i|--in-place|--inplace|-w|--write|--fix|--apply)$/;
+
+/**
+ * `after` is `check` with one of its flags traded for an in-place flag (`jsonnetfmt --test f` → `jsonnetfmt -i f`,
+ * `tool --verify x` → `tool --write x`), whatever the tool: it rewrote what the check complained about, so the code
+ * changed. An option only added (`pip install -i URL x`, `cabal build -w ghc-9.6.4`) is not a trade.
+ */
+export function rewritesWhatItChecked(check: Pick<Segment, 'program' | 'args'>, after: Pick<Segment, 'program' | 'args'>): boolean {
+  return (
+    check.program === after.program &&
+    after.args.some((x) => IN_PLACE.test(x)) &&
+    !check.args.some((x) => IN_PLACE.test(x)) &&
+    check.args.some((x) => x.startsWith('-') && !after.args.includes(x))
+  );
+}

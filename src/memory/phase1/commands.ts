@@ -38,6 +38,8 @@ export interface Segment {
   piped: boolean;
   /** The separator that came before it (`&&`, `||`, `;`, `|`, or '' for the first). */
   joiner: string;
+  /** Its standard output goes to /dev/null (`> /dev/null`, `&>/dev/null`): nothing it printed can be read. */
+  silenced?: boolean;
 }
 
 const SEPARATORS = new Set(['&&', '||', ';', ';;', '|', '|&', '&', '\n']);
@@ -129,6 +131,7 @@ function classify(source: string, tokens: ShellToken[], joiner: string, depth: n
       sudo: u.sudo,
       piped: joiner === '|',
       joiner,
+      ...(tokens.some((t) => t.kind === 'redirect' && /^1?>\|?$|^&>$/.test(t.op ?? '') && t.value === '/dev/null') ? { silenced: true } : {}),
     },
   ];
 }

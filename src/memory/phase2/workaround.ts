@@ -40,7 +40,8 @@ export function workaroundsNoLongerNeeded(candidates: Candidate[], runs: RunEvid
   const out: Candidate[] = [];
   for (const c of candidates) {
     if (c.kind !== 'pitfall') continue;
-    const worked = /what worked:\s*`([^`]+)`/i.exec(c.text)?.[1];
+    // "What worked: `a`, then `b`": the chain runs in order and its last command is the one that had failed.
+    const worked = /what worked:\s*(?:(?:`[^`]+`|changing [^,`]+), then\s*)*`([^`]+)`/i.exec(c.text)?.[1];
     if (!worked) continue;
     const failed = [...c.text.matchAll(/`([^`]+)`\s+failed/gi)].map((m) => m[1]!);
     const setups = failed.map((f) => ({ f, env: envSetupBefore(worked, f) })).filter((x): x is { f: string; env: string[] } => x.env !== undefined);

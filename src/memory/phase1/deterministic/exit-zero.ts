@@ -4,8 +4,11 @@ import { commandOf, type RolloutView, type Step } from '../rollout.js';
 import { outputShowsFailure, printedStatus } from '../outcome.js';
 import { clip, keywordsOf, quote } from './text.js';
 
-/** A test runner's summary that reports failures: "2 failed", "Failing 1" (GUT), "[Failed]:", "Result: FAIL", TAP's `not ok`. */
-const FAILED_SUMMARY = /\b[1-9]\d* (?:failed|failing|failures?)\b|^\s*Failing\s+[1-9]|^\s*\[Failed\]|^Result: FAIL|^FAILURES!|test result: FAILED|^not ok \d+/im;
+/**
+ * A test runner's summary that reports failures: "2 failed", "Failing 1" (GUT), "[Failed]:", "Result: FAIL", TAP's `not ok`,
+ * a count out of a total whatever is counted ("SUMMARY: 1 of 3 fits FAILED", "2 of 40 checks failed").
+ */
+const FAILED_SUMMARY = /\b[1-9]\d* (?:failed|failing|failures?)\b|\b[1-9]\d* of \d+ [\w-]+(?: [\w-]+)? (?:failed|failing)\b|^\s*Failing\s+[1-9]|^\s*\[Failed\]|^Result: FAIL|^FAILURES!|test result: FAILED|^not ok \d+/im;
 
 /** Each test segment of a step whose output reports failing tests, with its command's segments and the first summary line. */
 function* failingTestRuns(view: RolloutView): Generator<{ step: Step; segs: Segment[]; seg: Segment; said: string }> {

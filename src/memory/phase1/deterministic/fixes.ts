@@ -1,8 +1,9 @@
 import type { RawMemory } from '../../types.js';
 import { andedBefore, essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { errorLines } from '../error-lines.js';
-import { checksOnly, jobOf } from '../command-job.js';
+import { checksOnly, jobOf, rewritesWhatItChecked } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
+import { narrowedTo } from './narrowed.js';
 import { readOnlyCommand, setsUpService, toolSetup } from './services.js';
 import { segmentOutcome } from '../outcome.js';
 import { reasonSaid } from '../findings.js';
@@ -156,6 +157,8 @@ function related(a: Segment, b: Segment): boolean {
   // Any tool, known or not: the same program and subcommand with and without a check flag (`stylua --check src`
   // → `stylua src`, `gleam format --check` → `gleam format`) is a check and its fixer.
   if (a.program === b.program && CHECK_FLAG.test(a.args.join(' ')) !== CHECK_FLAG.test(b.args.join(' ')) && firstWord(a) === firstWord(b)) return false;
+  // A flag of the check traded for an in-place flag (`jsonnetfmt --test f` → `jsonnetfmt -i f`): the tool rewrote what it checked.
+  if (rewritesWhatItChecked(b, a)) return false;
   if (a.key === b.key || sameCommand(a, b)) return true;
   // The same check by another route: `eslint .` failed, `npm run lint` passed (a tool and the repository's wrapper).
   if (job && job === jobOf(b) && checksOnly(a) && checksOnly(b)) return true;
@@ -193,7 +196,8 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     if (written.length) changes.push({ step: next, text: maker ? (dir ? `${dir.text} && ${maker.text}` : maker.text) : `changing ${written.map((p) => p.replace(/^\/workspace\//, '')).join(', ')}`, oneTime: written.every(oneTimeEdit) });
     // The same check in another directory or package (`pnpm run lint` in web/ after `make lint` failed in services/api) is not its fix.
     // `python manage.py migrate && python manage.py test`: the same program, but the migration is setup, not the rerun.
-    const candidates = workSegments(segs).filter((s) => related(s, target) && sameWhere(whereOf(dirs.get(next.index)!, segs, s), at));
+    // The same command run on part of the project (`dotnet build` → `dotnet build src/Cli tests/Unit`) passed because it ran less.
+    const candidates = workSegments(segs).filter((s) => related(s, target) && !narrowedTo(target, s) && sameWhere(whereOf(dirs.get(next.index)!, segs, s), at));
     const match = candidates.find((s) => !setsUpService(s) || setsUpService(target)) ?? candidates[0];
     const outcome = match ? segmentOutcome(next, segs, match) : undefined;
     if (match && outcome === 'passed') {
@@ -323,8 +327,9 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
     const once = [...new Set(fix.changes.filter((c) => c.oneTime).map((c) => c.text))];
     text = `\`${clip(first.seg.core, 160)}\` needs ${repeat.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ')} first. Without it ${parts.join('; ')}.${once.length ? ` (The run also made a one-time change: ${once.join(', ')}.)` : ''}`;
   } else {
-    const after = changes.length ? ` (after ${changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', ')})` : '';
-    text = `In this environment ${parts.join('; ')}. What worked: \`${clip(fixCmd, 200)}\`${after}.`;
+    // In the order they ran: the next agent retypes them top to bottom.
+    const before = changes.filter((c) => !fixCmd.includes(c)).map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``));
+    text = `In this environment ${parts.join('; ')}. What worked: ${[...before, `\`${clip(fixCmd, 200)}\``].join(', then ')}.`;
   }
   // The reason, when the agent said it between the failure and the fix ("the running daemon does not know the new JDK").
   const reason = reasonSaid(view, first.step.at, fix.resolver.at);

@@ -5,6 +5,8 @@ import type { RolloutView } from '../rollout.js';
 import { failureFixes } from './fixes.js';
 import { userPreferences } from './preferences.js';
 import { repositoryChanges } from './changes.js';
+import { commandsLeftBehind } from './left-behind.js';
+import { confirmedByRun } from './confirmed.js';
 import { secretsSeen } from './secrets.js';
 import { commandsThatWorked, systemPackagesInstalled } from './setup.js';
 import { unfinishedTask } from './task-state.js';
@@ -14,7 +16,8 @@ import { exitZeroFailures } from './exit-zero.js';
 
 /**
  * The deterministic extractor: raw memories from the transcript's structure alone (no model, no network).
- * Rules, each in its own file: the user's lasting preferences, statements that the repository changed, failures followed by what fixed
+ * Rules, each in its own file: the user's lasting preferences, statements that the repository changed, a test command the user
+ * named and the run left behind, an environment fact the user stated and the run's output showed, failures followed by what fixed
  * them, system packages installed, install and project-specific test commands that worked, test commands that exit 0 on failing tests, secrets the run's commands printed (by name), what a
  * run that did not finish found about its environment, unfinished work at a limit, and what the agent noted for
  * later at the end of a run that completed. Every rule reads commands the agent ran and words the user typed, never instructions
@@ -23,7 +26,7 @@ import { exitZeroFailures } from './exit-zero.js';
  */
 export function extractDeterministic(view: RolloutView): RawMemory[] {
   const fixes = failureFixes(view);
-  const memories = [...userPreferences(view), ...repositoryChanges(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
+  const memories = [...userPreferences(view), ...repositoryChanges(view), ...commandsLeftBehind(view), ...confirmedByRun(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
   memories.push(...commandsThatWorked(view, memories.map((m) => m.text)));
   memories.push(...exitZeroFailures(view), ...runConstraints(view), ...unfinishedTask(view));
   memories.push(...finalNotes(view, memories.map((m) => m.text)));

@@ -1,5 +1,6 @@
 import type { RawMemory } from '../../types.js';
 import type { RolloutView } from '../rollout.js';
+import { adoptedRules } from './adopted.js';
 import { CHANGED, ONE_OFF, clauses, statesLastingRule } from './durable.js';
 import { clip, keywordsOf } from './text.js';
 
@@ -9,6 +10,7 @@ import { clip, keywordsOf } from './text.js';
  * several languages) becomes a preference, wherever it was typed: the task or a message mid-run. Only the
  * lasting clauses are kept, never the one-off part beside them ("reformat that file", "don't push this
  * branch"); one-off instructions, orders about this run and the task itself stay in the rollout summary.
+ * A mid-run message with no lasting wording a list knows may still hold a rule the run adopted (`adopted.ts`).
  * A statement that the repository changed is a fact (`changes.ts`), not a preference.
  */
 export function userPreferences(view: RolloutView): RawMemory[] {
@@ -17,7 +19,10 @@ export function userPreferences(view: RolloutView): RawMemory[] {
   const [task, ...midRun] = users;
   for (const s of midRun) {
     const kept = lastingClauses(s.text.trim());
-    if (kept.length === 0) continue;
+    if (kept.length === 0) {
+      out.push(...adoptedRules(view, s));
+      continue;
+    }
     out.push({
       kind: 'preference',
       text: `The user said mid-run: “${clip(kept.join(' '), 600)}”`,

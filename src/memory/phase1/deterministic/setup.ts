@@ -83,7 +83,8 @@ export function commandsThatWorked(view: RolloutView, known: string[]): RawMemor
     for (const seg of workSegments(segs)) {
       if (segmentOutcome(step, segs, seg) !== 'passed') continue;
       if (seg.category === 'install' && isDependencyInstall(seg)) install ??= { cmd: essentialCommand(segs, seg), step, seg };
-      if (seg.category === 'test' && isProjectSpecificTest(seg)) test = { cmd: essentialCommand(segs, seg), step, seg };
+      // Output sent to /dev/null cannot show failing tests: a 0 from it is only an exit code, which may lie.
+      if (seg.category === 'test' && isProjectSpecificTest(seg) && !seg.silenced) test = { cmd: essentialCommand(segs, seg), step, seg };
     }
   }
   // A later failure of the same command means it did not keep working.
