@@ -54,8 +54,8 @@ export const ARCHIVES_PY = [
   '    except Exception: continue',
 ].join('\n');
 
-/** `text` as one single-quoted sh word. */
-function shellQuote(text: string): string {
+/** `text` as one single-quoted sh word (for `sh -c` scripts built here and in `secret-files.ts`). */
+export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -15,7 +15,7 @@ import { findSecretKinds, redact, type SecretKind } from '../memory/redact.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { DEPENDENCY_DIRS, keptFor, type LeaveOut, type WasThere } from './credential-files.js';
 import { BASE64_TOKEN_ERE, base64PrefixTexts, base64TokenKinds } from './secret-base64.js';
-import { archiveFindClause, archiveScanLine } from './secret-archives.js';
+import { archiveFindClause, archiveScanLine, shellQuote } from './secret-archives.js';
 import { HEX_TOKEN_ERE, hexPrefixText, hexTokenKinds } from './secret-hex.js';
 
 const log = logger('session');
@@ -105,10 +105,6 @@ const GIT_OBJECTS_PY = [
   '    for m in rx.finditer(d): sys.stdout.buffer.write(p + b"\\0" + m.group(0).strip(b"\\n") + b"\\n")',
 ].join('\n');
 
-/** `text` as one single-quoted sh word. */
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 /** A changed file holding a token: its path (workspace-relative), the token kinds, and what was done. */
 export interface SecretFile {
