@@ -15,6 +15,7 @@ import { assertEngine, dockerClient, statusOf } from './client.js';
 import { removeContainer } from './remove.js';
 import { WORKSPACE_DIR, containerCreateOptions } from './container-spec.js';
 import { rawExec } from './exec.js';
+import { refusedAsStopped, stoppedState } from './stopped.js';
 import { stopLeftoverProcesses } from './leftovers.js';
 import { oomKillCount } from './oom.js';
 import { getArchive, putArchive } from './archive.js';
@@ -26,22 +27,6 @@ const log = logger('sandbox');
 /** Said after a failed command's own ENOSPC message, so that the model (and a person) knows which limit it hit. */
 function quotaNote(bytes: number): string {
   return `\n[mnemara: the disk is full. /workspace has a quota of ${bytes} bytes (sandbox.maxWorkspaceBytes); /tmp and the home directory are tmpfs of sandbox.tmpBytes each. Delete files or ask for a larger quota.]\n`;
-}
-
-/**
- * The runtime's refusal of an exec created just before the container's init died: exit 126 with the runtime's
- * own one-line message as the command's output. Its words vary with the moment the exec met the stop (seen on
- * this engine: "cannot exec in a stopped state: unknown", "... a deleted state ...", "task <64 hex> not found:
- * not found", "ttrpc: closed: unknown"; elsewhere "OCI runtime exec failed: exec failed: cannot exec in a stopped
- * container: unknown"), so the shapes are matched, not one text; a command's own exit 126 (a file that is not
- * executable) says something else.
- */
-const RUNTIME_REFUSAL = /^(?:OCI runtime exec failed\b|exec failed: |cannot exec in a (?:stopped|deleted|created|paused) (?:state|container)\b|task [0-9a-f]{64} not found\b|ttrpc: closed\b)/;
-
-function refusedAsStopped(r: Awaited<ReturnType<typeof rawExec>>): boolean {
-  if (r.exitCode !== 126) return false;
-  const said = `${r.stdout.text()}${r.stderr.text()}`.trim();
-  return said.length < 1_000 && RUNTIME_REFUSAL.test(said);
 }
 
 const cpusOfEngine = new WeakMap<Docker, number>();
@@ -284,7 +269,7 @@ export class DockerSandbox implements Sandbox {
       refusal = err;
     }
     // Only the runtime's refusal is worth waiting for: the engine throws once the stop has been recorded.
-    const state = await this.stoppedState(refusal instanceof Error ? 0 : 10_000);
+    const state = await stoppedState(this.container, refusal instanceof Error ? 0 : 10_000);
     const giveUp = () => {
       if (refusal instanceof Error) throw refusal;
       return refusal as Awaited<ReturnType<typeof rawExec>>;
@@ -299,16 +284,6 @@ export class DockerSandbox implements Sandbox {
     const replayable = req.stdin === undefined || typeof req.stdin === 'string' || Buffer.isBuffer(req.stdin);
     if (!started || !replayable) return giveUp();
     return rawExec(this.container, this.docker, req);
-  }
-
-  /** The container's state once it is no longer running (waits up to `waitMs` for a stop under way); null: gone. */
-  private async stoppedState(waitMs: number): Promise<{ Running: boolean; ExitCode: number } | null> {
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      const state = await this.container.inspect().then((i) => i.State, () => null);
-      if (!state || !state.Running || Date.now() >= deadline) return state;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   }
 
   /** See `Sandbox.stopLeftoverProcesses` and `leftovers.ts`. */
