@@ -54,9 +54,11 @@ interface ShapeRule {
   replace?: (match: string, ...groups: string[]) => string;
 }
 
-// Boundary that is not part of a token (letters, digits, `_` and `-` all occur inside tokens).
-const B = '(?<![A-Za-z0-9_-])';
-const E = '(?![A-Za-z0-9_-])';
+// Boundary that is not part of a token: a letter or digit. `_` and `-` occur inside tokens, but each shape whose
+// body holds them takes them greedily, and before a prefix they join words (`leak-ghp_….txt`, `MY_sk_live_…`):
+// counting them as token characters kept a token in a file name whole.
+const B = '(?<![A-Za-z0-9])';
+const E = '(?![A-Za-z0-9])';
 
 /** Token shapes, in order: the longest, most specific first (a PEM block may contain anything). */
 const SHAPES: ShapeRule[] = [
@@ -84,7 +86,7 @@ const SHAPES: ShapeRule[] = [
     // `sk-`, `sk-proj-`, `sk-svcacct-`, `sk-admin-`: long, and never made of letters alone.
     re: new RegExp(`${B}sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}${E}`, 'g'),
   },
-  { kind: 'aws_access_key_id', re: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16}\b/g },
+  { kind: 'aws_access_key_id', re: new RegExp(`${B}(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|AIPA)[A-Z0-9]{16}${E}`, 'g') },
   { kind: 'github_token', re: new RegExp(`${B}(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{30,}${E}`, 'g') },
   { kind: 'github_token', re: new RegExp(`${B}github_pat_[A-Za-z0-9_]{30,}${E}`, 'g') },
   { kind: 'slack_webhook', re: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]+/g },
@@ -101,9 +103,10 @@ const SHAPES: ShapeRule[] = [
   { kind: 'jwt', re: new RegExp(`${B}eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*${E}`, 'g') },
   { kind: 'vault_token', re: new RegExp(`${B}hv[sbr]\\.[A-Za-z0-9_-]{20,}${E}`, 'g') },
   { kind: 'docker_hub_token', re: new RegExp(`${B}dckr_pat_[A-Za-z0-9_-]{20,}${E}`, 'g') },
-  { kind: 'telegram_bot_token', re: /\b\d{8,10}:AA[A-Za-z0-9_-]{30,}/g },
+  // Also inside the Bot API's URL path (`/bot123456789:AA…/getMe`), where a letter comes right before the id.
+  { kind: 'telegram_bot_token', re: /(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{30,}/g },
   { kind: 'discord_webhook', re: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]+/g },
-  { kind: 'age_secret_key', re: /\bAGE-SECRET-KEY-1[0-9A-Z]{50,}\b/g },
+  { kind: 'age_secret_key', re: new RegExp(`${B}AGE-SECRET-KEY-1[0-9A-Z]{50,}${E}`, 'g') },
   // The long tail of prefixed provider tokens: Shopify, DigitalOcean, Grafana, Sentry, Databricks, Groq, Postman,
   // Linear, Doppler, New Relic, Atlassian, Supabase, PlanetScale, Pulumi, Figma, Notion, Replicate, Perplexity,
   // xAI, Twilio API keys, Mailgun, Razorpay, JFrog.
@@ -236,7 +239,8 @@ const COMPILED_SHAPES = SHAPES.map((rule) => {
   const lead = rule.re.source.startsWith(B) && !/\\\.|[+/=]/.test(rule.re.source) && !rule.replace;
   return { rule, re: lead ? new RegExp(rule.re.source.slice(B.length), rule.re.flags) : rule.re, checkBefore: lead };
 });
-const TOKEN_CHAR = /[A-Za-z0-9_-]/;
+/** A character that joins the one before a match to it (see B). */
+const TOKEN_CHAR = /[A-Za-z0-9]/;
 
 /** The token-shape rules (SHAPES) over `text`. */
 function applyShapes(text: string): string {

@@ -80,7 +80,7 @@ const SHAPES_ERE = [
 ];
 
 /** One ERE: a token shape with the character before and after it (or a line's edge), for the host's check. */
-export const TOKEN_ERE = `(^|[^A-Za-z0-9_-])(${SHAPES_ERE.join('|')})([^A-Za-z0-9_-]|$)`;
+export const TOKEN_ERE = `(^|[^A-Za-z0-9])(${SHAPES_ERE.join('|')})([^A-Za-z0-9]|$)`;
 
 /** A loose object of the workspace's own git repository (`.git/objects/2a/74…`), workspace-relative. */
 /** The second grep's pattern: a token base64- or hex-encoded (one grep for both: a third pass over every file cost more). */

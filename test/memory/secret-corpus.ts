@@ -139,6 +139,7 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'vault token', text: 'vault login hvs.FAKEvault0123456789abcdefghij', secret: 'hvs.FAKEvault0123456789abcdefghij', kind: 'vault_token' },
   { name: 'docker hub pat', text: 'echo dckr_pat_FAKEdockerhub0123456789abc | docker login -u me --password-stdin', secret: 'dckr_pat_FAKEdockerhub0123456789abc', kind: 'docker_hub_token' },
   { name: 'telegram bot token', text: 'BOT=123456789:AAFAKEtelegram0123456789abcdefghijkl', secret: 'AAFAKEtelegram0123456789abcdefghijkl', kind: 'telegram_bot_token' },
+  { name: 'telegram bot token in the Bot API URL', text: 'curl https://api.telegram.org/bot123456789:AAFAKEtelegram0123456789abcdefghijkl/getMe', secret: 'AAFAKEtelegram0123456789abcdefghijkl', kind: 'telegram_bot_token' },
   { name: 'discord webhook', text: 'curl https://discord.com/api/webhooks/123456789012345678/FAKEdiscordWebhookToken_abc-123', secret: 'FAKEdiscordWebhookToken_abc-123', kind: 'discord_webhook' },
   { name: 'age secret key', text: 'AGE-SECRET-KEY-1FAKEQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ', secret: 'AGE-SECRET-KEY-1FAKEQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ', kind: 'age_secret_key' },
   { name: 'shopify token', text: 'shpat_FAKE0000000000000000000000000000'.replace('FAKE', 'fa4e') + ' FAKE', secret: 'shpat_fa4e0000000000000000000000000000', kind: 'provider_token' },

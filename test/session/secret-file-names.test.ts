@@ -13,7 +13,8 @@ import { LocalSandbox } from '../../src/sandbox/local/local-sandbox.js';
 import { setAside } from '../../src/session/left-out.js';
 import { leaveOutSecretFiles, secretFileMessage } from '../../src/session/secret-files.js';
 
-const RUN_NAME = 'ghp_FAKEnameOnly0a1B2c3D4e5F6g7H8i9J0kLmN';
+// Joined to a word by `-`: the boundary once counted `-` and `_` as token characters (tenth trial, H1).
+const RUN_NAME = 'leak-ghp_FAKEnameOnly0a1B2c3D4e5F6g7H8i9J0kLmN';
 const USER_NAME = 'sk-ant-api03-FAKEuserNamed9Xv2Lm7Rt4Wz8Kp1Ns6';
 
 describe('a token in the name of a file the run wrote', () => {
@@ -35,10 +36,10 @@ describe('a token in the name of a file the run wrote', () => {
       skipDirs: [],
       skip: new Set(),
     });
-    const saved = join(home, 'left-out', 'r1', 'notes', '[REDACTED:github_token].txt');
+    const saved = join(home, 'left-out', 'r1', 'notes', 'leak-[REDACTED:github_token].txt');
     expect(found).toEqual([
       { path: 'keys/[REDACTED:anthropic_key].md', kinds: ['anthropic_key'], action: 'kept', inName: true, why: 'it was in the workspace before the run (your file: it is never dropped)' },
-      { path: 'notes/[REDACTED:github_token].txt', kinds: ['github_token'], action: 'left-out', inName: true, savedAt: saved },
+      { path: 'notes/leak-[REDACTED:github_token].txt', kinds: ['github_token'], action: 'left-out', inName: true, savedAt: saved },
     ]);
     expect(readFileSync(saved, 'utf8')).toBe('remember to rotate\n');
     expect(existsSync(join(sb.workspaceDir, 'notes', `${RUN_NAME}.txt`))).toBe(false);
