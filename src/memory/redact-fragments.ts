@@ -143,8 +143,11 @@ function isTokenRest(word: string): boolean {
   return /^[A-Za-z0-9_.-]{6,}$/.test(word) && isRandomBody(word.replace(/[_.-]/g, ''));
 }
 
-/** A bare or quoted word (quotes kept outside the captured text), as typed in a command. */
-const WORD = /(["']?)([A-Za-z0-9_.-]+)\1(?=$|[\s;&|)<>"'])/g;
+/**
+ * A bare or quoted word (quotes kept outside the captured text), as typed in a command. A path is one word
+ * (`> /tmp/t`, `>> ~/k.txt`): read as its last segment, a file the fragment went to was never found again.
+ */
+const WORD = /(["']?)([A-Za-z0-9_.\/~+-]+)\1(?=$|[\s;&|)<>"'])/g;
 /** Where a fragment can start: found first, so that only the text around one is read further. */
 const FRAGMENT_START = /gh[pousr]_|github_pat_|glpat-|xox[abpr]-|sk-ant-|sk-proj-|[sr]k_(?:live|test)_|npm_|hf_|dckr_pat_|AIza|AKIA|ASIA/g;
 const WORD_CHAR = /[A-Za-z0-9_.-]/;
@@ -187,6 +190,12 @@ export function redactFragments(text: string, marker: (kind: SecretKind) => stri
     const kind = fragmentKind(text.slice(start, end));
     if (kind) fragmentCuts(text, start, end, kind, cuts);
   }
+  // A head long enough to be a whole token by its shape (`sk_live_` + 10) was replaced before this pass; the
+  // parts appended after it to the same file (`echo -n sk_live_4eC3… > k && echo -n jWDa… >> k`) are still its rest.
+  for (const m of text.matchAll(SHAPED_HEAD)) {
+    const end = m.index + m[0].length;
+    if (text.slice(end, end + 4096).includes('>>')) fragmentCuts(text, m.index, end, m[1] as SecretKind, cuts, true);
+  }
   if (cuts.length === 0) return text;
   cuts.sort((a, b) => b.start - a.start);
   let out = text;
@@ -199,9 +208,15 @@ export function redactFragments(text: string, marker: (kind: SecretKind) => stri
   return out;
 }
 
-/** The cuts for one fragment at `[start, end)`: itself, and the parts the command joins it with. */
-function fragmentCuts(text: string, start: number, end: number, kind: SecretKind, cuts: Cut[]): void {
-  cuts.push({ start, end, kind });
+/** A marker of a kind FRAGMENT_PREFIXES knows, written by the shape rules before the fragments are read. */
+const SHAPED_HEAD = new RegExp(`\\[REDACTED:(${[...new Set(FRAGMENT_PREFIXES.map(([, k]) => k)), 'aws_access_key_id'].join('|')})\\]`, 'g');
+
+/**
+ * The cuts for one fragment at `[start, end)`: itself, and the parts the command joins it with. `appendsOnly`:
+ * only the later appends to a file it went to (the fragment is a marker already, a whole token by its shape).
+ */
+function fragmentCuts(text: string, start: number, end: number, kind: SecretKind, cuts: Cut[], appendsOnly = false): void {
+  if (!appendsOnly) cuts.push({ start, end, kind });
   const rest = (w: { start: number; end: number; text: string }): void => {
     if (isTokenRest(w.text)) cuts.push({ start: w.start, end: w.end, kind });
   };
@@ -209,11 +224,12 @@ function fragmentCuts(text: string, start: number, end: number, kind: SecretKind
   const files: string[] = [];
   for (const w of wordsIn(text, end, commandEnd(text, end))) {
     if (/>\s*["']?$/.test(text.slice(Math.max(0, w.start - 4), w.start))) files.push(w.text);
-    else rest(w);
+    else if (!appendsOnly) rest(w);
   }
+  if (appendsOnly && files.length === 0) return;
   // A variable assigned the fragment: the next assignment on the line (`K1=AKIATOPM; K2=KMY6…`) and the variable
   // expanded right after it (`$A$B`, `${A}${B}`) hold the rest.
-  const name = /([A-Za-z_][A-Za-z0-9_]*)=["']?$/.exec(text.slice(Math.max(0, start - 64), start))?.[1];
+  const name = appendsOnly ? undefined : /([A-Za-z_][A-Za-z0-9_]*)=["']?$/.exec(text.slice(Math.max(0, start - 64), start))?.[1];
   if (name !== undefined) {
     const next = /^["']?[ \t;&]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(["']?)([A-Za-z0-9_.-]+)\1/.exec(text.slice(end, end + 256));
     if (next) {

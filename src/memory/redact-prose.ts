@@ -45,6 +45,22 @@ export const PROSE_LATIN = new RegExp(
   'giu',
 );
 
+/** Words that open what a password is for: "the password FOR the server is X", "das Passwort FÜR den Server lautet X". */
+const FOR_WORDS = [
+  'for', 'of', 'to', 'on', 'für', 'fürs', 'zum', 'zur', 'vom', 'von', 'des', 'der', 'pour', 'du', 'de', 'del', 'de la', 'da', 'do', 'della', 'dello',
+  'per', 'para', 'voor', 'van', 'dla', 'do', 'для', 'от', 'için',
+];
+
+/**
+ * `<word> <for|für|du …> <1 to 4 words> <verb|:> value`: "Das Passwort für den Server lautet X", "the password for
+ * the staging database is X", "la contraseña de la base de datos es X". The words between must start with one of
+ * FOR_WORDS (so "the password reset link is …" stays) and stay on the line; the verb or `:` is required.
+ */
+export const PROSE_LATIN_FOR = new RegExp(
+  `(${WORDS.map(escape).join('|')})(${SP}+(?:${FOR_WORDS.map(escape).join('|')})(?:${SP}+[\\p{L}\\p{N}_.@-]{1,40}){1,4}?(?:${SP}+(?:${VERBS_LATIN.map(escape).join('|')})${SP}*[:：]?|${SP}*[:：])${SP}*)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
+  'giu',
+);
+
 /**
  * Chinese and Japanese and Korean: no spaces needed; 密码是X, 密码：X, 口令为X, パスワードはX, 비밀번호는 X. The value
  * is printable ASCII but a quote or a backslash, which end it: in `"密码是X",` of JSON or YAML the quote closes the
@@ -124,6 +140,15 @@ export function redactProse(text: string): string {
     const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
     if (!isProseValue(value, q !== '' && q2 !== '') && !isWordPassword(word, sep, value.slice(0, value.length - trail.length))) return m;
     remember(value.slice(0, value.length - trail.length));
+    return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;
+  });
+  out = out.replace(PROSE_LATIN_FOR, (m, word: string, sep: string, q: string, value: string, q2: string, offset: number, whole: string) => {
+    if (!startsWord(whole, offset)) return m;
+    const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
+    const bare = value.slice(0, value.length - trail.length);
+    // The verb closes the words between: `isWordPassword` judges the value after it as after "<word> is".
+    if (!isProseValue(value, q !== '' && q2 !== '') && !isWordPassword(word, sep.slice(sep.search(/\S+\s*[:：]?\s*$/u)), bare)) return m;
+    remember(bare);
     return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;
   });
   out = out.replace(PROSE_CJK, (m, word: string, sep: string, q: string, value: string, q2: string) => {

@@ -35,6 +35,7 @@ import { remember, rememberInto } from './redact-remember.js';
 import { redactHidden } from './redact-views.js';
 import { SECRET_QUERY_PARAM, URL_PATH_KEY } from './redact-urls.js';
 import { redactSpacedAssignments } from './redact-spaced.js';
+import { redactPairs } from './redact-pairs.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
 import { redactHexDumps } from './redact-hexdump.js';
@@ -290,6 +291,7 @@ function redactJoined(text: string): string {
   };
   // Before the `NAME: value` rule, which reads grep's `secrets.h:4:#define …` as a value under `secrets.h`.
   out = redactSpacedAssignments(out, (name) => marker(assignmentKind(name)), remember);
+  out = redactPairs(out, (name) => marker(assignmentKind(name)), remember);
   out = out.replace(ASSIGN_JSON_ESCAPED, jsonPair);
   out = out.replace(ASSIGN_JSON, jsonPair);
   out = out.replace(ASSIGN_EQ_ESCAPED, jsonPair);

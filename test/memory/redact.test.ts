@@ -57,6 +57,19 @@ const HARMLESS: string[] = [
   'src/auth.h:9:#define SESSION_TOKEN_HEADER session_token_header',
   'Name                 Value\n----                 -----\nPASSWORD_MIN_LENGTH  12\nAPI_TOKEN            $API_TOKEN',
   'TOKEN        expired',
+  // Pairs that are not secrets (redact-pairs.ts): a list's items, a lookup's default, a name that is no value.
+  "fields = ['password', 'username', 'email']",
+  "t('password', 'Password')",
+  "os.environ.get('API_KEY', 'fallbackValue99')",
+  "define('DB_NAME', 'wordpress');",
+  "define('DB_PASSWORD', getenv('DB_PASSWORD'));",
+  '<password>${env.DB_PASS}</password>',
+  '<property name="passwordEncoder" ref="bcryptEncoder"/>',
+  // Words between the password word and a verb that are not a value (PROSE_LATIN_FOR).
+  'the password for the admin account is required',
+  'the password for this account is stored in Vault',
+  'Das Passwort für den Server ist erforderlich.',
+  'the password reset link is https://example.test/reset',
 ];
 
 describe('redact', () => {

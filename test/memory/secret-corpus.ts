@@ -236,4 +236,23 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'Dockerfile legacy ENV', text: 'ENV REGISTRY_PASSWORD FAKEreg55Pw', secret: 'FAKEreg55Pw', kind: 'password' },
   { name: 'csh setenv', text: 'setenv DEPLOY_TOKEN FAKEdpl8Tk3Qz', secret: 'FAKEdpl8Tk3Qz', kind: 'secret' },
   { name: 'CMake set()', text: 'set(CODESIGN_PASSWORD "FAKEcsk-4471")', secret: 'FAKEcsk-4471', kind: 'password' },
+  // A secret name and its value as a pair of quoted strings or markup (redact-pairs.ts; tenth trial, H2).
+  { name: 'PHP define()', text: "define('DB_PASSWORD', 'FAKEwp9Db2Qx');", secret: 'FAKEwp9Db2Qx', kind: 'password' },
+  { name: 'PHP array pair', text: "  'api_secret' => \"FAKEarr7Sc3\",", secret: 'FAKEarr7Sc3', kind: 'secret' },
+  { name: 'PHP array assignment', text: "$config['smtp_password'] = 'FAKEsmtp4Pw';", secret: 'FAKEsmtp4Pw', kind: 'password' },
+  { name: 'Python setdefault', text: 'os.environ.setdefault("DJANGO_SECRET_KEY", "FAKEdj8Sk-k2z")', secret: 'FAKEdj8Sk-k2z', kind: 'secret' },
+  { name: 'Java setProperty', text: 'System.setProperty("mail.smtp.password", "FAKEks3Pw");', secret: 'FAKEks3Pw', kind: 'password' },
+  { name: 'XML property name/value', text: '<property name="password" value="FAKEant6Pw"/>', secret: 'FAKEant6Pw', kind: 'password' },
+  { name: '.NET appSettings key/value', text: '  <add key="StorageAccountKey" value="FAKEnet2Ky9"  />', secret: 'FAKEnet2Ky9', kind: 'secret' },
+  { name: 'Maven settings.xml element', text: '<server><id>nexus</id><username>ci</username><password>FAKEmvn5Pw</password></server>', secret: 'FAKEmvn5Pw', kind: 'password' },
+  { name: 'properties XML entry', text: '<entry key="db.password">FAKEent7Pw</entry>', secret: 'FAKEent7Pw', kind: 'password' },
+  // Words between the password word and its verb (redact-prose.ts PROSE_LATIN_FOR; tenth trial, H2).
+  { name: 'German prose, words between', text: 'Das Passwort für den Server lautet FAKEsonne7.', secret: 'FAKEsonne7', kind: 'password' },
+  { name: 'German prose, word password between', text: 'Das Kennwort für den Produktionsserver lautet FAKEregenschirmblau', secret: 'FAKEregenschirmblau', kind: 'password' },
+  { name: 'English prose, words between', text: 'the password for the staging database is FAKEstg42x', secret: 'FAKEstg42x', kind: 'password' },
+  { name: 'Spanish prose, words between', text: 'la contraseña de la base de datos es FAKEgira2024', secret: 'FAKEgira2024', kind: 'password' },
+  { name: 'French prose, words between', text: 'le mot de passe du compte admin : FAKEpara42', secret: 'FAKEpara42', kind: 'password' },
+  // A token split over two echo commands into one file (redact-fragments.ts; tenth trial, H2).
+  { name: 'token split over two echo into a path', text: 'echo -n ghp_FAKEa1B2c3D4e5F6 > /tmp/t; echo g7H8FAKEi9J0kLmNoPq >> /tmp/t', secret: 'g7H8FAKEi9J0kLmNoPq', kind: 'github_token' },
+  { name: 'whole-shaped head, rest appended', text: 'echo -n sk_live_FAKE4eC39Hq > k && echo -n jW9FAKEx2rT1zQp7dK >> k', secret: 'jW9FAKEx2rT1zQp7dK', kind: 'stripe_key' },
 ];
