@@ -3,6 +3,7 @@
  * - two quoted strings of a call or an array: PHP's `define('DB_PASSWORD', '…')` and `'password' => '…'`,
  *   `$config['db_password'] = '…'`, Python's `os.environ.setdefault("SECRET_KEY", "…")`, Java's
  *   `System.setProperty("db.password", "…")`, `config.set('api_token', '…')`;
+ * - a declaration with a type between (`const API_KEY: &str = "…";`, `var apiKey string = "…"`);
  * - markup: an element named by the secret (`<password>…</password>`, Maven's `settings.xml`), an element or tag
  *   that names it in an attribute and holds the value in another (`<property name="password" value="…"/>` of Ant
  *   and Spring, `<add key="ApiSecret" value="…"/>` of .NET's `app.config`, `<entry key="db.password">…</entry>`
@@ -23,6 +24,15 @@ const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
  */
 const QUOTED_PAIR = new RegExp(
   `((?:(?<![\\w$])(?:define|constant|setdefault|set[A-Z]?\\w*|put\\w*|add|setenv|putenv)\\([ \\t]*(["'])${NAME}\\2[ \\t]*,|(["'])${NAME}\\4(?:\\][ \\t]*=|[ \\t]*=>))[ \\t]*(["']))((?:\\\\.|(?!\\6)[^\\\\\\n])*)(?=\\6)`,
+  'g',
+);
+/**
+ * A declaration with a type between the name and a quoted value: Rust's `const API_KEY: &str = "…";`, Kotlin's
+ * `val apiKey: String = "…"`, TypeScript's `const apiKey: string = '…'`, Go's `var apiKey string = "…"`. A
+ * declaring keyword must come first. Group 1 up to the value's quote, 2 the name, 4 the value.
+ */
+const TYPED = new RegExp(
+  `((?<![\\w$.])(?:const|let|var|val|static|final|readonly|pub(?:\\([a-z]+\\))?|private|public|internal)[ \\t]+(?:(?:mut|static|const|final|readonly)[ \\t]+)*${NAME}(?:[ \\t]*:[ \\t]*[&\\w<>\\[\\]'.,: ]{1,40}?|[ \\t]+[A-Za-z_][\\w.\\[\\]]*)[ \\t]*=[ \\t]*(["']))((?:\\\\.|(?!\\3)[^\\\\\\n])*)(?=\\3)`,
   'g',
 );
 /** `<NAME>value</NAME>`; group 1 the opening tag, 2 the name, 3 the value. */
@@ -48,6 +58,9 @@ export function redactPairs(text: string, markerFor: (name: string) => string, o
       const name = called ?? assigned ?? '';
       return secret(name, value) ? `${pre}${markerFor(name)}` : m;
     });
+  }
+  if (/(?:const|let|var|val|static|final|readonly|pub|private|public|internal)[ \t]/.test(out)) {
+    out = out.replace(TYPED, (m, pre: string, name: string, _q: string, value: string) => (secret(name, value) ? `${pre}${markerFor(name)}` : m));
   }
   if (!out.includes('<')) return out;
   out = out.replace(ATTRIBUTE_PAIR, (m, pre: string, _q: string, name: string, _vq: string, value: string) => (secret(name, value) ? `${pre}${markerFor(name)}` : m));

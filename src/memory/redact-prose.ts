@@ -82,7 +82,7 @@ const NOT_VALUES = new Set([
 /**
  * Whether a word after "password is" is a value: not a marker, a placeholder or a variable; not a word of the
  * sentence. Digits are not required: "correct-horse-battery-staple" is a passphrase, but then it must be quoted,
- * joined from three or more parts, or mix upper and lower case.
+ * joined by hyphens from three or more parts, or mix upper and lower case.
  */
 export function isProseValue(raw: string, quoted: boolean): boolean {
   const v = raw.replace(/[.,;:!?)。、，！？]+$/, '');
@@ -90,8 +90,10 @@ export function isProseValue(raw: string, quoted: boolean): boolean {
   if (/^[0-9a-f]{7,64}$/.test(v)) return false; // a commit or digest
   if (/[0-9]/.test(v) && /[A-Za-z]/.test(v)) return true;
   if (quoted) return true;
-  if (/^[A-Za-z]+(?:[-_.][A-Za-z]+){2,}$/.test(v) && !NOT_VALUES.has(v.toLowerCase())) return true;
-  return /[a-z]/.test(v) && /[A-Z]/.test(v.slice(1)) && /[^A-Za-z]/.test(v) === false && v.length >= 8;
+  // Joined by hyphens: `a.b.c` and `a_b_c` are code's member accesses and names (`token: data.access_token`).
+  if (/^[A-Za-z]+(?:-[A-Za-z]+){2,}$/.test(v) && !NOT_VALUES.has(v.toLowerCase())) return true;
+  // Mixed case alone, but not a camel-case name of code (`token: accessToken,`).
+  return /[a-z]/.test(v) && /[A-Z]/.test(v.slice(1)) && /[^A-Za-z]/.test(v) === false && v.length >= 8 && !/^[a-z]+(?:[A-Z][a-z]*)+$/.test(v);
 }
 
 /**
@@ -127,7 +129,9 @@ export function redactProse(text: string): string {
   if (!PROSE_TRIGGER.test(text)) return text;
   let out = text;
   out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
-    if (!isProseSecret(value)) return m;
+    // A spaced assignment (`secret = toUint8Array(secret)`) is code's: the assignment rules judge it, knowing code
+    // from `.env`. An unspaced one stays here: to them `--from-literal=password=…` is one word.
+    if (/\s=|=\s/.test(sep) || !isProseSecret(value)) return m;
     const trail = value.match(/[.,;:!?)]+$/)?.[0] ?? '';
     remember(value.slice(0, value.length - trail.length));
     return `${word}${sep}${q}${marker(/pass/i.test(word) ? 'password' : 'secret')}${trail}${q}`;
@@ -136,7 +140,8 @@ export function redactProse(text: string): string {
     /[A-Z]/.test(value) && /[a-z]/.test(value) && /[0-9]/.test(value) && !REDACTED_RE.test(value) ? `${word}${sep}${q}${marker('secret')}${q}` : m,
   );
   out = out.replace(PROSE_LATIN, (m, word: string, sep: string, q: string, value: string, q2: string, offset: number, whole: string) => {
-    if (!startsWord(whole, offset)) return m;
+    // Nothing between word and value is code's (`TEMPLATE_FIELDS[token.slice(1, -1)]`), not a sentence.
+    if (sep === '' || /\s=|=\s/.test(sep) || !startsWord(whole, offset)) return m;
     const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
     if (!isProseValue(value, q !== '' && q2 !== '') && !isWordPassword(word, sep, value.slice(0, value.length - trail.length))) return m;
     remember(value.slice(0, value.length - trail.length));

@@ -40,13 +40,13 @@ const SECRET_HINT_RE = /pass|pwd|secret|token|key|credential|auth|pat|^sig$|salt
 /**
  * Whether an assigned name (env var, YAML key, JSON key, CLI flag) looks like it holds a secret:
  * `GITHUB_TOKEN`, `dbPassword`, `client_secret`, `ANTHROPIC_API_KEY` yes; `PWD`, `max_tokens`, `TOKEN_FILE` no.
- * `PWD`/`OLDPWD` are the shell's working directory, not a password.
+ * `PWD`/`OLDPWD` are the shell's working directory, not a password (a lower-case `pwd` key is one).
  */
 export function isSecretName(name: string): boolean {
   // Fast path: most names (PATH, HOME, LANG …) hold none of the parts a secret name needs.
   if (!SECRET_HINT_RE.test(name)) return false;
-  const upper = name.toUpperCase();
-  if (upper === 'PWD' || upper === 'OLDPWD') return false;
+  // The shell's variables are upper case; a lower-case `pwd` is a config's password key (`{"db": {"pwd": …}}`).
+  if (name === 'PWD' || name === 'OLDPWD' || name === 'oldpwd') return false;
   // A tool's prefix in front of the name it passes on (`TF_VAR_db_password`, `INPUT_TOKEN` in GitHub Actions):
   // judged by the name after it, since `var`/`input` alone would read as "names a variable". Upper case only: a
   // lower-case `input_token` is a pagination cursor (botocore), not `INPUT_` + `token`.

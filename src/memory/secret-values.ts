@@ -15,7 +15,7 @@ const PLACEHOLDERS = new Set(['', 'null', 'none', 'nil', 'true', 'false', 'undef
 /**
  * Whether a value assigned to a secret name should be redacted or reported: not a reference (`$VAR`, `${VAR}`,
  * `{{ template }}`, `%(name)s`, `{field}`, a field's name as `nextToken`), a version or package spec (`^9.0.2`, `workspace:*`), a placeholder (`<your-token>`, `xxxxxxxx`, `your-api-key-here`, `changeme`, `***`),
- * a type, a documented local development default (`redact-dev-defaults.ts`), a plain URL, or shorter than 4
+ * a type, a documented local development default (`redact-dev-defaults.ts`), a plain URL, an absolute path, or shorter than 4
  * characters. `strict`: the value stands in `name: value` code (TypeScript annotations, keyword arguments), where a
  * bare identifier is a type or a variable, not a secret. Pure.
  */
@@ -29,13 +29,23 @@ export function isSecretValue(value: string, strict: boolean): boolean {
   // A field's name in camel case (`"output_token": "nextToken"`, `clientSecret`): a reference to where the secret is.
   if (/^[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+$/.test(v) && isSecretName(v)) return false;
   if (isDevDefault(v)) return false;
+  // An absolute path of two or more segments names where something is (`"pwd": "/workspace/app"`, `SSH_KEY=~/.ssh/id`).
+  if (/^(?:~|\/[\w.@+-]+)(?:\/[\w.@+-]+)+\/?$/.test(v)) return false;
   if (/^(?:[\^~]|[<>]=?|=)?v?\d+(?:\.(?:\d+|x|\*))+(?:-[\w.]+)?$|^(?:workspace|npm|file|link|catalog):/.test(v)) return false; // ^9.0.2, workspace:* (a package.json dependency named jsonwebtoken)
   if (v.length < 4) return false;
   if (isPlainUrl(v)) return false;
+  // A constant's or enum member's name as the value (`Token: "STRING_VALUE"` in an SDK's docs, `"TOKEN_EXPIRED"`),
+  // and a number written with digit separators (`CREDENTIAL_PURGE_INTERVAL_MS = 30_000`).
+  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(v) || /^\d{1,3}(?:_\d{3})+$/.test(v)) return false;
+  // A value that ends by opening a bracket continues past what was read: `process.env[` of `key=process.env['K']`.
+  if (/^[A-Za-z_$][\w$.?]*[[(]$/.test(v)) return false;
   if (strict) {
     if (/^[A-Za-z_][A-Za-z_<>[\]|]*[,;:)\]}>{]*$/.test(v) && v.length < 24) return false; // string, Token):
-    if (/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+[,;:)]*$/.test(v)) return false; // process.env.API_KEY;
-    if (/^[A-Za-z_$][\w$.]*[[(]/.test(v)) return false; // getToken(), os.environ[
+    // A name of any length without a digit: a constant or class (`apiKeys = BETA_CLIENT_TOOL_UNION_KEYS;`).
+    if (/^[A-Za-z_$][A-Za-z_$]*[,;)]*$/.test(v)) return false;
+    if (/^\(/.test(v)) return false; // (typeof X), (options, platform) => …: an expression
+    if (/^[A-Za-z_$][\w$]*(\??\.[A-Za-z_$][\w$]*)+[,;:)]*$/.test(v)) return false; // process.env.API_KEY;, opts?.workSecret
+    if (/^[A-Za-z_$][\w$.?]*[[(]/.test(v)) return false; // getToken(), os.environ[, existing?.[
     if (/^[A-Za-z_$][\w$.]*<.*>(\[\])*[,;:)=]*$/.test(v)) return false; // React.Dispatch<SetStateAction<string>>
     if (/^[A-Za-z_$][\w$.]*(\[\])*(\s*\|\s*[A-Za-z_$][\w$.<>[\]]*)+[,;)]*$/.test(v)) return false; // string | null
   }

@@ -65,6 +65,10 @@ const HARMLESS: string[] = [
   "define('DB_PASSWORD', getenv('DB_PASSWORD'));",
   '<password>${env.DB_PASS}</password>',
   '<property name="passwordEncoder" ref="bcryptEncoder"/>',
+  '{"pwd": "/workspace/app"}',
+  'let password: string = "";',
+  'const tokenType: string = "Bearer";',
+  'const token: string = await getToken();',
   // Words between the password word and a verb that are not a value (PROSE_LATIN_FOR).
   'the password for the admin account is required',
   'the password for this account is stored in Vault',

@@ -73,3 +73,24 @@ export const NOT_SECRET_CONFIGS: Array<{ path: string; text: string }> = [
   { path: 'deploy/connection.yaml', text: 'params:\n  - api_field: connection.githubConfig.oauthTokenSecretVersion\n    oauth_token_secret_version: "{__relative_name__}"\n    client_secret: clientSecret\n' },
   { path: 'tsconfig.json', text: '{\n  "compilerOptions": { "strict": true, "outDir": "dist" },\n  "include": ["src"]\n}\n' },
 ];
+
+/**
+ * Secrets with no token shape in files that are not config by name, or not under a secret-named key (tenth
+ * new-user trial, H3: these passed silently). `key`: the label the report gives (`secret-key-files.ts`).
+ */
+export const SOURCE_SECRET_CORPUS: Array<{ name: string; path: string; text: string; key: string; secret: string }> = [
+  { name: '.env DATABASE_URL with a password', path: 'services/billing/.env', text: 'PORT=8080\nDATABASE_URL=postgres://billing:fakeDbPw42x@db.prod.internal:5432/billing\n', key: "a URL's password", secret: 'fakeDbPw42x' },
+  { name: 'Terraform client_secret', path: 'infra/main.tf', text: 'provider "azurerm" {\n  features {}\n  client_id     = "00000000-0000-0000-0000-000000000000"\n  client_secret = "fakeTfSecret7Q"\n}\n', key: 'a secret value', secret: 'fakeTfSecret7Q' },
+  { name: 'Go constant', path: 'internal/payments/keys.go', text: 'package payments\n\nconst apiSecret = "fake9goValue-x7"\n', key: 'a secret value', secret: 'fake9goValue-x7' },
+  { name: 'Rust typed constant', path: 'src/config.rs', text: 'pub const API_KEY: &str = "fakeRsKey3Wq";\n', key: 'a secret value', secret: 'fakeRsKey3Wq' },
+  { name: 'prose note', path: 'docs/ops-notes.md', text: '# Ops\n\nThe staging password is fakeStaging88x, rotate it monthly.\n', key: 'a password', secret: 'fakeStaging88x' },
+  { name: 'German prose note', path: 'docs/betrieb.md', text: 'Das Passwort für den Server lautet fakeSonne77q.\n', key: 'a password', secret: 'fakeSonne77q' },
+];
+
+/** Code and text with secret words and no secret: types, calls, local dev URLs, prose about passwords. */
+export const NOT_SECRET_SOURCES: Array<{ path: string; text: string }> = [
+  { path: 'src/auth/login.ts', text: 'export interface Login {\n  password: string;\n  token?: string;\n}\nexport async function login(user: string, password: string) {\n  const token = await getToken(user, password);\n  return { token };\n}\n' },
+  { path: 'internal/auth/auth.go', text: 'package auth\n\nfunc Login(user, password string) (token string, err error) {\n\treturn "", nil\n}\n' },
+  { path: 'Makefile', text: 'DEV_DB := postgres://postgres:postgres@localhost:5432/dev\n\ntest:\n\tDATABASE_URL=$(DEV_DB) go test ./...\n' },
+  { path: 'README.md', text: '# acme-api\n\nThe password is required on first login; the API key is read from `$ACME_API_KEY`.\n' },
+];

@@ -255,4 +255,9 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   // A token split over two echo commands into one file (redact-fragments.ts; tenth trial, H2).
   { name: 'token split over two echo into a path', text: 'echo -n ghp_FAKEa1B2c3D4e5F6 > /tmp/t; echo g7H8FAKEi9J0kLmNoPq >> /tmp/t', secret: 'g7H8FAKEi9J0kLmNoPq', kind: 'github_token' },
   { name: 'whole-shaped head, rest appended', text: 'echo -n sk_live_FAKE4eC39Hq > k && echo -n jW9FAKEx2rT1zQp7dK >> k', secret: 'jW9FAKEx2rT1zQp7dK', kind: 'stripe_key' },
+  // Typed declarations and a nested lower-case pwd (redact-pairs.ts TYPED, secret-names.ts; tenth trial, H3).
+  { name: 'Rust typed const', text: 'pub const API_KEY: &str = "FAKErs7Ky2Qz";', secret: 'FAKErs7Ky2Qz', kind: 'secret' },
+  { name: 'Go typed var', text: 'var dbPassword string = "FAKEgo4Pw9"', secret: 'FAKEgo4Pw9', kind: 'password' },
+  { name: 'Kotlin typed val', text: 'private val clientSecret: String = "FAKEkt5Sc1"', secret: 'FAKEkt5Sc1', kind: 'secret' },
+  { name: 'nested JSON pwd', text: '{"db": {"host": "db.prod", "pwd": "FAKEpwd8Nx"}}', secret: 'FAKEpwd8Nx', kind: 'secret' },
 ];

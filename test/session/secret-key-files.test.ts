@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSummary } from '../../src/cli/commands/run.js';
 import { runSession, type SessionResult } from '../../src/session.js';
 import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
-import { CONFIG_SECRET_CORPUS, NOT_SECRET_CONFIGS } from '../memory/secret-config-corpus.js';
+import { CONFIG_SECRET_CORPUS, NOT_SECRET_CONFIGS, NOT_SECRET_SOURCES, SOURCE_SECRET_CORPUS } from '../memory/secret-config-corpus.js';
 import { blobsText, scratch, testConfig } from './harness.js';
 
 /** The shell that writes `text` to `path` as the agent would: a quoted heredoc. */
@@ -32,7 +32,7 @@ const MEMORY_NOTES = [
 const NAMED = 'ghp_FAKEinAName0a1B2c3D4e5F6g7H8i9J0kLmNoP';
 
 /** `.netrc` is a credential file by content (`credential-files.ts`): left out whole, not reported by key. */
-const REPORTED = CONFIG_SECRET_CORPUS.filter((c) => c.path !== '.netrc');
+const REPORTED = [...CONFIG_SECRET_CORPUS.filter((c) => c.path !== '.netrc'), ...SOURCE_SECRET_CORPUS];
 
 let dirs: ReturnType<typeof scratch>;
 let server: MessagesServer;
@@ -45,7 +45,7 @@ beforeAll(async () => {
   writeFileSync(join(dirs.workspace, 'docker-compose.yml'), NOT_SECRET_CONFIGS.find((c) => c.path === 'docker-compose.yml')!.text);
   mkdirSync(join(dirs.workspace, 'config'), { recursive: true });
   writeFileSync(join(dirs.workspace, 'config', 'base.yaml'), 'server:\n  port: 8080\n');
-  const configure = [...CONFIG_SECRET_CORPUS, ...NOT_SECRET_CONFIGS.filter((c) => !['package.json', 'docker-compose.yml'].includes(c.path))].map((c) => write(c.path, c.text));
+  const configure = [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, ...NOT_SECRET_SOURCES, ...NOT_SECRET_CONFIGS.filter((c) => !['package.json', 'docker-compose.yml'].includes(c.path))].map((c) => write(c.path, c.text));
   server = await startMessagesServer([
     turn(toolUse('bash', { command: [...configure, `mkdir -p notes && echo 'rotate this one' > notes/${NAMED}.txt`].join('\n') })),
     // The run edits the compose file (a local dev default added): changed, still nothing to report.
@@ -73,7 +73,8 @@ describe('config files the run wrote with values under secret-named keys', () =>
     const summary = formatSummary(run);
     expect(summary).toMatch(/secret {6}config\/database\.ini holds what looks like a secret under password \(line 5\) .*in the workspace snapshot: .*environment variable/);
     expect(summary).toContain('.npmrc holds what looks like a secret under _auth (line 2)');
-    for (const c of CONFIG_SECRET_CORPUS) expect(summary, c.name).not.toContain(c.secret);
+    for (const c of [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS]) expect(summary, c.name).not.toContain(c.secret);
+    expect(summary).toContain('infra/main.tf holds what looks like a secret as a secret value (line 4) (by its name or form;');
   });
 
   it('stay in the workspace snapshot (reported, never taken out of the user\'s project)', () => {
@@ -96,7 +97,7 @@ describe('config files the run wrote with values under secret-named keys', () =>
   it('leave no value in the transcript: not the heredoc that wrote them, not the cat that printed them', () => {
     const transcript = readFileSync(run.transcriptPath, 'utf8');
     expect(transcript).toContain('spring.datasource.password = [REDACTED:password]');
-    const left = [...CONFIG_SECRET_CORPUS, ...MEMORY_NOTES].filter((c) => transcript.includes(c.secret)).map((c) => c.path);
+    const left = [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, ...MEMORY_NOTES].filter((c) => transcript.includes(c.secret)).map((c) => c.path);
     expect(left).toEqual([]);
   });
 });
