@@ -17,14 +17,15 @@ import type { OnProgress } from './config/progress.js';
 import { createSandbox, keepSandbox } from './sandbox/index.js';
 import { assertTreeFits } from './snapshot/fits.js';
 import type { Sandbox } from './sandbox/types.js';
-import { openSnapshotStore, type SnapshotStore } from './snapshot/index.js';
+import { isS3Store, openSnapshotStore, type SnapshotStore } from './snapshot/index.js';
+import { removeDeadWriterTemps } from './snapshot/temp-leftovers.js';
 import { runAgentStep, sessionModelClient } from './session/agent-step.js';
 import { eventSink, progressOf, step } from './session/context.js';
 import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
-import { adoptOrphans, endSessionRecord, markSessionRestored, openSessionScratch, recordSessionStart, removeDeadScratch } from './session/orphans.js';
+import { adoptOrphans, endSessionRecord, markSessionRestored, openSessionScratch, recordSessionStart, removeDeadScratch, removeSpentRecords } from './session/orphans.js';
 import { HeadPublisher, sessionBranch } from './session/publish.js';
-import { rescueStrandedSandboxes } from './session/stranded.js';
+import { rescueStrandedSandboxes, sessionHasSandbox } from './session/stranded.js';
 import { detachGoneSandboxDisks } from './sandbox/docker/gone-disks.js';
 import { assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
 import { snapshotSandbox, type ChangeBaseline, type SnapshotTimings, type WorkspaceSnapshotMode } from './session/snapshot-sandbox.js';
@@ -66,12 +67,15 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const rolloutId = newRolloutId();
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
   await removeDeadScratch(config.home);
+  // Partial blobs of snapshot writers that were killed (never a live one's): they stayed until a `recover`.
+  if (!isS3Store(store)) await removeDeadWriterTemps(store.tmpDir);
   // A killed session's work that is only in its container becomes a snapshot this session adopts as a branch.
   if (config.sandbox.backend === 'docker') {
     await rescueStrandedSandboxes(store, config.home, config.memory.layout, lineage, onProgress);
     // Disks of killed sessions whose container someone else removed: deleted images that hold host disk space.
     await detachGoneSandboxDisks(config.home);
   }
+  await removeSpentRecords(config.home, lineage, config.sandbox.backend === 'docker' ? sessionHasSandbox : async () => false);
   const workDir = await openSessionScratch(config.home, rolloutId, lineage);
   const saved: SavedWork = { home: config.home };
   const notices: SessionNotice[] = [];

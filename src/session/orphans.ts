@@ -318,6 +318,25 @@ export async function removeDeadScratch(home: string): Promise<string[]> {
   return removed;
 }
 
+/**
+ * Removes the session records of `lineage` that nothing will ever read: the session is gone (ended, or its
+ * process dead), it died before its restore ended (`restore: 'pending'`: the agent never ran), it left no
+ * transcript (none, or empty) and no sandbox of it remains (`hasSandbox`, asked last: a container still needs its
+ * record to be told unrestored). Such records were never removed (tenth new-user trial, low). Returns the rollout
+ * ids whose record went. Never throws.
+ */
+export async function removeSpentRecords(home: string, lineage: string, hasSandbox: (rolloutId: string) => Promise<boolean>): Promise<string[]> {
+  const removed: string[] = [];
+  for (const r of await readRecords(home)) {
+    if (r.lineage !== lineage || r.restore !== 'pending' || (!r.endedAt && processAlive(r.pid, r.host))) continue;
+    const transcript = await stat(join(home, 'transcripts', `${r.rolloutId}.jsonl`)).catch(() => null);
+    if ((transcript?.size ?? 0) > 0 || (await hasSandbox(r.rolloutId).catch(() => true))) continue;
+    await rm(recordPath(home, r.rolloutId), { force: true }).then(() => removed.push(r.rolloutId), () => undefined);
+  }
+  if (removed.length) log.info({ lineage, removed }, 'removed the records of sessions that died before their agent ran');
+  return removed;
+}
+
 /** Rewrites a session record with `patch` (best effort, as `writeSessionRecord`: a failure is logged as `what`). */
 async function patchSessionRecord(home: string, rolloutId: string, patch: Partial<SessionRecord>, what: string): Promise<void> {
   try {

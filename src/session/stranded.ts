@@ -100,6 +100,12 @@ export async function findGoneSandboxes(store: SnapshotStore, home: string, line
   return out;
 }
 
+/** Whether a sandbox container of session `rolloutId` exists on the engine (any state). Throws when the engine cannot be asked. */
+export async function sessionHasSandbox(rolloutId: string): Promise<boolean> {
+  const found = await dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.session}=${rolloutId}`] } });
+  return found.length > 0;
+}
+
 /**
  * Rollout id → its own workspace snapshot, for `lineage`: the workspace snapshots whose last rollout is the one
  * that made them (a session's step 6 and a rescue both list the parent's rollouts, then their own). Whether a gone

@@ -4,6 +4,7 @@
  * thousands of deletions, with advice (`lineage reset`) that would have emptied the tree. A sandbox that never
  * finished its restore holds no one's work: recover now says so and removes it, with no snapshot and no branch.
  */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -60,5 +61,37 @@ describe('a session killed during its restore', () => {
     expect((await store.list({ lineage: LINEAGE })).filter((m) => m.rolloutIds.includes(id))).toEqual([]);
     const text2 = await execa(process.execPath, ['--import', 'tsx', CLI, 'recover'], { env, extendEnv: false, reject: false });
     expect(text2.stdout).toBe('nothing orphaned');
+  });
+
+  // The record of such a session and a killed writer's partial blob stayed until a `recover` or forever (tenth
+  // new-user trial, low): the next session on the lineage removes both, never a live writer's temp file.
+  it('the next session removes its sandbox, its record and the partial blobs of killed writers', { timeout: 300_000 }, async () => {
+    const server = await startMessagesServer([turn(text('Nothing to change.')), turn(text('Nothing again.'))]);
+    servers.push(server);
+    const child = await execa(process.execPath, ['--import', 'tsx', CHILD], {
+      env: { MNEMARA_HOME: dirs.home, ANTHROPIC_BASE_URL: server.url, WORKSPACE: dirs.workspace, LINEAGE, TASK: 'add a route', KILL_AT: 'restore:start' },
+      reject: false,
+    });
+    expect(child.signal).toBe('SIGKILL');
+    const id = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
+    rollouts.push(id);
+    const record = join(dirs.home, 'transcripts', `${id}.session.json`);
+    expect(existsSync(record)).toBe(true);
+    const tmp = join(dirs.home, 'store', 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    const exited = execa('true');
+    await exited;
+    const gone = join(tmp, `blob-${exited.pid}-0123456789ab`);
+    const live = join(tmp, `blob-${process.pid}-0123456789ab`);
+    writeFileSync(gone, 'partial');
+    writeFileSync(live, 'being written');
+    const next = await runSession({ workspace: dirs.workspace, task: 'look again', config: testConfig(dirs.home, server.url), lineage: LINEAGE });
+    rollouts.push(next.rolloutId);
+    expect(next.outcome).toBe('completed');
+    expect(await containersOf(id)).toEqual([]);
+    expect(existsSync(record)).toBe(false);
+    expect(existsSync(gone)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    rmSync(live);
   });
 });

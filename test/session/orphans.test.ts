@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { adoptOrphans, endSessionRecord, findOrphans, removeDeadScratch, writeSessionRecord } from '../../src/session/orphans.js';
+import { adoptOrphans, endSessionRecord, findOrphans, removeDeadScratch, removeSpentRecords, writeSessionRecord } from '../../src/session/orphans.js';
 import { recoverLineage } from '../../src/session/recover.js';
 import { testConfig } from './harness.js';
 import { openStore } from '../../src/snapshot/index.js';
@@ -102,6 +102,31 @@ describe('orphaned rollouts', () => {
     expect(await removeDeadScratch(home)).toEqual([gone]);
     expect(existsSync(gone)).toBe(false);
     expect(existsSync(mine)).toBe(true);
+  });
+
+  // Records of sessions killed before their agent ran were never removed (tenth new-user trial, low).
+  it('removes the records of gone sessions that died before their agent ran, with no transcript and no sandbox left', async () => {
+    const home = tempDir();
+    mkdirSync(join(home, 'transcripts'), { recursive: true });
+    const dead = await deadPid();
+    const pending = (id: string, lineage: string, pid: number, extra: object = {}): void =>
+      writeFileSync(join(home, 'transcripts', `${id}.session.json`), JSON.stringify({ rolloutId: id, lineage, pid, host: hostname(), startedAt: '2026-12-01T10:00:00Z', restore: 'pending', ...extra }));
+    pending('r-spent', 'app', dead);
+    pending('r-empty', 'app', dead);
+    writeFileSync(join(home, 'transcripts', 'r-empty.jsonl'), '');
+    pending('r-ended', 'app', process.pid, { endedAt: '2026-12-01T10:01:00Z' });
+    pending('r-live', 'app', process.pid); // still starting
+    pending('r-talked', 'app', dead);
+    transcript(home, 'r-talked'); // a transcript: adoption reads the record
+    pending('r-boxed', 'app', dead); // its container is still there: the rescue needs the record
+    pending('r-other', 'web', dead); // another lineage: its own sessions clean it
+    record(home, 'r-ran', 'app', dead); // the restore ended (no `restore`: an older record): never removed here
+    const removed = await removeSpentRecords(home, 'app', async (id) => id === 'r-boxed');
+    expect(removed.sort()).toEqual(['r-empty', 'r-ended', 'r-spent']);
+    for (const id of ['r-live', 'r-talked', 'r-boxed', 'r-other', 'r-ran']) expect(existsSync(join(home, 'transcripts', `${id}.session.json`)), id).toBe(true);
+    // An engine that cannot be asked keeps every record.
+    pending('r-spent2', 'app', dead);
+    expect(await removeSpentRecords(home, 'app', async () => Promise.reject(new Error('no engine')))).toEqual([]);
   });
 
   it('recover on a lineage with no snapshot adopts nothing yet, and says so the same way every time', async () => {
