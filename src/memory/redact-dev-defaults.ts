@@ -12,7 +12,15 @@ const DEV_DEFAULTS = new Set([
 /** Hosts of a local development service. */
 export const LOCAL_HOST = /^(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]|host\.docker\.internal|db|postgres|mysql|redis|database)(?::\d+)?(?:[/?#]|$)/i;
 
+/**
+ * A password word joined to a word that says development (`devpass`, `dev_password`, `testpw`, `localsecret`,
+ * `password-dev`): what READMEs and compose files write for a local service (tenth new-user trial, low:
+ * `redis://:devpass@localhost` was redacted).
+ */
+const DEV_WORD = /^(?:(?:dev|test|local|demo)[-_]?(?:pass(?:word)?|pw|pwd|secret)|(?:pass(?:word)?|secret)[-_]?(?:dev|test|local|demo))$/;
+
 /** Whether `value` is a documented local development default rather than a secret. */
 export function isDevDefault(value: string): boolean {
-  return DEV_DEFAULTS.has(value.trim().replace(/^["']|["']$/g, '').toLowerCase());
+  const v = value.trim().replace(/^["']|["']$/g, '').toLowerCase();
+  return DEV_DEFAULTS.has(v) || DEV_WORD.test(v);
 }

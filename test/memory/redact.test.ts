@@ -85,6 +85,9 @@ const HARMLESS: string[] = [
   'this.secret = toUint8Array(secret);',
   'RequestToken: "STRING_VALUE", // required',
   'static EXPIRED_CREDENTIAL_PURGE_INTERVAL_MS = 30_000;',
+  // A development password of a local service (redact-dev-defaults.ts DEV_WORD).
+  'REDIS_URL=redis://:devpass@localhost:6379/0',
+  'DATABASE_URL=postgres://app:dev_password@127.0.0.1:5432/app',
   // Words between the password word and a verb that are not a value (PROSE_LATIN_FOR).
   'the password for the admin account is required',
   'the password for this account is stored in Vault',
@@ -120,6 +123,8 @@ describe('redact', () => {
     expect(redact('GITHUB_TOKEN=ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu')).toBe('GITHUB_TOKEN=[REDACTED:github_token]');
     expect(redact('DB_PASSWORD=FAKEhunter2 x')).toBe('DB_PASSWORD=[REDACTED:password] x');
     expect(redact('postgresql://u:FAKEpw1234@db.internal:5432/x')).toBe('postgresql://u:[REDACTED:url_password]@db.internal:5432/x');
+    // A development password is one only on a local host.
+    expect(redact('redis://:devpass@cache.prod.example:6379')).toBe('redis://:[REDACTED:url_password]@cache.prod.example:6379');
     expect(redact('a\n-----BEGIN EC PRIVATE KEY-----\nFAKE\n-----END EC PRIVATE KEY-----\nb')).toBe('a\n[REDACTED:private_key]\nb');
   });
 
