@@ -24,6 +24,18 @@ const rollouts: string[] = [];
 
 const containersOf = async (id: string) => dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.session}=${id}`] } });
 
+/** Runs a session in a child process that SIGKILLs itself as its restore starts; returns its rollout id. */
+async function killInRestore(serverUrl: string): Promise<string> {
+  const child = await execa(process.execPath, ['--import', 'tsx', CHILD], {
+    env: { MNEMARA_HOME: dirs.home, ANTHROPIC_BASE_URL: serverUrl, WORKSPACE: dirs.workspace, LINEAGE, TASK: 'add a route', KILL_AT: 'restore:start' },
+    reject: false,
+  });
+  expect(child.signal).toBe('SIGKILL');
+  const id = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
+  rollouts.push(id);
+  return id;
+}
+
 afterAll(async () => {
   for (const id of rollouts) await removeSessionContainers(id);
   await Promise.all(servers.map((s) => s.close()));
@@ -40,13 +52,7 @@ describe('a session killed during its restore', () => {
     const head = await store.getHead(LINEAGE);
     expect(head).not.toBeNull();
 
-    const child = await execa(process.execPath, ['--import', 'tsx', CHILD], {
-      env: { MNEMARA_HOME: dirs.home, ANTHROPIC_BASE_URL: server.url, WORKSPACE: dirs.workspace, LINEAGE, TASK: 'add a route', KILL_AT: 'restore:start' },
-      reject: false,
-    });
-    expect(child.signal).toBe('SIGKILL');
-    const id = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
-    rollouts.push(id);
+    const id = await killInRestore(server.url);
     expect((await containersOf(id)).length).toBe(1);
 
     const env = { MNEMARA_HOME: dirs.home, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MNEMARA_MEMORY_EXTRACTOR: 'deterministic' };
@@ -68,13 +74,7 @@ describe('a session killed during its restore', () => {
   it('the next session removes its sandbox, its record and the partial blobs of killed writers', { timeout: 300_000 }, async () => {
     const server = await startMessagesServer([turn(text('Nothing to change.')), turn(text('Nothing again.'))]);
     servers.push(server);
-    const child = await execa(process.execPath, ['--import', 'tsx', CHILD], {
-      env: { MNEMARA_HOME: dirs.home, ANTHROPIC_BASE_URL: server.url, WORKSPACE: dirs.workspace, LINEAGE, TASK: 'add a route', KILL_AT: 'restore:start' },
-      reject: false,
-    });
-    expect(child.signal).toBe('SIGKILL');
-    const id = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
-    rollouts.push(id);
+    const id = await killInRestore(server.url);
     const record = join(dirs.home, 'transcripts', `${id}.session.json`);
     expect(existsSync(record)).toBe(true);
     const tmp = join(dirs.home, 'store', 'tmp');
