@@ -130,7 +130,8 @@ const SHAPES: ShapeRule[] = [
     kind: 'password',
     // `curl -u user:password`, `curl --user=user:password`, `http -a user:password`: keep the user. Only in a
     // curl/httpie command (see isCurlSegment), since `-u 1000:1000` means a uid:gid to docker.
-    re: /(\s(?:-u|--user|-a|--auth)(?:\s+|=)?)(["']?)([^\s:"'$-][^\s:"'$]*):([^\s"'@]+)\2(?=\s|$)/g,
+    // The value may end where a string around the whole command closes (`echo "curl -u deploy:X"`).
+    re: /(\s(?:-u|--user|-a|--auth)(?:\s+|=)?)(["']?)([^\s:"'$-][^\s:"'$]*):([^\s"'@]+)\2(?=[\s"'`]|$)/g,
     replace: (m, pre: string, q: string, user: string, pw: string, offset: string, whole: string) =>
       REDACTED_RE.test(pw) || pw.startsWith('$') || !isCurlSegment(whole, Number(offset)) ? m : `${pre}${q}${user}:${marker('password')}${q}`,
   },

@@ -260,4 +260,6 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'Go typed var', text: 'var dbPassword string = "FAKEgo4Pw9"', secret: 'FAKEgo4Pw9', kind: 'password' },
   { name: 'Kotlin typed val', text: 'private val clientSecret: String = "FAKEkt5Sc1"', secret: 'FAKEkt5Sc1', kind: 'secret' },
   { name: 'nested JSON pwd', text: '{"db": {"host": "db.prod", "pwd": "FAKEpwd8Nx"}}', secret: 'FAKEpwd8Nx', kind: 'secret' },
+  // The same curl credential again inside a quoted command on the line (eleventh trial, j).
+  { name: 'curl -u inside a quoted command', text: 'curl -s -u deploy:FAKEcu7Pw http://127.0.0.1:9 ; echo "curl -u deploy:FAKEcu7Pw2"', secret: 'FAKEcu7Pw2', kind: 'password' },
 ];
