@@ -12,7 +12,8 @@
  * a user's file out of their snapshot (`docker-compose.yml` with a local database's password is normal). The
  * report names the file, the keys or kinds and the lines, never the value, and says what to do. Placeholders
  * (`changeme`, `<your-token>`, `${VAR}`, `xxxxxxxx`, empty values), types (`password: string`) and documented local
- * development defaults (`POSTGRES_PASSWORD: postgres`, `postgres://postgres:postgres@localhost`) are not reported. */
+ * development defaults (`POSTGRES_PASSWORD: postgres`, `postgres://postgres:postgres@localhost`) are not reported.
+ */
 import { logger } from '../config/logger.js';
 import { findSecretKinds, type SecretKind } from '../memory/redact.js';
 import { configFormOfName, findSecretKeys } from '../memory/secret-keys.js';
@@ -70,8 +71,9 @@ export interface SecretKeyFile {
 export async function findSecretKeyFiles(sandbox: Sandbox, since: number, options: { skipDirs: string[]; skip: Set<string> }): Promise<SecretKeyFile[]> {
   const root = sandbox.workspaceDir;
   const prune = [
-    ...['.git', ...options.skipDirs].map((d) => `-path "$1/${d.replace(/["$`\\]/g, '')}"`),
-    ...DEPENDENCY_DIRS.map((d) => `-name '${d}'`),
+    ...options.skipDirs.map((d) => `-path "$1/${d.replace(/["$`\\]/g, '')}"`),
+    // Every repository's `.git`, nested ones too: `git init` writes sample hooks that read as secrets.
+    ...['.git', ...DEPENDENCY_DIRS].map((d) => `-name '${d}'`),
   ].join(' -o ');
   // One grep a batch prints each line with a hint as `path NUL lineno:line` (binary files skipped); a key and its
   // value share a line in every form read here (`findSecretKeys` and `findSecretKinds` are given the line alone).

@@ -47,7 +47,8 @@ beforeAll(async () => {
   writeFileSync(join(dirs.workspace, 'config', 'base.yaml'), 'server:\n  port: 8080\n');
   const configure = [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, ...NOT_SECRET_SOURCES, ...NOT_SECRET_CONFIGS.filter((c) => !['package.json', 'docker-compose.yml'].includes(c.path))].map((c) => write(c.path, c.text));
   server = await startMessagesServer([
-    turn(toolUse('bash', { command: [...configure, `mkdir -p notes && echo 'rotate this one' > notes/${NAMED}.txt`].join('\n') })),
+    // A nested repository's sample hooks (`git init`) must not be reported (eleventh trial, low).
+    turn(toolUse('bash', { command: [...configure, `mkdir -p notes && echo 'rotate this one' > notes/${NAMED}.txt`, 'mkdir -p vendor/lib/.git/hooks && printf \'my $token = "abcd1234efgh";\\n\' > vendor/lib/.git/hooks/fsmonitor-watchman.sample'].join('\n') })),
     // The run edits the compose file (a local dev default added): changed, still nothing to report.
     turn(toolUse('bash', { command: "printf '      PGADMIN_DEFAULT_PASSWORD: admin\\n' >> docker-compose.yml && cat src/main/resources/application.properties config/database.ini" })),
     turn(toolUse('bash', { command: MEMORY_NOTES.map((n) => write(n.path, n.text)).join('\n') })),
