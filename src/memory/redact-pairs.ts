@@ -16,6 +16,8 @@ import { isSecretName } from './secret-names.js';
 import { isSecretValue } from './secret-values.js';
 
 const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
+/** The keywords that open a declaration (TYPED), also its cheap pre-check. */
+const DECLARING = 'const|let|var|val|static|final|readonly|pub|private|public|internal';
 /**
  * `'NAME'] = 'value'` / `'NAME' => 'value'` (assignments), or `'NAME', 'value'` as the first two arguments of a
  * call that sets (`define(`, `setdefault(`, `setProperty(`, `set(`, `put(` …): a comma alone also separates a list's
@@ -32,9 +34,10 @@ const QUOTED_PAIR = new RegExp(
  * declaring keyword must come first. Group 1 up to the value's quote, 2 the name, 4 the value.
  */
 const TYPED = new RegExp(
-  `((?<![\\w$.])(?:const|let|var|val|static|final|readonly|pub(?:\\([a-z]+\\))?|private|public|internal)[ \\t]+(?:(?:mut|static|const|final|readonly)[ \\t]+)*${NAME}(?:[ \\t]*:[ \\t]*[&\\w<>\\[\\]'.,: ]{1,40}?|[ \\t]+[A-Za-z_][\\w.\\[\\]]*)[ \\t]*=[ \\t]*(["']))((?:\\\\.|(?!\\3)[^\\\\\\n])*)(?=\\3)`,
+  `((?<![\\w$.])(?:${DECLARING})(?:\\([a-z]+\\))?[ \\t]+(?:(?:mut|static|const|final|readonly)[ \\t]+)*${NAME}(?:[ \\t]*:[ \\t]*[&\\w<>\\[\\]'.,: ]{1,40}?|[ \\t]+[A-Za-z_][\\w.\\[\\]]*)[ \\t]*=[ \\t]*(["']))((?:\\\\.|(?!\\3)[^\\\\\\n])*)(?=\\3)`,
   'g',
 );
+const DECLARED = new RegExp(`(?:${DECLARING})[ \\t(]`);
 /** `<NAME>value</NAME>`; group 1 the opening tag, 2 the name, 3 the value. */
 const ELEMENT = new RegExp(`(<${NAME}(?:\\s[^<>]*)?>)([^<>\\n]{1,512})(?=</\\2>)`, 'g');
 /** `<tag name="NAME" value="v"`; group 1 up to the value's quote, 2 the name, 4 the value. */
@@ -59,7 +62,7 @@ export function redactPairs(text: string, markerFor: (name: string) => string, o
       return secret(name, value) ? `${pre}${markerFor(name)}` : m;
     });
   }
-  if (/(?:const|let|var|val|static|final|readonly|pub|private|public|internal)[ \t]/.test(out)) {
+  if (DECLARED.test(out)) {
     out = out.replace(TYPED, (m, pre: string, name: string, _q: string, value: string) => (secret(name, value) ? `${pre}${markerFor(name)}` : m));
   }
   if (!out.includes('<')) return out;
