@@ -82,11 +82,14 @@ const SHAPES_ERE = [
 /** One ERE: a token shape with the character before and after it (or a line's edge), for the host's check. */
 export const TOKEN_ERE = `(^|[^A-Za-z0-9])(${SHAPES_ERE.join('|')})([^A-Za-z0-9]|$)`;
 
-/** A loose object of the workspace's own git repository (`.git/objects/2a/74…`), workspace-relative. */
 /** The second grep's pattern: a token base64- or hex-encoded (one grep for both: a third pass over every file cost more). */
 export const ENCODED_TOKEN_ERE = `${BASE64_TOKEN_ERE}|${HEX_TOKEN_ERE}`;
 
-const GIT_OBJECT = /^\.git\/objects\/[0-9a-f]{2}\/[0-9a-f]{38,62}$/;
+/**
+ * A loose object of a git repository in the workspace, its own or one inside it (`.git/objects/2a/74…`,
+ * `vendor/lib/.git/objects/2a/74…`), workspace-relative.
+ */
+const GIT_OBJECT = /^(?:.+\/)?\.git\/objects\/[0-9a-f]{2}\/[0-9a-f]{38,62}$/;
 const GIT_OBJECT_WHY = 'it is a git object the run wrote (a commit holds the token, even if a later commit deleted the file); taking it out would break the repository';
 
 /**
@@ -178,7 +181,10 @@ export async function leaveOutSecretFiles(
     `xargs -0 -r sh -c 'n=$1; re=$2; b=$3; shift 3; for f; do { head -c "$n" -- "$f"; echo; tail -c "$n" -- "$f"; } | grep -oIE -e "$re" -e "$b" | while IFS= read -r m; do printf "%s\\0%s\\n" "$f" "$m"; done; done' sh "$3" "$4" "$5" < "$d/big" 2>/dev/null`,
     // Loose git objects the run wrote (a commit of a token file, even one deleted by a later commit) are zlib'd:
     // grep cannot see into them. One python3 reads them all, first bytes only; without python3, none is read.
-    `[ -d "$1/.git/objects" ] && find "$1/.git/objects" -xdev -type f -newerct "@$2" -path '*/objects/[0-9a-f][0-9a-f]/*' -print0 2>/dev/null | python3 -c ${shellQuote(GIT_OBJECTS_PY)} "$3" "$4" 2>/dev/null`,
+    // A repository inside the workspace (`vendor/lib/.git`, a `git init` in a subfolder) is not pruned by the walk
+    // above: its loose objects are among the files listed there.
+    `{ [ -d "$1/.git/objects" ] && find "$1/.git/objects" -xdev -type f -newerct "@$2" -path '*/objects/[0-9a-f][0-9a-f]/*' -print0 2>/dev/null;`,
+    `  cat "$d/small" "$d/big" | grep -zE '/\\.git/objects/[0-9a-f]{2}/[0-9a-f]{38,62}$'; } | python3 -c ${shellQuote(GIT_OBJECTS_PY)} "$3" "$4" 2>/dev/null`,
     // Archives the run wrote (`secret-archives.ts`): compressed, and skipped as binary by the greps above.
     archiveScanLine('$d/arch'),
     'rm -rf "$d"; exit 0',

@@ -53,7 +53,33 @@ async function check(sb: Sandbox): Promise<void> {
   expect((await sb.exec(`${git} fsck --no-dangling 2>&1; echo status=$?`)).stdout).toMatch(/status=0/);
 }
 
+const SLACK = 'xoxb-123456789012-FAKEcommitMsg7Qz3Lr9Wx';
+
+/**
+ * Eleventh new-user trial (high): a repository inside the workspace (`git init` in a subfolder) was not read, so a
+ * token committed then `git rm`'d there, and one in a commit message, stayed unreported.
+ */
+async function checkNested(sb: Sandbox): Promise<void> {
+  sandboxes.push(sb);
+  await sb.exec('sleep 1.1');
+  const since = Number((await sb.exec('date +%s')).stdout.trim());
+  await sb.exec('sleep 1.1');
+  const r = await sb.exec(
+    `mkdir -p tools/deploy && cd tools/deploy && ${git} init -q . && printf 'TOKEN=${GH}\\n' > leak.txt && ${git} add leak.txt && ${git} commit -qm add && ${git} rm -q leak.txt && ${git} commit -qm gone && echo ok > a.txt && ${git} add a.txt && ${git} commit -qm 'deploy with ${SLACK}'`,
+  );
+  expect(r.exitCode, r.stderr).toBe(0);
+  const found = await leaveOutSecretFiles(sb, since, { wasThere: () => false, keep: false, leaveOut: async () => null, skipDirs: [], skip: new Set() });
+  expect(found.every((f) => /^tools\/deploy\/\.git\/objects\/[0-9a-f]{2}\/[0-9a-f]{38}$/.test(f.path) && f.action === 'kept')).toBe(true);
+  expect(found.flatMap((f) => f.kinds).sort()).toEqual(['github_token', 'slack_token']);
+  expect(secretFileMessage(found[0]!)).toMatch(/git gc --prune=now/);
+}
+
 describe('a token in a git object the run wrote', () => {
+  it('in a repository inside the workspace, and in a commit message: reported and kept (local, Docker)', async () => {
+    await checkNested(await LocalSandbox.create({ sessionId: 'git-objects-nested-local' }));
+    await checkNested(await DockerSandbox.create({ sessionId: 'git-objects-nested-docker' }));
+  }, 180_000);
+
   it('is reported and kept, on the local sandbox', async () => {
     await check(await LocalSandbox.create({ sessionId: 'git-objects-local' }));
   }, 60_000);

@@ -6,6 +6,12 @@ import { liveDiskClaims } from './disk-claims.js';
 /** The smallest workspace quota worth starting a sandbox with, bytes (32 MiB: a small home still runs a small repository). */
 export const MIN_WORKSPACE_QUOTA_BYTES = 32 * 1024 ** 2;
 
+/**
+ * The share of the free space a workspace may fill: its snapshot (a change layer up to the size of what was
+ * written, in the store on the same disk as a rule) needs as much again, and 10 % of the rest is slack.
+ */
+export const ROOM_SHARE = 0.45;
+
 /** What `workspaceQuotaThatFits` found: the quota to use and why. */
 export interface QuotaFit {
   /** The quota to give the workspace image, bytes (≤ the one asked for; whole MiB when reduced). */
@@ -22,7 +28,7 @@ export interface QuotaFit {
   /** Running sandboxes whose disks are on this filesystem. */
   others: number;
   /**
-   * True when this quota plus `committed` is more than the room (90 % of `free`): if every sandbox filled its
+   * True when this quota plus `committed` is more than the room (ROOM_SHARE of `free`): if every sandbox filled its
    * workspace the host filesystem would fill. The quota is kept (a warning names it), see the function.
    */
   overcommitted: boolean;
@@ -31,8 +37,9 @@ export interface QuotaFit {
 /**
  * The workspace quota that the filesystem holding the sparse images (`dir`, `$MNEMARA_HOME/sandbox-disks`) can
  * really back (issue 10: a 20 GiB image on a small filesystem made the container's ext4 lose writes silently,
- * dmesg "lost async page write"). 90 % of the free space (10 % is left for the run's snapshots) is the room; the
- * quota is the one asked for when it fits, else that room (reduced).
+ * dmesg "lost async page write"). ROOM_SHARE of the free space is the room, so that a run that fills its workspace
+ * still leaves space for that workspace's snapshot (issue 10, eleventh trial: at 90 % a full workspace left none and
+ * `recover` failed with ENOSPC); the quota is the one asked for when it fits, else that room (reduced).
  * Throws `MnemaraError('DISK_FULL')` (exit 3) when the room is below `MIN_WORKSPACE_QUOTA_BYTES`, naming the
  * filesystem, `sandbox-disks` and what to do. Units: bytes.
  */
@@ -49,14 +56,14 @@ export async function workspaceQuotaThatFits(dir: string, bytes: number): Promis
   // Other sandboxes' claims do not shrink this quota: each rarely fills its quota, and counting them would shrink
   // every concurrent run's quota on a shared host (8 sessions at 20 GiB on 78 GiB free: the fifth refused). They
   // are reported (`overcommitted`, a warning) and named in a refusal, as what to clear.
-  const room = Math.floor((free * 0.9) / 1024 ** 2) * 1024 ** 2;
+  const room = Math.floor((free * ROOM_SHARE) / 1024 ** 2) * 1024 ** 2;
   const others = live.sandboxes;
   if (bytes <= room) return { bytes, reduced: false, free, committed, others, overcommitted: bytes + committed > room };
   const mib = (n: number): string => `${Math.max(0, Math.round(n / 1024 ** 2))} MiB`;
   if (room < MIN_WORKSPACE_QUOTA_BYTES) {
     throw new MnemaraError(
       'DISK_FULL',
-      `not enough free space for the sandbox's workspace disk in ${dir}: ${mib(free)} free (the workspace images already there may still claim ${mib(committed)}); a sandbox needs at least ${mib(MIN_WORKSPACE_QUOTA_BYTES / 0.9)}`,
+      `not enough free space for the sandbox's workspace disk in ${dir}: ${mib(free)} free (the workspace images already there may still claim ${mib(committed)}); a sandbox needs at least ${mib(MIN_WORKSPACE_QUOTA_BYTES / ROOM_SHARE)}`,
       {
         hint: `Free space on that filesystem, remove leftover images (\`mnemara sandbox prune --force\` clears ${dir}), or point MNEMARA_HOME at a larger filesystem.`,
       },
