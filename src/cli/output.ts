@@ -4,6 +4,8 @@ import { mnemaraHome } from '../config/paths.js';
 import type { ProgressEvent } from '../config/progress.js';
 import { displayName } from '../snapshot/names.js';
 
+export { formatBytes } from '../config/bytes.js';
+
 /**
  * Every line the CLI prints goes through here: a file name that is not UTF-8 is held as escaped bytes
  * (`snapshot/names.ts`), and writing those as they are would show U+FFFD, so two different names would look
@@ -26,18 +28,6 @@ export function writeErr(text: string): void {
 /** `JSON.stringify` with every string's escaped name bytes shown as `\xNN`, as in the human text. */
 export function printableJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? printable(v) : v), 2);
-}
-
-/** A byte count for people: `1536` → `1.5 KiB` (binary units, B to GiB). */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB'];
-  let v = bytes;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Secrets given on the command line of common clients, where a short flag (`-p`, `-a`) means a password only
  * for that program: `mysql -pX`, `docker login -p X`, `redis-cli -a X`, `sshpass -p X`, `mongosh -p X`,
- * `openssl … -passin pass:X`, `keytool -storepass X`. Flags of the generic forms (`--password X`,
+ * `openssl … -passin pass:X`, `keytool -storepass X`, PowerShell's `ConvertTo-SecureString X -AsPlainText`. Flags of the generic forms (`--password X`,
  * `--token=X`) are redact.ts's. Each rule looks only within one shell command (up to `;`, `|`, `&` or a line
  * break), so `-p 8080` after `docker run` or `ssh -p 22` stay.
  */
@@ -30,7 +30,7 @@ export interface ClientRule {
  * A word one of CLIENT_RULES needs (its command or flag word): a text without any skips all of them, which is
  * most records of a transcript.
  */
-export const CLIENT_TRIGGER = /mysql|mariadb|login|redis-cli|sshpass|mongo|-pass|openssl|keytool|sqlcmd|bcp|isql|osql|machine|ldap|zip|7z|lftp|mosquitto|ssh-keygen|echo|printf/;
+export const CLIENT_TRIGGER = /mysql|mariadb|login|redis-cli|sshpass|mongo|-pass|openssl|keytool|sqlcmd|bcp|isql|osql|machine|ldap|zip|7z|lftp|mosquitto|ssh-keygen|echo|printf|[Ss]ecure[Ss]tring/;
 
 export const CLIENT_RULES: ClientRule[] = [
   // MySQL and MariaDB clients: the password is glued to -p (`-p X` would prompt and take X as the database).
@@ -63,6 +63,8 @@ export const CLIENT_RULES: ClientRule[] = [
   { re: new RegExp(`(\\blftp\\b${SEG}\\s-u\\s+[^\\s,"']+,)${V}`, 'g'), value: 2 },
   { re: new RegExp(`(\\bmosquitto_(?:pub|sub|rr)\\b${SEG}\\s-P\\s+)${V}`, 'g'), value: 2 },
   { re: new RegExp(`(\\bssh-keygen\\b${SEG}\\s-[NP]\\s*)${V}`, 'g'), value: 2 },
+  // PowerShell: `ConvertTo-SecureString 'PW' -AsPlainText -Force`, `-String "PW"`, switches first or after.
+  { re: new RegExp(`(\\bConvertTo-SecureString\\b(?:\\s+-(?:AsPlainText|Force))*\\s+(?:-String\\s+)?)(?![($@-])${V}`, 'gi'), value: 2 },
   // A password piped into a client that reads it from stdin: `echo PW | docker login --password-stdin`,
   // `echo PW | sudo -S …`, `echo user:PW | chpasswd`, `echo PW | passwd --stdin user`.
   {

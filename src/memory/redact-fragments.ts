@@ -22,8 +22,8 @@ import type { SecretKind } from './redact.js';
  * three digits or a leading 0 (`\147`, `\0147`): a bare word's `\6` is the digit 6 after quote removal.
  */
 const ESCAPE = /\\{1,3}(?:x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|0?[0-7]{3}|0[0-7]{1,2}|[A-Za-z0-9_-])/y;
-/** A character of a run of token characters and backslashes: the candidate spans. */
-const RUN_CHAR = /[A-Za-z0-9_\\-]/;
+/** A character of a run of token characters (`.` too: `hvs.`, `SG.`) and backslashes: the candidate spans. */
+const RUN_CHAR = /[A-Za-z0-9_.\\-]/;
 /** C escapes that `$'…'`, printf and `echo -e` turn into control characters: a boundary in the decoded copy. */
 const CONTROL = new Set(['a', 'b', 'e', 'f', 'n', 'r', 't', 'v']);
 

@@ -16,6 +16,11 @@ import { isSecretName } from './secret-names.js';
 import { isSecretValue } from './secret-values.js';
 
 const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
+/**
+ * Where a call or declaration may start: not inside a word, or right after an escaped line break or tab of a
+ * string that writes code (`printf "<?php\\ndefine('DB_PASSWORD', …)"`; eleventh trial: the `n` hid it).
+ */
+const START = '(?:(?<=\\\\[nrt])|(?<![\\w$]))';
 /** The keywords that open a declaration (TYPED), also its cheap pre-check. */
 const DECLARING = 'const|let|var|val|static|final|readonly|pub|private|public|internal';
 /**
@@ -25,7 +30,7 @@ const DECLARING = 'const|let|var|val|static|final|readonly|pub|private|public|in
  * 5 the value.
  */
 const QUOTED_PAIR = new RegExp(
-  `((?:(?<![\\w$])(?:define|constant|setdefault|set[A-Z]?\\w*|put\\w*|add|setenv|putenv)\\([ \\t]*(["'])${NAME}\\2[ \\t]*,|(["'])${NAME}\\4(?:\\][ \\t]*=|[ \\t]*=>))[ \\t]*(["']))((?:\\\\.|(?!\\6)[^\\\\\\n])*)(?=\\6)`,
+  `((?:${START}(?:define|constant|setdefault|set[A-Z]?\\w*|put\\w*|add|setenv|putenv)\\([ \\t]*(["'])${NAME}\\2[ \\t]*,|(["'])${NAME}\\4(?:\\][ \\t]*=|[ \\t]*=>))[ \\t]*(["']))((?:\\\\.|(?!\\6)[^\\\\\\n])*)(?=\\6)`,
   'g',
 );
 /**
@@ -34,7 +39,7 @@ const QUOTED_PAIR = new RegExp(
  * declaring keyword must come first. Group 1 up to the value's quote, 2 the name, 4 the value.
  */
 const TYPED = new RegExp(
-  `((?<![\\w$.])(?:${DECLARING})(?:\\([a-z]+\\))?[ \\t]+(?:(?:mut|static|const|final|readonly)[ \\t]+)*${NAME}(?:[ \\t]*:[ \\t]*[&\\w<>\\[\\]'.,: ]{1,40}?|[ \\t]+[A-Za-z_][\\w.\\[\\]]*)[ \\t]*=[ \\t]*(["']))((?:\\\\.|(?!\\3)[^\\\\\\n])*)(?=\\3)`,
+  `((?:(?<=\\\\[nrt])|(?<![\\w$.]))(?:${DECLARING})(?:\\([a-z]+\\))?[ \\t]+(?:(?:mut|static|const|final|readonly)[ \\t]+)*${NAME}(?:[ \\t]*:[ \\t]*[&\\w<>\\[\\]'.,: ]{1,40}?|[ \\t]+[A-Za-z_][\\w.\\[\\]]*)[ \\t]*=[ \\t]*(["']))((?:\\\\.|(?!\\3)[^\\\\\\n])*)(?=\\3)`,
   'g',
 );
 const DECLARED = new RegExp(`(?:${DECLARING})[ \\t(]`);

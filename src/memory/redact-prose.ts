@@ -17,13 +17,13 @@ const WORDS = [
   // English (redact.ts's older rule covers "password X" and "password is X" with digits; this adds the rest)
   'password', 'passphrase', 'passcode', 'pass phrase', 'pin code', 'secret', 'api key', 'access token', 'token',
   // German
-  'Passwort', 'Kennwort', 'Passphrase', 'Zugangsdaten', 'Geheimnis', 'Schlüssel', 'Token',
+  'Passwort', 'Kennwort', 'Passphrase', 'Zugangsdaten', 'Zugangscode', 'Zugang', 'Anmeldedaten', 'Geheimnis', 'Schlüssel', 'Token',
   // French
   'mot de passe', 'phrase secrète', 'clé API', 'clé secrète', 'jeton',
   // Spanish, Portuguese, Italian
   'contraseña', 'clave', 'senha', 'palavra-passe', 'chave', 'parola d\'ordine', 'chiave',
   // Dutch, Polish, Russian, Turkish
-  'wachtwoord', 'hasło', 'пароль', 'ключ', 'токен', 'şifre', 'parola',
+  'wachtwoord', 'toegangscode', 'hasło', 'пароль', 'ключ', 'токен', 'şifre', 'parola',
 ];
 
 const VERBS_LATIN = [
@@ -71,6 +71,23 @@ export const PROSE_CJK = new RegExp(
   'gu',
 );
 
+/** Words that introduce a user and a password (`login: admin / X`), per language. */
+const LOGIN_WORDS = [
+  'login', 'logon', 'sign-in', 'credentials', 'creds', 'user/pass', 'user/password', 'username/password',
+  'Zugang', 'Zugangsdaten', 'Anmeldedaten', 'Login-Daten', 'Logindaten', 'identifiants', 'credenciales', 'credenciais',
+  'credenziali', 'inloggegevens',
+];
+
+/**
+ * A user and a password after a login word (eleventh trial: "Staging admin login: admin / X" in NOTES.md):
+ * `<word> [verb] [:=] user / password` or `user:password`, markdown emphasis allowed around the `:`. Group 1 the
+ * word, 2 up to the user, 3 the user, 4 the separator, 5 and 7 quotes, 6 the password.
+ */
+export const LOGIN_PAIR = new RegExp(
+  `(${LOGIN_WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\*\\*|__)?(?:${SP}+(?:is|are|ist|lautet|lauten|sind|sont|son|são|sono|zijn))?${SP}*[:=：](?:\\*\\*|__)?${SP}*|${SP}+(?:is|are|ist|lautet|lauten|sind|sont|son|são|sono|zijn)${SP}+)([\\p{L}\\p{N}_.@+-]{1,64})(${SP}*/${SP}*|:)(["'«“„]?)([^\\s"'«»“”„]{4,})(["'»”“]?)`,
+  'giu',
+);
+
 /** Words that follow "password is" without being one. */
 const NOT_VALUES = new Set([
   'required', 'optional', 'incorrect', 'invalid', 'correct', 'expired', 'missing', 'wrong', 'empty', 'changed',
@@ -116,8 +133,11 @@ function isProseSecret(value: string): boolean {
   return !REDACTED_RE.test(v) && !/^[$<{%]/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !/^[0-9a-f]{7,64}$/.test(v) && !v.includes('/');
 }
 
-/** A word every prose rule needs (a superset of WORDS, the CJK words, PROSE_KEY's, the passphrase and PIN words). */
-const PROSE_TRIGGER = /pass|wort|secr|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugangsdaten|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호/i;
+/**
+ * A word every prose rule needs (a superset of WORDS, LOGIN_WORDS, the CJK words, PROSE_KEY's, the passphrase and
+ * PIN words).
+ */
+const PROSE_TRIGGER = /pass|wort|secr|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugang|anmelde|log[io]n|sign-in|cred|identifiant|toegang|inlog|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호/i;
 
 /**
  * Every prose rule over `text`: English "password is X" with a digit, "the key AKx9…", the same in other languages
@@ -155,6 +175,13 @@ export function redactProse(text: string): string {
     if (!isProseValue(value, q !== '' && q2 !== '') && !isWordPassword(word, sep.slice(sep.search(/\S+\s*[:：]?\s*$/u)), bare)) return m;
     remember(bare);
     return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;
+  });
+  out = out.replace(LOGIN_PAIR, (m, word: string, sep: string, user: string, slash: string, q: string, value: string, q2: string, offset: number, whole: string) => {
+    const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
+    const bare = value.slice(0, value.length - trail.length);
+    if (!startsWord(whole, offset) || REDACTED_RE.test(user) || !isProseValue(bare, q !== '' && q2 !== '')) return m;
+    remember(bare);
+    return `${word}${sep}${user}${slash}${q}${marker('password')}${trail}${q2}`;
   });
   out = out.replace(PROSE_CJK, (m, word: string, sep: string, q: string, value: string, q2: string) => {
     if (!isProseValue(value, true)) return m;

@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 11;
+export const REDACTION_VERSION = 12;
 
 import type { SecretKind } from './redact-kinds.js';
 
@@ -36,6 +36,7 @@ import { redactHidden } from './redact-views.js';
 import { SECRET_QUERY_PARAM, URL_PATH_KEY } from './redact-urls.js';
 import { redactSpacedAssignments } from './redact-spaced.js';
 import { redactPairs } from './redact-pairs.js';
+import { redactAwsSecretBesideId } from './redact-aws.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
 import { redactHexDumps } from './redact-hexdump.js';
@@ -183,13 +184,20 @@ function assignmentKind(name: string): SecretKind {
 // and so does a shell metacharacter that ends the word (see META_IN_WORD in redact-clients.ts): `X=v; echo`, `X=v|tee`,
 // `$(X=v)`, `X=v&&next`, and a `;` or `&` that starts the next assignment (`AccountName=x;AccountKey=…`,
 // `?user=a&password=…`), or a `,` that starts the next option (`-o password=…,uid=1000`). Inside a word (`pa;ss` at the end of a `.env` line) they stay part of the value.
-const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|((?:[^\\s"'\`\\\\;&|)<>,]|${META_IN_WORD}|,(?![A-Za-z_][A-Za-z0-9_.-]*=)|\\\\(?![nrt"\\\\\\r\\n]))+))`;
+const BARE = `((?:[^\\s"'\`\\\\;&|)<>,]|${META_IN_WORD}|,(?![A-Za-z_][A-Za-z0-9_.-]*=)|\\\\(?![nrt"\\\\\\r\\n]))+)`;
+const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|${BARE})`;
 const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
 
 /** `NAME=value`, `export NAME="value"`, `--password=value`. */
 const ASSIGN_EQ = new RegExp(`(?<![A-Za-z0-9_.])${NAME}([ \\t]?=[ \\t]?)${VALUE}`, 'g');
 /** `NAME: value` (YAML, HTTP headers, Python dict literal without quotes on the key). */
 const ASSIGN_COLON = new RegExp(`(?<![A-Za-z0-9_."':-])${NAME}(:(?!:)[ \\t]*)${VALUE}`, 'g');
+/**
+ * The same at the start of a quoted string (`echo "signing_key: …" >> app.yml`, `printf 'token: …\\n'`): the rule
+ * above does not start after a quote, where a JSON key or a string of code is. Only a bare value, ending at the
+ * string's own quote.
+ */
+const ASSIGN_COLON_QUOTED = new RegExp(`(?<=(?:^|[\\s(=[,{])["'])${NAME}(:(?!:)[ \\t]*)${BARE}`, 'gm');
 /**
  * JSON inside a JSON string (`\"name\": \"value\"`, as in a serialized tool output), then plain JSON and
  * Python (`"name": "value"`, `'name': 'value'`). The escaped form goes first: the plain form would swallow it.
@@ -280,7 +288,8 @@ function redactJoined(text: string): string {
   // ANSI colour codes, zero-width characters or a percent escape, and one a printf format puts together.
   let out = redactHidden(text, tokenRules);
   out = redactEscapes(out, tokenRules);
-  out = redactFragments(applyShapes(out), marker);
+  // The secret beside an access key id before the fragments, which would read it as the id's appended rest.
+  out = redactFragments(redactAwsSecretBesideId(applyShapes(out), marker('secret'), remember), marker);
   // After the fragments: a format that only passes a fragment on to a file (`printf '%s' ghp_ab12 > f`) is theirs.
   out = redactPrintfFormats(out, applyShapes);
   const jsonPair = (m: string, q: string, name: string, sep: string, vq: string, value: string): string => {
@@ -298,6 +307,8 @@ function redactJoined(text: string): string {
   out = out.replace(ASSIGN_EQ_ESCAPED, jsonPair);
   out = out.replace(ASSIGN_EQ, replaceAssignment(false));
   out = out.replace(ASSIGN_COLON, replaceAssignment(true));
+  const colon = replaceAssignment(true);
+  out = out.replace(ASSIGN_COLON_QUOTED, (m, name: string, sep: string, bare: string, offset: number, whole: string) => colon(m, name, sep, undefined, undefined, bare, offset, whole));
   out = out.replace(ASSIGN_FLAG, (m, flag: string, sp: string, value: string) => {
     if (!isSecretName(flag.replace(/^--/, ''))) return m;
     const bare = value.replace(/^["']|["']$/g, '');

@@ -17,6 +17,20 @@ const SECRET_PAIRS: Array<[string, string]> = [
   ['client', 'secret'],
   ['auth', 'token'],
   ['account', 'key'],
+  // Keys that sign, encrypt or grant by their first word (eleventh trial: `hmac_key: <40 hex>` stayed).
+  ['hmac', 'key'],
+  ['jwt', 'key'],
+  ['app', 'key'],
+  ['license', 'key'],
+  ['shared', 'key'],
+  ['webhook', 'key'],
+  ['cipher', 'key'],
+  ['aes', 'key'],
+  ['storage', 'key'],
+  ['sas', 'key'],
+  ['service', 'key'],
+  ['admin', 'key'],
+  ['root', 'key'],
 ];
 /** Words that make a secret-looking name describe something else (a limit, a path, a variable's name). */
 const NOT_SECRET_WORDS = new Set([

@@ -82,8 +82,18 @@ const SHAPES_ERE = [
 /** One ERE: a token shape with the character before and after it (or a line's edge), for the host's check. */
 export const TOKEN_ERE = `(^|[^A-Za-z0-9])(${SHAPES_ERE.join('|')})([^A-Za-z0-9]|$)`;
 
-/** The second grep's pattern: a token base64- or hex-encoded (one grep for both: a third pass over every file cost more). */
-export const ENCODED_TOKEN_ERE = `${BASE64_TOKEN_ERE}|${HEX_TOKEN_ERE}`;
+/**
+ * A token with some characters written as escapes (`"\u0067hp_…"` in JSON, `\x67hp_…` in JS or Python source, each
+ * backslash possibly doubled): the plain-token grep sees no prefix (eleventh trial: a JSON file kept one). A run of
+ * token characters and escapes with an escape and 16 more after it; the host decodes it (redaction's escape rules).
+ */
+const ESCAPED_TOKEN_ERE = '\\\\+(u00[2-7][0-9a-fA-F]|x[2-7][0-9a-fA-F])([A-Za-z0-9_.-]|\\\\+(u00[2-7][0-9a-fA-F]|x[2-7][0-9a-fA-F])){16,}';
+
+/**
+ * The second grep's pattern: a token base64- or hex-encoded, or written with escapes (one grep for all: a third
+ * pass over every file cost more).
+ */
+export const ENCODED_TOKEN_ERE = `${BASE64_TOKEN_ERE}|${HEX_TOKEN_ERE}|${ESCAPED_TOKEN_ERE}`;
 
 /**
  * A loose object of a git repository in the workspace, its own or one inside it (`.git/objects/2a/74…`,

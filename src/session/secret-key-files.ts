@@ -27,13 +27,14 @@ const MAX_BYTES = 256 * 1024;
 
 /**
  * What `grep -iE` keeps of a changed file, for the host to judge: a word a secret-named key holds
- * (`secret-names.ts`), a URL with a password (`postgres://app:…@db`), or a password word of prose in the
- * languages redaction reads (`redact-prose.ts`). Lines without one are never sent.
+ * (`secret-names.ts`), a URL with a password (`postgres://app:…@db`), a client's password form (SQL's
+ * `IDENTIFIED BY`, PowerShell's `ConvertTo-SecureString`), or a password or login word of prose in the languages
+ * redaction reads (`redact-prose.ts`). Lines without one are never sent.
  */
 const LINE_HINT = [
-  'pass|pwd|secret|token|key|credential|auth|salt',
+  'pass|pwd|secret|token|key|credential|creds|auth|salt|log[io]n|identified by|securestring',
   '://[^/[:space:]:@]*:[^/[:space:]@]+@',
-  'passwort|kennwort|contrase|senha|mot de passe|wachtwoord|has..?o|пароль|şifre|密码|密碼|口令|パスワード|비밀번호',
+  'passwort|kennwort|zugang|anmeldedaten|contrase|senha|mot de passe|identifiants|credenc|credenz|wachtwoord|inloggegevens|toegangscode|has..?o|пароль|şifre|密码|密碼|口令|パスワード|비밀번호',
 ].join('|');
 
 /**

@@ -42,4 +42,13 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   // Public URLs under names that say token or auth (a GCP service-account key's endpoints).
   { name: 'service-account token_uri', text: '  "auth_uri": "https://accounts.google.com/o/oauth2/auth",\n  "token_uri": "https://oauth2.googleapis.com/token",' },
   { name: 'OAuth token endpoint in YAML', text: 'oauth:\n  token_uri: https://login.example.com/oauth2/v2.0/token\n  auth_provider_x509_cert_url: https://www.googleapis.com/oauth2/v1/certs' },
+  // Beside the eleventh trial's rules: what looks like them and is not a secret.
+  { name: 'log line quoting a key name', text: 'console.log("token: " + token.slice(0, 4));' },
+  { name: 'quoted YAML key with a reference', text: 'echo "api_key: ${API_KEY}" >> config.yml' },
+  { name: 'login paths and routes', text: 'login: src/pages/Login.tsx / routes/auth.ts\ncredentials: ~/.aws/credentials' },
+  { name: 'login pair of placeholders', text: 'Login: admin / admin (the default; change it)\nlogin: jdoe / see the vault' },
+  { name: 'German access prose', text: 'Der Zugang zum Server ist gesperrt. Der Zugang erfolgt über SSH.' },
+  { name: 'PowerShell secure string from a variable', text: '$pw = ConvertTo-SecureString $env:DEPLOY_PW -AsPlainText -Force; ConvertTo-SecureString (Get-Content pw.txt)' },
+  { name: 'printf of PHP reading the environment', text: `printf "<?php\\ndefine('DB_PASSWORD', getenv('DB_PASSWORD'));\\n" > wp-config.php` },
+  { name: 'app key name with a placeholder', text: 'APP_KEY=\nhmac_key: changeme\nlicense_key: <your-license-key>' },
 ];

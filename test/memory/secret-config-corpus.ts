@@ -85,6 +85,11 @@ export const SOURCE_SECRET_CORPUS: Array<{ name: string; path: string; text: str
   { name: 'Rust typed constant', path: 'src/config.rs', text: 'pub const API_KEY: &str = "fakeRsKey3Wq";\n', key: 'a secret value', secret: 'fakeRsKey3Wq' },
   { name: 'prose note', path: 'docs/ops-notes.md', text: '# Ops\n\nThe staging password is fakeStaging88x, rotate it monthly.\n', key: 'a password', secret: 'fakeStaging88x' },
   { name: 'German prose note', path: 'docs/betrieb.md', text: 'Das Passwort für den Server lautet fakeSonne77q.\n', key: 'a password', secret: 'fakeSonne77q' },
+  // Eleventh trial: kept in the workspace snapshot and not reported.
+  { name: 'German prose, another noun', path: 'docs/staging.md', text: 'Der Zugang zum Staging lautet fakeZug4Qx9.\n', key: 'a secret value', secret: 'fakeZug4Qx9' },
+  { name: 'login pair in notes', path: 'NOTES.md', text: '## Staging\n\n- admin login: admin / fakeAdm8Vx2\n', key: 'a password', secret: 'fakeAdm8Vx2' },
+  { name: 'PowerShell secure string', path: 'deploy/setup.ps1', text: "$pw = ConvertTo-SecureString 'fakePs5Hq8' -AsPlainText -Force\nNew-LocalUser svc -Password $pw\n", key: 'a password', secret: 'fakePs5Hq8' },
+  { name: 'SQL IDENTIFIED BY', path: 'db/init.sql', text: "CREATE USER 'app'@'%' IDENTIFIED BY 'fakeSql7Zr';\nGRANT ALL ON app.* TO 'app'@'%';\n", key: 'a password', secret: 'fakeSql7Zr' },
 ];
 
 /** Code and text with secret words and no secret: types, calls, local dev URLs, prose about passwords. */
@@ -93,4 +98,7 @@ export const NOT_SECRET_SOURCES: Array<{ path: string; text: string }> = [
   { path: 'internal/auth/auth.go', text: 'package auth\n\nfunc Login(user, password string) (token string, err error) {\n\treturn "", nil\n}\n' },
   { path: 'Makefile', text: 'DEV_DB := postgres://postgres:postgres@localhost:5432/dev\n\ntest:\n\tDATABASE_URL=$(DEV_DB) go test ./...\n' },
   { path: 'README.md', text: '# acme-api\n\nThe password is required on first login; the API key is read from `$ACME_API_KEY`.\n' },
+  { path: 'docs/access.md', text: 'Der Zugang zum Server ist gesperrt.\nLogin: admin / admin on a fresh install; credentials: ~/.aws/credentials\n' },
+  { path: 'db/users.sql', text: "CREATE USER app IDENTIFIED BY :'app_password';\nALTER USER app IDENTIFIED WITH caching_sha2_password;\n" },
+  { path: 'deploy/creds.ps1', text: '$pw = ConvertTo-SecureString $env:SVC_PW -AsPlainText -Force\n' },
 ];

@@ -262,4 +262,17 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'nested JSON pwd', text: '{"db": {"host": "db.prod", "pwd": "FAKEpwd8Nx"}}', secret: 'FAKEpwd8Nx', kind: 'secret' },
   // The same curl credential again inside a quoted command on the line (eleventh trial, j).
   { name: 'curl -u inside a quoted command', text: 'curl -s -u deploy:FAKEcu7Pw http://127.0.0.1:9 ; echo "curl -u deploy:FAKEcu7Pw2"', secret: 'FAKEcu7Pw2', kind: 'password' },
+  // Eleventh trial, still at rest: by the kind, each in the forms users write it.
+  { name: 'AWS secret beside its key id, no name', text: 'echo "AKIAQ7XW3M5N2P4FAKE8 FAKEwJalrXUtnFEMIzK7MDENGbPxRfiCYq3LmNo9" >> notes.txt', secret: 'FAKEwJalrXUtnFEMIzK7MDENGbPxRfiCYq3LmNo9', kind: 'secret' },
+  { name: 'AWS key pair as CSV', text: 'Access key ID,Secret access key\nAKIAQ7XW3M5N2P4FAKE9,FAKEa9Xc/Lq3Vm8+Rt2Wz7Kp1Ns6Bd3Hf0Jc5GyT\n', secret: 'FAKEa9Xc/Lq3Vm8+Rt2Wz7Kp1Ns6Bd3Hf0Jc5GyT', kind: 'secret' },
+  { name: 'signing key in an echoed YAML line', text: 'echo "signing_key: FAKE3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d" >> config.yml', secret: 'FAKE3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d', kind: 'secret' },
+  { name: 'hmac key', text: 'webhooks:\n  hmac_key: FAKE9c1e7b5d2f8a4c6e0b9d1f7a3c5e8b2d4f6a\n', secret: 'FAKE9c1e7b5d2f8a4c6e0b9d1f7a3c5e8b2d4f6a', kind: 'secret' },
+  { name: 'PHP define written by printf with \\n', text: "printf \"<?php\\ndefine('DB_PASSWORD', 'FAKEphp7Qz3');\\n\" > wp-config.php", secret: 'FAKEphp7Qz3', kind: 'password' },
+  { name: 'German prose, another noun', text: 'Der Zugang zum Staging lautet FAKEzug4Qx9', secret: 'FAKEzug4Qx9', kind: 'secret' },
+  { name: 'login pair in a note', text: '- Staging admin login: admin / FAKEadm8Vx2', secret: 'FAKEadm8Vx2', kind: 'password' },
+  { name: 'credentials pair, markdown', text: '**Credentials:** deploy:FAKEcred5Lp', secret: 'FAKEcred5Lp', kind: 'password' },
+  { name: 'German login pair', text: 'Zugangsdaten: ops / FAKEops3Kw7', secret: 'FAKEops3Kw7', kind: 'password' },
+  { name: 'PowerShell ConvertTo-SecureString', text: "$pw = ConvertTo-SecureString 'FAKEps5Hq8' -AsPlainText -Force", secret: 'FAKEps5Hq8', kind: 'password' },
+  { name: 'PowerShell ConvertTo-SecureString -String', text: 'ConvertTo-SecureString -AsPlainText -Force -String "FAKEps6Jr2"', secret: 'FAKEps6Jr2', kind: 'password' },
+  { name: 'vault token, first character escaped', text: '{"token": "\\u0068vs.FAKEvault0123456789abcdefghij"}', secret: 'vs.FAKEvault0123456789abcdefghij', kind: 'vault_token' },
 ];

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, openSync, closeSync, ftruncateSync, rmSync, unl
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIN_WORKSPACE_QUOTA_BYTES, workspaceQuotaThatFits } from '../../src/sandbox/docker/disk-room.js';
+import { MIN_WORKSPACE_QUOTA_BYTES, quotaWarnings, workspaceQuotaThatFits } from '../../src/sandbox/docker/disk-room.js';
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
@@ -105,6 +105,16 @@ describe('running sandboxes on the same filesystem', () => {
     expect(fit.committed).toBeGreaterThan(450 * MiB);
     expect(fit.committed).toBeLessThanOrEqual(500 * MiB);
     expect(fit).toMatchObject({ bytes: 400 * MiB, reduced: false, overcommitted: true });
+  });
+
+  // Eleventh trial (low): on a small disk the warning said "0.0 GiB" for every size.
+  it('the warnings give a small disk its sizes in MiB', async () => {
+    const dir = smallFilesystem('200m');
+    runningSandboxDisk(dir, 150 * MiB, 10 * MiB);
+    const text = quotaWarnings(await workspaceQuotaThatFits(dir, 20 * GiB), 20 * GiB, dir).join('\n');
+    expect(text).toMatch(/reduced to \d+\.\d MiB \(asked 20\.0 GiB\)/);
+    expect(text).toMatch(/quota plus \d+\.\d MiB that 1 running sandbox\(es\) may still write, \d+\.\d MiB free/);
+    expect(text).not.toMatch(/\b0\.0 GiB/);
   });
 
   it('a quota that fits beside them is not called overcommitted', async () => {

@@ -177,3 +177,32 @@ describe('tokens a run wrote hex-encoded', () => {
     expect(await scanEncoded([`${Buffer.from('ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu').toString('base64')}\n`])).toEqual([['github_token']]);
   });
 });
+
+// Eleventh new-user trial (high): a JSON file holding `"\u0067hp_…"` (the first character escaped) was kept in the
+// workspace snapshot: the plain grep saw no prefix.
+describe('tokens a run wrote with escaped characters', () => {
+  const u = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  const x = (c: string): string => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+
+  it('finds every whole token of a high-confidence kind in the corpus, its first or every character escaped', async () => {
+    const kinds = SECRET_CORPUS.filter((c) => HIGH.has(c.kind) && findSecretKinds(c.secret).includes(c.kind as SecretKind));
+    const cases: { name: string; text: string }[] = [];
+    for (const c of kinds) {
+      const [first, rest] = [c.secret[0]!, c.secret.slice(1)];
+      for (const escaped of [u(first) + rest, x(first) + rest, `\\${u(first)}${rest}`, [...c.secret].map(x).join('')]) {
+        cases.push({ name: c.name, text: `{"token": "${escaped}"}\n` }, { name: c.name, text: `KEY = "${escaped}"\n` });
+      }
+    }
+    const found = await scanEncoded(cases.map((c) => c.text));
+    expect([...new Set(cases.filter((_, i) => !found[i]?.length).map((c) => c.name))]).toEqual([]);
+  });
+
+  it('flags nothing in escaped text that is not a token: minified code, i18n strings, a regex', async () => {
+    const texts = [
+      'var s="\\u003cdiv class=\\u0022x\\u0022\\u003e\\u00e9t\\u00e9_quelque_chose_de_long_encore\\u003c/div\\u003e";\n',
+      '{"msg": "\\u0048ello_world_this_is_a_long_identifier_name"}\n',
+      're = /[\\x20-\\x7e]+|\\x41BCDEFGHIJKLMNOPQRSTUVWXYZ_abcdef/;\n',
+    ];
+    expect(await scanEncoded(texts)).toEqual(texts.map(() => []));
+  });
+});

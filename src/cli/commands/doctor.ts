@@ -118,14 +118,13 @@ async function freeBytes(path: string): Promise<{ free: number; where: string }>
 
 async function checkDisk(path: string, label: string): Promise<DoctorCheck> {
   const { free, where } = await freeBytes(path);
-  const gb = (free / 1024 ** 3).toFixed(1);
   const ok = free >= MIN_FREE_BYTES;
   const low = free < 4 * MIN_FREE_BYTES;
   return {
     name: `disk (${label})`,
     ok,
     required: true,
-    detail: `${gb} GiB free at ${where}${ok && low ? ' (low)' : ''}`,
+    detail: `${formatBytes(free)} free at ${where}${ok && low ? ' (low)' : ''}`,
     ...(ok ? {} : { fix: `free at least ${MIN_FREE_BYTES / 1024 ** 3} GiB there (docker image prune, mnemara snapshot gc; \`mnemara sandbox prune --force\` removes leftover workspace images in <home>/sandbox-disks)` }),
   };
 }

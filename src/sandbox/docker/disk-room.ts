@@ -1,5 +1,6 @@
 import { readdir, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
+import { formatBytes } from '../../config/bytes.js';
 import { MnemaraError } from '../../config/errors.js';
 import { liveDiskClaims } from './disk-claims.js';
 
@@ -70,4 +71,22 @@ export async function workspaceQuotaThatFits(dir: string, bytes: number): Promis
     );
   }
   return { bytes: room, reduced: true, free, committed, others, overcommitted: committed > 0 };
+}
+
+/**
+ * What a sandbox says about its quota `fit` (asked `asked` bytes, images in `dir`): that it was reduced, and that
+ * the disks on that filesystem may take more than it has free. Sizes in the unit that suits them (a small disk's
+ * are MiB, not "0.0 GiB"). Pure.
+ */
+export function quotaWarnings(fit: QuotaFit, asked: number, dir: string): string[] {
+  const out: string[] = [];
+  if (fit.reduced) {
+    out.push(`workspace quota reduced to ${formatBytes(fit.bytes)} (asked ${formatBytes(asked)}): the filesystem of ${dir} has too little free space for sandbox.maxWorkspaceBytes`);
+  }
+  if (fit.overcommitted) {
+    out.push(
+      `the workspace disks on the filesystem of ${dir} may take more than it has free: this sandbox's ${formatBytes(fit.bytes)} quota plus ${formatBytes(fit.committed)} that ${fit.others} running sandbox(es) may still write, ${formatBytes(fit.free)} free; if all fill their workspace, the host disk fills. Lower sandbox.maxWorkspaceBytes or run fewer sessions at once`,
+    );
+  }
+  return out;
 }

@@ -6,7 +6,7 @@ import { basename, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { logger } from '../../config/logger.js';
 import { mnemaraHome } from '../../config/paths.js';
-import { workspaceQuotaThatFits } from './disk-room.js';
+import { quotaWarnings, workspaceQuotaThatFits } from './disk-room.js';
 
 const log = logger('sandbox');
 
@@ -51,16 +51,7 @@ export async function createWorkspaceDisk(name: string, asked: number, uid: numb
       return { bytes: asked, reduced: false, free: 0, committed: 0, others: 0, overcommitted: false }; // no room check possible: the disk step below says why
     });
   const bytes = fit.bytes;
-  if (fit.reduced) {
-    log.warn({ askedBytes: asked, quotaBytes: bytes, freeBytes: fit.free, dir }, `workspace quota reduced to ${Math.round(bytes / 1024 ** 2)} MiB: the filesystem of ${dir} has too little free space for sandbox.maxWorkspaceBytes`);
-  }
-  if (fit.overcommitted) {
-    const gib = (n: number): string => `${(n / 1024 ** 3).toFixed(1)} GiB`;
-    log.warn(
-      { quotaBytes: bytes, committedBytes: fit.committed, freeBytes: fit.free, sandboxes: fit.others, dir },
-      `the workspace disks on the filesystem of ${dir} may take more than it has free: this sandbox's ${gib(bytes)} quota plus ${gib(fit.committed)} that ${fit.others} running sandbox(es) may still write, ${gib(fit.free)} free; if all fill their workspace, the host disk fills. Lower sandbox.maxWorkspaceBytes or run fewer sessions at once`,
-    );
-  }
+  for (const text of quotaWarnings(fit, asked, dir)) log.warn({ askedBytes: asked, quotaBytes: bytes, committedBytes: fit.committed, freeBytes: fit.free, sandboxes: fit.others, dir }, text);
   try {
     if (process.getuid?.() !== 0) throw new Error('loop devices need root');
     if (process.env.DOCKER_HOST && !process.env.DOCKER_HOST.startsWith('unix://')) throw new Error(`the engine (${process.env.DOCKER_HOST}) is not on this machine`);
