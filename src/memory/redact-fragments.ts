@@ -16,6 +16,7 @@
  */
 
 import type { SecretKind } from './redact.js';
+import { rememberFragmentFile } from './redact-remember.js';
 
 /**
  * An escape inside a shell word or string (once or twice escaped, as in a serialized JSON line). Octal needs
@@ -196,6 +197,11 @@ export function redactFragments(text: string, marker: (kind: SecretKind) => stri
     const end = m.index + m[0].length;
     if (text.slice(end, end + 4096).includes('>>')) fragmentCuts(text, m.index, end, m[1] as SecretKind, cuts, true);
   }
+  return applyCuts(text, cuts, marker);
+}
+
+/** `text` with each cut replaced by its kind's marker (of overlapping cuts, the later one wins). */
+function applyCuts(text: string, cuts: Cut[], marker: (kind: SecretKind) => string): string {
   if (cuts.length === 0) return text;
   cuts.sort((a, b) => b.start - a.start);
   let out = text;
@@ -243,12 +249,30 @@ function fragmentCuts(text: string, start: number, end: number, kind: SecretKind
       }
     }
   }
-  // Later appends to a file the fragment went to: their token-like arguments are its rest.
+  // Later appends to a file the fragment went to: their token-like arguments are its rest. A later part of the
+  // same transcript may append too (another tool call): the file is remembered for it.
   for (const file of files) {
-    for (const a of text.slice(end).matchAll(new RegExp(`>>\\s*["']?${escapeRe(file)}(?![A-Za-z0-9_.-])`, 'g'))) {
-      const at = end + a.index!;
-      const from = Math.max(end, ...['\n', ';', '&', '|'].map((c) => text.lastIndexOf(c, at) + 1));
-      for (const w of wordsIn(text, from, at)) rest(w);
-    }
+    rememberFragmentFile(file, kind);
+    appendCuts(text, end, file, kind, cuts);
   }
+}
+
+/** The cuts of the token-like words each `>> file` after offset `from` appends (its command's words before it). */
+function appendCuts(text: string, from: number, file: string, kind: SecretKind, cuts: Cut[]): void {
+  for (const a of text.slice(from).matchAll(new RegExp(`>>\\s*["']?${escapeRe(file)}(?![A-Za-z0-9_.-])`, 'g'))) {
+    const at = from + a.index!;
+    const start = Math.max(from, ...['\n', ';', '&', '|'].map((c) => text.lastIndexOf(c, at) + 1));
+    for (const w of wordsIn(text, start, at)) if (isTokenRest(w.text)) cuts.push({ start: w.start, end: w.end, kind });
+  }
+}
+
+/**
+ * `text` (a later part of a transcript) with the token-like words appended to `files` replaced by their kind's
+ * marker: files an earlier part wrote a token fragment to (`rememberFragmentFile`). Pure.
+ */
+export function redactAppendsTo(text: string, files: Map<string, SecretKind>, marker: (kind: SecretKind) => string): string {
+  if (files.size === 0 || !text.includes('>>')) return text;
+  const cuts: Cut[] = [];
+  for (const [file, kind] of files) if (text.includes(file)) appendCuts(text, 0, file, kind, cuts);
+  return applyCuts(text, cuts, marker);
 }

@@ -56,6 +56,25 @@ describe('secrets hidden by shell escapes and splits in a command', () => {
     for (const part of parts) expect(line, line).not.toContain(part);
   });
 
+  // Eleventh trial (medium): the token's head written by one tool call, its rest appended by the next; the stored
+  // transcript kept the rest in the second command.
+  it('a rest appended to the fragment\'s file by a later tool call goes too, in the stored transcript', async () => {
+    const [head, rest] = ['ghp_FAKEa1B2c3D4e5F6', 'g7H8FAKEi9J0kLmNoPqRs'];
+    const path = join(dir, 'two-calls.jsonl');
+    const writer = await TranscriptWriter.open(path, { redact: rememberingRedact() });
+    await writer.append({ type: 'tool_call', turn: 1, id: 't1', name: 'bash', input: { command: `echo -n ${head} > /tmp/tok` } });
+    await writer.append({ type: 'tool_result', turn: 1, id: 't1', name: 'bash', output: '', isError: false, exitCode: 0 });
+    await writer.append({ type: 'tool_call', turn: 2, id: 't2', name: 'bash', input: { command: `echo -n ${rest} >> /tmp/tok && wc -c /tmp/tok` } });
+    await writer.append({ type: 'tool_call', turn: 3, id: 't3', name: 'bash', input: { command: 'echo build_output_2024_final >> /tmp/other.log' } });
+    await writer.close();
+    const stored = readFileSync(path, 'utf8');
+    expect(stored).not.toContain(head);
+    expect(stored).not.toContain(rest);
+    expect(stored).toContain('>> /tmp/tok && wc -c /tmp/tok');
+    // Another file's appends are not a token's rest.
+    expect(stored).toContain('build_output_2024_final');
+  });
+
   it('redacts only the escaped span: the words around it stay', () => {
     expect(redact("printf 'line\\n\\x67hp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu\\n' > t")).toBe("printf 'line\\n[REDACTED:github_token]\\n' > t");
     expect(redact(`echo ${TOKEN} done`)).toBe('echo [REDACTED:github_token] done');
