@@ -222,7 +222,10 @@ export async function findOrphans(store: SnapshotStore, home: string, lineage?: 
   return [...byLineage.values()].filter((o) => o.transcripts.length + o.snapshots.length > 0);
 }
 
-/** What adoption did: rollouts whose transcripts went into `sessions/`, the branches it named, the notes it took. */
+/**
+ * What adoption did: rollouts whose transcripts went into `sessions/`, the branches their code is on (named now,
+ * or earlier), the notes it took.
+ */
 export interface Adoption {
   rolloutIds: string[];
   branches: { name: string; snapshot: string }[];
@@ -293,6 +296,15 @@ export async function adoptOrphans(
     } catch (err) {
       log.warn({ snapshot: s.id, branch: name, err: (err as Error).message }, 'could not name an orphaned snapshot');
     }
+  }
+  // An adopted rollout whose code was named earlier (by `recover`, or by a session that adopted it and then
+  // failed to land): its branch is where that code is, and the run that adopts it says so (eleventh trial: a
+  // killed run's code was on a branch that the next run's output did not name).
+  for (const r of adoption.rolloutIds) {
+    const name = sessionBranch(lineage, r);
+    if (adoption.branches.some((b) => b.name === name)) continue;
+    const snapshot = await store.getBranch(name).catch(() => null);
+    if (snapshot) adoption.branches.push({ name, snapshot });
   }
   if (adoption.rolloutIds.length || adoption.branches.length || adoption.notes.length) log.info({ lineage, ...adoption }, 'adopted orphaned rollouts');
   return adoption;

@@ -21,7 +21,7 @@ export interface RecoverResult {
   lineage: string;
   /** Rollouts brought into the memory pipeline. */
   adopted: string[];
-  /** Orphaned snapshots now named as branches. */
+  /** The branches the adopted rollouts' code is on: orphaned snapshots named now, or named before. */
   branches: { name: string; snapshot: string }[];
   /** The agent's notes under `memories/` taken from orphaned snapshots into the head's memory. */
   notes: string[];

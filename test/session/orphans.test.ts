@@ -80,6 +80,23 @@ describe('orphaned rollouts', () => {
     expect((await findOrphans(store, home, 'app'))[0]!.snapshots).toEqual([]);
   });
 
+  // Eleventh trial (low): a killed run's code was on a branch named before (a session that adopted it and then did
+  // not land, or `recover`), and the run that adopted its transcript did not say where that code is.
+  it('an adopted rollout whose code was named earlier gets its branch reported', async () => {
+    const home = tempDir();
+    const store = await openStore(join(home, 'store'));
+    const killed = '20261201T100000000Z-aaaaaaaaaa';
+    transcript(home, killed);
+    record(home, killed, 'app', await deadPid());
+    const ws = tempDir();
+    writeFileSync(join(ws, 'main.py'), 'print("the killed run\'s fix")\n');
+    const code = await store.create({ dir: ws }, { lineage: 'app', kind: 'workspace', rolloutIds: [killed] });
+    await store.moveBranch(`app@${killed}`, null, code.id);
+    const adoption = await adoptOrphans(store, home, 'app', tempDir(), LAYOUT);
+    expect(adoption.rolloutIds).toEqual([killed]);
+    expect(adoption.branches).toEqual([{ name: `app@${killed}`, snapshot: code.id }]);
+  });
+
   it('a landed session removes its record; an ended one is marked, atomically', async () => {
     const home = tempDir();
     await writeSessionRecord(home, 'r-landed', 'app');
