@@ -34,7 +34,11 @@ say(
 );
 
 const home = process.env.MNEMARA_HOME ?? mkdtempSync(join(tmpdir(), 'mnemara-demo-'));
-const workspace = join(mkdtempSync(join(tmpdir(), 'mnemara-demo-ws-')), 'durations');
+// With MNEMARA_HOME set, everything the demo writes goes under it (a user who points it at a larger disk or a
+// scratch folder expects nothing in /tmp).
+const scratch = process.env.MNEMARA_HOME ? join(home, 'demo') : tmpdir();
+mkdirSync(scratch, { recursive: true });
+const workspace = join(mkdtempSync(join(scratch, 'mnemara-demo-ws-')), 'durations');
 mkdirSync(workspace);
 cpSync(join(here, 'repo'), workspace, { recursive: true });
 const lineage = `demo/durations-${Date.now().toString(36)}`;
@@ -96,7 +100,7 @@ const two = await session('run 2', ADD_DAYS);
 say();
 
 const store = await openStore(join(home, 'store'));
-const memDir = mkdtempSync(join(tmpdir(), 'mnemara-demo-memory-'));
+const memDir = mkdtempSync(join(scratch, 'mnemara-demo-memory-'));
 const head = await store.getHead(lineage);
 if (head) await store.restoreToDirectory(head, join(memDir, 'head'), { paths: ['memories'] });
 const t1 = await toolCalls(one.result.transcriptPath);

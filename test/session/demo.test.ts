@@ -17,8 +17,7 @@ it('runs both sessions offline and shows what carried over', async () => {
   try {
     const { PATH, HOME } = process.env;
     const run = await execa(process.execPath, ['--import', 'tsx', DEMO], {
-      // TMPDIR: the demo's workspace copy goes under `root` too, and is removed with it.
-      env: { PATH, HOME, MNEMARA_HOME: home, TMPDIR: root },
+      env: { PATH, HOME, MNEMARA_HOME: home },
       extendEnv: false,
       reject: false,
     });
@@ -30,6 +29,8 @@ it('runs both sessions offline and shows what carried over', async () => {
     expect(carried).toContain('Run the tests with `./scripts/check.sh`');
     expect(run.stdout).toMatch(/^run 1 +completed/m);
     expect(run.stdout).toMatch(/^run 2 +completed +\d+ +\d+ +0 \(\+1 memory\)/m);
+    // With MNEMARA_HOME set, the demo's workspace copy is under it, not in /tmp (eleventh trial, low).
+    expect(run.stdout).toContain(`the host copy ${join(home, 'demo')}/`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
