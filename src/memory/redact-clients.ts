@@ -1,9 +1,10 @@
 /**
  * Secrets given on the command line of common clients, where a short flag (`-p`, `-a`) means a password only
  * for that program: `mysql -pX`, `docker login -p X`, `redis-cli -a X`, `sshpass -p X`, `mongosh -p X`,
- * `openssl … -passin pass:X`, `keytool -storepass X`, PowerShell's `ConvertTo-SecureString X -AsPlainText`. Flags of the generic forms (`--password X`,
- * `--token=X`) are redact.ts's. Each rule looks only within one shell command (up to `;`, `|`, `&` or a line
- * break), so `-p 8080` after `docker run` or `ssh -p 22` stay.
+ * `openssl … -passin pass:X`, `keytool -storepass X`, PowerShell's `ConvertTo-SecureString X -AsPlainText`.
+ * Flags of the generic forms (`--password X`, `--token=X`) are redact.ts's. Each rule looks only within one shell
+ * command (up to `;`, `|`, `&` or a line break), so `-p 8080` after `docker run` or `ssh -p 22` stay. Whether a
+ * command is curl or httpie (`isCurlSegment`) is read here too, for redact.ts's `-u user:password` rule.
  */
 
 /**
@@ -72,3 +73,16 @@ export const CLIENT_RULES: ClientRule[] = [
     value: 2,
   },
 ];
+
+/**
+ * Whether the shell command around `offset` is curl or httpie: the text since the last line break, `;`, `|` or
+ * `&`, at most 512 characters back (a lookback, not a regex from the command word: that was quadratic on
+ * long lines full of URLs).
+ */
+export function isCurlSegment(text: string, offset: number): boolean {
+  const from = Math.max(0, offset - 512);
+  const before = text.slice(from, offset);
+  const cut = Math.max(before.lastIndexOf('\n'), before.lastIndexOf(';'), before.lastIndexOf('|'), before.lastIndexOf('&'));
+  const segment = before.slice(cut + 1);
+  return /\bcurl\b/.test(segment) || /(?:^|\s)https?(?:\s|$)/.test(segment);
+}

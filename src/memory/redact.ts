@@ -24,7 +24,7 @@ export type { SecretKind };
 
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
-import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD } from './redact-clients.js';
+import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD, isCurlSegment } from './redact-clients.js';
 import { redactArgs, redactPrintfFormats } from './redact-args.js';
 import { BASE64_RUN, HEX_RUN, decodeBase64Text, decodeHexText, isHighEntropyValue } from './redact-encoded.js';
 import { redactAppendsTo, redactEscapes, redactFragments } from './redact-fragments.js';
@@ -161,19 +161,6 @@ const SHAPES: ShapeRule[] = [
     replace: (m, pre: string) => `${pre}${marker('secret')}`,
   },
 ];
-
-/**
- * Whether the shell command around `offset` is curl or httpie: the text since the last line break, `;`, `|` or
- * `&`, at most 512 characters back (a lookback, not a regex from the command word: that was quadratic on
- * long lines full of URLs).
- */
-function isCurlSegment(text: string, offset: number): boolean {
-  const from = Math.max(0, offset - 512);
-  const before = text.slice(from, offset);
-  const cut = Math.max(before.lastIndexOf('\n'), before.lastIndexOf(';'), before.lastIndexOf('|'), before.lastIndexOf('&'));
-  const segment = before.slice(cut + 1);
-  return /\bcurl\b/.test(segment) || /(?:^|\s)https?(?:\s|$)/.test(segment);
-}
 
 function assignmentKind(name: string): SecretKind {
   return /pass/i.test(name) ? 'password' : 'secret';
