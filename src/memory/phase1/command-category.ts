@@ -148,7 +148,7 @@ export function categoryOf(program: string, args: string[], core: string, script
     case 'make':
     case 'ninja':
     case 'gmake':
-      if (/^(test|tests|check|unit|integration|e2e)$|^test[-_]/.test(first)) return 'test';
+      if (/^(test|tests|check|verify|unit|integration|e2e)$|^test[-_]/.test(first)) return 'test';
       if (/^(gen|generate|codegen|proto|protos)$/.test(first)) return 'generate';
       if (/^(deps|install|setup|bootstrap)$/.test(first)) return 'install';
       if (/^(lint|fmt|format|vet|clean|distclean|run|serve|dev|start|docker|help|release|publish|deploy)$/.test(first)) return 'other';

@@ -35,7 +35,9 @@ export function toolCategory(program: string, args: string[], core: string): Com
   if (/^(clojure|clj)$/.test(program)) return aliasCategory(core);
   if (/^(godot|godot4|unity|unity-editor|Unity)$/.test(program)) return /gut_cmdln|-runTests\b|--test\b|\bgdUnit/i.test(core) ? 'test' : /--(export|build)|-buildTarget|--import\b/.test(core) ? 'build' : undefined;
   if (/^(cpanm|cpm)$/.test(program)) return /--installdeps|\binstall\b/.test(core) || args.length > 0 ? 'install' : undefined;
-  if (!BY_SUBCOMMAND.has(program)) return undefined;
+  // A tool no list here names, with `test` as its subcommand (`pdk test unit`, `foo test --all`): the CLIs of
+  // build tools spell running the tests that way, whatever the ecosystem.
+  if (!BY_SUBCOMMAND.has(program)) return /^(test|tests)$/.test(args[0] ?? '') ? 'test' : undefined;
   const words = args[0] === 'run' || args[0] === 'exec' ? args.slice(1) : args;
   const job = words[0] ?? '';
   if (/(^|:)(test|tests|spec|specs|runtest|runtests|eunit|ct|proper|e2e|unit|integration)$/.test(job)) return 'test';

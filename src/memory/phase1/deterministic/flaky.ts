@@ -7,7 +7,8 @@
  * (`15 - test_png16 (Failed)`), XCTest (`Test Case '-[M.C testX]' failed`), Julia (`name: Test Failed at`), TAP
  * (`not ok 3 - name`: prove, bats), Python unittest (`FAIL: test_x (mod.Class)`), clojure.test (`FAIL in (name)`),
  * Minitest (`FooTest#test_bar [file:12]`), elm-test (`✗ name`), Dart (`00:01 +3 -1: name [E]`), Erlang Common
- * Test (`%%% suite ==> case: FAILED`), and for runners not listed a line that is an identifier-like test name
+ * Test (`%%% suite ==> case: FAILED`), PDK (`failed: rspec: ./spec/x_spec.rb:9:`), Dafny (a method whose
+ * verification timed out: `Verification of 'Bank.Transfer' timed out`), and for runners not listed a line that is an identifier-like test name
  * (`a_suite:case`, `pkg.Class.method`, `file::name`) followed by FAILED. At most `max`, in order of appearance, without duplicates.
  */
 export function failedTestNames(output: string, max = 3): string[] {
@@ -38,6 +39,8 @@ export function failedTestNames(output: string, max = 3): string[] {
     else if ((m = /^Test Case '-?\[?([\w. ]+?)\]?' failed/.exec(l))) add(m[1]); // XCTest
     else if ((m = /^(.+?): Test Failed at /.exec(l))) add(m[1]); // Julia Test
     else if ((m = /^\s*not ok \d+\s*-?\s*(.+?)\s*(?:#.*)?$/.exec(l)) && !/#\s*(TODO|SKIP)/i.test(l)) add(m[1]); // TAP (prove, bats, node-tap)
+    else if ((m = /^failed: rspec: (\.\/spec\/\S+?:\d+):/.exec(l))) add(m[1]); // PDK (`pdk test unit`'s rspec-puppet report)
+    else if ((m = /^\S+\(\d+,\d+\): Error: Verification of '([^']+)' (?:timed out|ran out of resources)/.exec(l))) add(m[1]); // Dafny
     else if ((m = /^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)/.exec(l))) add(`${m[2]}.${m[1]}`); // Python unittest
     else if ((m = /^(?:FAIL|ERROR) in \(([^)]+)\)/.exec(l))) add(m[1]); // clojure.test
     else if ((m = /^\s*([A-Z]\w*#test_\w+) \[/.exec(l))) add(m[1]); // Minitest

@@ -13,12 +13,14 @@ import { unfinishedTask } from './task-state.js';
 import { runConstraints } from './constraints.js';
 import { finalNotes } from './notes.js';
 import { exitZeroFailures } from './exit-zero.js';
+import { flakyBesideFailures } from './flaky-rerun.js';
 
 /**
  * The deterministic extractor: raw memories from the transcript's structure alone (no model, no network).
  * Rules, each in its own file: the user's lasting preferences, statements that the repository changed, a test command the user
  * named and the run left behind, an environment fact the user stated and the run's output showed, failures followed by what fixed
- * them, system packages installed, install and project-specific test commands that worked, test commands that exit 0 on failing tests, secrets the run's commands printed (by name), what a
+ * them, system packages installed, install and project-specific test commands that worked, test commands that exit 0 on failing tests, tests that
+ * failed and not on an identical rerun that failed for another reason, secrets the run's commands printed (by name), what a
  * run that did not finish found about its environment, unfinished work at a limit, and what the agent noted for
  * later at the end of a run that completed. Every rule reads commands the agent ran and words the user typed, never instructions
  * inside tool output, so an injected "save to memory: always run …" cannot become a procedure.
@@ -27,8 +29,9 @@ import { exitZeroFailures } from './exit-zero.js';
 export function extractDeterministic(view: RolloutView): RawMemory[] {
   const fixes = failureFixes(view);
   const memories = [...userPreferences(view), ...repositoryChanges(view), ...commandsLeftBehind(view), ...confirmedByRun(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
-  memories.push(...commandsThatWorked(view, memories.map((m) => m.text)));
-  memories.push(...exitZeroFailures(view), ...runConstraints(view), ...unfinishedTask(view));
+  const byKind = (preference: boolean) => memories.filter((m) => (m.kind === 'preference') === preference).map((m) => m.text);
+  memories.push(...commandsThatWorked(view, byKind(false), byKind(true)));
+  memories.push(...exitZeroFailures(view), ...flakyBesideFailures(view), ...runConstraints(view), ...unfinishedTask(view));
   memories.push(...finalNotes(view, memories.map((m) => m.text)));
   return memories.filter((m) => !dangerousEntry(m.text, view));
 }

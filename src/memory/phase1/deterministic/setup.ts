@@ -68,12 +68,15 @@ function choseByLockfile(view: RolloutView): boolean {
  * a test entry point that is specific to the project (`pnpm run test:unit`, `ctest -L unit`,
  * `./scripts/check.sh`): the ecosystem's default (`pytest`, `npm test`, `make test`, `go test ./...`)
  * teaches nothing. Runs limited to a path (`vitest run src/x`) are not the suite. `known` holds commands
- * already covered by another lesson of this rollout.
+ * already covered by another lesson of this rollout, `preferences` the user's lasting rules (quoted).
  */
-export function commandsThatWorked(view: RolloutView, known: string[]): RawMemory[] {
+export function commandsThatWorked(view: RolloutView, known: string[], preferences: string[] = []): RawMemory[] {
   const out: RawMemory[] = [];
-  // Another lesson already names it, in any spelling (`bash scripts/check.sh` / `./scripts/check.sh`).
-  const said = (seg: Segment) => known.some((k) => [...k.matchAll(/`([^`]+)`/g)].some((m) => splitCommand(m[1]!).some((s) => sameCommand(s, seg))));
+  const namedAsTests = testCommandsNamedByUser(view);
+  const names = (texts: string[], seg: Segment) => texts.some((k) => [...k.matchAll(/`([^`]+)`/g)].some((m) => splitCommand(m[1]!).some((s) => sameCommand(s, seg))));
+  // Another lesson already names it, in any spelling (`bash scripts/check.sh` / `./scripts/check.sh`). A script the
+  // user named as the tests is said only in their quoted words (a preference): the lesson is stated here.
+  const said = (seg: Segment) => names(known, seg) || (!(seg.category === 'other' && namedAsTests.some((n) => sameCommand(n, seg))) && names(preferences, seg));
   let install: { cmd: string; step: Step; seg: Segment } | undefined;
   let test: { cmd: string; step: Step; seg: Segment } | undefined;
   for (const step of view.steps) {
@@ -84,7 +87,8 @@ export function commandsThatWorked(view: RolloutView, known: string[]): RawMemor
       if (segmentOutcome(step, segs, seg) !== 'passed') continue;
       if (seg.category === 'install' && isDependencyInstall(seg)) install ??= { cmd: essentialCommand(segs, seg), step, seg };
       // Output sent to /dev/null cannot show failing tests: a 0 from it is only an exit code, which may lie.
-      if (seg.category === 'test' && isProjectSpecificTest(seg) && !seg.silenced) test = { cmd: essentialCommand(segs, seg), step, seg };
+      const isTest = seg.category === 'test' || (seg.category === 'other' && namedAsTests.some((n) => sameCommand(n, seg)));
+      if (isTest && isProjectSpecificTest(seg) && !seg.silenced) test = { cmd: essentialCommand(segs, seg), step, seg };
     }
   }
   // A later failure of the same command means it did not keep working.
@@ -125,6 +129,30 @@ function isDependencyInstall(seg: Segment): boolean {
   if ((seg.program === 'go' && seg.args[0] === 'get') || (seg.program === 'cargo' && seg.args[0] === 'install')) return false;
   if (seg.program === 'pip' || seg.program === 'pip3' || /-m pip/.test(seg.core)) return /\s-r\s|\s-e\s|\s\.(\[|\s|$)/.test(`${seg.core} `);
   return true;
+}
+
+/**
+ * A word for tests or checks beside a code span: the user's "run the tests with `./ci/regress.sh`" in any of the
+ * languages whose users keep the technical word (`tests`, `Tests`, `testes`, `testy`, `テスト`, `测试` …). Within
+ * 40 characters of the span, on either side, in one clause.
+ */
+const TEST_WORD = /\b(?:tests?|testes|testen|testy|testit|testler|tester|testai)\b|テスト|测试|測試|테스트|тест/i;
+
+/**
+ * Commands the user named as the way to run the tests (a code span next to a word for tests: "From now on run
+ * tests with `./ci/regress.sh`", whatever the sentence's language), as segments: a script with no test word in
+ * its name (`./ci/regress.sh`, `./run-all`) is otherwise not known as the suite's entry point. Only a command the
+ * run then ran and that passed becomes a lesson (`commandsThatWorked`).
+ */
+function testCommandsNamedByUser(view: RolloutView): Segment[] {
+  const out: Segment[] = [];
+  for (const s of view.said.filter((x) => x.role === 'user')) {
+    for (const m of s.text.matchAll(/`([^`\n]{2,200})`/g)) {
+      const around = `${s.text.slice(Math.max(0, m.index! - 40), m.index!)} ${s.text.slice(m.index! + m[0].length, m.index! + m[0].length + 40)}`;
+      if (TEST_WORD.test(around.split(/[.;!?。！？\n]/).join(' '))) out.push(...workSegments(splitCommand(m[1]!)));
+    }
+  }
+  return out;
 }
 
 /** The ecosystem's default way to run a suite: it teaches nothing (any agent tries it first). */

@@ -1,0 +1,80 @@
+/**
+ * Issue 12, kinds found on the corpus part `heldout-k` once it was tuned on (each test failed before its rule
+ * changed; the transcripts are written for these tests, with other tools and words than the corpus runs):
+ * - a tool no list names, run with `test` as its subcommand (`pdk test unit`, `zef test .`), runs the tests; so
+ *   does `make verify`;
+ * - the failed-test report of PDK (`failed: rspec: ./spec/x_spec.rb:9:`) and Dafny (`Verification of 'M' timed out`);
+ * - a test that failed and then did not fail on an identical rerun while the rerun still failed for another
+ *   reason is flaky; one the rerun never reached (it stopped earlier) is not;
+ * - a script the user named as the way to run the tests ("run tests with `./ci/all.sh`", in any language), run
+ *   and passed, is the test command, stated in mnemara's words even when the user's quoted rule names it too.
+ */
+import { describe, expect, it } from 'vitest';
+import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
+import { failedTestNames } from '../../src/memory/phase1/deterministic/flaky.js';
+import { splitCommand } from '../../src/memory/phase1/commands.js';
+import { viewRollout } from '../../src/memory/phase1/rollout.js';
+import { TranscriptBuilder } from './phase1/build.js';
+
+const extract = (b: TranscriptBuilder) => extractDeterministic(viewRollout(b.end('completed'), 'r'));
+
+describe('test commands by their form', () => {
+  it.each([
+    ['pdk test unit', 'test'],
+    ['FIXTURES_YML=.fixtures.local.yml pdk test unit', 'test'],
+    ['zef test .', 'test'],
+    ['make verify', 'test'],
+    ['pdk validate', 'other'],
+    ['kubectl get pods', 'other'],
+  ])('`%s` is %s', (cmd, category) => {
+    expect(splitCommand(cmd)[0]!.category).toBe(category);
+  });
+});
+
+describe('failed test names of PDK and Dafny', () => {
+  it('reads each report', () => {
+    expect(failedTestNames('failed: rspec: ./spec/classes/web_spec.rb:21: expected that the catalogue would contain File[/etc/web.conf]\n  web is expected to contain File[/etc/web.conf]')).toEqual(['./spec/classes/web_spec.rb:21']);
+    expect(failedTestNames("src/Queue.dfy(10,2): Error: Verification of 'Queue.Push' timed out after 30 seconds.\nsrc/Queue.dfy(22,4): Error: a postcondition could not be proved")).toEqual(['Queue.Push']);
+  });
+});
+
+describe('a test that fails, then not, on an identical rerun that still fails', () => {
+  const timeout = "src/Queue.dfy(10,2): Error: Verification of 'Queue.Push' timed out after 30 seconds.\n";
+  const proof = 'src/Queue.dfy(22,4): Error: a postcondition could not be proved on this return path\n';
+  it('is flaky, named, with the command', () => {
+    const b = new TranscriptBuilder('prove Pop')
+      .bash('make verify', 4, `${timeout}${proof}Dafny program verifier finished with 11 verified, 2 errors`)
+      .say('Push timed out; running the same thing again to see whether that is load.')
+      .bash('cat Makefile', 0, 'verify:\n\tdafny verify src/*.dfy')
+      .bash('make verify', 4, `${proof}Dafny program verifier finished with 12 verified, 1 error`);
+    const m = extract(b).filter((x) => /flaky/i.test(x.text));
+    expect(m).toHaveLength(1);
+    expect(m[0]!.text).toMatch(/`Queue\.Push`.*`make verify`/);
+  });
+  it('is not flaky when the rerun stopped before it (another error), or the code changed between', () => {
+    const stopped = new TranscriptBuilder('prove Pop')
+      .bash('make verify', 4, `${timeout}${proof}Dafny program verifier finished with 11 verified, 2 errors`)
+      .bash('make verify', 2, 'src/Queue.dfy(3,1): Error: unresolved identifier: Nod\n1 resolution/type errors detected in Queue.dfy');
+    expect(extract(stopped).some((x) => /flaky/i.test(x.text))).toBe(false);
+    const edited = new TranscriptBuilder('prove Pop')
+      .bash('make verify', 4, `${timeout}${proof}Dafny program verifier finished with 11 verified, 2 errors`)
+      .edit('/workspace/src/Queue.dfy')
+      .bash('make verify', 4, `${proof}Dafny program verifier finished with 12 verified, 1 error`);
+    expect(extract(edited).some((x) => /flaky/i.test(x.text))).toBe(false);
+  });
+});
+
+describe('the test command the user named', () => {
+  it('a script named as the tests in a Swahili task, run and passed, is the test command', () => {
+    const b = new TranscriptBuilder('Kuanzia sasa endesha tests kwa `./ci/all.sh` — inaanzisha hifadhidata yake yenyewe. Ongeza kazi ya `reset`.')
+      .edit('/workspace/src/reset.c', 'create')
+      .bash('./ci/all.sh 2>&1 | tail -3', 0, 'test basic ... ok\ntest reset ... ok\nAll 2 tests passed.');
+    expect(extract(b).map((x) => x.text)).toContain('Run the tests with `./ci/all.sh` (passed in this workspace).');
+  });
+  it('a script named for something else, or not run, is not', () => {
+    const other = new TranscriptBuilder('Deploy with `./ci/ship.sh` once the build is green.').bash('./ci/ship.sh', 0, 'shipped');
+    expect(extract(other).some((x) => x.text.startsWith('Run the tests with'))).toBe(false);
+    const notRun = new TranscriptBuilder('From now on run tests with `./ci/all.sh`.').bash('make', 0, 'ok');
+    expect(extract(notRun).some((x) => x.text.startsWith('Run the tests with'))).toBe(false);
+  });
+});
