@@ -7,7 +7,9 @@
  * - a test that failed and then did not fail on an identical rerun while the rerun still failed for another
  *   reason is flaky; one the rerun never reached (it stopped earlier) is not;
  * - a script the user named as the way to run the tests ("run tests with `./ci/all.sh`", in any language), run
- *   and passed, is the test command, stated in mnemara's words even when the user's quoted rule names it too.
+ *   and passed, is the test command, stated in mnemara's words even when the user's quoted rule names it too;
+ * - a package script given a pattern after `--` (`npm run test:unit -- cartTotals`) ran part of the suite: no
+ *   test-command lesson.
  */
 import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
@@ -76,5 +78,14 @@ describe('the test command the user named', () => {
     expect(extract(other).some((x) => x.text.startsWith('Run the tests with'))).toBe(false);
     const notRun = new TranscriptBuilder('From now on run tests with `./ci/all.sh`.').bash('make', 0, 'ok');
     expect(extract(notRun).some((x) => x.text.startsWith('Run the tests with'))).toBe(false);
+  });
+});
+
+describe('a package script given a pattern after --', () => {
+  it('ran part of the suite: no lesson; options after -- keep the whole suite', () => {
+    const part = new TranscriptBuilder('fix the cart totals').bash('npm run test:unit -- cartTotals', 0, 'Tests: 4 passed, 4 total');
+    expect(extract(part).some((x) => x.text.startsWith('Run the tests with'))).toBe(false);
+    const whole = new TranscriptBuilder('fix the cart totals').bash('npm run test:unit -- --coverage', 0, 'Tests: 212 passed, 212 total');
+    expect(extract(whole).map((x) => x.text)).toContain('Run the tests with `npm run test:unit -- --coverage` (passed in this workspace).');
   });
 });

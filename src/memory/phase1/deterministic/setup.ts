@@ -168,6 +168,9 @@ function isProjectSpecificTest(seg: Segment): boolean {
   if (/^python[\d.]*$/.test(seg.program) && args[0] === '-m') args = args.slice(2);
   // A path argument narrows the run to part of the suite (`go test ./...` is all of it).
   const narrowing = args.filter((a) => !a.startsWith('-') && /[/.]/.test(a) && !/^\.\/\.\.\.$|^\.\.\.$/.test(a));
+  // A word passed through a package script to its runner after `--` (`npm run test:unit -- accountSummary`) is a
+  // pattern that picks the tests this run was working on; options there (`-- --coverage`) keep the whole suite.
+  if (/^(npm|pnpm|yarn|bun)$/.test(seg.program) && args.includes('--') && args.slice(args.indexOf('--') + 1).some((a) => !a.startsWith('-'))) return false;
   if (narrowing.length > 0 && !(seg.program === 'ctest' && args.includes('--test-dir'))) return false;
   // A script run with a filter (`php artisan test --filter=Register`, `manage.py test -k login`) ran the part
   // this run was working on; the script alone is the project's way to run the suite.
