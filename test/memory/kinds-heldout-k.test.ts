@@ -9,7 +9,9 @@
  * - a script the user named as the way to run the tests ("run tests with `./ci/all.sh`", in any language), run
  *   and passed, is the test command, stated in mnemara's words even when the user's quoted rule names it too;
  * - a package script given a pattern after `--` (`npm run test:unit -- cartTotals`) ran part of the suite: no
- *   test-command lesson.
+ *   test-command lesson;
+ * - a program not on PATH, then run another way that started (the tool's jar through `java`, a path given to
+ *   make), is a lesson even when that run then failed for a reason of the code.
  */
 import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
@@ -87,5 +89,28 @@ describe('a package script given a pattern after --', () => {
     expect(extract(part).some((x) => x.text.startsWith('Run the tests with'))).toBe(false);
     const whole = new TranscriptBuilder('fix the cart totals').bash('npm run test:unit -- --coverage', 0, 'Tests: 212 passed, 212 total');
     expect(extract(whole).map((x) => x.text)).toContain('Run the tests with `npm run test:unit -- --coverage` (passed in this workspace).');
+  });
+});
+
+describe('a program not on PATH, then run another way', () => {
+  it('the way it runs is the lesson, even when that run found a real error', () => {
+    const b = new TranscriptBuilder('check the new invariant')
+      .bash('alloy check model.als', 127, 'bash: alloy: command not found')
+      .bash('ls /opt/alloy', 0, 'org.alloytools.alloy.dist.jar')
+      .bash('java -jar /opt/alloy/org.alloytools.alloy.dist.jar exec -c NoOrphans model.als', 1, 'Counterexample found: NoOrphans');
+    const m = extract(b).filter((x) => x.text.includes('not on PATH'));
+    expect(m.map((x) => x.text)).toEqual(['`alloy` is not on PATH in this environment (“bash: alloy: command not found”); it runs as `java -jar /opt/alloy/org.alloytools.alloy.dist.jar exec -c NoOrphans model.als`.']);
+  });
+  it('a name the shell could not find inside make, then given to make by its path', () => {
+    const b = new TranscriptBuilder('prove it')
+      .bash('make prove', 127, 'why3 prove -P z3 src/*.mlw\nmake: why3: No such file or directory\n/bin/sh: 1: why3: not found')
+      .bash('make prove WHY3=/opt/why3/bin/why3', 0, 'all goals proved');
+    expect(extract(b).some((x) => x.text.includes('`why3` is not on PATH') && x.text.includes('WHY3=/opt/why3/bin/why3'))).toBe(true);
+  });
+  it('nothing when the later command only looks (which, ls) or also fails to start', () => {
+    const looked = new TranscriptBuilder('x').bash('alloy6 check m.als', 127, 'bash: alloy6: command not found').bash('ls /opt | grep -i alloy6', 1, '');
+    expect(extract(looked).some((x) => x.text.includes('not on PATH'))).toBe(false);
+    const again = new TranscriptBuilder('x').bash('alloy6 check m.als', 127, 'bash: alloy6: command not found').bash('/usr/local/bin/alloy6 check m.als', 127, 'bash: /usr/local/bin/alloy6: No such file or directory');
+    expect(extract(again).some((x) => x.text.includes('not on PATH'))).toBe(false);
   });
 });

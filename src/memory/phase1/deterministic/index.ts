@@ -14,6 +14,7 @@ import { runConstraints } from './constraints.js';
 import { finalNotes } from './notes.js';
 import { exitZeroFailures } from './exit-zero.js';
 import { flakyBesideFailures } from './flaky-rerun.js';
+import { foundAnotherWay } from './found-as.js';
 
 /**
  * The deterministic extractor: raw memories from the transcript's structure alone (no model, no network).
@@ -32,6 +33,7 @@ export function extractDeterministic(view: RolloutView): RawMemory[] {
   const byKind = (preference: boolean) => memories.filter((m) => (m.kind === 'preference') === preference).map((m) => m.text);
   memories.push(...commandsThatWorked(view, byKind(false), byKind(true)));
   memories.push(...exitZeroFailures(view), ...flakyBesideFailures(view), ...runConstraints(view), ...unfinishedTask(view));
+  memories.push(...foundAnotherWay(view, memories.map((m) => m.text)));
   memories.push(...finalNotes(view, memories.map((m) => m.text)));
   return memories.filter((m) => !dangerousEntry(m.text, view));
 }
