@@ -78,6 +78,8 @@ describe('the test command the user named', () => {
   it('a script named for something else, or not run, is not', () => {
     const other = new TranscriptBuilder('Deploy with `./ci/ship.sh` once the build is green.').bash('./ci/ship.sh', 0, 'shipped');
     expect(extract(other).some((x) => x.text.startsWith('Run the tests with'))).toBe(false);
+    const nextClause = new TranscriptBuilder('Deploy with `./ci/ship.sh`. Tests are green already.').bash('./ci/ship.sh', 0, 'shipped');
+    expect(extract(nextClause).some((x) => x.text.startsWith('Run the tests with'))).toBe(false);
     const notRun = new TranscriptBuilder('From now on run tests with `./ci/all.sh`.').bash('make', 0, 'ok');
     expect(extract(notRun).some((x) => x.text.startsWith('Run the tests with'))).toBe(false);
   });

@@ -20,14 +20,14 @@ export function flakyBesideFailures(view: RolloutView): RawMemory[] {
   for (let i = 0; i < steps.length; i++) {
     const first = steps[i]!;
     const cmd = commandOf(first);
-    if (!cmd || !failed(first)) continue;
+    if (!cmd || !exitedNonZero(first)) continue;
     const segs = splitCommand(cmd);
     const test = workSegments(segs).find((s) => s.category === 'test');
     if (!test) continue;
     let j = i + 1;
     while (j < steps.length && onlyReads(steps[j]!)) j++;
     const rerun = steps[j];
-    if (!rerun || commandOf(rerun) !== cmd || !failed(rerun)) continue;
+    if (!rerun || commandOf(rerun) !== cmd || !exitedNonZero(rerun)) continue;
     // The rerun failed the same other way (an error line of it was in the first run's output; a summary line's
     // counts differ): it ran as far, so a failure it does not mention at all did not happen, rather than not
     // being reached.
@@ -48,8 +48,8 @@ export function flakyBesideFailures(view: RolloutView): RawMemory[] {
   return out;
 }
 
-/** A failed command: a non-zero exit code. */
-function failed(step: Step): boolean {
+/** A command known to have failed by its exit code (an error result without one proves no rerun). */
+function exitedNonZero(step: Step): boolean {
   return typeof step.exitCode === 'number' && step.exitCode !== 0;
 }
 

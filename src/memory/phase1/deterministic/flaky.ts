@@ -8,8 +8,9 @@
  * (`not ok 3 - name`: prove, bats), Python unittest (`FAIL: test_x (mod.Class)`), clojure.test (`FAIL in (name)`),
  * Minitest (`FooTest#test_bar [file:12]`), elm-test (`✗ name`), Dart (`00:01 +3 -1: name [E]`), Erlang Common
  * Test (`%%% suite ==> case: FAILED`), PDK (`failed: rspec: ./spec/x_spec.rb:9:`), Dafny (a method whose
- * verification timed out: `Verification of 'Bank.Transfer' timed out`), and for runners not listed a line that is an identifier-like test name
- * (`a_suite:case`, `pkg.Class.method`, `file::name`) followed by FAILED. At most `max`, in order of appearance, without duplicates.
+ * verification timed out: `Verification of 'Bank.Transfer' timed out`), and for runners not listed a line that is
+ * an identifier-like test name (`a_suite:case`, `pkg.Class.method`, `file::name`) followed by FAILED. At most
+ * `max`, in order of appearance, without duplicates.
  */
 export function failedTestNames(output: string, max = 3): string[] {
   const out: string[] = [];

@@ -137,6 +137,8 @@ function isDependencyInstall(seg: Segment): boolean {
  * 40 characters of the span, on either side, in one clause.
  */
 const TEST_WORD = /\b(?:tests?|testes|testen|testy|testit|testler|tester|testai)\b|テスト|测试|測試|테스트|тест/i;
+/** Where a clause ends: a sentence's punctuation followed by a blank, or a line break. */
+const CLAUSE_END = /[.;!?]\s|[。！？\n]/;
 
 /**
  * Commands the user named as the way to run the tests (a code span next to a word for tests: "From now on run
@@ -148,8 +150,9 @@ function testCommandsNamedByUser(view: RolloutView): Segment[] {
   const out: Segment[] = [];
   for (const s of view.said.filter((x) => x.role === 'user')) {
     for (const m of s.text.matchAll(/`([^`\n]{2,200})`/g)) {
-      const around = `${s.text.slice(Math.max(0, m.index! - 40), m.index!)} ${s.text.slice(m.index! + m[0].length, m.index! + m[0].length + 40)}`;
-      if (TEST_WORD.test(around.split(/[.;!?。！？\n]/).join(' '))) out.push(...workSegments(splitCommand(m[1]!)));
+      const before = s.text.slice(Math.max(0, m.index! - 40), m.index!).split(CLAUSE_END).at(-1) ?? '';
+      const after = s.text.slice(m.index! + m[0].length, m.index! + m[0].length + 40).split(CLAUSE_END)[0] ?? '';
+      if (TEST_WORD.test(`${before} ${after}`)) out.push(...workSegments(splitCommand(m[1]!)));
     }
   }
   return out;
