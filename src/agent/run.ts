@@ -251,7 +251,9 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
         rolloutId,
       );
     } catch (err) {
-      log.error({ err, rolloutId }, 'could not place the transcript into the workspace; it stays on the host');
+      // A warning, not an error: mnemara's bookkeeping comes from the host copy (publish puts it into the head's
+      // `sessions/`), so nothing is lost; a workspace filled to its quota by the agent is the usual cause.
+      log.warn({ err, rolloutId }, 'could not place the transcript into the workspace (full, or not writable); the host copy is the one kept, nothing is lost');
     }
   }
   emit({ type: 'run_ended', outcome, turns, usage, wallMs, ...(error ? { error: error.message } : {}) });
