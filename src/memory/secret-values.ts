@@ -38,14 +38,17 @@ export function isSecretValue(value: string, strict: boolean): boolean {
   // and a number written with digit separators (`CREDENTIAL_PURGE_INTERVAL_MS = 30_000`).
   if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(v) || /^\d{1,3}(?:_\d{3})+$/.test(v)) return false;
   // A value that ends by opening a bracket continues past what was read: `process.env[` of `key=process.env['K']`.
-  if (/^[A-Za-z_$][\w$.?]*[[(]$/.test(v)) return false;
+  if (/^[A-Za-z_$](?:[\w$.?]|::)*[[(]$/.test(v)) return false;
+  // A scheme word and a reference (`Bearer $GITHUB_TOKEN`, `Basic ${AUTH}`): the header names where the secret is.
+  if (/^(?:Bearer|Basic|Token|Bot)\s+(?:\$|\{\{|<)/i.test(v)) return false;
   if (strict) {
     if (/^[A-Za-z_][A-Za-z_<>[\]|]*[,;:)\]}>{]*$/.test(v) && v.length < 24) return false; // string, Token):
     // A name of any length without a digit: a constant or class (`apiKeys = BETA_CLIENT_TOOL_UNION_KEYS;`).
     if (/^[A-Za-z_$][A-Za-z_$]*[,;)]*$/.test(v)) return false;
     if (/^\(/.test(v)) return false; // (typeof X), (options, platform) => …: an expression
-    if (/^[A-Za-z_$][\w$]*(\??\.[A-Za-z_$][\w$]*)+[,;:)]*$/.test(v)) return false; // process.env.API_KEY;, opts?.workSecret
-    if (/^[A-Za-z_$][\w$.?]*[[(]/.test(v)) return false; // getToken(), os.environ[, existing?.[
+    if (/^[A-Za-z_$][\w$]*(\??\.[A-Za-z_$][\w$]*)+[,;:)!?]*$/.test(v)) return false; // process.env.API_KEY;, process.env.API_KEY!, opts?.workSecret
+    // getToken(), os.environ[, existing?.[, and paths of Rust, C++, PHP and Ruby: std::env::var(, Secret::new(
+    if (/^[A-Za-z_$](?:[\w$.?]|::)*[[(]/.test(v)) return false;
     if (/^[A-Za-z_$][\w$.]*<.*>(\[\])*[,;:)=]*$/.test(v)) return false; // React.Dispatch<SetStateAction<string>>
     if (/^[A-Za-z_$][\w$.]*(\[\])*(\s*\|\s*[A-Za-z_$][\w$.<>[\]]*)+[,;)]*$/.test(v)) return false; // string | null
   }

@@ -9,6 +9,13 @@ const FIXTURES = defaultFixtures();
 
 /** Ordinary text that must come out unchanged. */
 const HARMLESS: string[] = [
+  // Code a short trial redacted in stored transcripts (round 17): Rust paths, a TypeScript non-null assertion, a
+  // header that names its secret by a variable.
+  'let secret = std::env::var("APP_SECRET").expect("set APP_SECRET");',
+  'let password = String::from_utf8(bytes)?;',
+  'let secret = Secret::new(key);',
+  'const apiKey = process.env.API_KEY!;',
+  'curl -H "Authorization: Bearer $GITHUB_TOKEN" https://api.github.com/user',
   'commit 3f9a1c2e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 (HEAD -> main)',
   'git log --oneline: a41c9e2 Switch to pnpm',
   'request id 123e4567-e89b-12d3-a456-426614174000',
