@@ -72,6 +72,11 @@ export const CLIENT_RULES: ClientRule[] = [
     re: /(\b(?:echo|printf)\s+(?:-[neE]+\s+)?)("[^"\n]*"|'[^'\n]*'|[^\s"'`;|&)<>]+)(?=\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-\w*S\b|chpasswd\b|passwd\s+--stdin\b|[^\n;|&]*--pass(?:word)?-stdin\b))/g,
     value: 2,
   },
+  // HTTP basic credentials encoded by hand: `echo -n user:PW | base64` (the Authorization header's value).
+  {
+    re: /(\b(?:echo|printf)\s+(?:-[neE]+\s+)?(?:'%s'\s+)?["']?[\w.@+-]{1,64}:)((?!\[REDACTED:)[^\s"'`;|&)<>]+)(?=["']?\s*\|\s*(?:openssl\s+)?base64\b)/g,
+    value: 2,
+  },
 ];
 
 /**

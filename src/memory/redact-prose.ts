@@ -16,6 +16,8 @@ const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/;
 const WORDS = [
   // English (redact.ts's older rule covers "password X" and "password is X" with digits; this adds the rest)
   'password', 'passphrase', 'passcode', 'pass phrase', 'pin code', 'secret', 'api key', 'access token', 'token',
+  // The short forms people write in notes and chat ("pw is X", "pwd: X"); a path after them is not a value.
+  'pw', 'pwd', 'passwd',
   // German
   'Passwort', 'Kennwort', 'Passphrase', 'Zugangsdaten', 'Zugangscode', 'Zugang', 'Anmeldedaten', 'Geheimnis', 'Schlüssel', 'Token',
   // French
@@ -88,6 +90,38 @@ export const LOGIN_PAIR = new RegExp(
   'giu',
 );
 
+/** Account names a service ships with or a team shares: before ` / X` after a label, X is their password. */
+const ACCOUNTS = ['admin', 'administrator', 'root', 'postgres', 'sa', 'sysadmin', 'superuser', 'deploy', 'deployer', 'ubuntu', 'ec2-user', 'elastic', 'oracle', 'mysql', 'guest', 'operator', 'jenkins', 'gitlab', 'grafana', 'rabbitmq', 'minioadmin'];
+
+/**
+ * `<label>: admin / X` without a login word (short secrets trial: "Staging DB: admin / X", "Prod: root / X"):
+ * a well-known account name after a `:` (or at a line's or list item's start), then ` / ` and a value that must
+ * look like a password by itself (`isStrongPassword`), since no word says so. Group 1 up to the value, 2 the value.
+ */
+export const ACCOUNT_PAIR = new RegExp(
+  `((?<=(?:^|[:：]|^${SP}*[-*•]|\\()${SP}*)(?:${ACCOUNTS.map(escape).join('|')})${SP}*/${SP}*)([^\\s"'«»“”„/]{8,64})`,
+  'gimu',
+);
+
+/** A value that is a password without a word saying so: letters and digits, and mixed case or a symbol. */
+export function isStrongPassword(raw: string): boolean {
+  const v = raw.replace(/[.,;:!?)。、，！？]+$/, '');
+  if (v.length < 8 || REDACTED_RE.test(v) || /^[$<{%]/.test(v) || /^[0-9a-f]+$/i.test(v)) return false;
+  const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((c) => c.test(v)).length;
+  // A word with a number after it (`Operator2`, `Release2024`) is a name; a password switches case or class inside.
+  return /[0-9]/.test(v) && /[A-Za-z]/.test(v) && classes >= 3 && !/^[A-Za-z][a-z]+[0-9]{1,4}$/.test(v);
+}
+
+function redactAccountPairs(text: string): string {
+  return text.replace(ACCOUNT_PAIR, (m, head: string, value: string) => {
+    const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
+    const bare = value.slice(0, value.length - trail.length);
+    if (!isStrongPassword(bare)) return m;
+    remember(bare);
+    return `${head}${marker('password')}${trail}`;
+  });
+}
+
 /** Words that follow "password is" without being one. */
 const NOT_VALUES = new Set([
   'required', 'optional', 'incorrect', 'invalid', 'correct', 'expired', 'missing', 'wrong', 'empty', 'changed',
@@ -123,9 +157,17 @@ const PROSE_SECRET = /\b(password|passphrase|passwd|secret|token|api[ _-]?key)([
 /** "the key AKx9…": after a bare "key", only a long value mixing upper case, lower case and digits counts. */
 const PROSE_KEY = /\b(key)([^\S\r\n]+(?:is|was|=|:)?[^\S\r\n]*)(["'`]?)([A-Za-z0-9+/=_-]{20,})\3(?![A-Za-z0-9+/=_-])/gi;
 
+/**
+ * Whether a prose word at `offset` starts a word, or ends a German or Dutch compound that names a password
+ * ("Das Root-Passwort ist X", "Datenbankkennwort: X", "het beheerderswachtwoord is X").
+ */
+function startsCompound(text: string, offset: number, word: string): boolean {
+  return startsWord(text, offset) || (/^(?:passwort|kennwort|wachtwoord)$/i.test(word) && /\p{L}-?$/u.test(text.slice(Math.max(0, offset - 2), offset)));
+}
+
 /** The marker kind for a prose word: a password in any language, else a secret. */
 function proseKind(word: string): SecretKind {
-  return /pass|wort|woord|contrase|senha|has[lł]o|пароль|şifre|parola|密码|密碼|口令|パスワード|비밀번호|암호/i.test(word) ? 'password' : 'secret';
+  return /^pwd?$|pass|wort|woord|contrase|senha|has[lł]o|пароль|şifre|parola|密码|密碼|口令|パスワード|비밀번호|암호/i.test(word) ? 'password' : 'secret';
 }
 
 function isProseSecret(value: string): boolean {
@@ -137,7 +179,7 @@ function isProseSecret(value: string): boolean {
  * A word every prose rule needs (a superset of WORDS, LOGIN_WORDS, the CJK words, PROSE_KEY's, the passphrase and
  * PIN words).
  */
-const PROSE_TRIGGER = /pass|wort|secr|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugang|anmelde|log[io]n|sign-in|cred|identifiant|toegang|inlog|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호/i;
+const PROSE_TRIGGER = /pass|\bpwd?\b|wort|secr|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugang|anmelde|log[io]n|sign-in|cred|identifiant|toegang|inlog|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호/i;
 
 /**
  * Every prose rule over `text`: English "password is X" with a digit, "the key AKx9…", the same in other languages
@@ -146,8 +188,8 @@ const PROSE_TRIGGER = /pass|wort|secr|token|key|cl[ée]|jeton|contrase|clave|sen
  */
 export function redactProse(text: string): string {
   // Most records of a transcript name no secret word at all: one cheap test spares every prose pass.
-  if (!PROSE_TRIGGER.test(text)) return text;
-  let out = text;
+  let out = text.includes('/') ? redactAccountPairs(text) : text;
+  if (!PROSE_TRIGGER.test(out)) return out;
   out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
     // A spaced assignment (`secret = toUint8Array(secret)`) is code's: the assignment rules judge it, knowing code
     // from `.env`. An unspaced one stays here: to them `--from-literal=password=…` is one word.
@@ -161,14 +203,14 @@ export function redactProse(text: string): string {
   );
   out = out.replace(PROSE_LATIN, (m, word: string, sep: string, q: string, value: string, q2: string, offset: number, whole: string) => {
     // Nothing between word and value is code's (`TEMPLATE_FIELDS[token.slice(1, -1)]`), not a sentence.
-    if (sep === '' || /\s=|=\s/.test(sep) || !startsWord(whole, offset)) return m;
+    if (sep === '' || /\s=|=\s/.test(sep) || !startsCompound(whole, offset, word)) return m;
     const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
     if (!isProseValue(value, q !== '' && q2 !== '') && !isWordPassword(word, sep, value.slice(0, value.length - trail.length))) return m;
     remember(value.slice(0, value.length - trail.length));
     return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;
   });
   out = out.replace(PROSE_LATIN_FOR, (m, word: string, sep: string, q: string, value: string, q2: string, offset: number, whole: string) => {
-    if (!startsWord(whole, offset)) return m;
+    if (!startsCompound(whole, offset, word)) return m;
     const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
     const bare = value.slice(0, value.length - trail.length);
     // The verb closes the words between: `isWordPassword` judges the value after it as after "<word> is".

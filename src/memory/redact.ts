@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 12;
+export const REDACTION_VERSION = 13;
 
 import type { SecretKind } from './redact-kinds.js';
 
@@ -175,10 +175,15 @@ const BARE = `((?:[^\\s"'\`\\\\;&|)<>,]|${META_IN_WORD}|,(?![A-Za-z_][A-Za-z0-9_
 const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|${BARE})`;
 const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
 
+/**
+ * Where a name may start: not inside a word, or right after an escaped line break or tab (`printf '[db]\npass = …'`,
+ * a serialized `.env`), where the escape's letter would otherwise be read as the name's first (`npass`).
+ */
+const AFTER_ESCAPE = '(?:(?<=\\\\[nrt])|';
 /** `NAME=value`, `export NAME="value"`, `--password=value`. */
-const ASSIGN_EQ = new RegExp(`(?<![A-Za-z0-9_.])${NAME}([ \\t]?=[ \\t]?)${VALUE}`, 'g');
+const ASSIGN_EQ = new RegExp(`${AFTER_ESCAPE}(?<![A-Za-z0-9_.\\\\]))${NAME}([ \\t]?=[ \\t]?)${VALUE}`, 'g');
 /** `NAME: value` (YAML, HTTP headers, Python dict literal without quotes on the key). */
-const ASSIGN_COLON = new RegExp(`(?<![A-Za-z0-9_."':-])${NAME}(:(?!:)[ \\t]*)${VALUE}`, 'g');
+const ASSIGN_COLON = new RegExp(`${AFTER_ESCAPE}(?<![A-Za-z0-9_."':\\\\-]))${NAME}(:(?!:)[ \\t]*)${VALUE}`, 'g');
 /**
  * The same at the start of a quoted string (`echo "signing_key: …" >> app.yml`, `printf 'token: …\\n'`): the rule
  * above does not start after a quote, where a JSON key or a string of code is. Only a bare value, ending at the
@@ -239,12 +244,20 @@ const COMPILED_SHAPES = SHAPES.map((rule) => {
 /** A character that joins the one before a match to it (see B). */
 const TOKEN_CHAR = /[A-Za-z0-9]/;
 
+/**
+ * Whether a match at `offset` continues a word. A percent escape before it ends the word: `key%3Dghp_…`,
+ * `%22sk-ant-…%22` in a URL or a form body put the token right behind the escape's hex digits.
+ */
+function insideWord(text: string, offset: number): boolean {
+  return TOKEN_CHAR.test(text.charAt(offset - 1)) && !/%[0-9A-Fa-f]{2}$/.test(text.slice(Math.max(0, offset - 3), offset));
+}
+
 /** The token-shape rules (SHAPES) over `text`. */
 function applyShapes(text: string): string {
   let out = text;
   for (const { rule, re, checkBefore } of COMPILED_SHAPES) {
     out = out.replace(re, (m: string, ...rest: unknown[]) => {
-      if (checkBefore && TOKEN_CHAR.test(String(rest.at(-1)).charAt(Number(rest.at(-2)) - 1))) return m;
+      if (checkBefore && insideWord(String(rest.at(-1)), Number(rest.at(-2)))) return m;
       if (!rule.replace) return marker(rule.kind);
       const groups = rest.slice(0, -2).map((g) => (typeof g === 'string' ? g : ''));
       // The match's offset and the whole text come last, for rules that look around the match.

@@ -61,7 +61,8 @@ export interface SecretKeyFile {
 }
 
 /**
- * Finds the text files changed after `since` (sandbox seconds), up to 256 KiB, not under `.git/`, installed
+ * Finds the text files changed after `since` (sandbox seconds), up to 256 KiB, not under `.git/` (but each
+ * repository's `.git/config`, where a remote's URL keeps its password), installed
  * dependencies, `skipDirs` (the memory layout, redacted in place) nor `skip` (files already left out), that hold
  * a value under a secret-named key (config files by name: `.json`, `.yaml`, `.ini`, `.cfg`, `.conf`, `.toml`,
  * `.properties`, `.env*`, `.npmrc`, `.pypirc`, `.netrc`) or, in any text file, a value redaction takes out of a
@@ -78,8 +79,12 @@ export async function findSecretKeyFiles(sandbox: Sandbox, since: number, option
   ].join(' -o ');
   // One grep a batch prints each line with a hint as `path NUL lineno:line` (binary files skipped); a key and its
   // value share a line in every form read here (`findSecretKeys` and `findSecretKinds` are given the line alone).
+  // Each repository's own config is read apart from the rest of `.git`: `git remote add origin
+  // https://deploy:…@host/…` or `git clone` of such a URL keeps the password there (round 17's secrets trial).
   const script = [
-    `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" -size -$(( $3 + 1 ))c -print0 2>/dev/null |`,
+    `{ find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" -size -$(( $3 + 1 ))c -print0 2>/dev/null`,
+    `  find "$1" -xdev -name .git -type d -prune -print0 -o \\( ${prune} \\) -prune 2>/dev/null |`,
+    `    xargs -0 -r -I{} find {}/config -maxdepth 0 -type f -newerct "@$2" -size -$(( $3 + 1 ))c -print0 2>/dev/null; } |`,
     `xargs -0 -r grep -HnIZiE -e "$4" -- 2>/dev/null; exit 0`,
   ].join('\n');
   const found = await sandbox

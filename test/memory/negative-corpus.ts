@@ -51,4 +51,9 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'PowerShell secure string from a variable', text: '$pw = ConvertTo-SecureString $env:DEPLOY_PW -AsPlainText -Force; ConvertTo-SecureString (Get-Content pw.txt)' },
   { name: 'printf of PHP reading the environment', text: `printf "<?php\\ndefine('DB_PASSWORD', getenv('DB_PASSWORD'));\\n" > wp-config.php` },
   { name: 'app key name with a placeholder', text: 'APP_KEY=\nhmac_key: changeme\nlicense_key: <your-license-key>' },
+  // Beside round 18's rules.
+  { name: 'account and role names with slashes', text: 'Roles: admin / Operator2\nchown root / HOME1aB\nuser: root / usr/local/bin\nadmin / admin' },
+  { name: 'pwd and pw as words', text: 'pwd: /workspace/src\nthe pw field is required\nZeige das Passwortfeld' },
+  { name: 'percent escape before a word', text: 'q=name%3Dghost_rider&x=%22hello%22' },
+  { name: 'escaped line break before a harmless key', text: "printf 'a\\nb=2\\nname = demo\\n' > x.ini" },
 ];

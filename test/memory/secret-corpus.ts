@@ -275,4 +275,17 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'PowerShell ConvertTo-SecureString', text: "$pw = ConvertTo-SecureString 'FAKEps5Hq8' -AsPlainText -Force", secret: 'FAKEps5Hq8', kind: 'password' },
   { name: 'PowerShell ConvertTo-SecureString -String', text: 'ConvertTo-SecureString -AsPlainText -Force -String "FAKEps6Jr2"', secret: 'FAKEps6Jr2', kind: 'password' },
   { name: 'vault token, first character escaped', text: '{"token": "\\u0068vs.FAKEvault0123456789abcdefghij"}', secret: 'vs.FAKEvault0123456789abcdefghij', kind: 'vault_token' },
+  // Round 18, from the short secrets trial of round 17: a percent escape before a token, prose without a login
+  // word, short password words, German compounds, an escaped line break before an INI key, hand-made basic auth.
+  { name: 'token after %3D in a URL', text: 'curl "https://api.example.com/x?key%3Dghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu"', secret: 'ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu', kind: 'github_token' },
+  { name: 'token between %22 in a form body', text: 'data=%22sk-ant-api03-FAKEq9Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy%22', secret: 'sk-ant-api03-FAKEq9Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy', kind: 'anthropic_key' },
+  { name: 'slack token after %3D', text: 'a%3Dxoxb-FAKE123456-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx', secret: 'xoxb-FAKE123456-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx', kind: 'slack_token' },
+  { name: 'account pair after a label', text: 'Staging DB: admin / FAKEq7!rTz2m', secret: 'FAKEq7!rTz2m', kind: 'password' },
+  { name: 'root pair after a label', text: 'Prod: root / FAKE4$wLp9Qz', secret: 'FAKE4$wLp9Qz', kind: 'password' },
+  { name: 'pw is', text: 'pw is FAKEpw4Lp9Qz', secret: 'FAKEpw4Lp9Qz', kind: 'password' },
+  { name: 'pw colon', text: 'Notes: pw: FAKEpw5Lp9Qz', secret: 'FAKEpw5Lp9Qz', kind: 'password' },
+  { name: 'German compound with hyphen', text: 'Das Root-Passwort ist FAKErp5wLp9', secret: 'FAKErp5wLp9', kind: 'password' },
+  { name: 'German compound glued', text: 'Das Datenbankkennwort lautet FAKEdk6wLp9', secret: 'FAKEdk6wLp9', kind: 'password' },
+  { name: 'INI key after an escaped line break', text: "printf '[db]\\npass = FAKEini4Lp9\\n' > db.ini", secret: 'FAKEini4Lp9', kind: 'password' },
+  { name: 'basic auth encoded by hand', text: 'echo -n deploy:FAKEba7Lp9Qz | base64', secret: 'FAKEba7Lp9Qz', kind: 'password' },
 ];

@@ -31,6 +31,9 @@ const MEMORY_NOTES = [
 /** A token in a file's name (eighth trial, LOW): that file is left out under its redacted name. */
 const NAMED = 'ghp_FAKEinAName0a1B2c3D4e5F6g7H8i9J0kLmNoP';
 
+/** A repository the run made, whose remote's URL holds a password (round 17's secrets trial: never reported). */
+const REMOTE = { path: 'tools/cli/.git/config', secret: 'FAKEremote9Pw', command: 'git init -q tools/cli && git -C tools/cli remote add origin https://deploy:FAKEremote9Pw@git.example.com/cli.git' };
+
 /** `.netrc` is a credential file by content (`credential-files.ts`): left out whole, not reported by key. */
 const REPORTED = [...CONFIG_SECRET_CORPUS.filter((c) => c.path !== '.netrc'), ...SOURCE_SECRET_CORPUS];
 
@@ -48,7 +51,7 @@ beforeAll(async () => {
   const configure = [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, ...NOT_SECRET_SOURCES, ...NOT_SECRET_CONFIGS.filter((c) => !['package.json', 'docker-compose.yml'].includes(c.path))].map((c) => write(c.path, c.text));
   server = await startMessagesServer([
     // A nested repository's sample hooks (`git init`) must not be reported (eleventh trial, low).
-    turn(toolUse('bash', { command: [...configure, `mkdir -p notes && echo 'rotate this one' > notes/${NAMED}.txt`, 'mkdir -p vendor/lib/.git/hooks && printf \'my $token = "abcd1234efgh";\\n\' > vendor/lib/.git/hooks/fsmonitor-watchman.sample'].join('\n') })),
+    turn(toolUse('bash', { command: [...configure, `mkdir -p notes && echo 'rotate this one' > notes/${NAMED}.txt`, 'mkdir -p vendor/lib/.git/hooks && printf \'my $token = "abcd1234efgh";\\n\' > vendor/lib/.git/hooks/fsmonitor-watchman.sample', REMOTE.command].join('\n') })),
     // The run edits the compose file (a local dev default added): changed, still nothing to report.
     turn(toolUse('bash', { command: "printf '      PGADMIN_DEFAULT_PASSWORD: admin\\n' >> docker-compose.yml && cat src/main/resources/application.properties config/database.ini" })),
     turn(toolUse('bash', { command: MEMORY_NOTES.map((n) => write(n.path, n.text)).join('\n') })),
@@ -66,7 +69,8 @@ describe('config files the run wrote with values under secret-named keys', () =>
     expect(run.outcome).toBe('completed');
     const found = Object.fromEntries((run.secretKeyFiles ?? []).map((f) => [f.path, f.keys.map((k) => k.key)]));
     for (const c of REPORTED) expect(found[c.path], c.name).toContain(c.key);
-    expect(Object.keys(found).sort()).toEqual([...new Set(REPORTED.map((c) => c.path))].sort());
+    expect(found[REMOTE.path]).toEqual(["a URL's password"]);
+    expect(Object.keys(found).sort()).toEqual([...new Set([...REPORTED.map((c) => c.path), REMOTE.path])].sort());
     expect(run.credentialFiles?.map((f) => f.path)).toEqual(['.netrc']);
   });
 
@@ -74,7 +78,8 @@ describe('config files the run wrote with values under secret-named keys', () =>
     const summary = formatSummary(run);
     expect(summary).toMatch(/secret {6}config\/database\.ini holds what looks like a secret under password \(line 5\) .*in the workspace snapshot: .*environment variable/);
     expect(summary).toContain('.npmrc holds what looks like a secret under _auth (line 2)');
-    for (const c of [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS]) expect(summary, c.name).not.toContain(c.secret);
+    for (const c of [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, REMOTE]) expect(summary, c.path).not.toContain(c.secret);
+    expect(summary).toContain(`${REMOTE.path} holds what looks like a secret as a URL's password (line 7)`);
     expect(summary).toContain('infra/main.tf holds what looks like a secret as a secret value (line 4) (by its name or form;');
   });
 
@@ -98,7 +103,7 @@ describe('config files the run wrote with values under secret-named keys', () =>
   it('leave no value in the transcript: not the heredoc that wrote them, not the cat that printed them', () => {
     const transcript = readFileSync(run.transcriptPath, 'utf8');
     expect(transcript).toContain('spring.datasource.password = [REDACTED:password]');
-    const left = [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, ...MEMORY_NOTES].filter((c) => transcript.includes(c.secret)).map((c) => c.path);
+    const left = [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, ...MEMORY_NOTES, REMOTE].filter((c) => transcript.includes(c.secret)).map((c) => c.path);
     expect(left).toEqual([]);
   });
 });
