@@ -64,7 +64,7 @@ export async function prepareWorkspace(
   const leaveOut = (rel: string, savedAs?: string): Promise<string | null> => setAside(sandbox, ctx.home, ctx.rolloutId, rel, savedAs);
   const runClock = ctx.runClock;
   const skipDirs = [ctx.layout.memoriesDir, ctx.layout.sessionsDir];
-  // Report-only, so it runs beside the scans that set files aside; what they left out is dropped from it after.
+  // Report-only, so it runs beside the scans that set files aside; what they reported is dropped from it after.
   const keyScan: Promise<SecretKeyFile[]> =
     runClock === null
       ? Promise.resolve([])
@@ -92,8 +92,10 @@ export async function prepareWorkspace(
           }),
         );
   const credentialFiles = await credentialScan;
-  const leftOut = new Set([...credentialFiles, ...secretFiles].filter((f) => f.action === 'left-out').map((f) => f.path));
-  const secretKeyFiles = (await keyScan).filter((f) => !leftOut.has(f.path));
+  // A file the other scans reported (left out, or kept with a token in it) is reported once, by them: a second
+  // line saying its values have "no known token shape" contradicted the first.
+  const reported = new Set([...credentialFiles, ...secretFiles].map((f) => f.path));
+  const secretKeyFiles = (await keyScan).filter((f) => !reported.has(f.path));
   for (const f of credentialFiles) say(credentialMessage(f));
   for (const f of secretFiles) say(secretFileMessage(f));
   for (const f of secretKeyFiles) say(secretKeyFileMessage(f));

@@ -38,7 +38,9 @@ const firstRun = [
   `printf 'const [token, setToken]: [string, React.Dispatch<string>] = useState("");\\n' > src/App.tsx`,
   `printf 'DB_URL ?= postgres://user:pass@localhost:5432/app\\nPASSWORD=FAKEfuzzyOnly42\\n' > Makefile.local`,
   `mkdir -p node_modules/some-sdk && printf 'auth("${DEP_EXAMPLE}")\\n' > node_modules/some-sdk/README.md`,
-  `printf '\\nSTRIPE=${USER_EDITED}\\n' >> settings.env`,
+  // A password beside the token: the file is reported once, as holding a token (round 17: twice, the second line
+  // saying its values have "no known token shape").
+  `printf '\\nSTRIPE=${USER_EDITED}\\nDB_PASSWORD=FAKEsettingsPw7x\\n' >> settings.env`,
   'echo hello > notes.txt',
 ].join('\n');
 
@@ -95,6 +97,8 @@ describe('files the run wrote that hold a token', () => {
     expect(first.secretFiles?.find((f) => f.path === 'settings.env')?.why).toMatch(/before the run/);
     expect(first.secretFiles?.find((f) => f.path === 'config/ci.env')).toBeUndefined();
     expect(formatSummary(first)).toMatch(/settings\.env holds a token \(stripe_key\) and is in the workspace snapshot: .*snapshot\.ignore/);
+    expect(first.secretKeyFiles?.map((f) => f.path)).not.toContain('settings.env');
+    expect(formatSummary(first).match(/settings\.env holds/g)).toHaveLength(1);
   });
 
   it('are left out on the change path too', () => {
