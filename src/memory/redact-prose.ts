@@ -30,6 +30,9 @@ const WORDS = [
 
 const VERBS_LATIN = [
   'is', 'was', 'are', 'equals', 'ist', 'lautet', 'war', 'est', 'était', 'es', 'era', 'é', 'è', 'era', 'is', 'jest', 'это', 'olarak',
+  // A change told in a commit message or a note ("rotate: staging password is now X", "password changed to X").
+  'is now', 'is still', 'is currently', 'ist jetzt', 'ist nun', 'lautet jetzt', 'lautet nun', 'est maintenant', 'es ahora', 'é agora', 'è ora', 'is nu',
+  'changed to', 'set to', 'rotated to', 'reset to', 'updated to', 'geändert auf', 'geändert zu', 'gesetzt auf', 'changé en', 'cambiada a',
 ];
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -86,7 +89,7 @@ const LOGIN_WORDS = [
  * word, 2 up to the user, 3 the user, 4 the separator, 5 and 7 quotes, 6 the password.
  */
 export const LOGIN_PAIR = new RegExp(
-  `(${LOGIN_WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\*\\*|__)?(?:${SP}+(?:is|are|ist|lautet|lauten|sind|sont|son|são|sono|zijn))?${SP}*[:=：](?:\\*\\*|__)?${SP}*|${SP}+(?:is|are|ist|lautet|lauten|sind|sont|son|são|sono|zijn)${SP}+)([\\p{L}\\p{N}_.@+-]{1,64})(${SP}*/${SP}*|:)(["'«“„]?)([^\\s"'«»“”„]{4,})(["'»”“]?)`,
+  `(${LOGIN_WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\*\\*|__)?(?:${SP}+(?:is|are|ist|lautet|lauten|sind|sont|son|são|sono|zijn))?${SP}*[:=：](?:\\*\\*|__)?${SP}*|${SP}+(?:is|are|ist|lautet|lauten|sind|sont|son|são|sono|zijn)${SP}+|${SP}+(?=[\\p{L}\\p{N}_.@+-]{1,64}${SP}*/))([\\p{L}\\p{N}_.@+-]{1,64})(${SP}*/${SP}*|:)(["'«“„]?)([^\\s"'«»“”„]{4,})(["'»”“]?)`,
   'giu',
 );
 

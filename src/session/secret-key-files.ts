@@ -62,7 +62,7 @@ export interface SecretKeyFile {
 
 /**
  * Finds the text files changed after `since` (sandbox seconds), up to 256 KiB, not under `.git/` (but each
- * repository's `.git/config`, where a remote's URL keeps its password), installed
+ * repository's `config`, `COMMIT_EDITMSG` and `logs/HEAD`: a remote's URL, a commit message), installed
  * dependencies, `skipDirs` (the memory layout, redacted in place) nor `skip` (files already left out), that hold
  * a value under a secret-named key (config files by name: `.json`, `.yaml`, `.ini`, `.cfg`, `.conf`, `.toml`,
  * `.properties`, `.env*`, `.npmrc`, `.pypirc`, `.netrc`) or, in any text file, a value redaction takes out of a
@@ -79,12 +79,13 @@ export async function findSecretKeyFiles(sandbox: Sandbox, since: number, option
   ].join(' -o ');
   // One grep a batch prints each line with a hint as `path NUL lineno:line` (binary files skipped); a key and its
   // value share a line in every form read here (`findSecretKeys` and `findSecretKinds` are given the line alone).
-  // Each repository's own config is read apart from the rest of `.git`: `git remote add origin
-  // https://deploy:…@host/…` or `git clone` of such a URL keeps the password there (round 17's secrets trial).
+  // Three files of each repository are read apart from the rest of `.git`: its config (`git remote add origin
+  // https://deploy:…@host/…` keeps the password there, round 17's secrets trial), and the last commit message and
+  // the reflog, which repeat a message that tells one ("rotate: staging password is now …", twelfth trial).
   const script = [
     `{ find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" -size -$(( $3 + 1 ))c -print0 2>/dev/null`,
     `  find "$1" -xdev -name .git -type d -prune -print0 -o \\( ${prune} \\) -prune 2>/dev/null |`,
-    `    xargs -0 -r -I{} find {}/config -maxdepth 0 -type f -newerct "@$2" -size -$(( $3 + 1 ))c -print0 2>/dev/null; } |`,
+    `    xargs -0 -r -I{} find {}/config {}/COMMIT_EDITMSG {}/logs/HEAD -maxdepth 0 -type f -newerct "@$2" -size -$(( $3 + 1 ))c -print0 2>/dev/null; } |`,
     `xargs -0 -r grep -HnIZiE -e "$4" -- 2>/dev/null; exit 0`,
   ].join('\n');
   const found = await sandbox
@@ -123,5 +124,8 @@ function lineFindings(rel: string, text: string, line: number): SecretKeyFile['k
 export function secretKeyFileMessage(f: SecretKeyFile): string {
   const found = f.keys.map((k) => `${k.kind ? 'as' : 'under'} ${k.key} (line ${k.line})`).join(', ');
   const why = f.keys.every((k) => !k.kind) ? 'its key says so' : 'by its name or form';
+  if (/(?:^|\/)\.git\//.test(f.path)) {
+    return `${f.path} holds what looks like a secret ${found} (${why}) and is in the workspace snapshot: a git remote's URL or a commit message holds it; set the remote without it (git remote set-url, a credential helper) or reword the commit (git commit --amend, git rebase -i), and rotate it if it is real`;
+  }
   return `${f.path} holds what looks like a secret ${found} (${why}; the value has no known token shape) and is in the workspace snapshot: read it from an environment variable or a file listed in snapshot.ignore instead, and rotate it if it is real`;
 }

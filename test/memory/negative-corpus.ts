@@ -56,4 +56,5 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'pwd and pw as words', text: 'pwd: /workspace/src\nthe pw field is required\nZeige das Passwortfeld' },
   { name: 'percent escape before a word', text: 'q=name%3Dghost_rider&x=%22hello%22' },
   { name: 'escaped line break before a harmless key', text: "printf 'a\\nb=2\\nname = demo\\n' > x.ini" },
+  { name: 'password changes in prose, no value', text: 'The password is now required.\nThe password set to expire after 90 days.\nlogin page / routes\nlogin admin / admin' },
 ];

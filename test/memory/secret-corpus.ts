@@ -288,4 +288,7 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'German compound glued', text: 'Das Datenbankkennwort lautet FAKEdk6wLp9', secret: 'FAKEdk6wLp9', kind: 'password' },
   { name: 'INI key after an escaped line break', text: "printf '[db]\\npass = FAKEini4Lp9\\n' > db.ini", secret: 'FAKEini4Lp9', kind: 'password' },
   { name: 'basic auth encoded by hand', text: 'echo -n deploy:FAKEba7Lp9Qz | base64', secret: 'FAKEba7Lp9Qz', kind: 'password' },
+  { name: 'login pair without a colon', text: 'Notes for next time: login admin / FAKEla3!x9Lm. Done.', secret: 'FAKEla3!x9Lm', kind: 'password' },
+  { name: 'password is now, in a commit message', text: 'git commit -qam "rotate: staging password is now FAKEnow9Zx7"', secret: 'FAKEnow9Zx7', kind: 'password' },
+  { name: 'password changed to', text: 'The admin password changed to FAKEchg4Lp2 this morning', secret: 'FAKEchg4Lp2', kind: 'password' },
 ];

@@ -31,8 +31,20 @@ const MEMORY_NOTES = [
 /** A token in a file's name (eighth trial, LOW): that file is left out under its redacted name. */
 const NAMED = 'ghp_FAKEinAName0a1B2c3D4e5F6g7H8i9J0kLmNoP';
 
-/** A repository the run made, whose remote's URL holds a password (round 17's secrets trial: never reported). */
-const REMOTE = { path: 'tools/cli/.git/config', secret: 'FAKEremote9Pw', command: 'git init -q tools/cli && git -C tools/cli remote add origin https://deploy:FAKEremote9Pw@git.example.com/cli.git' };
+/**
+ * A repository the run made, whose remote's URL holds a password (round 17's secrets trial), and a commit whose
+ * message tells one, repeated in COMMIT_EDITMSG and the reflog (twelfth trial): never reported.
+ */
+const REMOTE = {
+  path: 'tools/cli/.git/config',
+  secret: 'FAKEremote9Pw',
+  commitSecret: 'FAKEcommit7Pw',
+  command: [
+    'git init -q tools/cli && git -C tools/cli remote add origin https://deploy:FAKEremote9Pw@git.example.com/cli.git',
+    'echo cli > tools/cli/README && git -C tools/cli add README',
+    'git -C tools/cli -c user.name=agent -c user.email=agent@example.com commit -qm "rotate: staging password is now FAKEcommit7Pw"',
+  ].join(' && '),
+};
 
 /** `.netrc` is a credential file by content (`credential-files.ts`): left out whole, not reported by key. */
 const REPORTED = [...CONFIG_SECRET_CORPUS.filter((c) => c.path !== '.netrc'), ...SOURCE_SECRET_CORPUS];
@@ -70,7 +82,10 @@ describe('config files the run wrote with values under secret-named keys', () =>
     const found = Object.fromEntries((run.secretKeyFiles ?? []).map((f) => [f.path, f.keys.map((k) => k.key)]));
     for (const c of REPORTED) expect(found[c.path], c.name).toContain(c.key);
     expect(found[REMOTE.path]).toEqual(["a URL's password"]);
-    expect(Object.keys(found).sort()).toEqual([...new Set([...REPORTED.map((c) => c.path), REMOTE.path])].sort());
+    expect(found['tools/cli/.git/COMMIT_EDITMSG']).toEqual(['a password']);
+    expect(found['tools/cli/.git/logs/HEAD']).toEqual(['a password']);
+    const git = [REMOTE.path, 'tools/cli/.git/COMMIT_EDITMSG', 'tools/cli/.git/logs/HEAD'];
+    expect(Object.keys(found).sort()).toEqual([...new Set([...REPORTED.map((c) => c.path), ...git])].sort());
     expect(run.credentialFiles?.map((f) => f.path)).toEqual(['.netrc']);
   });
 
@@ -79,7 +94,8 @@ describe('config files the run wrote with values under secret-named keys', () =>
     expect(summary).toMatch(/secret {6}config\/database\.ini holds what looks like a secret under password \(line 5\) .*in the workspace snapshot: .*environment variable/);
     expect(summary).toContain('.npmrc holds what looks like a secret under _auth (line 2)');
     for (const c of [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, REMOTE]) expect(summary, c.path).not.toContain(c.secret);
-    expect(summary).toContain(`${REMOTE.path} holds what looks like a secret as a URL's password (line 7)`);
+    expect(summary).toContain(`${REMOTE.path} holds what looks like a secret as a URL's password (line 7) (by its name or form) and is in the workspace snapshot: a git remote's URL or a commit message holds it`);
+    expect(summary).not.toContain(REMOTE.commitSecret);
     expect(summary).toContain('infra/main.tf holds what looks like a secret as a secret value (line 4) (by its name or form;');
   });
 
@@ -103,7 +119,7 @@ describe('config files the run wrote with values under secret-named keys', () =>
   it('leave no value in the transcript: not the heredoc that wrote them, not the cat that printed them', () => {
     const transcript = readFileSync(run.transcriptPath, 'utf8');
     expect(transcript).toContain('spring.datasource.password = [REDACTED:password]');
-    const left = [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, ...MEMORY_NOTES, REMOTE].filter((c) => transcript.includes(c.secret)).map((c) => c.path);
+    const left = [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, ...MEMORY_NOTES, REMOTE, { path: 'commit message', secret: REMOTE.commitSecret }].filter((c) => transcript.includes(c.secret)).map((c) => c.path);
     expect(left).toEqual([]);
   });
 });
