@@ -49,6 +49,14 @@ describe("the agent's notes at the end of a run that completed", () => {
     expect(stop('I stopped to ask which behaviour you want.\n\nDebugging tip: `PYTHONFAULTHANDLER=1 poetry run python -X dev …` names the extension module in a crash.')[0]).toContain('PYTHONFAULTHANDLER');
     expect(stop('Pysähdyin kysymään.\n\nHuom: `PYTHONFAULTHANDLER=1 poetry run python -X dev` näyttää laajennusmoduulin.')[0]).toContain('PYTHONFAULTHANDLER');
   });
+  it('a sentence whose point is a redacted secret is left out; one with a command keeps it (twelfth trial)', () => {
+    const final = 'Done.\n\nNotes:\n- The staging config lives in `config/staging.yml`. La contraseña del staging es [REDACTED:password]; het wachtwoord is [REDACTED:password].\n- Key passphrase: [REDACTED:password] in /etc/app/key.pem.\n- Load the dump with `mysql -u root -p[REDACTED:password] app < dump.sql`.';
+    const kept = texts(run(final)).filter((t) => t.startsWith('Noted'));
+    expect(kept.join('\n')).not.toContain('contraseña');
+    expect(kept.join('\n')).not.toContain('passphrase');
+    expect(kept.join('\n')).toContain('config/staging.yml');
+    expect(kept.join('\n')).toContain('mysql -u root');
+  });
   it('one entry per bullet; a bullet that names nothing concrete is left out', () => {
     const kept = texts(run('Done.\n\nNotes:\n- Run `make gen` before `make test`.\n- The code base is nice to work in.\n- Lint with `make lint` (ruff).')).filter((t) => t.startsWith('Noted'));
     expect(kept).toHaveLength(2);

@@ -41,7 +41,7 @@ export function finalNotes(view: RolloutView, known: string[]): RawMemory[] {
       continue;
     }
     // "never"/"always" are the agent's own advice here; only one that repeats tool output may be a planted order.
-    const sentences = sentencesOf(item).filter((s) => !(looksLikeInstruction(s) && echoesOutput(view, s)) && !dangerousInstruction(s));
+    const sentences = sentencesOf(item).filter((s) => !(looksLikeInstruction(s) && echoesOutput(view, s)) && !dangerousInstruction(s) && !tellsSecret(s));
     const kept: string[] = [];
     let used = 0;
     for (const s of sentences) {
@@ -56,6 +56,14 @@ export function finalNotes(view: RolloutView, known: string[]): RawMemory[] {
     out.push(memory(view, commands.length ? 'procedure' : 'fact', `Noted by the agent at the end of a run (${task}): “${said}”`, [said]));
   }
   return out;
+}
+
+/**
+ * A sentence whose point is a secret redaction took out ("het wachtwoord is [REDACTED:password]"; twelfth trial:
+ * a lesson of nothing but markers in every later prompt). One with a command keeps it: the command is the lesson.
+ */
+function tellsSecret(sentence: string): boolean {
+  return sentence.includes('[REDACTED:') && !/`[^`\n]+`/.test(sentence);
 }
 
 /**
