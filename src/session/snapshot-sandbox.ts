@@ -1,4 +1,5 @@
 import { ioFailureCode } from '../config/io-errors.js';
+import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { compileIgnore } from '../snapshot/ignore.js';
@@ -123,11 +124,38 @@ async function fullStream(sandbox: Sandbox, store: SnapshotStore, options: Creat
 }
 
 /**
+ * What `find` (GNU, C locale) says when the filesystem under a path is damaged, not merely unreadable: an I/O
+ * error, a checksum that fails (`Bad message`, EBADMSG), a structure the kernel refuses (`Structure needs
+ * cleaning`, EUCLEAN). Twelfth trial: a workspace disk whose sparse image lived on a host disk that filled had
+ * directories that failed their checksum; Docker's archive API (and a tar walk) leave such a directory out without
+ * a word, and `recover` made the truncated tree the lineage head (384 files gone).
+ */
+const DAMAGE = /^.*(?:Input\/output error|Bad message|Structure needs cleaning|Stale file handle)$/m;
+
+/** The first line of `stderr` that tells a damaged filesystem, or `null`. */
+export function damagedFilesystem(stderr: string): string | null {
+  return DAMAGE.exec(stderr)?.[0].trim().slice(0, 300) ?? null;
+}
+
+/**
+ * The error for a workspace whose filesystem is damaged: no snapshot is taken from it (it would be missing
+ * what could not be read), and the sandbox, the only copy of the work, is kept. Its cause carries EIO, so a
+ * session reports it as an I/O failure (`ioFailureError`).
+ */
+export function damagedWorkspaceError(line: string): MnemaraError {
+  const cause = Object.assign(new Error(`EIO: ${line}`), { code: 'EIO' });
+  return new MnemaraError('IO_FAILED', `the workspace's filesystem is damaged (EIO): ${line}; no snapshot is taken from it, since it would be missing what cannot be read`, {
+    hint: 'The sandbox is kept with the work in /workspace. Look at `dmesg` (a workspace disk whose host filesystem filled up is the usual cause), free space on that filesystem, then copy what can be read out of the container (`docker cp <container>:/workspace <dir>`); `mnemara recover` tries again.',
+    cause,
+  });
+}
+
+/**
  * What Docker's archive API leaves out of the workspace's tar stream without a trace, found by a listing inside
  * the sandbox (`find`, which only stats: a socket is never connected to), as paths relative to the workspace
  * (names as bytes, escaped by `names.ts`; sorted): `sockets`, and `tooLong`, every path that with the workspace's
  * own path reaches PATH_MAX (the topmost of each subtree; find walks below PATH_MAX by descriptor, Docker does
- * not). A listing that fails is logged and gives nothing: the snapshot itself does not depend on it.
+ * not). A listing that fails is logged and gives nothing (the snapshot itself does not depend on it), except on a damaged filesystem: then `damagedWorkspaceError` is thrown.
  */
 export async function listUnstreamed(sandbox: Sandbox): Promise<{ sockets: string[]; tooLong: string[] }> {
   // `-path` with PATH_MAX `?`s matches a path of PATH_MAX bytes or more (`?` matches `/` here); C locale: any byte.
@@ -142,6 +170,8 @@ export async function listUnstreamed(sandbox: Sandbox): Promise<{ sockets: strin
   });
   const found = { sockets: [] as string[], tooLong: [] as string[] };
   if (!r) return found;
+  const damage = damagedFilesystem(String(r.stderr));
+  if (damage) throw damagedWorkspaceError(damage);
   // find exits 1 when some directory could not be read; what it printed is still right.
   if (r.exitCode !== 0 && r.stdout.length === 0) {
     if (r.exitCode !== 1) log.warn({ exitCode: r.exitCode, stderr: String(r.stderr).slice(0, 300) }, 'could not list the workspace sockets and too-long paths');
