@@ -43,6 +43,20 @@ export function buildProgram(json = false): Command {
   return program;
 }
 
+/** The command's words of `argv` (`recover`, `snapshot create`): the known subcommands, options left out. */
+function commandWords(program: Command, argv: string[]): string | undefined {
+  const words: string[] = [];
+  let at: Command = program;
+  for (const arg of argv.slice(2)) {
+    if (arg.startsWith('-')) continue;
+    const sub = at.commands.find((c) => c.name() === arg);
+    if (!sub) break;
+    words.push(arg);
+    at = sub;
+  }
+  return words.length ? words.join(' ') : undefined;
+}
+
 async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
   const program = buildProgram(json);
@@ -58,7 +72,7 @@ async function main(argv: string[]): Promise<number> {
       const message = (e.message ?? 'invalid usage').replace(/^error: /, '');
       return reportError(new MnemaraError('USAGE', message, { hint: 'run with --help for usage' }), true);
     }
-    return reportError(err, json);
+    return reportError(err, json, commandWords(program, argv));
   }
 }
 

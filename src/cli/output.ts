@@ -51,11 +51,12 @@ export function emit(json: boolean, value: unknown, human: () => string): void {
 
 /**
  * Reports a failure and returns the exit code to use: a `MnemaraError` prints its message and hint; anything
- * else is a bug and prints its stack. With `--json` the error goes to stdout as `{error: {code, message, hint}}`.
+ * else is a bug and prints its stack, but a host I/O failure (`ioFailureError`, naming `command`: the words of the
+ * command line that failed, e.g. `recover`, `snapshot create`). With `--json` the error goes to stdout as `{error: {code, message, hint}}`.
  */
-export function reportError(thrown: unknown, json: boolean): number {
+export function reportError(thrown: unknown, json: boolean, command?: string): number {
   // A full disk or failing device is not a bug: one clear message, no stack trace.
-  const err = !(thrown instanceof MnemaraError) && ioFailureCode(thrown) ? ioFailureError(thrown, 'writing', { home: loadHome() }) : thrown;
+  const err = !(thrown instanceof MnemaraError) && ioFailureCode(thrown) ? ioFailureError(thrown, 'writing', { home: loadHome(), ...(command ? { command } : {}) }) : thrown;
   const known = err instanceof MnemaraError;
   const code = known ? err.code : 'INTERNAL';
   const message = err instanceof Error ? err.message : String(err);

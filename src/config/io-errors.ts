@@ -23,6 +23,11 @@ export interface SavedWork {
   workspaceSnapshot?: string;
   /** Branch holding the workspace snapshot (the rollout pending there). */
   branch?: string;
+  /**
+   * The command that failed, when it is not a run (`recover`, `snapshot create` …): there is no run's work to
+   * name, and the way on is that command again, not `mnemara recover`.
+   */
+  command?: string;
 }
 
 /**
@@ -36,9 +41,17 @@ export function ioFailureError(err: unknown, doing: string, saved: SavedWork): M
     saved.workspaceSnapshot ? `workspace snapshot ${saved.workspaceSnapshot}${saved.branch ? ` (branch ${saved.branch})` : ''}` : null,
     saved.transcriptPath ? `transcript ${saved.transcriptPath}` : null,
   ].filter(Boolean);
+  const other = saved.command !== undefined && saved.command !== 'run';
   const message =
     `${full ? 'the disk is full' : 'an I/O error'} (${code}) while ${doing}. ` +
-    (what.length ? `Saved: ${what.join('; ')}.` : 'Nothing of this run was saved beyond what the store already held.');
+    (what.length ? `Saved: ${what.join('; ')}.` : other ? 'Nothing was changed beyond what the store already held.' : 'Nothing of this run was saved beyond what the store already held.');
+  if (other) {
+    const again = `then run \`mnemara ${saved.command}\` again. The store is still valid (\`mnemara snapshot verify\`).`;
+    const hint = full
+      ? `Free space on the filesystem of ${saved.home} (\`df -h ${saved.home}\`): \`mnemara snapshot gc --grace 0\`, \`mnemara snapshot prune --keep 5\`, files of your own there; ${again}`
+      : `Check the filesystem of ${saved.home} (\`dmesg\`, \`df -h\`); ${again}`;
+    return new MnemaraError(full ? 'DISK_FULL' : 'IO_FAILED', message, { hint, cause: err });
+  }
   const hint = full
     ? `Free space on the filesystem of ${saved.home} (\`df -h ${saved.home}\`): \`mnemara snapshot gc --grace 0\`, \`mnemara snapshot prune --keep 5\`; then \`mnemara recover\` brings the saved rollout into its lineage's memory and saves the work of killed sessions' sandboxes; only after it, \`mnemara sandbox prune\` removes leftover sandboxes. The store is still valid (\`mnemara snapshot verify\`).`
     : `Check the filesystem of ${saved.home} (\`dmesg\`, \`df -h\`); then \`mnemara recover\` brings the saved rollout into its lineage's memory, and \`mnemara snapshot verify\` checks the store.`;

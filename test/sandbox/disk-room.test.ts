@@ -66,7 +66,9 @@ describe('the workspace quota fits the filesystem of sandbox-disks', () => {
     const err = await workspaceQuotaThatFits(dir, 20 * GiB).catch((e: unknown) => e as { code: string; message: string; hint?: string });
     expect(err).toMatchObject({ code: 'DISK_FULL' });
     expect((err as { message: string }).message).toContain('sandbox-disks');
-    expect((err as { hint?: string }).hint).toContain('mnemara sandbox prune --force');
+    // Recover first: a plain prune keeps the sandboxes of killed sessions, whose work --force would destroy (twelfth trial F7).
+    expect((err as { hint?: string }).hint).toMatch(/mnemara recover.* first .*mnemara sandbox prune/);
+    expect((err as { hint?: string }).hint).not.toContain('--force');
   });
 });
 

@@ -125,7 +125,7 @@ async function checkDisk(path: string, label: string): Promise<DoctorCheck> {
     ok,
     required: true,
     detail: `${formatBytes(free)} free at ${where}${ok && low ? ' (low)' : ''}`,
-    ...(ok ? {} : { fix: `free at least ${MIN_FREE_BYTES / 1024 ** 3} GiB there (docker image prune, mnemara snapshot gc; \`mnemara sandbox prune --force\` removes leftover workspace images in <home>/sandbox-disks)` }),
+    ...(ok ? {} : { fix: `free at least ${MIN_FREE_BYTES / 1024 ** 3} GiB there (docker image prune, mnemara snapshot gc --grace 0; \`mnemara recover\` first saves the work of killed sessions' sandboxes, then \`mnemara sandbox prune\` removes the leftover workspace images in <home>/sandbox-disks)` }),
   };
 }
 

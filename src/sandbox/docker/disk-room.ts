@@ -66,7 +66,7 @@ export async function workspaceQuotaThatFits(dir: string, bytes: number): Promis
       'DISK_FULL',
       `not enough free space for the sandbox's workspace disk in ${dir}: ${mib(free)} free (the workspace images already there may still claim ${mib(committed)}); a sandbox needs at least ${mib(MIN_WORKSPACE_QUOTA_BYTES / ROOM_SHARE)}`,
       {
-        hint: `Free space on that filesystem, remove leftover images (\`mnemara sandbox prune --force\` clears ${dir}), or point MNEMARA_HOME at a larger filesystem.`,
+        hint: `Free space on that filesystem (\`mnemara recover\` first saves the work of killed sessions' sandboxes, then \`mnemara sandbox prune\` removes the leftover images in ${dir}), or point MNEMARA_HOME at a larger filesystem.`,
       },
     );
   }

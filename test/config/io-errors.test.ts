@@ -1,0 +1,37 @@
+/**
+ * The one clear message of a host I/O failure (`ioFailureError`). Twelfth trial, F8: `mnemara recover` on a disk
+ * still full said "Nothing of this run was saved" and told to run `mnemara recover`; a command that is not a run
+ * has no run's work to name, and its way on is itself again.
+ */
+import { describe, expect, it } from 'vitest';
+import { ioFailureCode, ioFailureError } from '../../src/config/io-errors.js';
+
+const enospc = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: 'ENOSPC' });
+const eio = Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+
+describe('ioFailureError', () => {
+  it('a run names what it saved and brings it back with recover', () => {
+    const e = ioFailureError(enospc, 'snapshotting the workspace', { home: '/h', transcriptPath: '/h/transcripts/r.jsonl' });
+    expect(e.code).toBe('DISK_FULL');
+    expect(e.message).toBe('the disk is full (ENOSPC) while snapshotting the workspace. Saved: transcript /h/transcripts/r.jsonl.');
+    expect(e.hint).toMatch(/then `mnemara recover` brings the saved rollout/);
+  });
+
+  it('another command says nothing of a run, and its way on is itself again', () => {
+    for (const command of ['recover', 'snapshot create']) {
+      const e = ioFailureError(enospc, 'writing', { home: '/h', command });
+      expect(e.message).toBe('the disk is full (ENOSPC) while writing. Nothing was changed beyond what the store already held.');
+      expect(e.message).not.toMatch(/run/);
+      expect(e.hint).toContain(`then run \`mnemara ${command}\` again`);
+      expect(e.hint).not.toMatch(/brings the saved rollout/);
+    }
+    const io = ioFailureError(eio, 'writing', { home: '/h', command: 'gc' });
+    expect(io.code).toBe('IO_FAILED');
+    expect(io.hint).toMatch(/dmesg.*then run `mnemara gc` again/);
+  });
+
+  it('the run command itself keeps the run wording', () => {
+    expect(ioFailureError(enospc, 'writing', { home: '/h', command: 'run' }).message).toMatch(/Nothing of this run was saved/);
+    expect(ioFailureCode(ioFailureError(eio, 'writing', { home: '/h' }))).toBe('EIO');
+  });
+});
