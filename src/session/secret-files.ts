@@ -216,10 +216,15 @@ export async function leaveOutSecretFiles(
     byPath.set(rel, set);
   };
   const named = new Map<string, SecretKind[]>();
+  const folders = new Map<string, SecretKind[]>();
   for (const [rel, match] of scanMatches(root, String(found.stdout))) {
     if (match === NAME_HIT) {
       const kinds = tokenKinds(rel.slice(rel.lastIndexOf('/') + 1));
       if (kinds.length) named.set(rel, kinds.sort());
+      else {
+        const folder = tokenFolder(rel);
+        if (folder) folders.set(folder.path, folder.kinds);
+      }
       continue;
     }
     if (skip.has(rel)) continue;
@@ -236,7 +241,7 @@ export async function leaveOutSecretFiles(
   for (const [rel, kinds] of [...named].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (skip.has(rel) || byPath.has(rel)) continue;
     // Reported, set aside and listed under the name redacted: the name itself must not reach a summary or a manifest.
-    const shown = rel.split('/').map((seg) => redact(seg).replace(/\//g, '_')).join('/');
+    const shown = shownName(rel);
     const there = options.wasThere(rel);
     if (options.keep || there !== false) {
       out.push({ path: shown, kinds, action: 'kept', inName: true, why: options.keep ? 'snapshot.keepCredentialFiles is set' : there === true ? 'it was in the workspace before the run (your file: it is never dropped)' : 'whether it was there before the run is not known' });
@@ -244,6 +249,10 @@ export async function leaveOutSecretFiles(
     }
     const savedAt = await options.leaveOut(rel, shown);
     out.push(savedAt !== null ? { path: shown, kinds, action: 'left-out', inName: true, savedAt } : { path: shown, kinds, action: 'kept', inName: true, why: 'it could not be moved out of the workspace' });
+  }
+  // A folder is never moved out (it may hold the user's files too): reported once, under its name redacted.
+  for (const [rel, kinds] of [...folders].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    out.push({ path: shownName(rel), kinds, action: 'kept', inName: true, why: FOLDER_WHY });
   }
   for (const [rel, set] of [...byPath].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const kinds = [...set].sort();
@@ -264,6 +273,24 @@ export async function leaveOutSecretFiles(
   }
   for (const f of out) log.warn({ path: f.path, kinds: f.kinds, action: f.action, why: f.why }, 'a file the run wrote holds a token');
   return out;
+}
+
+/** Why a folder whose name holds a token is kept (and reported, never moved). */
+const FOLDER_WHY = "a folder's name holds the token (every path under it, the snapshot's tar headers and tree index repeat it)";
+
+/** A workspace-relative path with each segment redacted, so that a token in a name is never shown. */
+function shownName(rel: string): string {
+  return rel.split('/').map((seg) => redact(seg).replace(/\//g, '_')).join('/');
+}
+
+/** The topmost folder of `rel` (workspace-relative, a file's path) whose own name holds a token, with its kinds. */
+function tokenFolder(rel: string): { path: string; kinds: SecretKind[] } | null {
+  const segs = rel.split('/').slice(0, -1);
+  for (let i = 0; i < segs.length; i++) {
+    const kinds = tokenKinds(segs[i]!);
+    if (kinds.length) return { path: segs.slice(0, i + 1).join('/'), kinds: kinds.sort() };
+  }
+  return null;
 }
 
 /** `path NUL match` lines of the scan's greps as [workspace-relative path, match]; lines outside `root` dropped. */
@@ -311,6 +338,9 @@ async function rejoinedMatches(sandbox: Sandbox, paths: string[]): Promise<strin
 /** One line for the run summary: what the file holds, what was done, and what to do. */
 export function secretFileMessage(f: SecretFile): string {
   const what = f.inName ? `${f.path} has a token in its name (${f.kinds.join(', ')}; shown redacted)` : `${f.path} holds a token (${f.kinds.join(', ')})`;
+  if (f.why === FOLDER_WHY) {
+    return `${f.path} is a folder with a token in its name (${f.kinds.join(', ')}; shown redacted) and is in the workspace snapshot: ${f.why}; rename the folder, snapshot again, and revoke the token`;
+  }
   if (f.inName && f.action === 'kept') {
     return `${what} and is in the workspace snapshot: ${f.why}; rename the file, snapshot again, and revoke the token`;
   }
