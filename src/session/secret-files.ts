@@ -184,7 +184,9 @@ export async function leaveOutSecretFiles(
     `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" ${archiveFindClause('$d/arch')} \\( -size -$(( $3 + 1 ))c -fprint0 "$d/small" -o -fprint0 "$d/big" \\) 2>/dev/null`,
     // Names that hold a token (`ghp_….txt`): from the same walk, one line each, marked by a \x01 match.
     `cat "$d/small" "$d/big" | grep -zE -e "$4" | xargs -0 -r printf '%s\\0\\001\\n'`,
-    'xargs -0 -r grep -oIHZE -e "$4" -- < "$d/small" 2>/dev/null',
+    // Binary files too (`-a`): a SQLite database or a pickle keeps a token's text as it is; the shapes are long
+    // enough that random bytes do not make one, and the host checks every match again.
+    'xargs -0 -r grep -oaHZE -e "$4" -- < "$d/small" 2>/dev/null',
     // Base64 or hex of a token (`secret-base64.ts`, `secret-hex.ts`): a grep of its own, cheaper than one alternation
     // with the shapes.
     'xargs -0 -r grep -oIHZE -e "$5" -- < "$d/small" 2>/dev/null',
