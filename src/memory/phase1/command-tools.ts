@@ -37,7 +37,12 @@ export function toolCategory(program: string, args: string[], core: string): Com
   if (/^(cpanm|cpm)$/.test(program)) return /--installdeps|\binstall\b/.test(core) || args.length > 0 ? 'install' : undefined;
   // A tool no list here names, with `test` as its subcommand (`pdk test unit`, `foo test --all`): the CLIs of
   // build tools spell running the tests that way, whatever the ecosystem.
-  if (!BY_SUBCOMMAND.has(program)) return /^(test|tests)$/.test(args[0] ?? '') ? 'test' : undefined;
+  // So is `run` of a script named so (`lune run tests`, `foo run test`), and `install`, `sync` … as the subcommand
+  // (`rokit install`, `aftman install`): a toolchain or dependency manager setting itself up.
+  if (!BY_SUBCOMMAND.has(program)) {
+    if (/^(test|tests)$/.test(args[0] ?? '') || (args[0] === 'run' && /^(test|tests|spec|specs)$/.test(args[1] ?? ''))) return 'test';
+    return /^(install|sync|restore|bootstrap)$/.test(args[0] ?? '') ? 'install' : undefined;
+  }
   const words = args[0] === 'run' || args[0] === 'exec' ? args.slice(1) : args;
   const job = words[0] ?? '';
   if (/(^|:)(test|tests|spec|specs|runtest|runtests|eunit|ct|proper|e2e|unit|integration)$/.test(job)) return 'test';

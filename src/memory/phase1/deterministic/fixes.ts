@@ -237,7 +237,16 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       // So is an option added to it that got it past its error (`cabal build all -w ghc-9.6.4`: the default GHC was too old).
       const reformed = (notFound(failure) && !notFound(next)) || (changes.length === 0 && !changedBetween && addsOptions(target, match) && movedPast(failure, next, true));
       if (reformed && essentialCommand(segs, match) !== target.text) {
-        return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes: [], changedBetween, ranAs: true };
+        // A step before it that made what the new form uses (`rokit install` printing "linked into
+        // ~/.rokit/bin", then `export PATH="$HOME/.rokit/bin:$PATH" && lune run tests`) belongs to it.
+        const made = changes.filter((c) => !c.text.startsWith('changing ') && madePathOf(c.step, cmd));
+        // The form is the lesson unless a later run of it with more setup passes (`source setchplenv.bash &&
+        // mason test` failed on CHPL_LLVM, then `… && export CHPL_LLVM=system && mason test` passed): that whole
+        // chain is. A change of the code after it ends the search with the form.
+        past ??= { chain: [...chain], resolver: next, resolverSegs: segs, resolverSeg: match, changes: made, changedBetween, ranAs: true };
+        chain.push({ step: next, seg: match });
+        sinceChain = { changes: changes.length, changed: false };
+        continue;
       }
       // Setup typed in front of it that passed (`apt-get update && apt-get install build-essential && cargo
       // build`) is part of the chain even though the command then failed on its next missing piece.
@@ -273,6 +282,18 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
 }
 
 /**
+ * Whether the output of `step` (a setup command that ran) names a directory that `command` then uses: the
+ * paths in `command` with `$HOME`, `${HOME}` or `~` taken off (`.rokit/bin`, `.cargo/env`, `/opt/x/bin`), at
+ * least two segments long, found in the output ("Tools were linked into /home/agent/.rokit/bin"). Pure.
+ */
+function madePathOf(step: Step, command: string): boolean {
+  const output = step.output ?? '';
+  if (!output) return false;
+  const paths = [...command.matchAll(/(?:\$\{?HOME\}?|~)?(\/?[\w.+-]+(?:\/[\w.+-]+)+)/g)].map((m) => m[1]!.replace(/^\//, ''));
+  return paths.some((p) => p.split('/').length >= 2 && p.length >= 6 && output.includes(p));
+}
+
+/**
  * Setup commands of a step that passed: environment, system packages, dependency installs, starting a service
  * (`docker compose up -d postgres`, `service postgresql start`) or preparing its data (`rails db:prepare`:
  * `setsUpService`), making an empty file it needs (`touch`); for a failing
@@ -293,6 +314,13 @@ function setupSegments(step: Step, segs: Segment[], target: Segment): Segment[] 
   );
 }
 
+/** A failure's command as it would be retyped (`essentialCommand` of its own line). */
+function typedAs(f: Failure): string {
+  const segs = splitCommand(commandOf(f.step) ?? '');
+  const seg = segs.find((s) => s.text === f.seg.text);
+  return seg ? essentialCommand(segs, seg) : f.seg.text;
+}
+
 function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory | undefined {
   const first = failures[0]!;
   const fixCmd = essentialCommand(fix.resolverSegs, fix.resolverSeg);
@@ -301,6 +329,8 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
   const unchanged = failures.every(
     (f) =>
       f.seg.text === fixCmd ||
+      // Typed the same way, setup in front included (`export PATH=… && scarb fmt --check` both times).
+      (!invocationError(f.step) && typedAs(f) === fixCmd) ||
       (sameCommand(f.seg, fix.resolverSeg) && !invocationError(f.step) && !otherBinary(f.seg, fix.resolverSeg) && !runnerAdded(f.seg, fix.resolverSeg) && essentialCommand(fix.resolverSegs, fix.resolverSeg) === fix.resolverSeg.text),
   );
   // Only a rerun with nothing but looking in between is identical: a service started or anything else run is a change.
@@ -316,9 +346,10 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
   const changes = [...new Set(fix.changes.map((c) => c.text))];
   let text: string;
   if (fix.ranAs) {
+    const setup = changes.length ? `${changes.map((c) => `\`${clip(c, 160)}\``).join(', then ')}, then ` : '';
     text = notFound(first.step)
-      ? `In this environment ${parts[0]}. It runs as \`${clip(fixCmd, 200)}\`.`
-      : `In this environment ${parts[0]}. \`${clip(fixCmd, 200)}\` got past that error.`;
+      ? `In this environment ${parts[0]}. It runs as ${setup}\`${clip(fixCmd, 200)}\`.`
+      : `In this environment ${parts[0]}. ${setup ? `${setup[0]!.toUpperCase()}${setup.slice(1)}` : ''}\`${clip(fixCmd, 200)}\` got past that error.`;
   } else if (fix.movedPast) {
     const made = changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ');
     text = `\`${clip(first.seg.core, 160)}\` needs ${made} first. Without it ${parts[0]}. (With it the command got past that error.)`;

@@ -9,6 +9,7 @@ import { commandsLeftBehind } from './left-behind.js';
 import { confirmedByRun } from './confirmed.js';
 import { secretsSeen } from './secrets.js';
 import { commandsThatWorked, systemPackagesInstalled } from './setup.js';
+import { ranNoTests } from './no-tests.js';
 import { unfinishedTask } from './task-state.js';
 import { runConstraints } from './constraints.js';
 import { finalNotes } from './notes.js';
@@ -20,7 +21,7 @@ import { foundAnotherWay } from './found-as.js';
  * The deterministic extractor: raw memories from the transcript's structure alone (no model, no network).
  * Rules, each in its own file: the user's lasting preferences, statements that the repository changed, a test command the user
  * named and the run left behind, an environment fact the user stated and the run's output showed, failures followed by what fixed
- * them, system packages installed, install and project-specific test commands that worked, test commands that exit 0 on failing tests, tests that
+ * them, system packages installed, install and project-specific test commands that worked, test commands that exit 0 on failing tests or having run none, tests that
  * failed and not on an identical rerun that failed for another reason, secrets the run's commands printed (by name), what a
  * run that did not finish found about its environment, unfinished work at a limit, and what the agent noted for
  * later at the end of a run that completed. Every rule reads commands the agent ran and words the user typed, never instructions
@@ -32,7 +33,7 @@ export function extractDeterministic(view: RolloutView): RawMemory[] {
   const memories = [...userPreferences(view), ...repositoryChanges(view), ...commandsLeftBehind(view), ...confirmedByRun(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
   const byKind = (preference: boolean) => memories.filter((m) => (m.kind === 'preference') === preference).map((m) => m.text);
   memories.push(...commandsThatWorked(view, byKind(false), byKind(true)));
-  memories.push(...exitZeroFailures(view), ...flakyBesideFailures(view), ...runConstraints(view), ...unfinishedTask(view));
+  memories.push(...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...unfinishedTask(view));
   memories.push(...foundAnotherWay(view, memories.map((m) => m.text)));
   memories.push(...finalNotes(view, memories.map((m) => m.text)));
   return memories.filter((m) => !dangerousEntry(m.text, view));

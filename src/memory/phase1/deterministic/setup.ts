@@ -62,6 +62,9 @@ function choseByLockfile(view: RolloutView): boolean {
   return view.said.some((s) => s.role === 'assistant' && LOCKFILE_TALK.test(s.text));
 }
 
+/** A shell loop in a command line. */
+const LOOP = /\b(?:for|while|until)\b[^\n]*?;\s*do\b/;
+
 /**
  * Commands that worked and are worth retyping: dependency installs (when the agent said why that package
  * manager: `choseByLockfile`; a routine install the agent did not reason about is no lesson), and
@@ -88,7 +91,9 @@ export function commandsThatWorked(view: RolloutView, known: string[], preferenc
       if (seg.category === 'install' && isDependencyInstall(seg)) install ??= { cmd: essentialCommand(segs, seg), step, seg };
       // Output sent to /dev/null cannot show failing tests: a 0 from it is only an exit code, which may lie.
       const isTest = seg.category === 'test' || (seg.category === 'other' && namedAsTests.some((n) => sameCommand(n, seg)));
-      if (isTest && isProjectSpecificTest(seg) && !seg.silenced) test = { cmd: essentialCommand(segs, seg), step, seg };
+      // Inside a loop (`for i in $(seq 1 20); do lune run tests | tail -n 1; done`) the suite is being rerun to
+      // see whether it is flaky: that step shows a check, not how to run the tests.
+      if (isTest && isProjectSpecificTest(seg) && !seg.silenced && !LOOP.test(cmdText)) test = { cmd: essentialCommand(segs, seg), step, seg };
     }
   }
   // A later failure of the same command means it did not keep working.
