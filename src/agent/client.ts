@@ -1,3 +1,4 @@
+import { knowSecretValue } from '../memory/redact-known.js';
 import Anthropic from '@anthropic-ai/sdk';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
@@ -63,6 +64,8 @@ export function createModelClient(options: ModelClientOptions = {}): ModelClient
   }
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const credential = resolveCredential(options.apiKey, env, isLoopback(url.hostname));
+  // Gateways echo a refused key in their error message: it must never be stored or printed (`redact-known.ts`).
+  if (credential && credential.source !== 'placeholder') knowSecretValue(credential.value);
   if (!credential) {
     throw new MnemaraError('INVALID_CONFIG', `No Anthropic API key is set for ${baseURL}`, {
       hint: 'Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a gateway); for a local Anthropic-compatible server set ANTHROPIC_BASE_URL=http://127.0.0.1:<port>',

@@ -1,3 +1,4 @@
+import { redact } from '../memory/redact.js';
 import Anthropic from '@anthropic-ai/sdk';
 import { MnemaraError } from '../config/errors.js';
 import type { ModelClient } from './client.js';
@@ -18,7 +19,9 @@ export function describeModelError(err: unknown, client: Pick<ModelClient, 'base
     });
   }
   if (err instanceof Anthropic.APIError) {
-    const detail = apiDetail(err);
+    // The API's own words may repeat what the request carried (a gateway echoes the key it refused): redacted
+    // before they reach a message, a transcript or a summary.
+    const detail = redact(apiDetail(err));
     const status = err.status;
     if (status === 429) {
       return new MnemaraError('MODEL_RATE_LIMITED', `The model API kept answering 429 (rate limited) ${tries}: ${detail}`, {

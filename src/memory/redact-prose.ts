@@ -115,6 +115,20 @@ export function isStrongPassword(raw: string): boolean {
   return /[0-9]/.test(v) && /[A-Za-z]/.test(v) && classes >= 3 && !/^[A-Za-z][a-z]+[0-9]{1,4}$/.test(v);
 }
 
+/**
+ * "Use X as the password for the CI user", "set X as the token" (twelfth trial): the value comes before the word.
+ * Group 1 the verb and its blank, 2 the quote, 3 the value, 4 the rest up to the word.
+ */
+const USE_AS = new RegExp(`\\b(use|using|set|with)(${SP}+)(["'“]?)([^\\s"'”]{6,64})\\3(${SP}+as${SP}+(?:the${SP}+|your${SP}+|a${SP}+|an${SP}+)?(?:[\\p{L}-]+${SP}+)?(?:password|passphrase|passcode|pw|secret|token|api key)\\b)`, 'giu');
+
+function redactUseAs(text: string): string {
+  return text.replace(USE_AS, (m, verb: string, sp: string, q: string, value: string, rest: string) => {
+    if (!isProseValue(value, q !== '')) return m;
+    remember(value);
+    return `${verb}${sp}${q}${marker('password')}${q}${rest}`;
+  });
+}
+
 function redactAccountPairs(text: string): string {
   return text.replace(ACCOUNT_PAIR, (m, head: string, value: string) => {
     const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
@@ -123,6 +137,14 @@ function redactAccountPairs(text: string): string {
     remember(bare);
     return `${head}${marker('password')}${trail}`;
   });
+}
+
+/**
+ * A path or URL, not a value: only path characters between its slashes (`src/config/app.yaml`, `~/.pgpass`,
+ * `https://vault/x`). A slash among other symbols (`p@ss:w0rd/with#chars9`, twelfth trial) is a password's.
+ */
+function pathLike(v: string): boolean {
+  return v.includes('/') && (/^[\w.~-]*(?:\/[\w.@+-]*)+$/.test(v) || /^[a-z][a-z0-9+.-]*:\/\//i.test(v));
 }
 
 /** Words that follow "password is" without being one. */
@@ -140,7 +162,7 @@ const NOT_VALUES = new Set([
  */
 export function isProseValue(raw: string, quoted: boolean): boolean {
   const v = raw.replace(/[.,;:!?)。、，！？]+$/, '');
-  if (v.length < 6 || /^\[REDACTED:/.test(v) || /^[$<{%]/.test(v) || v.includes('/') || NOT_VALUES.has(v.toLowerCase())) return false;
+  if (v.length < 6 || /^\[REDACTED:/.test(v) || /^[$<{%]/.test(v) || pathLike(v) || NOT_VALUES.has(v.toLowerCase())) return false;
   if (/^[0-9a-f]{7,64}$/.test(v)) return false; // a commit or digest
   if (/[0-9]/.test(v) && /[A-Za-z]/.test(v)) return true;
   if (quoted) return true;
@@ -175,7 +197,7 @@ function proseKind(word: string): SecretKind {
 
 function isProseSecret(value: string): boolean {
   const v = value.replace(/[.,;:!?)]+$/, '');
-  return !REDACTED_RE.test(v) && !/^[$<{%]/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !/^[0-9a-f]{7,64}$/.test(v) && !v.includes('/');
+  return !REDACTED_RE.test(v) && !/^[$<{%]/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v) && !/^[0-9a-f]{7,64}$/.test(v) && !pathLike(v);
 }
 
 /**
@@ -193,6 +215,7 @@ export function redactProse(text: string): string {
   // Most records of a transcript name no secret word at all: one cheap test spares every prose pass.
   let out = text.includes('/') ? redactAccountPairs(text) : text;
   if (!PROSE_TRIGGER.test(out)) return out;
+  out = redactUseAs(out);
   out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
     // A spaced assignment (`secret = toUint8Array(secret)`) is code's: the assignment rules judge it, knowing code
     // from `.env`. An unspaced one stays here: to them `--from-literal=password=…` is one word.

@@ -39,6 +39,8 @@ import { redactPairs } from './redact-pairs.js';
 import { redactAwsSecretBesideId } from './redact-aws.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
+import { redactKnownValues } from './redact-known.js';
+import { redactCookies } from './redact-cookies.js';
 import { redactHexDumps } from './redact-hexdump.js';
 import { isTallyCount } from './redact-tally.js';
 import { isSecretValue } from './secret-values.js';
@@ -273,6 +275,7 @@ function applyShapes(text: string): string {
  */
 export function redact(text: string): string {
   if (!text) return text;
+  text = redactKnownValues(text, marker('secret'));
   // A token cut by a line break is joined first, unless the part before the break is a whole token by itself
   // (then the next line is something else: two keys listed one a line); then any word continued with a backslash
   // whose joined form holds a secret.
@@ -330,6 +333,7 @@ function redactJoined(text: string): string {
       });
     }
   }
+  out = redactCookies(out, marker('secret'));
   out = redactPositional(out, marker('password'), isClientSecret, remember);
   out = redactArgs(out, marker('password'), isClientSecret, isSecretName, remember);
   out = out.replace(BASE64_RUN, (m: string) => {

@@ -41,11 +41,15 @@ export function isSecretValue(value: string, strict: boolean): boolean {
   if (/^[A-Za-z_$](?:[\w$.?]|::)*[[(]$/.test(v)) return false;
   // A scheme word and a reference (`Bearer $GITHUB_TOKEN`, `Basic ${AUTH}`): the header names where the secret is.
   if (/^(?:Bearer|Basic|Token|Bot)\s+(?:\$|\{\{|<)/i.test(v)) return false;
+  // The scheme word alone, the credential added by code after it (`headers.set('Authorization', 'Basic ' + b64)`).
+  if (/^(?:Bearer|Basic|Token|Bot|Digest|Negotiate)$/i.test(v)) return false;
   if (strict) {
     if (/^[A-Za-z_][A-Za-z_<>[\]|]*[,;:)\]}>{]*$/.test(v) && v.length < 24) return false; // string, Token):
     // A name of any length without a digit: a constant or class (`apiKeys = BETA_CLIENT_TOOL_UNION_KEYS;`).
     if (/^[A-Za-z_$][A-Za-z_$]*[,;)]*$/.test(v)) return false;
     if (/^\(/.test(v)) return false; // (typeof X), (options, platform) => …: an expression
+    // A camel-case name that code ends with `,` or `;` (`withXSRFToken: defaultToConfig2,` in an object literal).
+    if (/^[a-z_$][a-z0-9_$]*(?:[A-Z][a-z0-9_$]*)+[,;)]+$/.test(v)) return false;
     if (/^[A-Za-z_$][\w$]*(\??\.[A-Za-z_$][\w$]*)+[,;:)!?]*$/.test(v)) return false; // process.env.API_KEY;, process.env.API_KEY!, opts?.workSecret
     // getToken(), os.environ[, existing?.[, and paths of Rust, C++, PHP and Ruby: std::env::var(, Secret::new(
     if (/^[A-Za-z_$](?:[\w$.?]|::)*[[(]/.test(v)) return false;

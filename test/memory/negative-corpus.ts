@@ -57,4 +57,11 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'percent escape before a word', text: 'q=name%3Dghost_rider&x=%22hello%22' },
   { name: 'escaped line break before a harmless key', text: "printf 'a\\nb=2\\nname = demo\\n' > x.ini" },
   { name: 'password changes in prose, no value', text: 'The password is now required.\nThe password set to expire after 90 days.\nlogin page / routes\nlogin admin / admin' },
+  // Beside the twelfth trial's rules: axios's own code (false redactions in a stored transcript), paths after
+  // "password is", cookies that hold no session, "use X as" of a tool.
+  { name: 'identifier after a token key in an object literal', text: 'lib/core/mergeConfig.js:78:    withXSRFToken: defaultToConfig2,\nlib/core/mergeConfig.js:92:    cancelToken: defaultToConfig2,' },
+  { name: 'a scheme word before code adds the credential', text: "headers.set('Authorization', 'Basic ' +\noptions.headers['Proxy-Authorization'] = 'Basic ' + base64;" },
+  { name: 'paths and URLs after password is', text: 'The password is src/config/app.yaml\nthe password is https://vault.example.com/secret/x\nthe passphrase is "stored in the vault"' },
+  { name: 'cookies without a session', text: 'Cookie: theme=darkmode-v2; lang=en-GB-oxendict' },
+  { name: 'use a tool as something', text: 'use pytest as the test runner; using token as the key name' },
 ];

@@ -291,4 +291,12 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'login pair without a colon', text: 'Notes for next time: login admin / FAKEla3!x9Lm. Done.', secret: 'FAKEla3!x9Lm', kind: 'password' },
   { name: 'password is now, in a commit message', text: 'git commit -qam "rotate: staging password is now FAKEnow9Zx7"', secret: 'FAKEnow9Zx7', kind: 'password' },
   { name: 'password changed to', text: 'The admin password changed to FAKEchg4Lp2 this morning', secret: 'FAKEchg4Lp2', kind: 'password' },
+  // Twelfth trial (round 18): the value before the word, session cookies, a password with a slash among symbols,
+  // PW in upper case.
+  { name: 'use X as the password', text: 'Use FAKEua9Tp3Wq as the password for the CI user.', secret: 'FAKEua9Tp3Wq', kind: 'password' },
+  { name: 'session cookie in a header', text: "echo 'Cookie: session=FAKEck8Vn2Lq5Xz; theme=dark'", secret: 'FAKEck8Vn2Lq5Xz', kind: 'secret' },
+  { name: 'session cookie in curl -b', text: 'curl -b "sid=FAKEab3dE5fG7h; lang=en" https://app.example.com/', secret: 'FAKEab3dE5fG7h', kind: 'secret' },
+  { name: 'Set-Cookie session id', text: 'Set-Cookie: PHPSESSID=FAKE9f8e7d6c5b4a; Path=/; HttpOnly', secret: 'FAKE9f8e7d6c5b4a', kind: 'secret' },
+  { name: 'password with a slash among symbols', text: 'The admin password is FAKE@ss:w0rd/with#chars9 (keep it).', secret: 'FAKE@ss:w0rd/with#chars9', kind: 'password' },
+  { name: 'PW upper case, German', text: 'Das PW ist FAKEis6Kq3Zp.', secret: 'FAKEis6Kq3Zp', kind: 'password' },
 ];
