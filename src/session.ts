@@ -308,6 +308,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       headConflicts: 0,
       lessons: null,
       ...(published.branch ? { branch: { name: published.branch, snapshot: workspaceSnapshot.id, reason: 'head-moved' as const } } : {}),
+      ...(published.replaced ? { replacedHead: published.replaced } : {}),
       ...(adoption?.rolloutIds.length ? { adopted: adoption.rolloutIds } : {}),
       ...(adoption?.branches.length ? { adoptedBranches: adoption.branches } : {}),
       transcriptPath,

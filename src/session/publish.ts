@@ -1,4 +1,5 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { logger } from '../config/logger.js';
 import { join } from 'node:path';
 import type { MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
@@ -20,7 +21,14 @@ export interface PublishOutcome {
   entries: MemoryEntry[];
   /** The code did not land on the head (the head moved meanwhile): the workspace snapshot is kept on this branch. */
   branch?: string;
+  /**
+   * The run started off the head (`--from` an older snapshot or another branch) and its code replaced the head's:
+   * the head it replaced is kept on this branch (`LINEAGE@replaced-<rollout-id>`), with that head's id.
+   */
+  replaced?: { name: string; snapshot: string };
 }
+
+const log = logger('session');
 
 /** The branch that keeps a session's code or pending rollout when it cannot land on the head (DESIGN.md "branch"). */
 export function sessionBranch(lineage: string, rolloutId: string): string {
@@ -139,10 +147,14 @@ export class HeadPublisher {
     const entries = await readEntries(memoryMd);
     const adopted = this.adopt ? await this.adopt(this.layoutDir) : [];
     let candidate = workspaceSnapshot;
+    let replaced: PublishOutcome['replaced'];
     if (this.expected !== null && this.expected !== this.base) {
       // Started off the head (--from, or memory from another lineage): keep the head's lessons too.
       await this.mergeHead(this.expected);
       candidate = (await this.snapshotLayout(workspaceSnapshot)).id;
+      // And the head's code, when this run's replaces it (twelfth trial: a later prune deleted the only snapshot
+      // of the work `--from` an older snapshot had put aside without a word).
+      replaced = await this.keepReplacedHead(this.expected, workspaceSnapshot);
     } else if (agentWroteOwned || adopted.length > 0) {
       // The workspace snapshot holds what the agent wrote over mnemara's files, or lacks the adopted transcripts:
       // the head gets the trusted layout.
@@ -157,17 +169,36 @@ export class HeadPublisher {
       return (await this.snapshotLayout(onCode)).id;
     });
     lap('head');
-    if (this.conflicts === conflictsBefore) return { entries };
+    if (this.conflicts === conflictsBefore) return { entries, ...(replaced ? { replaced } : {}) };
     // Another session already put the same code on the head (under contention, the usual case): no branch.
     if (await codeOnHead(this.store, workspaceSnapshot, head, this.dirs)) {
       this.onProgress?.({ step: 'publish', phase: 'progress', message: `the head moved meanwhile; it already holds this session's code, so no branch is kept` });
-      return { entries };
+      return { entries, ...(replaced ? { replaced } : {}) };
     }
     // The head now holds our memory on top of someone else's code: ours is kept, named, on a branch.
     const branch = sessionBranch(this.lineage, this.rolloutId);
     await this.store.moveBranch(branch, null, workspaceSnapshot);
     this.onProgress?.({ step: 'publish', phase: 'progress', message: `code kept on branch ${branch} (the head moved meanwhile)` });
-    return { entries, branch };
+    return { entries, branch, ...(replaced ? { replaced } : {}) };
+  }
+
+  /**
+   * Names `head` as the branch `LINEAGE@replaced-<rollout-id>` when its code (the tree outside the memory layout)
+   * differs from the code of `workspaceSnapshot`'s start: the head this run's code replaces. `undefined` when the code is
+   * the same, or the branch could not be written (logged; the run goes on).
+   */
+  private async keepReplacedHead(head: string, workspaceSnapshot: string): Promise<PublishOutcome['replaced']> {
+    const started = (await this.store.get(workspaceSnapshot)).parent;
+    if (started !== null && (await sameCode(this.store, started, head, this.dirs))) return undefined;
+    const name = `${this.lineage}@replaced-${this.rolloutId}`;
+    try {
+      await this.store.moveBranch(name, null, head);
+    } catch (err) {
+      log.warn({ err: (err as Error).message, head }, 'could not keep the replaced head as a branch');
+      return undefined;
+    }
+    this.onProgress?.({ step: 'publish', phase: 'progress', message: `the head's code before this run (${head}) kept on branch ${name}` });
+    return { name, snapshot: head };
   }
 
   /** Snapshots `layoutDir` as a memory snapshot on top of `parent`. */

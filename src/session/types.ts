@@ -131,6 +131,11 @@ export interface SessionResult {
    * on this branch of the lineage (`LINEAGE@<rollout-id>`), listed by `mnemara lineage list`, never pruned.
    */
   branch?: { name: string; snapshot: string; reason: 'head-moved' };
+  /**
+   * The run started off the head (`--from`) and its code replaced the head's: the replaced head, kept on this
+   * branch (`LINEAGE@replaced-<rollout-id>`) so that nothing is lost or pruned.
+   */
+  replacedHead?: { name: string; snapshot: string };
   /** Orphaned rollouts of the lineage (crashed or failed sessions) this session brought into the memory pipeline. */
   adopted?: string[];
   /** Where their code is: each killed or failed session's workspace snapshot, named as a branch of the lineage. */

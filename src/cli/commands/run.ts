@@ -140,6 +140,12 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
     for (const id of r.lessons.added) lines.push(`  + ${oneLine(r.lessons.text[id] ?? id, 110)}`);
     for (const id of r.lessons.changed) lines.push(`  ~ ${oneLine(r.lessons.text[id] ?? id, 110)}`);
   }
+  if (r.replacedHead) {
+    lines.push(
+      `code        replaced the head's: this run started from ${r.start.snapshotId ?? 'another snapshot'}, not the head; the head before it (${r.replacedHead.snapshot}) is kept on branch ${r.replacedHead.name}`,
+      `            compare: mnemara snapshot diff ${r.replacedHead.snapshot} ${r.head ?? r.workspaceSnapshot}   bring it back: mnemara lineage reset ${r.lineage} ${r.replacedHead.snapshot}`,
+    );
+  }
   if (r.branch) {
     lines.push(
       `code        NOT on the head: another session moved it first; kept on branch ${r.branch.name} (snapshot ${r.branch.snapshot})`,

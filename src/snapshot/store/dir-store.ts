@@ -81,6 +81,10 @@ export class DirectoryStore implements SnapshotStore {
    */
   async init(): Promise<void> {
     try {
+      // A new store is its owner's alone (0700), like transcripts/ and left-out/: its blobs hold the same
+      // transcripts and the workspace files mnemara reported as holding secrets (twelfth trial, F15). An existing
+      // store keeps its mode: one shared on purpose (a group's --store) stays shared.
+      await mkdir(this.root, { recursive: true, mode: 0o700 });
       for (const d of ['snapshots', 'blobs/sha256', 'refs/lineages', 'refs/branches', 'tmp']) await mkdir(join(this.root, d), { recursive: true });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
