@@ -15,7 +15,7 @@ const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/;
 /** The word for password, passphrase, secret, token or API key, per language. */
 const WORDS = [
   // English (redact.ts's older rule covers "password X" and "password is X" with digits; this adds the rest)
-  'password', 'passphrase', 'passcode', 'pass phrase', 'pin code', 'secret', 'api key', 'access token', 'token',
+  'password', 'passphrase', 'passcode', 'pass phrase', 'pin code', 'secret key', 'signing key', 'encryption key', 'master key', 'secret', 'api key', 'access token', 'token',
   // The short forms people write in notes and chat ("pw is X", "pwd: X"); a path after them is not a value.
   'pw', 'pwd', 'passwd',
   // German
@@ -89,7 +89,7 @@ const LOGIN_WORDS = [
  * word, 2 up to the user, 3 the user, 4 the separator, 5 and 7 quotes, 6 the password.
  */
 export const LOGIN_PAIR = new RegExp(
-  `(${LOGIN_WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\*\\*|__)?(?:${SP}+(?:is|are|ist|lautet|lauten|sind|sont|son|são|sono|zijn))?${SP}*[:=：](?:\\*\\*|__)?${SP}*|${SP}+(?:is|are|ist|lautet|lauten|sind|sont|son|são|sono|zijn)${SP}+|${SP}+(?=[\\p{L}\\p{N}_.@+-]{1,64}${SP}*/))([\\p{L}\\p{N}_.@+-]{1,64})(${SP}*/${SP}*|:)(["'«“„]?)([^\\s"'«»“”„]{4,})(["'»”“]?)`,
+  `(${LOGIN_WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:\\*\\*|__)?(?:${SP}+(?:is|are|ist|lautet|lauten|sind|sont|son|são|sono|zijn))?${SP}*[:=：](?:\\*\\*|__)?${SP}*|${SP}+(?:is|are|ist|lautet|lauten|sind|sont|son|são|sono|zijn)${SP}+|${SP}*(?:->|=>|→)${SP}*|${SP}+(?=[\\p{L}\\p{N}_.@+-]{1,64}${SP}*/))([\\p{L}\\p{N}_.@+-]{1,64})(${SP}*/${SP}*|:)(["'«“„]?)([^\\s"'«»“”„]{4,})(["'»”“]?)`,
   'giu',
 );
 
@@ -129,8 +129,16 @@ function redactUseAs(text: string): string {
   });
 }
 
+/** A Markdown table row of a well-known account and its password (`| admin | X |`), the value judged as in ACCOUNT_PAIR. */
+const ACCOUNT_ROW = new RegExp(`(\\|${SP}*(?:${ACCOUNTS.map(escape).join('|')})${SP}*\\|${SP}*)([^|\\s]{8,64})(?=${SP}*\\|)`, 'gimu');
+
 function redactAccountPairs(text: string): string {
-  return text.replace(ACCOUNT_PAIR, (m, head: string, value: string) => {
+  const rows = text.includes('|') ? text.replace(ACCOUNT_ROW, (m, head: string, value: string) => {
+    if (!isStrongPassword(value)) return m;
+    remember(value);
+    return `${head}${marker('password')}`;
+  }) : text;
+  return rows.replace(ACCOUNT_PAIR, (m, head: string, value: string) => {
     const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
     const bare = value.slice(0, value.length - trail.length);
     if (!isStrongPassword(bare)) return m;
@@ -213,7 +221,7 @@ const PROSE_TRIGGER = /pass|\bpwd?\b|wort|secr|token|key|cl[ée]|jeton|contrase|
  */
 export function redactProse(text: string): string {
   // Most records of a transcript name no secret word at all: one cheap test spares every prose pass.
-  let out = text.includes('/') ? redactAccountPairs(text) : text;
+  let out = text.includes('/') || text.includes('|') ? redactAccountPairs(text) : text;
   if (!PROSE_TRIGGER.test(out)) return out;
   out = redactUseAs(out);
   out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
@@ -231,6 +239,11 @@ export function redactProse(text: string): string {
     // Nothing between word and value is code's (`TEMPLATE_FIELDS[token.slice(1, -1)]`), not a sentence.
     if (sep === '' || /\s=|=\s/.test(sep) || !startsCompound(whole, offset, word)) return m;
     const trail = value.match(/[.,;:!?)。、，！？]+$/)?.[0] ?? '';
+    // A key's value may be all hex ("api key 0123…cdef", 32+ digits): the word says it is no commit or digest.
+    if (/key|token|secret/i.test(word) && /^[0-9a-f]{32,128}$/i.test(value.slice(0, value.length - trail.length))) {
+      remember(value.slice(0, value.length - trail.length));
+      return `${word}${sep}${q}${marker('secret')}${trail}${q2}`;
+    }
     if (!isProseValue(value, q !== '' && q2 !== '') && !isWordPassword(word, sep, value.slice(0, value.length - trail.length))) return m;
     remember(value.slice(0, value.length - trail.length));
     return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;

@@ -101,6 +101,7 @@ export const ENCODED_TOKEN_ERE = `${BASE64_TOKEN_ERE}|${HEX_TOKEN_ERE}|${ESCAPED
  */
 const GIT_OBJECT = /^(?:.+\/)?\.git\/objects\/[0-9a-f]{2}\/[0-9a-f]{38,62}$/;
 const GIT_OBJECT_WHY = 'it is a git object the run wrote (a commit holds the token, even if a later commit deleted the file); taking it out would break the repository';
+const GIT_FILE_WHY = "it is a file of a git repository in the workspace (its config: a remote's URL or an http.extraHeader); taking it out would break the repository";
 
 /**
  * Reads NUL-separated loose object paths on stdin, inflates the first `argv[1]` bytes of each and prints
@@ -263,6 +264,11 @@ export async function leaveOutSecretFiles(
       out.push({ path: rel, kinds, action: 'kept', why: GIT_OBJECT_WHY });
       continue;
     }
+    if (/(?:^|\/)\.git\//.test(rel)) {
+      // Another file of a repository inside the workspace (its config, a hook): the repository needs it.
+      out.push({ path: rel, kinds, action: 'kept', why: GIT_FILE_WHY });
+      continue;
+    }
     const there = options.wasThere(rel);
     if (options.keep || there !== false) {
       const why = options.keep ? 'snapshot.keepCredentialFiles is set' : there === true ? 'it was in the workspace before the run (your file: it is never dropped)' : 'whether it was there before the run is not known';
@@ -348,6 +354,9 @@ export function secretFileMessage(f: SecretFile): string {
   }
   if (f.action === 'left-out') {
     return `${what} and was left out of the workspace snapshot; ${keptFor(f.savedAt)}. Read tokens from the environment instead of writing them into files; to keep such files in snapshots, set snapshot.keepCredentialFiles=true`;
+  }
+  if (f.why === GIT_FILE_WHY) {
+    return `${what} and is in the workspace snapshot: ${f.why}. Take the token out (git config --unset-all, git remote set-url, or a credential helper), snapshot again, and revoke the token`;
   }
   if (f.why === GIT_OBJECT_WHY) {
     return `${what} and is in the workspace snapshot: ${f.why}. Rewrite that commit out of the history (git reset or git rebase, then git reflog expire --expire=now --all && git gc --prune=now), snapshot again, and revoke the token`;

@@ -116,8 +116,11 @@ function lineFindings(rel: string, text: string, line: number): SecretKeyFile['k
   const form = configFormOfName(rel);
   const keys = form ? findSecretKeys(text, form).map(({ key }) => ({ key, line })) : [];
   if (keys.length) return keys;
-  const kinds = [...new Set(findSecretKinds(text))].filter((k) => REPORTED_KINDS[k] !== undefined);
-  return kinds.map((kind) => ({ key: REPORTED_KINDS[kind]!, line, kind }));
+  // In a repository's own files every kind counts: the token scan never reads `.git/` (`git config
+  // http.extraHeader "Authorization: Bearer ghp_…"`, as CI checkouts give git a token, twelfth trial).
+  const git = /(?:^|\/)\.git\//.test(rel);
+  const kinds = [...new Set(findSecretKinds(text))].filter((k) => git || REPORTED_KINDS[k] !== undefined);
+  return kinds.map((kind) => ({ key: REPORTED_KINDS[kind] ?? `a token (${kind})`, line, kind }));
 }
 
 /** One line for the run summary: the file and what it holds where (never the values), and what to do. */

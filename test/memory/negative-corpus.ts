@@ -64,4 +64,5 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'paths and URLs after password is', text: 'The password is src/config/app.yaml\nthe password is https://vault.example.com/secret/x\nthe passphrase is "stored in the vault"' },
   { name: 'cookies without a session', text: 'Cookie: theme=darkmode-v2; lang=en-GB-oxendict' },
   { name: 'use a tool as something', text: 'use pytest as the test runner; using token as the key name' },
+  { name: 'tables and hashes beside the round-18 rules', text: '| admin | Operator2 |\n| root | /usr/local |\ncommit 0123456789abcdef0123456789abcdef01234567\nlogin -> src/pages/Login.tsx' },
 ];

@@ -299,4 +299,8 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'Set-Cookie session id', text: 'Set-Cookie: PHPSESSID=FAKE9f8e7d6c5b4a; Path=/; HttpOnly', secret: 'FAKE9f8e7d6c5b4a', kind: 'secret' },
   { name: 'password with a slash among symbols', text: 'The admin password is FAKE@ss:w0rd/with#chars9 (keep it).', secret: 'FAKE@ss:w0rd/with#chars9', kind: 'password' },
   { name: 'PW upper case, German', text: 'Das PW ist FAKEis6Kq3Zp.', secret: 'FAKEis6Kq3Zp', kind: 'password' },
+  { name: 'login word, arrow and user/password', text: 'DB creds -> app/FAKEsl6Qm3Vz', secret: 'FAKEsl6Qm3Vz', kind: 'password' },
+  { name: 'Markdown table row of an account', text: '| user | password |\n|---|---|\n| admin | FAKEtb7Lq2Xz5 |', secret: 'FAKEtb7Lq2Xz5', kind: 'password' },
+  { name: 'signing secret key is', text: 'the signing secret key is FAKEsk4wLp9Q', secret: 'FAKEsk4wLp9Q', kind: 'secret' },
+  { name: 'api key of hex', text: 'api key fa4e0123456789abcdef0123456789ab', secret: 'fa4e0123456789abcdef0123456789ab', kind: 'secret' },
 ];

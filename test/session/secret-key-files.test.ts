@@ -43,6 +43,8 @@ const REMOTE = {
     'git init -q tools/cli && git -C tools/cli remote add origin https://deploy:FAKEremote9Pw@git.example.com/cli.git',
     'echo cli > tools/cli/README && git -C tools/cli add README',
     'git -C tools/cli -c user.name=agent -c user.email=agent@example.com commit -qm "rotate: staging password is now FAKEcommit7Pw"',
+    // How CI checkouts give git a token (actions/checkout): a header in the repository's config.
+    'git init -q tools/ci && git -C tools/ci config http.https://github.com/.extraheader "AUTHORIZATION: bearer ghp_FAKEextraHeader0a1B2c3D4e5F6g7H8i9J0kL"',
   ].join(' && '),
 };
 
@@ -82,6 +84,9 @@ describe('config files the run wrote with values under secret-named keys', () =>
     const found = Object.fromEntries((run.secretKeyFiles ?? []).map((f) => [f.path, f.keys.map((k) => k.key)]));
     for (const c of REPORTED) expect(found[c.path], c.name).toContain(c.key);
     expect(found[REMOTE.path]).toEqual(["a URL's password"]);
+    // A token in a nested repository's config is the token scan's: reported once, kept (the repository needs it).
+    expect(run.secretFiles).toContainEqual(expect.objectContaining({ path: 'tools/ci/.git/config', kinds: ['github_token'], action: 'kept' }));
+    expect(found['tools/ci/.git/config']).toBeUndefined();
     expect(found['tools/cli/.git/COMMIT_EDITMSG']).toEqual(['a password']);
     expect(found['tools/cli/.git/logs/HEAD']).toEqual(['a password']);
     const git = [REMOTE.path, 'tools/cli/.git/COMMIT_EDITMSG', 'tools/cli/.git/logs/HEAD'];
@@ -94,6 +99,7 @@ describe('config files the run wrote with values under secret-named keys', () =>
     expect(summary).toMatch(/secret {6}config\/database\.ini holds what looks like a secret under password \(line 5\) .*in the workspace snapshot: .*environment variable/);
     expect(summary).toContain('.npmrc holds what looks like a secret under _auth (line 2)');
     for (const c of [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, REMOTE]) expect(summary, c.path).not.toContain(c.secret);
+    expect(summary).not.toContain('ghp_FAKEextraHeader');
     expect(summary).toContain(`${REMOTE.path} holds what looks like a secret as a URL's password (line 7) (by its name or form) and is in the workspace snapshot: a git remote's URL or a commit message holds it`);
     expect(summary).not.toContain(REMOTE.commitSecret);
     expect(summary).toContain('infra/main.tf holds what looks like a secret as a secret value (line 4) (by its name or form;');
