@@ -1,8 +1,18 @@
+import { statSync } from 'node:fs';
 import { MnemaraError } from './errors.js';
 
 /** errno codes that mean "the disk is full" (ENOSPC, or a quota: EDQUOT) and other I/O failures of the host. */
 const DISK_FULL = new Set(['ENOSPC', 'EDQUOT']);
 const IO_FAILED = new Set(['EIO', 'EROFS', 'EMFILE', 'ENFILE', 'EFBIG']);
+
+/** Whether the file at `path` exists and holds at least one byte. */
+function written(path: string): boolean {
+  try {
+    return statSync(path).size > 0;
+  } catch {
+    return false;
+  }
+}
 
 /** The errno code of an I/O failure anywhere in `err`'s cause chain, or `null` (e.g. `ENOSPC`). */
 export function ioFailureCode(err: unknown): string | null {
@@ -39,12 +49,15 @@ export function ioFailureError(err: unknown, doing: string, saved: SavedWork): M
   const full = DISK_FULL.has(code);
   const what = [
     saved.workspaceSnapshot ? `workspace snapshot ${saved.workspaceSnapshot}${saved.branch ? ` (branch ${saved.branch})` : ''}` : null,
-    saved.transcriptPath ? `transcript ${saved.transcriptPath}` : null,
+    saved.transcriptPath && written(saved.transcriptPath) ? `transcript ${saved.transcriptPath}` : null,
   ].filter(Boolean);
+  // A transcript the full disk left empty is no saved work (twelfth trial: "Saved: transcript …" named 0 bytes).
+  const lost = saved.transcriptPath && !written(saved.transcriptPath) ? ` The transcript ${saved.transcriptPath} is empty: the disk filled before any of it was written.` : '';
   const other = saved.command !== undefined && saved.command !== 'run';
   const message =
     `${full ? 'the disk is full' : 'an I/O error'} (${code}) while ${doing}. ` +
-    (what.length ? `Saved: ${what.join('; ')}.` : other ? 'Nothing was changed beyond what the store already held.' : 'Nothing of this run was saved beyond what the store already held.');
+    (what.length ? `Saved: ${what.join('; ')}.` : other ? 'Nothing was changed beyond what the store already held.' : 'Nothing of this run was saved beyond what the store already held.') +
+    lost;
   if (other) {
     const again = `then run \`mnemara ${saved.command}\` again. The store is still valid (\`mnemara snapshot verify\`).`;
     const hint = full

@@ -3,18 +3,33 @@
  * still full said "Nothing of this run was saved" and told to run `mnemara recover`; a command that is not a run
  * has no run's work to name, and its way on is itself again.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ioFailureCode, ioFailureError } from '../../src/config/io-errors.js';
 
 const enospc = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: 'ENOSPC' });
 const eio = Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+const dir = mkdtempSync(join(tmpdir(), 'mnemara-io-errors-'));
+const transcript = join(dir, 'r.jsonl');
+const empty = join(dir, 'empty.jsonl');
+writeFileSync(transcript, '{"type":"session_meta"}\n');
+writeFileSync(empty, '');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('ioFailureError', () => {
   it('a run names what it saved and brings it back with recover', () => {
-    const e = ioFailureError(enospc, 'snapshotting the workspace', { home: '/h', transcriptPath: '/h/transcripts/r.jsonl' });
+    const e = ioFailureError(enospc, 'snapshotting the workspace', { home: '/h', transcriptPath: transcript });
     expect(e.code).toBe('DISK_FULL');
-    expect(e.message).toBe('the disk is full (ENOSPC) while snapshotting the workspace. Saved: transcript /h/transcripts/r.jsonl.');
+    expect(e.message).toBe(`the disk is full (ENOSPC) while snapshotting the workspace. Saved: transcript ${transcript}.`);
     expect(e.hint).toMatch(/then `mnemara recover` brings the saved rollout/);
+  });
+
+  it('a transcript the full disk left empty is not called saved (twelfth trial, F13)', () => {
+    const e = ioFailureError(enospc, 'snapshotting the workspace', { home: '/h', transcriptPath: empty });
+    expect(e.message).toBe(`the disk is full (ENOSPC) while snapshotting the workspace. Nothing of this run was saved beyond what the store already held. The transcript ${empty} is empty: the disk filled before any of it was written.`);
+    expect(e.message).not.toContain('Saved:');
   });
 
   it('another command says nothing of a run, and its way on is itself again', () => {
