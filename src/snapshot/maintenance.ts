@@ -117,6 +117,8 @@ export interface CleanupReport {
   removedBlobs: string[];
   removedTemp: string[];
   freedBytes: number;
+  /** `prune --dry-run`: nothing was removed; the lists and `freedBytes` say what would have been. */
+  dryRun?: boolean;
 }
 
 /** A live writer's temp file untouched this long (ms) is taken as left by an earlier process that had its pid. */
@@ -193,12 +195,12 @@ async function removeTempRefs(dir: string, graceMs: number, report: CleanupRepor
   }
 }
 
-async function removeUnreferencedBlobs(store: DirectoryStore, keep: Manifest[], graceMs: number, report: CleanupReport): Promise<number> {
+async function removeUnreferencedBlobs(store: DirectoryStore, keep: Manifest[], graceMs: number, report: CleanupReport, dryRun = false): Promise<number> {
   const referenced = new Set(keep.flatMap((m) => [...m.layers.map((l) => l.digest), ...indexDigests(m)]));
   let freed = 0;
   for (const blob of await store.blobs.all()) {
     if (referenced.has(blob.digest) || Date.now() - blob.mtimeMs < graceMs) continue;
-    await store.blobs.remove(blob.digest);
+    if (!dryRun) await store.blobs.remove(blob.digest);
     report.removedBlobs.push(blob.digest);
     freed += blob.bytes;
   }
@@ -211,11 +213,11 @@ async function removeUnreferencedBlobs(store: DirectoryStore, keep: Manifest[], 
  * other manifests, then the blobs no remaining manifest uses. A manifest lists its whole layer
  * chain, so a head needs only its own manifest and blobs: older snapshots of its chain can go. Snapshots in
  * `protect` (id → why; e.g. the orphaned workspace snapshots of sessions that never landed, which no head or
- * branch names yet) are kept too and listed in `protected`.
+ * branch names yet) are kept too and listed in `protected`. `dryRun`: nothing is removed; the report says what would be.
  */
 export async function pruneSnapshots(
   store: DirectoryStore,
-  options: { keep: number; lineage?: string; graceMs?: number; onProgress?: OnProgress; protect?: ReadonlyMap<string, string> },
+  options: { keep: number; lineage?: string; graceMs?: number; onProgress?: OnProgress; protect?: ReadonlyMap<string, string>; dryRun?: boolean },
 ): Promise<CleanupReport> {
   const started = Date.now();
   if (!Number.isInteger(options.keep) || options.keep < 0) {
@@ -237,12 +239,13 @@ export async function pruneSnapshots(
         (report.protected ??= []).push({ id: m.id, why });
         continue;
       }
-      await store.manifests.remove(m.id);
+      if (!options.dryRun) await store.manifests.remove(m.id);
       report.removedSnapshots.push(m.id);
     }
   }
   const removed = new Set(report.removedSnapshots);
-  report.freedBytes += await removeUnreferencedBlobs(store, all.filter((m) => !removed.has(m.id)), options.graceMs ?? 10 * 60_000, report);
+  report.freedBytes += await removeUnreferencedBlobs(store, all.filter((m) => !removed.has(m.id)), options.graceMs ?? 10 * 60_000, report, options.dryRun);
+  if (options.dryRun) report.dryRun = true;
   options.onProgress?.({ step: 'prune', phase: 'end', message: `${report.removedSnapshots.length} removed`, elapsedMs: Date.now() - started });
   return report;
 }

@@ -76,8 +76,10 @@ function describeManifest(m: Manifest, heads: Record<string, string>): string {
 
 function describeCleanup(r: CleanupReport): string {
   return [
-    `removed ${r.removedSnapshots.length} snapshot(s), ${r.removedBlobs.length} blob(s), ${r.removedTemp.length} leftover(s); freed ${size(r.freedBytes)}`,
-    ...r.removedSnapshots.map((id) => `  snapshot ${id}${r.reasons?.[id] ? `: ${r.reasons[id]}` : ''}`),
+    r.dryRun
+      ? `would remove ${r.removedSnapshots.length} snapshot(s), ${r.removedBlobs.length} blob(s); would free ${size(r.freedBytes)} (dry run: nothing removed)`
+      : `removed ${r.removedSnapshots.length} snapshot(s), ${r.removedBlobs.length} blob(s), ${r.removedTemp.length} leftover(s); freed ${size(r.freedBytes)}`,
+    ...r.removedSnapshots.map((id) => `  ${r.dryRun ? 'would remove ' : ''}snapshot ${id}${r.reasons?.[id] ? `: ${r.reasons[id]}` : ''}`),
     ...r.removedTemp.map((p) => `  leftover ${p}`),
     ...(r.protected?.length
       ? [`kept ${r.protected.length} snapshot(s) holding the work of sessions that never landed (run \`mnemara recover\` to name them as branches):`, ...r.protected.map((k) => `  kept ${k.id}: ${k.why}`)]
@@ -331,8 +333,9 @@ export function registerSnapshotCommand(program: Command): void {
 
   sub('prune', 'Remove all but the newest N snapshots of each lineage (heads and branches are always kept; `mnemara lineage delete` removes a branch; so are the snapshots of sessions that never landed, until `mnemara recover` names them), and blobs no longer used.')
     .requiredOption('--keep <n>', 'snapshots to keep per lineage')
-    .option('-l, --lineage <name>', 'only this lineage')
-    .action(async (opts: Opts & { keep: string; lineage?: string }) => {
+    .option('-l, --lineage <name>', 'only this lineage (default: every lineage of the store)')
+    .option('--dry-run', 'remove nothing; list what would be removed and the bytes it would free')
+    .action(async (opts: Opts & { keep: string; lineage?: string; dryRun?: boolean }) => {
       const st = await dirStore(opts, 'prune');
       // Orphaned snapshots (a killed or failed session's code, on no head or branch yet) are recover's to name, never prune's.
       const protect = new Map<string, string>();
@@ -343,6 +346,7 @@ export function registerSnapshotCommand(program: Command): void {
         keep: nonNegativeInt('--keep', opts.keep),
         protect,
         ...(opts.lineage ? { lineage: opts.lineage } : {}),
+        ...(opts.dryRun ? { dryRun: true } : {}),
         onProgress: progressPrinter(!opts.json),
       });
       emit(Boolean(opts.json), r, () => describeCleanup(r));
