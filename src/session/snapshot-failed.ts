@@ -32,7 +32,9 @@ export async function snapshotFailed(err: unknown, sandbox: Sandbox, transcriptP
   const kept = sandbox.kind === 'docker' && there;
   if (ioFailureCode(err)) {
     const e = ioFailureError(err, 'snapshotting the workspace', { home, transcriptPath });
-    return { error: new MnemaraError(e.code, e.message, { hint: `${rescue}${e.hint}`, cause: err }), kept };
+    // What the snapshot itself said (a damaged workspace filesystem names the path that failed) stays in view.
+    const said = err instanceof MnemaraError && err.code === 'IO_FAILED' ? ` (${err.message})` : '';
+    return { error: new MnemaraError(e.code, `${e.message}${said}`, { hint: `${rescue}${e.hint}`, cause: err }), kept };
   }
   const message = there ? `could not snapshot the workspace: ${(err as Error).message}` : `could not snapshot the workspace: the sandbox ${id} is gone (${(err as Error).message})`;
   return {
