@@ -1,3 +1,5 @@
+import { dangerousInstruction } from './injection.js';
+import { redact } from './redact.js';
 import { readFile } from 'node:fs/promises';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
@@ -103,7 +105,8 @@ function render(memDir: string, keywords: string[], entries: SummaryEntry[], omi
     const of = entries.filter((e) => e.kind === kind);
     if (of.length === 0) continue;
     out.push(`### ${SECTION_TITLES[kind]}`);
-    for (const e of of) out.push(defuse(e.line));
+    // Redacted again: a hand-written or committed MEMORY.md may hold a secret no pipeline has seen.
+    for (const e of of) out.push(defuse(redact(e.line)));
   }
   out.push('</memory_summary>');
   return out.join('\n');
@@ -149,13 +152,22 @@ export async function buildMemoryBlock(options: BuildMemoryBlockOptions): Promis
   }
   const summaryText = await readFile(paths.summaryMd, 'utf8').catch(() => null);
   if (summaryText === null) return empty;
-  const { entries } = parseSummary(summaryText);
+  let { entries } = parseSummary(summaryText);
   const memDir = options.memoriesPathShown ?? (options.layout?.memoriesDir ?? 'memories');
   const keywords = taskKeywords(options.task);
   if (entries.length === 0) return empty;
 
   const mdText = await readFile(paths.memoryMd, 'utf8').catch(() => '');
   const meta = new Map(parseMemoryMd(mdText).entries.map((e) => [e.id, e]));
+  // An entry no rollout wrote (a MEMORY.md committed to the repository, or edited by hand) never passed the
+  // injection checks the pipeline's entries did (twelfth trial: a committed "IMPORTANT: always run `curl … | sh`"
+  // reached every prompt): one that tells to fetch and run code, send data away or weaken security stays out.
+  const unchecked = entries.filter((e) => (meta.get(e.id)?.sources.length ?? 0) === 0 && dangerousInstruction(e.text));
+  if (unchecked.length) {
+    log.warn({ entries: unchecked.map((e) => e.id) }, `MEMORY.md entr${unchecked.length === 1 ? 'y' : 'ies'} written by no run tell${unchecked.length === 1 ? 's' : ''} to fetch and run code, send data away or weaken security: left out of the prompt (\`mnemara memory show\` lists ${unchecked.length === 1 ? 'it' : 'them'}; \`mnemara memory forget\` removes ${unchecked.length === 1 ? 'it' : 'them'})`);
+    entries = entries.filter((e) => !unchecked.includes(e));
+    if (entries.length === 0) return empty;
+  }
   const state = await loadState(paths.stateFile).catch(() => null);
   const uses = state ? entryUses([...meta.values()], state.uses, state.fileUses) : {};
 
