@@ -54,12 +54,33 @@ export class CappedOutput {
     let tail = Buffer.concat(this.tail);
     if (!this.truncated) return Buffer.concat([head, tail]).toString('utf8');
     if (tail.length > this.tailLimit) tail = tail.subarray(tail.length - this.tailLimit);
-    const headCut = utf8SafeEnd(head);
-    const tailStart = utf8SafeStart(tail);
+    // A word the cut goes through is dropped whole (up to 256 bytes of it): half a token is a fragment no
+    // redaction rule knows, and its other half is gone (twelfth trial: a token's last 20 characters stayed).
+    const headCut = wordSafeEnd(head, utf8SafeEnd(head));
+    const tailStart = wordSafeStart(tail, utf8SafeStart(tail));
     const kept = headCut + (tail.length - tailStart);
     const marker = `\n[… ${this.totalBytes - kept} bytes of output dropped by mnemara …]\n`;
     return head.subarray(0, headCut).toString('utf8') + marker + tail.subarray(tailStart).toString('utf8');
   }
+}
+
+/** Bytes a token is made of (ASCII letters, digits and `_-./+=:%`): a cut inside a run of them cut a word. */
+function wordByte(b: number): boolean {
+  return (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f || b === 0x2d || b === 0x2e || b === 0x2f || b === 0x2b || b === 0x3d || b === 0x3a || b === 0x25;
+}
+
+/** `end` moved back to the start of the word it cuts, if that word began within the last 256 bytes. */
+function wordSafeEnd(buf: Buffer, end: number): number {
+  if (end === 0 || end < buf.length || !wordByte(buf[end - 1]!)) return end;
+  for (let i = end - 1; i >= Math.max(0, end - 256); i--) if (!wordByte(buf[i]!)) return i + 1;
+  return end;
+}
+
+/** `start` moved past the rest of the word it cuts, if that word ends within 256 bytes. */
+function wordSafeStart(buf: Buffer, start: number): number {
+  if (start >= buf.length || !wordByte(buf[start]!)) return start;
+  for (let i = start; i < Math.min(buf.length, start + 256); i++) if (!wordByte(buf[i]!)) return i;
+  return start;
 }
 
 /** Length of `buf` without a trailing incomplete UTF-8 sequence (so the cut does not produce U+FFFD). */

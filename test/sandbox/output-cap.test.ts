@@ -25,6 +25,24 @@ describe('CappedOutput', () => {
     expect(out.text()).toBe('0123456789\n[… 980 bytes of output dropped by mnemara …]\n0123456789');
   });
 
+  it('drops a word the cut goes through, so no half of a token is kept (twelfth trial, F28)', () => {
+    const token = 'ghp_FAKEcutAtTheCap0a1B2c3D4e5F6g7H8i9J0kL';
+    // 64 bytes kept (32 head, 32 tail): the token starts 20 bytes before the end, so the tail's cut goes through it,
+    // and another starts 10 bytes before the head's cut.
+    const text = `${'h '.repeat(11)}${token} middle ${'m '.repeat(200)}x ${token.slice(0, 22)}${token.slice(22)} end`;
+    const out = collect(64, [Buffer.from(text)]);
+    const result = out.text();
+    const [head, tail] = result.split(/\n\[… \d+ bytes of output dropped by mnemara …\]\n/);
+    expect(head!.endsWith(' ')).toBe(true);
+    expect(tail!.startsWith(' ')).toBe(true);
+    for (let n = 8; n <= token.length; n++) {
+      expect(result).not.toContain(token.slice(token.length - n));
+      expect(result).not.toContain(token.slice(0, n));
+    }
+    const dropped = Number(/(\d+) bytes/.exec(result)![1]);
+    expect(dropped + Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBe(Buffer.byteLength(text));
+  });
+
   it('moves the cut points to character boundaries instead of emitting U+FFFD', () => {
     const text = 'é'.repeat(50) + '€'.repeat(50);
     const out = collect(15, [Buffer.from(text)]);
