@@ -39,6 +39,7 @@ import { redactPairs } from './redact-pairs.js';
 import { redactAwsSecretBesideId } from './redact-aws.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
+import { AFTER_ESCAPE, insideWord } from './redact-boundaries.js';
 import { redactKnownValues } from './redact-known.js';
 import { redactCookies } from './redact-cookies.js';
 import { redactHexDumps } from './redact-hexdump.js';
@@ -177,11 +178,6 @@ const BARE = `((?:[^\\s"'\`\\\\;&|)<>,]|${META_IN_WORD}|,(?![A-Za-z_][A-Za-z0-9_
 const VALUE = `(?:"((?:[^"\\\\\\n]|\\\\.)*)"|'([^'\\n]*)'|${BARE})`;
 const NAME = '([A-Za-z_][A-Za-z0-9_.-]*)';
 
-/**
- * Where a name may start: not inside a word, or right after an escaped line break or tab (`printf '[db]\npass = …'`,
- * a serialized `.env`), where the escape's letter would otherwise be read as the name's first (`npass`).
- */
-const AFTER_ESCAPE = '(?:(?<=\\\\[nrt])|';
 /** `NAME=value`, `export NAME="value"`, `--password=value`. */
 const ASSIGN_EQ = new RegExp(`${AFTER_ESCAPE}(?<![A-Za-z0-9_.\\\\]))${NAME}([ \\t]?=[ \\t]?)${VALUE}`, 'g');
 /** `NAME: value` (YAML, HTTP headers, Python dict literal without quotes on the key). */
@@ -243,16 +239,6 @@ const COMPILED_SHAPES = SHAPES.map((rule) => {
   const lead = rule.re.source.startsWith(B) && !/\\\.|[+/=]/.test(rule.re.source) && !rule.replace;
   return { rule, re: lead ? new RegExp(rule.re.source.slice(B.length), rule.re.flags) : rule.re, checkBefore: lead };
 });
-/** A character that joins the one before a match to it (see B). */
-const TOKEN_CHAR = /[A-Za-z0-9]/;
-
-/**
- * Whether a match at `offset` continues a word. A percent escape before it ends the word: `key%3Dghp_…`,
- * `%22sk-ant-…%22` in a URL or a form body put the token right behind the escape's hex digits.
- */
-function insideWord(text: string, offset: number): boolean {
-  return TOKEN_CHAR.test(text.charAt(offset - 1)) && !/%[0-9A-Fa-f]{2}$/.test(text.slice(Math.max(0, offset - 3), offset));
-}
 
 /** The token-shape rules (SHAPES) over `text`. */
 function applyShapes(text: string): string {

@@ -1,10 +1,10 @@
 import type { RawMemory } from '../../types.js';
 import { andedBefore, essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { errorLines } from '../error-lines.js';
-import { checksOnly, jobOf, rewritesWhatItChecked } from '../command-job.js';
+import { jobOf } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
 import { narrowedTo } from './narrowed.js';
-import { readOnlyCommand, setsUpService, toolSetup } from './services.js';
+import { readOnlyCommand, setsUpService } from './services.js';
 import { segmentOutcome } from '../outcome.js';
 import { reasonSaid } from '../findings.js';
 import { commandOf, failed, isEdit, type RolloutView, type Step } from '../rollout.js';
@@ -12,6 +12,7 @@ import { clip, keywordsOf, quote } from './text.js';
 import { sameWhere, stepDirectories, whereOf } from './where.js';
 import { editShown, environmentPath, isConfigPath, oneTimeEdit } from './config-paths.js';
 import { invocationError, notFound, otherBinary, runnerAdded } from './another-form.js';
+import { madePathOf, related, setupSegments } from './fix-related.js';
 
 /** The directory each step starts in (`where.ts`). */
 function directories(steps: Step[]): Map<number, string> {
@@ -145,28 +146,6 @@ function failedSegment(step: Step): Segment | undefined {
   return outcome === 'failed' || (outcome === 'unknown' && failed(step)) ? target : undefined;
 }
 
-/** A flag by which a formatter or fixer only reports what it would change. */
-const CHECK_FLAG = /(^|\s)(--check|--diff|--verify-no-changes|--list-different|--check-formatted|-check|--dry-run)(=\S*)?(\s|$)/;
-
-const firstWord = (s: Segment) => s.args.find((x) => !x.startsWith('-')) ?? '';
-
-function related(a: Segment, b: Segment): boolean {
-  const job = jobOf(a);
-  // A check and a fixer of the same job (`prettier --check` → `prettier --write`) are a dev loop: the code changed.
-  if (job && job === jobOf(b) && checksOnly(a) !== checksOnly(b)) return false;
-  // Any tool, known or not: the same program and subcommand with and without a check flag (`stylua --check src`
-  // → `stylua src`, `gleam format --check` → `gleam format`) is a check and its fixer.
-  if (a.program === b.program && CHECK_FLAG.test(a.args.join(' ')) !== CHECK_FLAG.test(b.args.join(' ')) && firstWord(a) === firstWord(b)) return false;
-  // A flag of the check traded for an in-place flag (`jsonnetfmt --test f` → `jsonnetfmt -i f`): the tool rewrote what it checked.
-  if (rewritesWhatItChecked(b, a)) return false;
-  if (a.key === b.key || sameCommand(a, b)) return true;
-  // The same check by another route: `eslint .` failed, `npm run lint` passed (a tool and the repository's wrapper).
-  if (job && job === jobOf(b) && checksOnly(a) && checksOnly(b)) return true;
-  if (a.category !== b.category) return false;
-  if (a.program === b.program) return a.category !== 'other' && a.category !== 'env';
-  return a.category === 'install';
-}
-
 function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number, string>): Fix | undefined {
   const chain: Failure[] = [];
   const at = whereOf(dirs.get(failure.index)!, splitCommand(commandOf(failure) ?? ''), target);
@@ -279,39 +258,6 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     if (setup.length > 0) changes.push({ step: next, text: setup.map((s) => s.text).join(' && ') });
   }
   return past;
-}
-
-/**
- * Whether the output of `step` (a setup command that ran) names a directory that `command` then uses: the
- * paths in `command` with `$HOME`, `${HOME}` or `~` taken off (`.rokit/bin`, `.cargo/env`, `/opt/x/bin`), at
- * least two segments long, found in the output ("Tools were linked into /home/agent/.rokit/bin"). Pure.
- */
-function madePathOf(step: Step, command: string): boolean {
-  const output = step.output ?? '';
-  if (!output) return false;
-  const paths = [...command.matchAll(/(?:\$\{?HOME\}?|~)?(\/?[\w.+-]+(?:\/[\w.+-]+)+)/g)].map((m) => m[1]!.replace(/^\//, ''));
-  return paths.some((p) => p.split('/').length >= 2 && p.length >= 6 && output.includes(p));
-}
-
-/**
- * Setup commands of a step that passed: environment, system packages, dependency installs, starting a service
- * (`docker compose up -d postgres`, `service postgresql start`) or preparing its data (`rails db:prepare`:
- * `setsUpService`), making an empty file it needs (`touch`); for a failing
- * test or build also building or generating another part first (`pnpm --filter tokens build` before the ui tests).
- */
-function setupSegments(step: Step, segs: Segment[], target: Segment): Segment[] {
-  const prep = target.category === 'test' || target.category === 'build' ? ['build', 'generate'] : [];
-  // A service start can look like inspection to the categories (`brew services start x`); it is setup all the same.
-  const work = workSegments(segs);
-  // An empty file made for it (`touch database/database.sqlite`, `touch .env.local`): the command needed it to exist.
-  const made = (s: Segment) => s.program === 'touch' && s.args.some((a) => !a.startsWith('-'));
-  return segs.filter((s) => work.includes(s) || setsUpService(s) || made(s)).filter(
-    (s) =>
-      (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || made(s) || toolSetup(s, target) || (prep.includes(s.category) && !related(s, target))) &&
-      s.program !== 'cd' &&
-      // `epmd -daemon; sleep 1; epmd -names`: a service start whose line then ran to a clean end did its job.
-      (segmentOutcome(step, segs, s) === 'passed' || (setsUpService(s) && step.exitCode === 0 && segmentOutcome(step, segs, s) === 'unknown')),
-  );
 }
 
 /** A failure's command as it would be retyped (`essentialCommand` of its own line). */
