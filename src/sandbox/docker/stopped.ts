@@ -16,11 +16,24 @@ import type { RawExecResult } from './exec.js';
  */
 const RUNTIME_REFUSAL = /^(?:OCI runtime exec failed\b|exec failed: |cannot exec in a (?:stopped|deleted|created|paused) (?:state|container)\b|task [0-9a-f]{64} not found\b|ttrpc: closed\b)/;
 
-/** Whether `r` is the runtime's refusal (`RUNTIME_REFUSAL`) rather than a command's own result. Pure. */
+/**
+ * The engine's refusal written as the exec's output: the exec passed the engine's first check, then the container
+ * stopped and the engine dropped its execs (or saw it stopped) before the start, and once the answer has begun
+ * the engine can only write its error into the stream (moby's exec start handler). Nothing ran; exec inspect
+ * then fails or has no exit code, so the result's exit code is null. Found in CI (docker-kill-all.test.ts,
+ * 1 kill-then-exec pair of 10): "No such exec instance: <64 hex>".
+ */
+const ENGINE_REFUSAL = /^(?:Error response from daemon: )?(?:No such exec instance: [0-9a-f]{64}|Container [0-9a-f]{64} is (?:not running|restarting|paused)\b)/;
+
+/**
+ * Whether `r` is the runtime's refusal (`RUNTIME_REFUSAL`, exit 126) or the engine's (`ENGINE_REFUSAL`, no exit
+ * code) rather than a command's own result. Pure.
+ */
 export function refusedAsStopped(r: RawExecResult): boolean {
-  if (r.exitCode !== 126) return false;
   const said = `${r.stdout.text()}${r.stderr.text()}`.trim();
-  return said.length < 1_000 && RUNTIME_REFUSAL.test(said);
+  if (said.length >= 1_000) return false;
+  if (r.exitCode === 126) return RUNTIME_REFUSAL.test(said);
+  return r.exitCode === null && !r.timedOut && ENGINE_REFUSAL.test(said);
 }
 
 /**
