@@ -51,6 +51,8 @@ export interface RunAgentOptions {
   redact?: Redact;
   /** Abort = interrupt: the running tool call finishes, the rest are not run, the run ends as `interrupted`. */
   signal?: AbortSignal;
+  /** Abort with `signal` (or after it) = the running bash command is killed too, not waited for. */
+  stopSignal?: AbortSignal;
   onEvent?: OnAgentEvent;
   toolLimits?: ToolLimits;
   /** Tool definitions: Anthropic's typed tools (default) or portable JSON-schema tools (`tools/portable.ts`). */
@@ -128,6 +130,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       ...(options.toolLimits ? { limits: options.toolLimits } : {}),
       ...(options.toolStyle ? { style: options.toolStyle } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
       // The one-line summaries quote commands (`echo $TOKEN=ghp_…`) and end up on terminals and in CI logs:
       // made from the redacted input (a secret split in the input is joined only while the input is whole).
       redact: clean,

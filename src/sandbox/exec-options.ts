@@ -26,6 +26,7 @@ export function validateExec(command: string | string[], options: ExecOptions): 
     throw invalid('maxOutputBytes', maxOutputBytes, 'a whole number of bytes, at least 2');
   }
   if (cwd !== undefined && typeof cwd !== 'string') throw invalid('cwd', cwd, 'a path string');
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw invalid('signal', options.signal, 'an AbortSignal');
   if (stdin !== undefined && typeof stdin !== 'string' && !Buffer.isBuffer(stdin)) {
     throw invalid('stdin', stdin, 'a string or a Buffer');
   }

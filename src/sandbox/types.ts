@@ -12,6 +12,12 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Cap on stdout and on stderr, each, in bytes; the head and tail are kept around a marker. */
   maxOutputBytes?: number;
+  /**
+   * Aborting stops the command as its timeout would (the whole process tree is killed); the result then says
+   * `interrupted`. For a run stopped from outside (SIGTERM: a CI cancel, `docker stop`), whose grace before
+   * SIGKILL is too short to wait for the command.
+   */
+  signal?: AbortSignal;
 }
 
 /** What a command did. `stdout`/`stderr` are UTF-8 decoded (invalid bytes become U+FFFD). */
@@ -24,6 +30,8 @@ export interface ExecResult {
   durationMs: number;
   /** The timeout fired and the process tree was killed. */
   timedOut: boolean;
+  /** `ExecOptions.signal` was aborted while the command ran and the process tree was killed. */
+  interrupted?: boolean;
   /** stdout or stderr was over `maxOutputBytes` and its middle was dropped. */
   truncated: boolean;
   /** The sandbox's memory limit killed the process (or the container). */

@@ -100,6 +100,7 @@ export async function runAgentStep(args: {
       // One per transcript: a secret seen once (`export X_PASS=…`) is also caught where it appears bare later (`echo $X_PASS`).
       redact: rememberingRedact(),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
       onEvent: forward(args.emit),
     });
     return {

@@ -20,6 +20,11 @@ export interface SessionOptions {
   keepSandbox?: boolean;
   /** Aborting ends the agent run as `interrupted` after the current tool call; the session still snapshots. */
   signal?: AbortSignal;
+  /**
+   * Aborting (with `signal`) also kills the bash command running now instead of waiting for it: for SIGTERM,
+   * whose sender (a CI cancel, `docker stop`, Kubernetes) sends SIGKILL after a short grace.
+   */
+  stopSignal?: AbortSignal;
   /** Extra instructions for the system prompt (before the memory block). */
   instructions?: string;
   /** Several runs can form one conversation; default: a new one. */
@@ -123,6 +128,11 @@ export interface SessionResult {
   pending: boolean;
   /** Why the memory pipeline failed (the rollout stays pending; the next session or `memory consolidate` retries). */
   pipelineError?: string;
+  /**
+   * The memory pipeline was not run because the session was stopped (`stopSignal`: SIGTERM gives a short grace
+   * before SIGKILL, and phase 1 and 2 may wait on the model for minutes). The rollout is pending at the head.
+   */
+  memorySkipped?: 'stopped';
   /** How often the head had moved under the session and it consolidated again on top of the new head. */
   headConflicts: number;
   lessons: LessonChanges | null;

@@ -156,6 +156,36 @@ describe('mnemara run: Ctrl-C', () => {
   }, 120_000);
 });
 
+describe('mnemara run: SIGTERM (a CI cancel, `docker stop`)', () => {
+  // The twelfth trial: SIGTERM waited for a 60 s command, the sender's SIGKILL came first, nothing was saved.
+  it('kills the command running now, ends as interrupted (exit 1) and saves the work at once', async () => {
+    const server = await startMessagesServer([
+      turn(toolUse('bash', { command: 'echo early > early.txt && sleep 600 && echo late > late.txt' })),
+      turn(toolUse('bash', { command: 'echo never > never.txt' })),
+      turn(text('done')),
+    ]);
+    servers.push(server);
+    const child = mnemara(['run', '-w', dirs.workspace, '--task', 'long tests', '--lineage', 'sigterm', '--json'], { ANTHROPIC_BASE_URL: server.url });
+    while (server.messageRequests.length === 0) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 2_500));
+    // Not child.kill: execa follows it with SIGKILL after 5 s.
+    process.kill(child.pid as number, 'SIGTERM');
+    const run = await child;
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain('stopping the command running now');
+    const r = JSON.parse(run.stdout) as SessionResult;
+    expect(r.outcome).toBe('interrupted');
+    // Phase 1 and 2 may wait on the model for minutes: skipped, the rollout pending at the head for the next session.
+    expect(r).toMatchObject({ memorySkipped: 'stopped', pending: true, head: r.workspaceSnapshot });
+    const out = join(dirs.root, 'sigterm');
+    await (await openStore(join(dirs.home, 'store'))).restoreToDirectory(r.workspaceSnapshot as string, out);
+    expect(readFileSync(join(out, 'early.txt'), 'utf8')).toBe('early\n');
+    expect(existsSync(join(out, 'late.txt'))).toBe(false);
+    expect(existsSync(join(out, 'never.txt'))).toBe(false);
+    expect(readFileSync(join(out, 'sessions', `${r.rolloutId}.jsonl`), 'utf8')).toContain('the run was interrupted (SIGTERM) and the process tree was killed');
+  }, 150_000);
+});
+
 describe('examples/ci/github-actions.yml', () => {
   it('uses only flags that mnemara run has', async () => {
     const workflow = readFileSync(fileURLToPath(new URL('../../examples/ci/github-actions.yml', import.meta.url)), 'utf8');

@@ -111,6 +111,25 @@ export function sandboxContract(target: ContractTarget): void {
       expect(left.stdout).toBe('');
     });
 
+    it('kills the whole tree when its signal is aborted (SIGTERM of a run), saying interrupted, not timed out', async () => {
+      const marker = 1000 + Math.floor(Math.random() * 8000);
+      const stop = new AbortController();
+      const running = sb.exec(`setsid env -i sleep ${marker}.5 </dev/null >/dev/null 2>&1 & echo started; sleep ${marker}`, { timeoutMs: 600_000, signal: stop.signal });
+      await new Promise((r) => setTimeout(r, 1_500));
+      stop.abort();
+      const r = await running;
+      expect(r).toMatchObject({ interrupted: true, timedOut: false, exitCode: 137, stdout: 'started\n' });
+      expect(r.durationMs).toBeLessThan(60_000);
+      const left = await sb.exec(['pgrep', '-f', `sleep ${marker}`]);
+      expect(left.stdout).toBe('');
+      // A command that ended before the abort keeps its own result.
+      const done = new AbortController();
+      const quick = await sb.exec('exit 3', { signal: done.signal });
+      done.abort();
+      expect(quick).toMatchObject({ exitCode: 3, timedOut: false });
+      expect(quick.interrupted).toBeUndefined();
+    });
+
     it('never reports a command that ended at once as timed out, even under a short timeout', async () => {
       // 1 s: under the ~2 s Docker holds a stream after the exit (the cause of the old false timeouts), and room
       // for bash to start on a loaded two-core machine, where 150 ms passed before the command had begun (a

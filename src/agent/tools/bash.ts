@@ -34,6 +34,8 @@ export class BashSession {
   constructor(
     private readonly sandbox: Sandbox,
     private readonly limits: { execTimeoutMs?: number; maxOutputBytes?: number },
+    /** Aborting kills the command running now (ExecOptions.signal). */
+    private readonly stopSignal?: AbortSignal,
   ) {
     this.cwd = sandbox.workspaceDir;
   }
@@ -54,11 +56,12 @@ export class BashSession {
       env: { MNEMARA_COMMAND: input.command, MNEMARA_CWD: this.cwd, MNEMARA_ROOT: this.sandbox.workspaceDir, MNEMARA_MARK: mark },
       ...(this.limits.execTimeoutMs !== undefined ? { timeoutMs: this.limits.execTimeoutMs } : {}),
       ...(this.limits.maxOutputBytes !== undefined ? { maxOutputBytes: this.limits.maxOutputBytes } : {}),
+      ...(this.stopSignal ? { signal: this.stopSignal } : {}),
     });
     const { stderr, cwd } = takeCwd(exec.stderr, mark);
     if (cwd) this.cwd = cwd;
     const result: ExecResult = { ...exec, stderr };
-    return { text: formatExec(result, this.limits.execTimeoutMs), exec: result, isError: exec.timedOut };
+    return { text: formatExec(result, this.limits.execTimeoutMs), exec: result, isError: exec.timedOut || exec.interrupted === true };
   }
 }
 
@@ -79,6 +82,7 @@ export function formatExec(r: ExecResult, timeoutMs?: number): string {
   if (r.stderr !== '') parts.push(`[stderr]\n${r.stderr.replace(/\n$/, '')}`);
   const notes = [`exit code: ${r.exitCode ?? 'unknown'}`];
   if (r.timedOut) notes.push(`timed out${timeoutMs ? ` after ${timeoutMs} ms` : ''}; the process tree was killed`);
+  if (r.interrupted) notes.push('stopped: the run was interrupted (SIGTERM) and the process tree was killed');
   if (r.oomKilled) notes.push('killed: the sandbox ran out of memory');
   if (r.truncated) notes.push('output truncated: the middle was dropped');
   parts.push(`[${notes.join('; ')}]`);

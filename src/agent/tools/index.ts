@@ -37,6 +37,8 @@ export interface ToolboxOptions {
   limits?: ToolLimits;
   /** Once aborted, calls that have not started are answered "not run" (the one running finishes). */
   signal?: AbortSignal;
+  /** Once aborted, the bash command running now is killed too (its process tree, as a timeout does). */
+  stopSignal?: AbortSignal;
   /**
    * Applied to a call's whole input text before its one-line `summary` is cut from it (the run passes the
    * transcript's redaction): a summary cut or flattened first would split a secret (`ghp_ab\` ⏎ `cd…` becomes
@@ -135,7 +137,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
   };
 
   const workspace = { virtual: '/workspace', realRoot: sandbox.workspaceDir };
-  const bash = new BashSession(sandbox, limits);
+  const bash = new BashSession(sandbox, limits, options.stopSignal);
   const portable = options.style === 'portable';
   const tools: BetaRunnableTool[] = [
     wrap(portable ? portableBash : bashDefinition, summarizeBash, (input) => bash.run(input)),

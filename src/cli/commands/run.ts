@@ -132,7 +132,7 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
     `time        ${secs(r.timings.totalMs)} (agent ${secs(r.timings.agent)}, restore ${secs(r.timings.restore)}, snapshot ${secs(r.timings['snapshot-workspace'])}, memory ${secs(r.timings['memory-pipeline'])})`,
     `rollout     ${r.rolloutId}`,
     `workspace   snapshot ${r.workspaceSnapshot ?? '(none)'}`,
-    `memory      ${r.memorySnapshot ? `snapshot ${r.memorySnapshot}` : r.pipelineError ? `NOT consolidated: ${r.pipelineError}` : 'not generated (rollout pending)'}`,
+    `memory      ${r.memorySnapshot ? `snapshot ${r.memorySnapshot}` : r.pipelineError ? `NOT consolidated: ${r.pipelineError}` : r.memorySkipped ? 'not generated: the run was stopped (SIGTERM); the rollout is pending' : 'not generated (rollout pending)'}`,
     `lineage     ${r.lineage} → head ${r.head ?? '(unchanged)'}${r.headConflicts ? ` (head moved ${r.headConflicts}× meanwhile; merged)` : ''}`,
   ];
   if (r.lessons) {
@@ -169,7 +169,7 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
   lines.push(`transcript  ${r.transcriptPath}`);
   lines.push(...whereTheResultIs(r, host));
   if (r.keptSandbox) lines.push(`sandbox     kept: ${r.keptSandbox} (remove with mnemara sandbox prune)`);
-  if (r.pipelineError) lines.push('', 'The rollout stays pending; the next session or `mnemara memory consolidate` extracts it.');
+  if (r.pipelineError || r.memorySkipped) lines.push('', 'The rollout stays pending; the next session or `mnemara memory consolidate` extracts it.');
   return lines.join('\n');
 }
 
@@ -200,7 +200,8 @@ export function registerRunCommand(program: Command): void {
         'consolidate them into memories/MEMORY.md, snapshot the memory and move the lineage head.\n\n' +
         'Exit codes: 0 the agent completed; 1 it did not (error, turn or token limit, interrupted; the work is ' +
         'still saved); 2 bad input; 3 mnemara failed. Ctrl-C ends the run after the current tool call and still ' +
-        'saves it; a second Ctrl-C quits at once and leaves the sandbox for `mnemara recover`.',
+        'saves it; SIGTERM (a CI cancel, `docker stop`) kills the command running now instead of waiting for it, ' +
+        'then saves the run; a second Ctrl-C or SIGTERM quits at once and leaves the sandbox for `mnemara recover`.',
     )
     .addHelpText(
       'after',
@@ -239,6 +240,7 @@ export function registerRunCommand(program: Command): void {
     // `--from LINEAGE[@…]` names the lineage the run continues, unless --lineage names another.
     const lineage = opts.lineage ?? (opts.from === undefined ? undefined : lineageOfRef(opts.from));
     const controller = new AbortController();
+    const stopCommand = new AbortController();
     let interrupts = 0;
     // SIGTERM (`docker stop`, a CI timeout, systemd) is an interrupt too: removing the container on it lost the
     // run's code as a second Ctrl-C once did.
@@ -250,7 +252,13 @@ export function registerRunCommand(program: Command): void {
         if (kept > 0) writeErr('\nquitting now: the sandbox is kept; `mnemara recover` saves its work\n');
         process.exit(signal === 'SIGTERM' ? 143 : 130);
       }
-      writeErr(`\ninterrupting (${signal}): finishing the current tool call, then saving the run (Ctrl-C again to quit now, keeping the sandbox for \`mnemara recover\`)\n`);
+      // SIGTERM's sender (a CI cancel, `docker stop`, Kubernetes) sends SIGKILL after a grace of 10–30 s: a
+      // command left to finish (a test suite) would take the whole grace, and nothing of the run would be saved.
+      const now = signal === 'SIGTERM';
+      const how = now ? 'stopping the command running now' : 'finishing the current tool call';
+      const again = now ? 'a second SIGTERM quits at once' : 'Ctrl-C again to quit now';
+      writeErr(`\ninterrupting (${signal}): ${how}, then saving the run (${again}, keeping the sandbox for \`mnemara recover\`)\n`);
+      if (now) stopCommand.abort();
       controller.abort();
     };
     process.on('SIGINT', onSignal);
@@ -265,6 +273,7 @@ export function registerRunCommand(program: Command): void {
           task,
           config,
           signal: controller.signal,
+          stopSignal: stopCommand.signal,
           ...(lineage !== undefined ? { lineage } : {}),
           ...(from !== undefined ? { from } : {}),
           ...(opts.memoryFrom !== undefined ? { memoryFrom: opts.memoryFrom } : {}),

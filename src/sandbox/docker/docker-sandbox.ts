@@ -216,6 +216,7 @@ export class DockerSandbox implements Sandbox {
       stdin: options.stdin,
       timeoutMs: options.timeoutMs ?? this.defaults.timeoutMs,
       maxOutputBytes: options.maxOutputBytes ?? this.defaults.maxOutputBytes,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     // runc reports a missing working directory as exit 126 with its own message on stdout.
     if (r.exitCode === 126 && options.cwd !== undefined && r.stdout.text().includes('chdir to cwd')) {
@@ -231,6 +232,7 @@ export class DockerSandbox implements Sandbox {
       stderr: r.exitCode !== 0 && this.workspaceQuotaBytes > 0 && stderr.includes('No space left on device') ? stderr + quotaNote(this.workspaceQuotaBytes) : stderr,
       durationMs: r.durationMs,
       timedOut: r.timedOut,
+      ...(r.interrupted ? { interrupted: true } : {}),
       truncated: r.stdout.truncated || r.stderr.truncated,
       oomKilled,
     };

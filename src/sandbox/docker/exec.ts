@@ -29,6 +29,8 @@ export interface RawExecRequest {
   timeoutMs?: number;
   /** bytes kept per stream. */
   maxOutputBytes: number;
+  /** Aborting ends the command as the deadline does (see `ExecOptions.signal`). */
+  signal?: AbortSignal;
 }
 
 /** What a raw exec did: the collectors keep the bytes, so callers choose between text and raw. */
@@ -37,6 +39,8 @@ export interface RawExecResult {
   stdout: CappedOutput;
   stderr: CappedOutput;
   timedOut: boolean;
+  /** `signal` was aborted while the command ran, and it was killed. */
+  interrupted?: boolean;
   durationMs: number;
   /** The stdin source failed (e.g. a restore stream broke); the command saw its input end early. */
   stdinError?: Error;
@@ -173,12 +177,19 @@ async function runStarted(
 
   const watcher = watchForExit(exec, stream);
   let timer: NodeJS.Timeout | undefined;
-  const deadline =
-    req.timeoutMs === undefined
-      ? new Promise<never>(() => {})
-      : new Promise<'timeout'>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), req.timeoutMs);
-        });
+  let interrupted = false;
+  let stopNow: ((v: 'timeout') => void) | undefined;
+  const onAbort = (): void => {
+    interrupted = true;
+    stopNow?.('timeout');
+  };
+  // The run's signal is a deadline that came early: the same kill, reported as an interrupt.
+  const deadline = new Promise<'timeout'>((resolve) => {
+    stopNow = resolve;
+    if (req.timeoutMs !== undefined) timer = setTimeout(() => resolve('timeout'), req.timeoutMs);
+  });
+  if (req.signal?.aborted) onAbort();
+  else req.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     // The stream ends when the process and every holder of its output are done (or Docker gives up on them);
     // a process that closed its output early is still running, so wait for its end as well.
@@ -198,11 +209,20 @@ async function runStarted(
     const exitCode = await exitCodeOf(exec);
     // The killer spares a command whose leader had already exited (Docker reports an exit late while a child
     // holds the output): that command ended in time, with its own exit code. SIGKILL's 137 means the kill.
-    const timedOut = exitCode === 137 || exitCode === null;
-    return { exitCode, stdout, stderr, timedOut, durationMs: performance.now() - started, stdinError };
+    const killed = exitCode === 137 || exitCode === null;
+    return {
+      exitCode,
+      stdout,
+      stderr,
+      timedOut: killed && !interrupted,
+      ...(killed && interrupted ? { interrupted: true } : {}),
+      durationMs: performance.now() - started,
+      stdinError,
+    };
   } finally {
     clearTimeout(timer);
     clearInterval(watcher);
+    req.signal?.removeEventListener('abort', onAbort);
   }
 }
 

@@ -47,6 +47,13 @@ export async function localExec(
     timedOut = true;
     killTree();
   }, timeoutMs);
+  let interrupted = false;
+  const onAbort = (): void => {
+    interrupted = true;
+    killTree();
+  };
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
   let drainTimer: NodeJS.Timeout | undefined;
   sub.once('exit', (code, signal) => {
     exitCode = code ?? (signal ? signalExitCode(signal) : null);
@@ -58,6 +65,9 @@ export async function localExec(
   });
   const result = await sub;
   clearTimeout(timer);
+  options.signal?.removeEventListener('abort', onAbort);
+  // A command that ended before the signal came was not interrupted.
+  interrupted &&= exitCode === null || exitCode === signalExitCode('SIGKILL');
   clearTimeout(drainTimer);
   if (sub.pid !== undefined && !groupAlive(sub.pid)) defaults.groups?.delete(sub.pid);
   if (exitCode === null && typeof result.exitCode === 'number') exitCode = result.exitCode;
@@ -78,7 +88,8 @@ export async function localExec(
     stdout: stdout.text(),
     stderr: stderr.text(),
     durationMs: performance.now() - started,
-    timedOut,
+    timedOut: timedOut && !interrupted,
+    ...(interrupted ? { interrupted: true } : {}),
     truncated: stdout.truncated || stderr.truncated,
     oomKilled: false,
   };
