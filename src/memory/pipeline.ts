@@ -11,7 +11,8 @@ import { writeFileAtomic } from './atomic.js';
 import { excludeFromGit, memoryPaths, type MemoryPaths } from './layout.js';
 import { withMemoryLock } from './lock.js';
 import { normalizeText, sha256 } from './normalize.js';
-import { DEFAULT_CONTEXT_TOKENS, TOO_LARGE_MARK, extractRollout } from './phase1/index.js';
+import { DEFAULT_CONTEXT_TOKENS, DETERMINISTIC_VERSION, TOO_LARGE_MARK, extractRollout } from './phase1/index.js';
+import { emptyTranscriptExtraction } from './phase1/empty-transcript.js';
 import { consolidate } from './phase2/index.js';
 import { REDACTION_VERSION, redact, redactDeep } from './redact.js';
 import { reRedactLayout, redactForeignMemoryFiles } from './redact-files.js';
@@ -115,11 +116,13 @@ async function extractOne(paths: MemoryPaths, id: string, options: MemoryPipelin
   // Bounded: a transcript of any size is read in bounded memory (long outputs cut to head and tail).
   const { records, skipped } = await loadTranscriptBounded(paths.transcript(id));
   if (skipped.length) log.warn({ rolloutId: id, skipped: skipped.slice(0, 5) }, 'transcript lines skipped');
-  const extraction = redactDeep(
+  const source = rel(paths, paths.transcript(id));
+  // Nothing at all (not unreadable lines: a later version may read those): the record was lost, for good.
+  const extraction = records.length === 0 && skipped.length === 0 ? emptyTranscriptExtraction(id, source, DETERMINISTIC_VERSION) : redactDeep(
     await extractRollout({
       records,
       rolloutId: id,
-      transcriptPath: rel(paths, paths.transcript(id)),
+      transcriptPath: source,
       mode: options.extractor,
       ...(options.client ? { client: options.client } : {}),
       ...(options.model ? { model: options.model } : {}),

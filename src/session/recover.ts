@@ -29,6 +29,8 @@ export interface RecoverResult {
   head: string | null;
   /** Rollouts whose extraction failed (they stay pending at the head). */
   pending: string[];
+  /** Why each rollout of `pending` failed (the extraction's error, redacted). */
+  pendingErrors?: Record<string, string>;
   /** Sandboxes of killed sessions whose /workspace was snapshotted (then adopted as branches) and removed. */
   rescued: Rescue[];
   /** Transcripts left for the lineage's first session (a lineage with no snapshot yet has no memory to adopt into). */
@@ -86,8 +88,15 @@ export async function recoverLineage(
     const consolidate = async (): Promise<void> => {
       const p = await runPipelineOn(layoutDir, config, client, onProgress, adoption.memoryEdits);
       result.pending = p.pending.map((x) => x.rolloutId);
+      result.pendingErrors = Object.fromEntries(p.pending.map((x) => [x.rolloutId, x.error]));
     };
     await consolidate();
+    // Every pending rollout failed again and nothing was adopted: the head keeps its memory. A new snapshot
+    // would hold only a higher attempt count, and each `recover` moved the head for nothing (twelfth trial F13).
+    const stillFailing = new Set(result.pending);
+    if (result.adopted.length === 0 && result.notes.length === 0 && result.extracted.every((r) => stillFailing.has(r))) {
+      return { ...result, head: null, note: 'the pending rollouts failed again; the head is unchanged' };
+    }
     const first = await publisher.snapshotLayout(base);
     result.head = await publisher.advance(first.id, async (current) => {
       await consolidate();

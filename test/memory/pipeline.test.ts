@@ -70,6 +70,27 @@ describe('runMemoryPipeline', () => {
     expect(third.pending).toEqual([]);
   });
 
+  it('an empty transcript (the disk filled before its first line) is accounted for once, not pending for ever', async () => {
+    const paths = await tempWorkspace();
+    await mkdir(paths.sessionsDir, { recursive: true });
+    await writeFile(paths.transcript('r-good'), transcript('r-good', FAILING_THEN_FIXED));
+    const lost = '20261204T224851005Z-c4c497b0af';
+    await writeFile(paths.transcript(lost), '');
+    await writeFile(paths.transcript('r-blank'), '\n\n');
+    const first = await runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det });
+    expect(first.extracted.sort()).toEqual([lost, 'r-blank', 'r-good'].sort());
+    expect(first.pending).toEqual([]);
+    const summary = await readFile(paths.rolloutSummary(lost), 'utf8');
+    expect(summary).toContain('holds no records');
+    expect(summary).toContain('time: 2026-12-04T22:48:51.005Z');
+    expect(await readFile(paths.rawMemories(lost), 'utf8')).not.toMatch(/^- /m);
+    // Nothing left to do: a second pass (`recover`, the next session) extracts nothing and changes nothing.
+    const before = await readFile(paths.memoryMd, 'utf8');
+    const second = await runMemoryPipeline({ workspaceDir: paths.workspaceDir, ...det });
+    expect(second).toMatchObject({ extracted: [], pending: [] });
+    expect(await readFile(paths.memoryMd, 'utf8')).toBe(before);
+  });
+
   it('an instruction inside a tool output does not become a procedure', async () => {
     const paths = await tempWorkspace();
     await mkdir(paths.sessionsDir, { recursive: true });

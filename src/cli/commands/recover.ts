@@ -114,8 +114,8 @@ export function registerRecoverCommand(program: Command): void {
             .map((r) =>
               [
                 `${r.lineage}: adopted ${r.adopted.length} rollout(s)${r.head ? `; head → ${r.head}` : ''}`,
-                ...r.adopted.map((id) => `  + ${id}${r.pending.includes(id) ? ' (extraction failed: stays pending)' : ''}`),
-                ...(r.extracted ?? []).map((id) => `  extracted ${id} (it was on the head, pending)${r.pending.includes(id) ? ': extraction failed, stays pending' : ''}`),
+                ...r.adopted.map((id) => `  + ${id}${r.pending.includes(id) ? ` (extraction failed: stays pending: ${r.pendingErrors?.[id] ?? 'no reason given'})` : ''}`),
+                ...(r.extracted ?? []).map((id) => `  extracted ${id} (it was on the head, pending)${r.pending.includes(id) ? `: extraction failed, stays pending (${r.pendingErrors?.[id] ?? 'no reason given'})` : ''}`),
                 ...r.branches.map((b) => `  branch ${b.name} → ${b.snapshot}`),
                 ...r.notes.map((n) => `  note ${n} (the agent's memory note, now on the head)`),
                 ...r.waiting.map((id) => `  waiting ${id} (for the lineage's first session)`),
