@@ -10,11 +10,18 @@
 const known = new Set<string>();
 const MIN_KNOWN_CHARS = 12;
 
-/** Registers `value` (e.g. the API key in use) as a secret to replace wherever it appears. Short values are ignored. */
-export function knowSecretValue(value: string | undefined): void {
+/**
+ * Registers `value` (e.g. the API key in use) as a secret to replace wherever it appears. Values shorter than
+ * `minChars` (default 12) are ignored; a person naming a value by hand (`mnemara memory redact`) may go down to
+ * `MIN_NAMED_CHARS`.
+ */
+export function knowSecretValue(value: string | undefined, minChars = MIN_KNOWN_CHARS): void {
   const v = value?.trim();
-  if (v && v.length >= MIN_KNOWN_CHARS && !v.includes('[REDACTED:')) known.add(v);
+  if (v && v.length >= Math.max(minChars, MIN_NAMED_CHARS) && !v.includes('[REDACTED:')) known.add(v);
 }
+
+/** The shortest value a person may name as a secret by hand: shorter ones would hit ordinary words. */
+export const MIN_NAMED_CHARS = 6;
 
 /** Forgets every registered value (tests). */
 export function forgetKnownSecretValues(): void {

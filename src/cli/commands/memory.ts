@@ -12,6 +12,7 @@ import { renderLessonsSection, writeLessonsSection, type ExportFormat } from '..
 import { consolidateWithFallback } from './consolidate-path.js';
 import { describeSource, lineageLines, memoryStore, onMemoryDir, resolveMemorySource, sourceJson, type MemorySource } from '../memory-source.js';
 import { EXIT, emit, progressPrinter } from '../output.js';
+import { namedValues, redactNamedValues } from '../memory-redact.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
 type Opts = ConfigCliOptions & { json?: boolean; workspace: string; lineage?: string };
@@ -39,6 +40,12 @@ function describe(o: MemoryOverview, where: string): string {
 
 type Target = Opts & { lineage?: string };
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** The memory the user means (see memory-source.ts), or `null` after listing the lineages when none was named. */
 async function sourceOf(cmd: Command, opts: Target, config: MnemaraConfig): Promise<MemorySource | null> {
   const source = await resolveMemorySource(
@@ -57,7 +64,7 @@ async function sourceOf(cmd: Command, opts: Target, config: MnemaraConfig): Prom
   return null;
 }
 
-/** Registers `mnemara memory` (show, search, forget, restore, consolidate, export). */
+/** Registers `mnemara memory` (show, search, forget, redact, restore, consolidate, export). */
 export function registerMemoryCommand(program: Command): void {
   const mem = program
     .command('memory')
@@ -116,6 +123,38 @@ export function registerMemoryCommand(program: Command): void {
         `forgot ${removed.id}: ${removed.text}`,
         ...(snapshot && source.kind === 'lineage' ? [`saved as ${snapshot}: lineage ${source.lineage} → head`] : []),
         ...(redactionLine ? [redactionLine] : []),
+      ].join('\n'),
+    );
+  });
+
+  const redactCmd = sub(
+    'redact [value]',
+    'Purge a secret that redaction missed, by its value: replaced by [REDACTED:secret] in every file of the memory ' +
+      "(MEMORY.md, the summary, rollout summaries, raw memories, sessions/; on a lineage, saved as a new memory snapshot " +
+      'at its head) and in the transcripts kept on this host. Give the value on stdin, one per line, so it stays out of ' +
+      "your shell history: printf '%s\\n' 'VALUE' | mnemara memory redact --lineage NAME. Older snapshots keep it in their " +
+      'layers: the output says how to squash and prune them. Rotate the credential too: it was stored before.',
+  ).option('-l, --lineage <name>', "purge from the memory of a lineage's head (saved as a new memory snapshot)");
+  redactCmd.action(async (value: string | undefined, opts: Target) => {
+    const { config } = loadCliConfig(opts);
+    const values = namedValues(value ?? (process.stdin.isTTY ? '' : await readStdin()));
+    const source = await sourceOf(redactCmd, opts, config);
+    if (!source) return;
+    const r = await redactNamedValues(source, config, values);
+    const n = (files: { occurrences: number }[]): number => files.reduce((sum, f) => sum + f.occurrences, 0);
+    emit(Boolean(opts.json), { ...sourceJson(source), ...r }, () =>
+      [
+        r.layout.length
+          ? `replaced ${n(r.layout)} occurrence(s) in ${r.layout.length} file(s) of the memory of ${describeSource(source)}: ${r.layout.map((f) => f.path).join(', ')}`
+          : `the memory of ${describeSource(source)} does not hold it`,
+        ...(r.head && source.kind === 'lineage' ? [`saved as ${r.head}: lineage ${source.lineage} → head`] : []),
+        r.transcripts.length ? `replaced it in ${r.transcripts.length} transcript(s) on this host: ${r.transcripts.map((f) => `transcripts/${f.path}`).join(', ')}` : 'no transcript on this host holds it',
+        ...(source.kind === 'lineage' && r.olderSnapshots
+          ? [
+              `${r.olderSnapshots} older snapshot(s) of ${source.lineage} may still hold it in their layers; to remove them: mnemara snapshot squash ${source.lineage} && mnemara snapshot prune --lineage ${source.lineage} --keep 1 (branches are kept: mnemara lineage delete NAME@…; blobs written in the last 10 minutes are spared, as a concurrent write may need them: prune again after that)`,
+            ]
+          : []),
+        "the workspace's own files (code, .env) are not changed: check them with grep; and rotate the credential, it was stored before",
       ].join('\n'),
     );
   });
