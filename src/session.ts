@@ -37,6 +37,7 @@ import { DockerSandbox } from './sandbox/docker/docker-sandbox.js';
 import { copyLayoutFromSandbox } from './session/layout-io.js';
 import type { SessionEvent, SessionHooks, SessionNotice, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 import { startNotice } from './session/host-memory.js';
+import { networkNotice } from './session/network-notice.js';
 
 export * from './session/types.js';
 export { defaultLineage, directoryLineage, lineageFromRemote, workspaceLineage } from './session/start.js';
@@ -230,6 +231,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     // The head is the truth, and --memory-from replaces the checkout's memory: say so when the checkout's differs.
     const notice = await startNotice(start, workspace, layout, trustedDir, lineage, options.memoryFrom ?? baseLineage ?? lineage);
     if (notice) notify(notice);
+    const network = networkNotice(config);
+    if (network) notify(network);
 
     // 4. Read memory: memory_summary.md within its budget, fenced as data, for the system prompt.
     const memory = config.memory.read

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { MnemaraError } from './errors.js';
 import { mnemaraHome } from './paths.js';
 import {
@@ -217,7 +217,16 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   // home first: it locates $MNEMARA_HOME/config.json.
   const homeFlag = options.flags?.find((f) => f.path === 'home');
   if (homeFlag) put('home', String(homeFlag.value), { kind: 'flag', name: homeFlag.flag }, cwd);
-  else if (env.MNEMARA_HOME) put('home', env.MNEMARA_HOME, { kind: 'env', name: 'MNEMARA_HOME' }, cwd);
+  else if (env.MNEMARA_HOME) {
+    // A flag is read where it is typed; an exported variable travels to commands run from other directories, each
+    // of which would then find another home, and the first run's rollouts and sandboxes "lost" (twelfth trial F27).
+    if (!isAbsolute(env.MNEMARA_HOME)) {
+      throw new MnemaraError('INVALID_CONFIG', `MNEMARA_HOME=${env.MNEMARA_HOME} is a relative path: each command would find its home under the directory it runs in (here ${resolve(cwd, env.MNEMARA_HOME)})`, {
+        hint: `Give an absolute path: export MNEMARA_HOME=${resolve(cwd, env.MNEMARA_HOME)}`,
+      });
+    }
+    put('home', env.MNEMARA_HOME, { kind: 'env', name: 'MNEMARA_HOME' }, cwd);
+  }
   else put('home', mnemaraHome(env), { kind: 'default' }, cwd);
   const home = merged.home as string;
 

@@ -74,10 +74,11 @@ export type SessionEvent =
 /**
  * A warning about the run's input that does not stop it: `host-memory-ignored` (the checkout's MEMORY.md differs
  * from the lineage head's, which the run uses), `host-memory-replaced` (`--memory-from` replaced the checkout's
- * memory layout). `file`: the host path it is about; `hint`: what to do.
+ * memory layout), `shared-network` (the sandbox shares another namespace's network: `--network host` or
+ * `container:<id>`). `file`: the host path it is about ('' for the network); `hint`: what to do.
  */
 export interface SessionNotice {
-  kind: 'host-memory-ignored' | 'host-memory-replaced';
+  kind: 'host-memory-ignored' | 'host-memory-replaced' | 'shared-network';
   file: string;
   message: string;
   hint: string;

@@ -131,6 +131,18 @@ describe('mnemara run --keep-sandbox', () => {
   }, 60_000);
 });
 
+describe('mnemara run --network host', () => {
+  it('warns that the sandbox shares the host network, on stderr and in the result', async () => {
+    const server = await startMessagesServer([turn(text('Nothing to do.'))]);
+    servers.push(server);
+    const run = await mnemara(['run', '-w', dirs.workspace, '--task', 'look', '--lineage', 'hostnet', '--network', 'host'], { ANTHROPIC_BASE_URL: server.url });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain("warning: the sandbox shares this host's network (--network host)");
+    const json = await mnemara(['run', '-w', dirs.workspace, '--task', 'look', '--lineage', 'hostnet', '--network', 'host', '--json'], { ANTHROPIC_BASE_URL: server.url });
+    expect((JSON.parse(json.stdout) as SessionResult).notices?.map((n) => n.kind)).toEqual(['shared-network']);
+  }, 120_000);
+});
+
 describe('mnemara run: Ctrl-C', () => {
   it('finishes the current tool call, ends as interrupted (exit 1) and still saves the work', async () => {
     const server = await startMessagesServer([

@@ -29,6 +29,15 @@ function configError(fn: () => unknown): MnemaraError {
 }
 
 describe('loadConfig', () => {
+  it('refuses a relative MNEMARA_HOME, naming the absolute path to export (twelfth trial F27); a relative --home is the typed directory', () => {
+    const err = configError(() => loadConfig({ env: { MNEMARA_HOME: 'relhome' }, cwd: dir }));
+    expect(err.code).toBe('INVALID_CONFIG');
+    expect(err.message).toContain('relative path');
+    expect(err.hint).toBe(`Give an absolute path: export MNEMARA_HOME=${join(dir, 'relhome')}`);
+    const flag = loadConfig({ env: {}, cwd: dir, flags: [{ path: 'home', value: 'relhome', flag: '--home' }] });
+    expect(flag.config.home).toBe(join(dir, 'relhome'));
+  });
+
   it('fills every section with its own defaults and puts the store under home', () => {
     const { config, sources, files } = loadConfig({ env: { MNEMARA_HOME: home } });
     expect(config.home).toBe(home);

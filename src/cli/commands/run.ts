@@ -163,7 +163,7 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
     lines.push(`left out    ${aside.length} file(s) set aside in ${dir}/ (only you can read them); \`mnemara gc\` removes them after snapshot.leftOutDays (7 days by default), \`mnemara gc --left-out-now\` at once`);
   }
   if (r.leftoverProcesses) lines.push(`processes   ${r.leftoverProcesses} left running by the agent's commands were stopped before the workspace snapshot`);
-  for (const n of r.notices ?? []) lines.push(`${n.kind === 'host-memory-ignored' ? 'warning' : 'note'}     ${n.message}`, `            ${n.hint}`);
+  for (const n of r.notices ?? []) lines.push(`${n.kind === 'host-memory-replaced' ? 'note' : 'warning'}     ${n.message}`, `            ${n.hint}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
   for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore ${b.name} DIR (or snapshot diff ${b.name} ${r.head ?? 'HEAD'})`);
   lines.push(`transcript  ${r.transcriptPath}`);
@@ -222,7 +222,7 @@ export function registerRunCommand(program: Command): void {
     .option('--memory-from <lineage>', "fresh copy of the workspace whose memory layout is replaced by this lineage's (CI)")
     .option('-m, --model <model>', 'model of the run (agent.model)')
     .option('--max-turns <n>', 'model turns before the run stops (agent.maxTurns)')
-    .option('--network <mode>', 'sandbox network mode, e.g. bridge (default none)')
+    .option('--network <mode>', 'sandbox network mode: none (default), bridge (a network of its own, NAT to the outside), host (shares this host\'s network: the agent reaches its localhost services; warned)')
     .option('--tools <style>', 'tool definitions: anthropic (typed tools), portable (JSON-schema tools for other endpoints), auto (default: by endpoint)')
     .option('--no-memory-read', 'do not put memory into the prompt')
     .option('--no-memory-generate', 'do not extract or consolidate memory after the run (the rollout stays pending)')
@@ -290,7 +290,7 @@ export function registerRunCommand(program: Command): void {
               writeErr(`rollout ${event.rolloutId} on lineage ${event.lineage}${how}\n`);
               transcriptPath = event.transcriptPath;
             } else if (event.type === 'notice') {
-              if (!json) writeErr(`${event.notice.kind === 'host-memory-ignored' ? 'warning' : 'note'}: ${event.notice.message}\n  ${event.notice.hint}\n`);
+              if (!json) writeErr(`${event.notice.kind === 'host-memory-replaced' ? 'note' : 'warning'}: ${event.notice.message}\n  ${event.notice.hint}\n`);
             } else printTool(event);
             if (!json && event.type === 'progress' && event.progress.step === 'agent' && event.progress.phase === 'start' && transcriptPath) {
               writeErr(`  transcript ${transcriptPath}\n`);
