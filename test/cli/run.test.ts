@@ -143,6 +143,26 @@ describe('mnemara run --network host', () => {
   }, 120_000);
 });
 
+describe('mnemara run --store DIR', () => {
+  // Twelfth trial F26: the summary's commands left --store out, and pasted as printed they looked in the default
+  // store ("lineage shared has no snapshot").
+  it('prints commands that carry --store, and each works as printed', async () => {
+    const server = await startMessagesServer([turn(toolUse('bash', { command: 'echo changed > changed.txt' })), turn(text('Done.'))]);
+    servers.push(server);
+    const store = join(dirs.root, 'other-store');
+    const run = await mnemara(['run', '-w', dirs.workspace, '--task', 'change it', '--lineage', 'elsewhere', '--store', store], { ANTHROPIC_BASE_URL: server.url });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const printed = [...run.stdout.matchAll(/(?:see it|bring it):\s+mnemara (.+?)(?:\s{3}\(or run with --apply\))?$/gm)].map((m) => m[1] as string);
+    expect(printed).toHaveLength(2);
+    for (const line of printed) {
+      expect(line).toContain(`--store ${store}`);
+      const args = line.split(' ');
+      const done = await mnemara(args[0] === 'apply' ? [...args, '--check'] : args);
+      expect(done.exitCode, `${line}\n${done.stderr}`).toBe(0);
+    }
+  }, 120_000);
+});
+
 describe('mnemara run: Ctrl-C', () => {
   it('finishes the current tool call, ends as interrupted (exit 1) and still saves the work', async () => {
     const server = await startMessagesServer([

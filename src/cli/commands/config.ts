@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { describeConfig, loadConfig, WORKSPACE_CONFIG_FILE, type FlagValue, type LoadedConfig } from '../../config/load.js';
 import { MnemaraError } from '../../config/errors.js';
-import { emit } from '../output.js';
+import { resolve } from 'node:path';
+import { emit, shellWord } from '../output.js';
 
 /** Options every command that loads the configuration accepts. */
 export interface ConfigCliOptions {
@@ -19,6 +20,20 @@ export function addConfigOptions(cmd: Command): Command {
     .option('--home <dir>', 'mnemara home (state, default store); default $MNEMARA_HOME or ~/.local/share/mnemara')
     .option('--store <dir|url>', 'snapshot store: a directory, or s3://BUCKET/PREFIX (S3-compatible object storage); default <home>/store')
     .option('-s, --set <option=value>', 'set any option by its path (repeatable), e.g. --set sandbox.pidsLimit=256', collect, []);
+}
+
+/**
+ * The flags among `opts` that chose where the state is (`--home`, `--store`, `--config`), as text for a printed
+ * command (each with a leading space; paths made absolute, a URL kept; shell-quoted): a command printed without
+ * them looks in the default home and store (twelfth trial F26). '' when none was given.
+ */
+export function storeFlags(opts: ConfigCliOptions): string {
+  const path = (v: string): string => shellWord(/^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : resolve(v));
+  return [
+    ...(opts.config !== undefined ? [` --config ${path(opts.config)}`] : []),
+    ...(opts.home !== undefined ? [` --home ${path(opts.home)}`] : []),
+    ...(opts.store !== undefined ? [` --store ${path(opts.store)}`] : []),
+  ].join('');
 }
 
 function collect(value: string, previous: string[]): string[] {

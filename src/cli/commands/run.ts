@@ -11,7 +11,7 @@ import { runSession, SESSION_STEPS, type SessionEvent, type SessionResult } from
 import { EXIT, emit, progressPrinter, reportError, shellWord, writeErr } from '../output.js';
 import { applySnapshot, describeApply } from './apply.js';
 import type { ApplyResult } from '../../snapshot/apply.js';
-import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+import { addConfigOptions, loadCliConfig, storeFlags, type ConfigCliOptions } from './config.js';
 import { formatTimings } from '../timings.js';
 import { memoryStore } from '../memory-source.js';
 import { lineageOfRef, snapshotRef } from '../snapshot-ref.js';
@@ -121,7 +121,9 @@ const oneLine = (s: string, max = 100): string => {
 };
 
 /** The human summary of a session. */
-export function formatSummary(r: SessionResult, host: { dir: string; applied?: ApplyResult } = { dir: '.' }): string {
+export function formatSummary(r: SessionResult, host: { dir: string; applied?: ApplyResult; storeFlags?: string } = { dir: '.' }): string {
+  // The flags that chose the home and the store (\`--store DIR\`): a printed command without them looks elsewhere.
+  const g = host.storeFlags ?? '';
   const secs = (ms: number | undefined): string => `${((ms ?? 0) / 1000).toFixed(1)} s`;
   const n = (x: number): string => x.toLocaleString('en-US');
   const lines = [
@@ -143,14 +145,14 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
   if (r.replacedHead) {
     lines.push(
       `code        replaced the head's: this run started from ${r.start.snapshotId ?? 'another snapshot'}, not the head; the head before it (${r.replacedHead.snapshot}) is kept on branch ${r.replacedHead.name}`,
-      `            compare: mnemara snapshot diff ${r.replacedHead.snapshot} ${r.head ?? r.workspaceSnapshot}   bring it back: mnemara lineage reset ${r.lineage} ${r.replacedHead.snapshot}`,
+      `            compare: mnemara snapshot diff${g} ${r.replacedHead.snapshot} ${r.head ?? r.workspaceSnapshot}   bring it back: mnemara lineage reset${g} ${r.lineage} ${r.replacedHead.snapshot}`,
     );
   }
   if (r.branch) {
     lines.push(
       `code        NOT on the head: another session moved it first; kept on branch ${r.branch.name} (snapshot ${r.branch.snapshot})`,
-      `            get it: mnemara snapshot restore ${r.branch.snapshot} DIR   compare: mnemara snapshot diff ${r.head ?? r.branch.snapshot} ${r.branch.snapshot}`,
-      `            make it the head: mnemara lineage reset ${r.lineage} ${r.branch.snapshot}`,
+      `            get it: mnemara snapshot restore${g} ${r.branch.snapshot} DIR   compare: mnemara snapshot diff${g} ${r.head ?? r.branch.snapshot} ${r.branch.snapshot}`,
+      `            make it the head: mnemara lineage reset${g} ${r.lineage} ${r.branch.snapshot}`,
     );
   }
   for (const f of r.credentialFiles ?? []) lines.push(`credential  ${credentialMessage(f)}`);
@@ -165,11 +167,11 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
   if (r.leftoverProcesses) lines.push(`processes   ${r.leftoverProcesses} left running by the agent's commands were stopped before the workspace snapshot`);
   for (const n of r.notices ?? []) lines.push(`${n.kind === 'host-memory-replaced' ? 'note' : 'warning'}     ${n.message}`, `            ${n.hint}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
-  for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore ${b.name} DIR (or snapshot diff ${b.name} ${r.head ?? 'HEAD'})`);
+  for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore${g} ${b.name} DIR (or snapshot diff ${b.name} ${r.head ?? 'HEAD'})`);
   lines.push(`transcript  ${r.transcriptPath}`);
   lines.push(...whereTheResultIs(r, host));
-  if (r.keptSandbox) lines.push(`sandbox     kept: ${r.keptSandbox} (remove with mnemara sandbox prune)`);
-  if (r.pipelineError || r.memorySkipped) lines.push('', 'The rollout stays pending; the next session or `mnemara memory consolidate` extracts it.');
+  if (r.keptSandbox) lines.push(`sandbox     kept: ${r.keptSandbox} (remove with mnemara sandbox prune${g})`);
+  if (r.pipelineError || r.memorySkipped) lines.push('', 'The rollout stays pending; the next session or `mnemara memory consolidate${g}` extracts it.');
   return lines.join('\n');
 }
 
@@ -177,15 +179,16 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
  * The host directory is never changed by a run: say so, where the result is, and the command that brings it
  * back (or what `--apply` wrote).
  */
-function whereTheResultIs(r: SessionResult, host: { dir: string; applied?: ApplyResult }): string[] {
+function whereTheResultIs(r: SessionResult, host: { dir: string; applied?: ApplyResult; storeFlags?: string }): string[] {
+  const g = host.storeFlags ?? '';
   if (host.applied) return ['', describeApply(host.applied)];
   const result = r.head ?? r.workspaceSnapshot;
   if (!result) return ['', `${host.dir} was not changed, and the run left no snapshot.`];
   return [
     '',
     `${host.dir} was not changed: the result is snapshot ${result}, the head of lineage ${r.lineage}.`,
-    `  see it:   mnemara snapshot patch ${result} -w ${shellWord(host.dir)}`,
-    `  bring it: mnemara apply -w ${shellWord(host.dir)} --lineage ${r.lineage}   (or run with --apply)`,
+    `  see it:   mnemara snapshot patch${g} ${result} -w ${shellWord(host.dir)}`,
+    `  bring it: mnemara apply${g} -w ${shellWord(host.dir)} --lineage ${r.lineage}   (or run with --apply)`,
   ];
 }
 
@@ -308,7 +311,7 @@ export function registerRunCommand(program: Command): void {
           return undefined;
         });
       }
-      emit(json, applied ? { ...result, applied } : result, () => formatSummary(result, { dir: opts.workspace, ...(applied ? { applied } : {}) }) + (opts.timings ? formatTimings(result) : ''));
+      emit(json, applied ? { ...result, applied } : result, () => formatSummary(result, { dir: opts.workspace, storeFlags: storeFlags(opts), ...(applied ? { applied } : {}) }) + (opts.timings ? formatTimings(result) : ''));
       process.exitCode = result.outcome === 'completed' ? EXIT.ok : EXIT.failed;
       // The run is saved either way; a refused apply is reported after its summary, with its own exit code.
       // (With --json too it goes to stderr as text: stdout stays one document.)
