@@ -277,11 +277,13 @@ export class DockerSandbox implements Sandbox {
       return refusal as Awaited<ReturnType<typeof rawExec>>;
     };
     if (!state || state.Running || this.closed) return giveUp();
-    log.warn({ container: this.name, exitCode: state.ExitCode }, 'the sandbox container had stopped (every process in it was killed); started it again: /workspace is as it was');
     const started = await this.container.start().then(
       () => true,
       () => false,
     );
+    // Said only once it is true: a container removed under the run (`docker rm -f`) also looks stopped for a moment,
+    // and "started it again: /workspace is as it was" came just before "no such container" (twelfth trial F25).
+    if (started) log.warn({ container: this.name, exitCode: state.ExitCode }, 'the sandbox container had stopped (every process in it was killed); started it again: /workspace is as it was');
     // A stdin stream cannot be replayed: the container is up again for the next command, this one keeps its refusal.
     const replayable = req.stdin === undefined || typeof req.stdin === 'string' || Buffer.isBuffer(req.stdin);
     if (!started || !replayable) return giveUp();
