@@ -103,6 +103,9 @@ async function adoptArtifacts(paths: MemoryPaths, id: string): Promise<{ time: s
   }
 }
 
+/** The model answered without the structured answer twice (`MODEL_OUTPUT_INVALID`): the callers' fallback covers it. */
+const invalidAnswer = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'MODEL_OUTPUT_INVALID';
+
 function nextSeq(state: MemoryState): number {
   return Object.values(state.rollouts).reduce((n, r) => Math.max(n, (r.seq ?? -1) + 1), 0);
 }
@@ -225,7 +228,9 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
       } catch (err) {
         // Error messages can quote transcript text: redacted like everything else that is stored.
         const error = redact(err instanceof Error ? err.message : String(err));
-        log.warn({ rolloutId: id, attempts, error }, 'phase 1 failed; the rollout stays pending');
+        // An answer that was not the structured one, twice, is what an endpoint that is not Claude gives: the
+        // callers fall back to the deterministic extractor and say so in one line (twelfth trial F20).
+        (invalidAnswer(err) ? log.info : log.warn).call(log, { rolloutId: id, attempts, error }, 'phase 1 failed; the rollout stays pending');
         state.rollouts[id] = { ...(state.rollouts[id] ?? { time: '' }), status: 'failed', error, attempts, updatedAt: now().toISOString() };
       }
       await saveState(paths.stateFile, state);
@@ -255,7 +260,7 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
     } catch (err) {
       const e = err as { code?: string; message?: string; hint?: string };
       result.phase2Error = { code: typeof e.code === 'string' ? e.code : 'INTERNAL', message: redact(e.message ?? String(err)), ...(e.hint ? { hint: e.hint } : {}) };
-      log.error({ err: result.phase2Error }, 'phase 2 failed; the previous MEMORY.md is kept');
+      (invalidAnswer(err) ? log.info : log.error).call(log, { err: result.phase2Error }, 'phase 2 failed; the previous MEMORY.md is kept');
     }
     return result;
   }, lockOptions);

@@ -88,11 +88,12 @@ export async function runPipelineOn(
   const result = await runMemoryPipeline({ ...base, extractor, ...(extractor === 'model' && client ? { client, model: config.memory.model ?? config.agent.model, contextTokens: config.memory.contextTokens } : {}) });
   const unstructured = extractor === 'model' ? structuredAnswerMissing(result) : undefined;
   if (!unstructured) return result;
-  log.warn({ problem: unstructured }, 'the endpoint gave no structured answer; the deterministic extractor writes the memory');
+  // One line says it (the progress event): the memory is written, this is no failure (twelfth trial F20).
+  log.info({ problem: unstructured }, 'the endpoint gave no structured answer; the deterministic extractor writes the memory');
   onProgress({
     step: 'memory-fallback',
     phase: 'end',
-    ok: false,
+    ok: true,
     message:
       `the model endpoint did not give the structured answer the memory step asks for (${unstructured.slice(0, 160)}); ` +
       'the deterministic extractor wrote this memory instead (memory.extractor=deterministic skips the model)',

@@ -87,6 +87,8 @@ describe('a run against an endpoint that knows only JSON-schema tools', () => {
     expect(human.exitCode, human.stderr).toBe(0);
     expect(human.stderr).toContain('memory-fallback: the model endpoint did not give the structured answer');
     expect(human.stderr).toContain('the deterministic extractor wrote this memory instead');
+    // One line, not a failure (twelfth trial F20: four warnings, "stays pending" and a ✗ around a memory that was fine).
+    expect(human.stderr).not.toMatch(/model output rejected|stays pending|phase [12] failed|✗ memory-fallback|no structured answer/);
   }, 400_000);
 
   it("agent.tools=anthropic sends the typed tools, which such a server refuses (so the check above can fail)", async () => {

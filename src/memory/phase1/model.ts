@@ -120,7 +120,9 @@ export async function extractWithModel(view: RolloutView, options: ModelExtractO
         shorter: 'keep it shorter.',
         callWith: 'with the summary and the memories (an empty list is fine).',
         ...(options.stream ? { stream: true } : {}),
-        onRejected: (attempt, problem) => log.warn({ rolloutId: view.rolloutId, attempt, problem }, 'phase 1 model output rejected'),
+        // Info, not a warning: a rejected attempt is retried, and a second one is the rollout's error (or, from an
+        // endpoint that is not Claude, the deterministic fallback's one line), reported where it lands.
+        onRejected: (attempt, problem) => log.info({ rolloutId: view.rolloutId, attempt, problem }, 'phase 1 model output rejected'),
       });
     } catch (err) {
       if (!refusedAsTooLarge(err)) throw err;

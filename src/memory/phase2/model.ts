@@ -63,7 +63,7 @@ export async function consolidateWithModel(options: {
     content: data,
     shorter: 'merge more and keep entries shorter.',
     callWith: 'with the complete handbook.',
-    onRejected: (attempt, problem) => log.warn({ attempt, problem }, 'phase 2 model output rejected'),
+    onRejected: (attempt, problem) => log.info({ attempt, problem }, 'phase 2 model output rejected'),
   });
   if (!result.ok) {
     throw new MnemaraError('MODEL_OUTPUT_INVALID', `phase 2: the model's answer was invalid twice (${result.problem})`, {
