@@ -66,9 +66,11 @@ export function joinSplitTokens(text: string, isWholeToken: (head: string) => bo
  * escapes (`\\\n`: an escaped backslash, then an escaped newline; six or seven backslashes when that text was
  * escaped again, as in a serialized JSON line of a tool call); 3–4 the quotes (`\"` in a JSON string) of two
  * adjacent quoted strings, with nothing, an escaped blank or a continuation between them, or `+` or `.` (code's
- * concatenation, across lines too).
+ * concatenation: `+` across lines too, `.` across lines only after a blank, as `"ab" .` ⏎ `"cd"` is written; a
+ * sentence that ends in a quote and a full stop, with the next line starting with a quote, is prose, and joining
+ * it changed the text).
  */
-const SEAM = /(\\\r?\n)|(\\\\\\(?:\\\\\\\\?)?(?:r\\)?n)|('|"|\\")(?:\\ |[ \t]*(?:\\\r?\n|\\\\\\n)?[ \t]*|\s*[+.]\s*)('|"|\\")/g;
+const SEAM = /(\\\r?\n)|(\\\\\\(?:\\\\\\\\?)?(?:r\\)?n)|('|"|\\")(?:\\ |[ \t]*(?:\\\r?\n|\\\\\\n)?[ \t]*|\s*\+\s*|[ \t]*\.[ \t]*|[ \t]+\.\s*)('|"|\\")/g;
 const MARKER_END = /\[REDACTED:[a-z_]+\]$/;
 const MARKER_END_QUOTED = /\[REDACTED:[a-z_]+\]["']?$/;
 /** How far back from a seam the line is read for the check (characters): bounds the work on long lines. */

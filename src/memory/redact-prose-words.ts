@@ -128,8 +128,9 @@ const PASSPHRASE_WORDS = [
 export const PROSE_PASSPHRASE = new RegExp(
   `(${PASSPHRASE_WORDS.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})` +
     `(\\s*[:=：]\\s*|\\s+[-–—]\\s+|\\s+(?:is|was|ist|lautet|war|est|es|é|è|era|jest|это)\\s*[:：]?\\s*)` +
-    `(\\p{Lu}?\\p{Ll}+(?:[ \\t]+\\p{Lu}?\\p{Ll}+){2,9})` +
-    `(?=[ \\t]*(?:[.!;,]?["'\`»”“]?[ \\t]*(?:\\r?\\n|$|[|;&)])|[.!;][ \\t]))`,
+    // An opening quote (JSON-escaped in a transcript line) stays; the closing one may come before the sentence's end.
+    `((?:\\\\?["'“‘«])?)(\\p{Lu}?\\p{Ll}+(?:[ \\t]+\\p{Lu}?\\p{Ll}+){2,9})` +
+    `(?=[ \\t]*(?:[.!;,]?\\\\?["'\`»”“’]?[ \\t]*(?:\\r?\\n|$|[|;&)])|[.!;][ \\t]|\\\\?["'»”’](?:\\\\?["'])?[.!;,]?(?:[ \\t]|\\r?\\n|\\\\n|$)))`,
   'gu',
 );
 

@@ -171,6 +171,8 @@ const NOT_VALUES = new Set([
 export function isProseValue(raw: string, quoted: boolean): boolean {
   const v = raw.replace(/[.,;:!?)。、，！？]+$/, '');
   if (v.length < 6 || /^\[REDACTED:/.test(v) || /^[$<{%]/.test(v) || pathLike(v) || NOT_VALUES.has(v.toLowerCase())) return false;
+  // A value told in prose is typed: a control character is binary (random bytes read as text held `PW:x3…`).
+  if (/[\u0000-\u0008\u000e-\u001a\u001c-\u001f\u007f-\u009f]/.test(v)) return false;
   if (/^[0-9a-f]{7,64}$/.test(v)) return false; // a commit or digest
   if (/[0-9]/.test(v) && /[A-Za-z]/.test(v)) return true;
   if (quoted) return true;
@@ -271,10 +273,10 @@ export function redactProse(text: string): string {
     remember(value.slice(0, value.length - trail.length));
     return `${word}${sep}${q}${marker(proseKind(word))}${trail}${q2}`;
   });
-  out = out.replace(PROSE_PASSPHRASE, (m, word: string, sep: string, words: string, offset: number, whole: string) => {
+  out = out.replace(PROSE_PASSPHRASE, (m, word: string, sep: string, quote: string, words: string, offset: number, whole: string) => {
     if (!startsWord(whole, offset) || !isPassphraseWords(words)) return m;
     remember(words);
-    return `${word}${sep}${marker('password')}`;
+    return `${word}${sep}${quote}${marker('password')}`;
   });
   out = out.replace(PROSE_PIN, (m, word: string, sep: string, _pin: string, offset: number, whole: string) =>
     startsWord(whole, offset) ? `${word}${sep}${marker('password')}` : m,

@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 14;
+export const REDACTION_VERSION = 15;
 
 import type { SecretKind } from './redact-kinds.js';
 
@@ -267,7 +267,11 @@ export function redact(text: string): string {
   // whose joined form holds a secret.
   const joined = joinSplitTokens(text, (head) => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head)));
   // Last, config documents (a `cat` of an INI file, a heredoc's body), where a bare word under a secret key is a value.
-  return redactConfigText(redactJoined(joinContinuations(joined, redactJoined)));
+  const continued = joinContinuations(joined, redactJoined);
+  const out = redactConfigText(redactJoined(continued));
+  // A join is made for a secret it shows; one that led to no redaction at all only changed the text (a line
+  // break and quotes gone from prose: `…staple".` ⏎ `"and more"` read as code's concatenation). Never kept.
+  return out === continued && continued !== text ? redactConfigText(redactJoined(text)) : out;
 }
 
 /** `redact` without the joining of split tokens: every rule over `text` as it is. */

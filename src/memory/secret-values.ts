@@ -22,6 +22,9 @@ const PLACEHOLDERS = new Set(['', 'null', 'none', 'nil', 'true', 'false', 'undef
 export function isSecretValue(value: string, strict: boolean): boolean {
   const v = value.trim();
   if (REDACTED_RE.test(v)) return false;
+  // Binary read as text (random bytes held `pat:¸!º\x1dÕ\x13l`): no typed value holds a control character; ESC
+  // stays possible, as a colour code around a token is taken apart by the rules that read one (redactHidden).
+  if (/[\u0000-\u0008\u000e-\u001a\u001c-\u001f\u007f-\u009f]/.test(v)) return false;
   if (PLACEHOLDERS.has(v.toLowerCase())) return false;
   if (/^(\$|\{\{|<[^>]*>$|%\()/.test(v)) return false; // $VAR, ${VAR}, {{ template }}, <your-token>, %(name)s
   if (/^(\*+|x{3,}|X{3,})$/.test(v) || /^your[-_ ]/i.test(v)) return false; // ****, xxxxxxxx, your-api-key-here

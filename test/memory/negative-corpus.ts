@@ -64,5 +64,7 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'paths and URLs after password is', text: 'The password is src/config/app.yaml\nthe password is https://vault.example.com/secret/x\nthe passphrase is "stored in the vault"' },
   { name: 'cookies without a session', text: 'Cookie: theme=darkmode-v2; lang=en-GB-oxendict' },
   { name: 'use a tool as something', text: 'use pytest as the test runner; using token as the key name' },
+  { name: 'binary read as text around pw and pat', text: '\u0018$¤\u0015×È°PW:x3Óz\u001f\u001cAÊø\t¹\n\u0002pw jA1v\u001eQ&,½BT\u000b³\n\u000bpat:¸!º\u001dÕ\u0013l\u000bQ¦' },
+  { name: 'quoted prose about a password', text: 'The error says "password is required for this account". Fix it.\nThe passphrase is "too short". Pick another.' },
   { name: 'tables and hashes beside the round-18 rules', text: '| admin | Operator2 |\n| root | /usr/local |\ncommit 0123456789abcdef0123456789abcdef01234567\nlogin -> src/pages/Login.tsx' },
 ];

@@ -67,6 +67,9 @@ describe('a secret split by a seam written inside a command', () => {
       "echo 'Total: '\"$N\"' items'",
       'echo -e "first line\\nsecond line"',
       'path = "C:\\\\new\\\\notes"',
+      // A sentence ending in a quote and a full stop, the next line starting with one: prose, not `"ab" . "cd"`.
+      'She wrote "build the docs".\n"Then ship it" was the reply.',
+      'the vault passphrase is "correct horse battery staple".\n"and more"'.replace('correct horse battery staple', 'stored in the vault'),
     ]) {
       expect(redact(text), text).toBe(text);
     }

@@ -186,6 +186,11 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'passphrase after password, piped', text: 'echo "Password: fake lantern orbit softly" | gpg -c', secret: 'fake lantern orbit softly', kind: 'password' },
   { name: 'German passphrase of nouns', text: 'Passwort: Fake Katze tanzt leise', secret: 'Fake Katze tanzt leise', kind: 'password' },
   { name: 'French passphrase', text: 'Phrase secrète : fake vélo rouge lune', secret: 'fake vélo rouge lune', kind: 'password' },
+  // Twelfth trial F17: in quotes, after an adjective, with the sentence going on.
+  { name: 'quoted passphrase after an adjective', text: 'the vault passphrase is "fake horse battery staple". Run tests with npm test.', secret: 'fake horse battery staple', kind: 'password' },
+  { name: 'quoted passphrase, next line quoted', text: 'the passphrase is "fake orbit lantern staple".\n"and more" follows', secret: 'fake orbit lantern staple', kind: 'password' },
+  { name: 'German quoted passphrase, line ends', text: 'Das Passwort lautet "fake Katze tanzt leise".\nWeiter.', secret: 'fake Katze tanzt leise', kind: 'password' },
+  { name: 'escaped quoted passphrase in echo', text: 'echo "the passphrase is \\"fake purple monkey dishwasher\\"" > notes.txt', secret: 'fake purple monkey dishwasher', kind: 'password' },
   // Random values under names that do not say secret (assignment context), 20+ characters.
   { name: 'high entropy env, neutral name', text: 'SESSION_SIGNING_VALUE=FAKE9fK2mQ8xLp3Vz7Rt1Wb6Nc', secret: 'FAKE9fK2mQ8xLp3Vz7Rt1Wb6Nc', kind: 'high_entropy' },
   { name: 'high entropy yaml, neutral name', text: 'app:\n  cookie_material: FAKEq7Rm2KxV9pLt4WzN8c\n', secret: 'FAKEq7Rm2KxV9pLt4WzN8c', kind: 'high_entropy' },
