@@ -1,6 +1,6 @@
 import { readEntryBuffer, readTar } from './tar-read.js';
 import type { DirectoryStore } from './store/dir-store.js';
-import type { TreeEntry } from './tree.js';
+import { resolveHardLink, type TreeEntry } from './tree.js';
 import { unifiedDiff } from './line-diff.js';
 
 /** Paths whose changes get a text diff by default: the memory layout (DESIGN.md). */
@@ -29,7 +29,8 @@ function describe(e: TreeEntry): string {
  */
 export async function diffSnapshots(store: Pick<DirectoryStore, 'tree' | 'exportTar'>, a: string, b: string, textPaths = DEFAULT_TEXT_DIFF_PATHS): Promise<SnapshotDiff> {
   const [ta, tb] = await Promise.all([store.tree(a, { hashContent: true }), store.tree(b, { hashContent: true })]);
-  const flat = (t: typeof ta): Map<string, TreeEntry> => new Map([...t.walk()].map((w) => [w.path, w.node.entry]));
+  // A hard link compares as the file it is (one inode, two names), not as a change of type.
+  const flat = (t: typeof ta): Map<string, TreeEntry> => new Map([...t.walk()].map((w) => [w.path, resolveHardLink(t, w.node.entry)]));
   const fa = flat(ta);
   const fb = flat(tb);
   const diff: SnapshotDiff = { from: a, to: b, added: [], removed: [], changed: [], textDiffs: {} };

@@ -16,6 +16,7 @@ import { MnemaraError } from '../config/errors.js';
 import { compileIgnore } from './ignore.js';
 import { displayName, fsPath } from './names.js';
 import type { AnyStore } from './store/open.js';
+import { resolveHardLink } from './tree.js';
 import { walkTree, type WalkSkip } from './walk.js';
 
 /**
@@ -122,7 +123,9 @@ async function filesOf(store: AnyStore, side: PatchSide, left: (path: string) =>
   if ('snapshot' in side) {
     const tree = await store.tree(side.snapshot, { hashContent: true });
     for (const { path, node } of tree.walk()) {
-      const e = node.entry;
+      // A hard link is its target's file under another name (a restore links them again): to git, the same file.
+      // Skipped, each second name of a linked file read as deleted, and apply removed the user's file (trial F4).
+      const e = resolveHardLink(tree, node.entry);
       if (left(path) || (e.type !== 'file' && e.type !== 'symlink')) continue;
       files.set(path, {
         type: e.type,

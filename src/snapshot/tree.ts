@@ -169,3 +169,13 @@ function dropLower(node: TreeNode, layer: number, at: string[], removed: string[
   }
   return !own;
 }
+
+/**
+ * The entry a hard-link entry stands for: its target's (type `file`, the target's mode, size and hash: one inode,
+ * two names), found in `tree`; any other entry, or a link whose target is not a file of the tree, as it is.
+ */
+export function resolveHardLink(tree: MergedTree, entry: TreeEntry): TreeEntry {
+  if (entry.type !== 'hardlink' || entry.linkpath === undefined) return entry;
+  const target = tree.get(entry.linkpath.split('/'))?.entry;
+  return target?.type === 'file' ? target : entry;
+}
