@@ -1,6 +1,6 @@
 import { logger } from '../config/logger.js';
 import { resolveLimits } from '../snapshot/limits.js';
-import type { MergedTree, TreeEntry } from '../snapshot/tree.js';
+import { resolveHardLink, type MergedTree, type TreeEntry } from '../snapshot/tree.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
 
 const log = logger('session');
@@ -17,7 +17,8 @@ type TreeSource = Pick<SnapshotStore, 'get'> & {
 function flatten(tree: MergedTree, exclude: Set<string>): Map<string, string> {
   const out = new Map<string, string>();
   const key = (e: TreeEntry): string => `${e.type}:${e.mode.toString(8)}:${e.type === 'file' ? (e.hash ?? `?${e.size}`) : ''}:${e.linkpath ?? ''}`;
-  for (const { path, segments, node } of tree.walk()) if (!exclude.has(segments[0]!)) out.set(path, key(node.entry));
+  // A hard link is the file it names: which of two names a pack gave the content to is no change of code.
+  for (const { path, segments, node } of tree.walk()) if (!exclude.has(segments[0]!)) out.set(path, key(resolveHardLink(tree, node.entry)));
   return out;
 }
 
