@@ -322,7 +322,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       ...(prepared?.secretKeyFiles.length ? { secretKeyFiles: prepared.secretKeyFiles } : {}),
       ...(prepared?.leftoverProcesses ? { leftoverProcesses: prepared.leftoverProcesses } : {}),
     };
-    if (config.memory.generate && options.stopSignal?.aborted) result.memorySkipped = 'stopped';
+    if (config.memory.generate && options.hurrySignal?.aborted) result.memorySkipped = 'stopped';
     else if (config.memory.generate) {
       try {
         // 7 + 8. Phase 1 (extraction) and phase 2 (consolidation) on the host copy of the memory layout.

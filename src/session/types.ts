@@ -20,11 +20,13 @@ export interface SessionOptions {
   keepSandbox?: boolean;
   /** Aborting ends the agent run as `interrupted` after the current tool call; the session still snapshots. */
   signal?: AbortSignal;
-  /**
-   * Aborting (with `signal`) also kills the bash command running now instead of waiting for it: for SIGTERM,
-   * whose sender (a CI cancel, `docker stop`, Kubernetes) sends SIGKILL after a short grace.
-   */
+  /** Aborting (with `signal`) also kills the bash command running now (its process tree) instead of waiting for it. */
   stopSignal?: AbortSignal;
+  /**
+   * Aborting also skips the memory pipeline (the rollout stays pending, `memorySkipped`): for SIGTERM, whose sender
+   * (a CI cancel, `docker stop`, Kubernetes) sends SIGKILL after a short grace; phase 1 and 2 may wait on the model.
+   */
+  hurrySignal?: AbortSignal;
   /** Extra instructions for the system prompt (before the memory block). */
   instructions?: string;
   /** Several runs can form one conversation; default: a new one. */
@@ -130,7 +132,7 @@ export interface SessionResult {
   /** Why the memory pipeline failed (the rollout stays pending; the next session or `memory consolidate` retries). */
   pipelineError?: string;
   /**
-   * The memory pipeline was not run because the session was stopped (`stopSignal`: SIGTERM gives a short grace
+   * The memory pipeline was not run because the session was stopped (`hurrySignal`: SIGTERM gives a short grace
    * before SIGKILL, and phase 1 and 2 may wait on the model for minutes). The rollout is pending at the head.
    */
   memorySkipped?: 'stopped';

@@ -164,17 +164,18 @@ describe('mnemara run --store DIR', () => {
 });
 
 describe('mnemara run: Ctrl-C', () => {
-  it('finishes the current tool call, ends as interrupted (exit 1) and still saves the work', async () => {
+  // Two new-user trials: one Ctrl-C waited for the whole command (up to the 120 s exec timeout).
+  it('stops the command running now, ends as interrupted (exit 1), still saves the work and makes its memory', async () => {
     const server = await startMessagesServer([
-      turn(toolUse('bash', { command: 'sleep 4 && echo finished > slept.txt' })),
+      turn(toolUse('bash', { command: 'echo started > started.txt && sleep 600 && echo finished > slept.txt' })),
       turn(toolUse('bash', { command: 'echo never > never.txt' })),
       turn(text('done')),
     ]);
     servers.push(server);
     const child = mnemara(['run', '-w', dirs.workspace, '--task', 'sleep', '--lineage', 'interrupt', '--json'], { ANTHROPIC_BASE_URL: server.url });
     while (server.messageRequests.length === 0) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 1500)); // the 4 s sleep is running in the sandbox now (margin for a loaded machine)
-    child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 2_500)); // the sleep is running in the sandbox now (margin for a loaded machine)
+    process.kill(child.pid as number, 'SIGINT'); // not child.kill: execa follows it with SIGKILL after 5 s
     const run = await child;
     expect(run.exitCode).toBe(1);
     const r = JSON.parse(run.stdout) as SessionResult;
@@ -182,8 +183,11 @@ describe('mnemara run: Ctrl-C', () => {
     const store = await openStore(join(dirs.home, 'store'));
     const out = join(dirs.root, 'interrupted');
     await store.restoreToDirectory(r.workspaceSnapshot as string, out);
-    expect(readFileSync(join(out, 'slept.txt'), 'utf8')).toBe('finished\n');
+    expect(readFileSync(join(out, 'started.txt'), 'utf8')).toBe('started\n');
+    expect(existsSync(join(out, 'slept.txt'))).toBe(false);
     expect(existsSync(join(out, 'never.txt'))).toBe(false);
+    expect(r.memorySkipped).toBeUndefined();
+    expect(r.memorySnapshot).not.toBeNull();
     expect(readFileSync(join(out, 'sessions', `${r.rolloutId}.jsonl`), 'utf8')).toContain('"outcome":"interrupted"');
   }, 120_000);
 });
@@ -214,7 +218,7 @@ describe('mnemara run: SIGTERM (a CI cancel, `docker stop`)', () => {
     expect(readFileSync(join(out, 'early.txt'), 'utf8')).toBe('early\n');
     expect(existsSync(join(out, 'late.txt'))).toBe(false);
     expect(existsSync(join(out, 'never.txt'))).toBe(false);
-    expect(readFileSync(join(out, 'sessions', `${r.rolloutId}.jsonl`), 'utf8')).toContain('the run was interrupted (SIGTERM) and the process tree was killed');
+    expect(readFileSync(join(out, 'sessions', `${r.rolloutId}.jsonl`), 'utf8')).toContain('the run was interrupted (Ctrl-C or SIGTERM) and the process tree was killed');
   }, 150_000);
 });
 

@@ -82,7 +82,7 @@ export function formatExec(r: ExecResult, timeoutMs?: number): string {
   if (r.stderr !== '') parts.push(`[stderr]\n${r.stderr.replace(/\n$/, '')}`);
   const notes = [`exit code: ${r.exitCode ?? 'unknown'}`];
   if (r.timedOut) notes.push(`timed out${timeoutMs ? ` after ${timeoutMs} ms` : ''}; the process tree was killed`);
-  if (r.interrupted) notes.push('stopped: the run was interrupted (SIGTERM) and the process tree was killed');
+  if (r.interrupted) notes.push('stopped: the run was interrupted (Ctrl-C or SIGTERM) and the process tree was killed');
   if (r.oomKilled) notes.push('killed: the sandbox ran out of memory');
   if (r.truncated) notes.push('output truncated: the middle was dropped');
   parts.push(`[${notes.join('; ')}]`);

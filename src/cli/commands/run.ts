@@ -94,7 +94,7 @@ function stepPrinter(enabled: boolean): (event: ProgressEvent) => void {
     if (!enabled) return;
     if (e.phase === 'progress') return throttled(e);
     if (e.phase === 'start') {
-      if (e.step === 'agent') writeErr('… agent running (Ctrl-C ends the run after the current tool call and still saves it; a second Ctrl-C quits at once, keeping the sandbox for `mnemara recover`)\n');
+      if (e.step === 'agent') writeErr('… agent running (Ctrl-C stops the command running now, ends the run and still saves it; a second Ctrl-C quits at once, keeping the sandbox for `mnemara recover`)\n');
       return;
     }
     const secs = e.elapsedMs !== undefined ? ` (${(e.elapsedMs / 1000).toFixed(1)} s)` : '';
@@ -202,9 +202,9 @@ export function registerRunCommand(program: Command): void {
         'hardened sandbox, run Claude on the task, snapshot the workspace, turn the transcript into lessons and ' +
         'consolidate them into memories/MEMORY.md, snapshot the memory and move the lineage head.\n\n' +
         'Exit codes: 0 the agent completed; 1 it did not (error, turn or token limit, interrupted; the work is ' +
-        'still saved); 2 bad input; 3 mnemara failed. Ctrl-C ends the run after the current tool call and still ' +
-        'saves it; SIGTERM (a CI cancel, `docker stop`) kills the command running now instead of waiting for it, ' +
-        'then saves the run; a second Ctrl-C or SIGTERM quits at once and leaves the sandbox for `mnemara recover`.',
+        'still saved); 2 bad input; 3 mnemara failed. Ctrl-C stops the command running in the sandbox, ends the run ' +
+        'and still saves it; SIGTERM (a CI cancel, `docker stop`) does the same and leaves the memory step to the next ' +
+        'session; a second Ctrl-C or SIGTERM quits at once and leaves the sandbox for `mnemara recover`.',
     )
     .addHelpText(
       'after',
@@ -244,6 +244,7 @@ export function registerRunCommand(program: Command): void {
     const lineage = opts.lineage ?? (opts.from === undefined ? undefined : lineageOfRef(opts.from));
     const controller = new AbortController();
     const stopCommand = new AbortController();
+    const hurry = new AbortController();
     let interrupts = 0;
     // SIGTERM (`docker stop`, a CI timeout, systemd) is an interrupt too: removing the container on it lost the
     // run's code as a second Ctrl-C once did.
@@ -255,13 +256,14 @@ export function registerRunCommand(program: Command): void {
         if (kept > 0) writeErr('\nquitting now: the sandbox is kept; `mnemara recover` saves its work\n');
         process.exit(signal === 'SIGTERM' ? 143 : 130);
       }
-      // SIGTERM's sender (a CI cancel, `docker stop`, Kubernetes) sends SIGKILL after a grace of 10–30 s: a
-      // command left to finish (a test suite) would take the whole grace, and nothing of the run would be saved.
-      const now = signal === 'SIGTERM';
-      const how = now ? 'stopping the command running now' : 'finishing the current tool call';
-      const again = now ? 'a second SIGTERM quits at once' : 'Ctrl-C again to quit now';
-      writeErr(`\ninterrupting (${signal}): ${how}, then saving the run (${again}, keeping the sandbox for \`mnemara recover\`)\n`);
-      if (now) stopCommand.abort();
+      // The command running now is stopped, as a terminal's Ctrl-C stops it (two trials waited up to the 120 s
+      // exec timeout). SIGTERM's sender (a CI cancel, `docker stop`, Kubernetes) sends SIGKILL after a grace of
+      // 10–30 s: the run is saved at once, its memory left pending for the next session.
+      const term = signal === 'SIGTERM';
+      const again = term ? 'a second SIGTERM quits at once' : 'Ctrl-C again to quit now';
+      writeErr(`\ninterrupting (${signal}): stopping the command running now, then saving the run${term ? ' (memory is left for the next session)' : ''} (${again}, keeping the sandbox for \`mnemara recover\`)\n`);
+      if (term) hurry.abort();
+      stopCommand.abort();
       controller.abort();
     };
     process.on('SIGINT', onSignal);
@@ -277,6 +279,7 @@ export function registerRunCommand(program: Command): void {
           config,
           signal: controller.signal,
           stopSignal: stopCommand.signal,
+          hurrySignal: hurry.signal,
           ...(lineage !== undefined ? { lineage } : {}),
           ...(from !== undefined ? { from } : {}),
           ...(opts.memoryFrom !== undefined ? { memoryFrom: opts.memoryFrom } : {}),
