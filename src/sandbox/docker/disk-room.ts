@@ -28,6 +28,8 @@ export interface QuotaFit {
   committed: number;
   /** Running sandboxes whose disks are on this filesystem. */
   others: number;
+  /** The room workspace disks may take: ROOM_SHARE of `free`, whole MiB (the rest is kept for the store and the host). */
+  room: number;
   /**
    * True when this quota plus `committed` is more than the room (ROOM_SHARE of `free`): if every sandbox filled its
    * workspace the host filesystem would fill. The quota is kept (a warning names it), see the function.
@@ -59,7 +61,7 @@ export async function workspaceQuotaThatFits(dir: string, bytes: number): Promis
   // are reported (`overcommitted`, a warning) and named in a refusal, as what to clear.
   const room = Math.floor((free * ROOM_SHARE) / 1024 ** 2) * 1024 ** 2;
   const others = live.sandboxes;
-  if (bytes <= room) return { bytes, reduced: false, free, committed, others, overcommitted: bytes + committed > room };
+  if (bytes <= room) return { bytes, reduced: false, free, committed, others, room, overcommitted: bytes + committed > room };
   const mib = (n: number): string => `${Math.max(0, Math.round(n / 1024 ** 2))} MiB`;
   if (room < MIN_WORKSPACE_QUOTA_BYTES) {
     throw new MnemaraError(
@@ -70,7 +72,7 @@ export async function workspaceQuotaThatFits(dir: string, bytes: number): Promis
       },
     );
   }
-  return { bytes: room, reduced: true, free, committed, others, overcommitted: committed > 0 };
+  return { bytes: room, reduced: true, free, committed, others, room, overcommitted: committed > 0 };
 }
 
 /**
@@ -85,7 +87,9 @@ export function quotaWarnings(fit: QuotaFit, asked: number, dir: string): string
   }
   if (fit.overcommitted) {
     out.push(
-      `the workspace disks on the filesystem of ${dir} may take more than it has free: this sandbox's ${formatBytes(fit.bytes)} quota plus ${formatBytes(fit.committed)} that ${fit.others} running sandbox(es) may still write, ${formatBytes(fit.free)} free; if all fill their workspace, the host disk fills. Lower sandbox.maxWorkspaceBytes or run fewer sessions at once`,
+      // The thirteenth trial read "20 GiB plus 20 GiB that 0 running sandbox(es) may still write, 75.5 GiB free" as
+      // a contradiction: the comparison is with the room (45 % of free), and the other images need not be running.
+      `the workspace disks on the filesystem of ${dir} may outgrow the room kept for them: this sandbox's ${formatBytes(fit.bytes)} quota plus ${formatBytes(fit.committed)} that the other workspace images may still write (${fit.others} of running sandboxes; the rest of sandboxes still starting or left by killed sessions) is over ${formatBytes(fit.room)}, ${Math.round(ROOM_SHARE * 100)} % of the ${formatBytes(fit.free)} free (the rest is kept for the store and the host). Lower sandbox.maxWorkspaceBytes, run fewer sessions at once, or \`mnemara recover\` then \`mnemara sandbox prune\` to clear images of killed sessions`,
     );
   }
   return out;

@@ -48,7 +48,7 @@ export async function createWorkspaceDisk(name: string, asked: number, uid: numb
     .then(() => workspaceQuotaThatFits(dir, asked))
     .catch((err: unknown) => {
       if ((err as { code?: string }).code === 'DISK_FULL') throw err;
-      return { bytes: asked, reduced: false, free: 0, committed: 0, others: 0, overcommitted: false }; // no room check possible: the disk step below says why
+      return { bytes: asked, reduced: false, free: 0, committed: 0, others: 0, room: 0, overcommitted: false }; // no room check possible: the disk step below says why
     });
   const bytes = fit.bytes;
   for (const text of quotaWarnings(fit, asked, dir)) log.warn({ askedBytes: asked, quotaBytes: bytes, committedBytes: fit.committed, freeBytes: fit.free, sandboxes: fit.others, dir }, text);
