@@ -54,7 +54,13 @@ export function describeModelError(err: unknown, client: Pick<ModelClient, 'base
   }
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof Anthropic.AnthropicError) {
-    return new MnemaraError('MODEL_ERROR', `The model client failed: ${message}`, { cause: err });
+    // The SDK's words when a 200 answer was not an event stream (a proxy's login page, a JSON error of a gateway
+    // that is no Messages API): said as what it means (thirteenth trial F6).
+    const notAStream = /without sending any chunks|Could not parse message into JSON|Unexpected event order/i.test(message);
+    return new MnemaraError('MODEL_ERROR', `The model client failed: ${message}${notAStream ? ` (${client.baseURL} answered, but not with a Messages API event stream)` : ''}`, {
+      ...(notAStream ? { hint: 'Check that ANTHROPIC_BASE_URL points at an Anthropic Messages API (POST /v1/messages with stream: true), not at a web page, a login proxy or another API; `curl -sS -N $ANTHROPIC_BASE_URL/v1/messages …` shows what it answers' } : {}),
+      cause: err,
+    });
   }
   return new MnemaraError('AGENT_ERROR', `The run failed: ${message}`, {
     hint: 'This is likely a bug in mnemara; the transcript so far is kept on the host',

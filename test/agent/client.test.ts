@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { createModelClient, describeModelError, DEFAULT_MODEL, LOCAL_PLACEHOLDER_KEY, newRolloutId, ROLLOUT_ID_PATTERN } from '../../src/agent/index.js';
@@ -58,5 +60,30 @@ describe('describeModelError', () => {
     const own = describeModelError(new Error('plain'), client);
     expect(own.hint).toContain('bug');
     expect(describeModelError(new Anthropic.AnthropicError('runner broke'), client).code).toBe('MODEL_ERROR');
+  });
+});
+
+// Thirteenth trial F6: a 200 answer that is no event stream (a proxy's page, another API's JSON) read as "request
+// ended without sending any chunks", with no hint that the URL points at something else.
+describe('describeModelError for a 200 answer that is not a Messages API stream', () => {
+  it.each([
+    ['an HTML page', 'text/html', '<html><body>Sign in to the proxy</body></html>'],
+    ['a JSON document', 'application/json', '{"status":"ok","service":"not-anthropic"}'],
+  ])('says the endpoint answered with something else (%s), and what to check', async (_what, type, body) => {
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': type }).end(body));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const client = createModelClient({ env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ANTHROPIC_API_KEY: 'sk-ant-test-not-real-000000' } });
+      const err = await client.sdk.messages
+        .stream({ model: DEFAULT_MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
+        .finalMessage()
+        .then(() => undefined, (e: unknown) => e);
+      const described = describeModelError(err, client);
+      expect(described.code).toBe('MODEL_ERROR');
+      expect(described.message).toContain('answered, but not with a Messages API event stream');
+      expect(described.hint).toContain('ANTHROPIC_BASE_URL');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
