@@ -11,6 +11,8 @@ import { SnapshotConfigSchema } from './snapshot.js';
 export const AnthropicConfigSchema = z.object({
   apiKey: z.string().min(1).optional(),
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** One model request's time limit (ms) before the SDK gives up on it and retries (its own default: 10 minutes). */
+  requestTimeoutMs: z.number().int().positive().default(600_000),
 });
 export type AnthropicConfig = z.infer<typeof AnthropicConfigSchema>;
 

@@ -24,6 +24,7 @@ export function sessionModelClient(config: MnemaraConfig): ModelClient {
   return createModelClient({
     ...(config.anthropic.apiKey ? { apiKey: config.anthropic.apiKey } : {}),
     ...(config.anthropic.baseUrl ? { baseURL: config.anthropic.baseUrl } : {}),
+    timeoutMs: config.anthropic.requestTimeoutMs,
   });
 }
 
@@ -40,8 +41,13 @@ const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cache
 
 /** Agent events as session events: turn ends and tool calls (text deltas are left out). */
 function forward(emit: (e: SessionEvent) => void): (e: AgentEvent) => void {
+  let answering = -1;
   return (e) => {
-    if (e.type === 'model_call_ended') emit({ type: 'turn', turn: e.turn, usage: e.usage });
+    if (e.type === 'model_call_started') emit({ type: 'model', turn: e.turn, phase: 'waiting' });
+    else if (e.type === 'model_text' && answering !== e.turn) {
+      answering = e.turn;
+      emit({ type: 'model', turn: e.turn, phase: 'answering' });
+    } else if (e.type === 'model_call_ended') emit({ type: 'turn', turn: e.turn, usage: e.usage });
     else if (e.type === 'tool_call_started') {
       emit({ type: 'tool', tool: { turn: e.turn, id: e.id, name: e.name, summary: e.summary, phase: 'start' } });
     } else if (e.type === 'tool_call_ended') {

@@ -69,6 +69,8 @@ export type SessionEvent =
   | { type: 'started'; rolloutId: string; lineage: string; lineageSource: 'named' | 'git remote' | 'directory'; branch?: string; transcriptPath: string }
   | { type: 'progress'; progress: ProgressEvent }
   | { type: 'turn'; turn: number; usage?: Partial<Usage>; text?: string }
+  /** A model call of `turn` was sent (`waiting`), or its answer began to stream (`answering`). */
+  | { type: 'model'; turn: number; phase: 'waiting' | 'answering' }
   | { type: 'tool'; tool: ToolCallEvent }
   /** Something the user should know about how the run treated their files (`host-memory.ts`); also in the result. */
   | { type: 'notice'; notice: SessionNotice };

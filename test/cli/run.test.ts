@@ -143,6 +143,22 @@ describe('mnemara run --network host', () => {
   }, 120_000);
 });
 
+describe('mnemara run against a model endpoint that does not answer', () => {
+  // Thirteenth trial F5: a gateway that accepted the connection and never answered gave five minutes of silence
+  // per attempt, and no option set the request's time limit.
+  it('says it is waiting, gives up the attempt after anthropic.requestTimeoutMs and retries', async () => {
+    const server = await startMessagesServer(async (_req, index) => {
+      if (index === 0) await new Promise((r) => setTimeout(r, 8_000));
+      return turn(text('Done.'));
+    });
+    servers.push(server);
+    const run = await mnemara(['run', '-w', dirs.workspace, '--task', 'look', '--lineage', 'slow', '--set', 'anthropic.requestTimeoutMs=3000'], { ANTHROPIC_BASE_URL: server.url });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/… waiting for the model \(turn 1\): \d+ s, no answer yet \(an attempt gives up after 3\.0 s and is retried: anthropic\.requestTimeoutMs/);
+    expect(server.messageRequests.length).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+});
+
 describe('mnemara run --store DIR', () => {
   // Twelfth trial F26: the summary's commands left --store out, and pasted as printed they looked in the default
   // store ("lineage shared has no snapshot").

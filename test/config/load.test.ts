@@ -88,12 +88,13 @@ describe('loadConfig', () => {
         MNEMARA_SNAPSHOT_IGNORE: 'a, b/c',
         ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdef',
         ANTHROPIC_BASE_URL: 'http://127.0.0.1:9999',
+        MNEMARA_ANTHROPIC_REQUEST_TIMEOUT_MS: '90000',
       },
     });
     expect(config.memory.generate).toBe(false);
     expect(config.sandbox.memoryBytes).toBe(1024 ** 3);
     expect(config.snapshot.ignore).toEqual(['a', 'b/c']);
-    expect(config.anthropic).toEqual({ apiKey: 'sk-ant-test-0123456789abcdef', baseUrl: 'http://127.0.0.1:9999' });
+    expect(config.anthropic).toEqual({ apiKey: 'sk-ant-test-0123456789abcdef', baseUrl: 'http://127.0.0.1:9999', requestTimeoutMs: 90_000 });
   });
 
   it('names the option, the value, its source and what is allowed when a value is wrong', () => {

@@ -105,6 +105,34 @@ function stepPrinter(enabled: boolean): (event: ProgressEvent) => void {
 }
 
 /** A live line per tool call (on stderr, with the progress lines). */
+/** How often a model call with no answer yet is said to be still waiting (ms): every 30 s, or 4 times per attempt under a shorter request timeout. */
+const waitingEveryMs = (timeoutMs: number): number => Math.max(500, Math.min(30_000, Math.floor(timeoutMs / 4)));
+
+/**
+ * Says every 30 s that a model call has had no answer yet: a gateway that accepts the connection and never
+ * answers gave five minutes of silence per attempt (thirteenth trial F5). Returns the event handler and a stop.
+ */
+function waitingPrinter(enabled: boolean, timeoutMs: number): { onEvent: (event: SessionEvent) => void; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const stop = (): void => {
+    clearInterval(timer);
+    timer = undefined;
+  };
+  const onEvent = (event: SessionEvent): void => {
+    if (!enabled) return;
+    if (event.type === 'model' && event.phase === 'waiting') {
+      stop();
+      const since = Date.now();
+      timer = setInterval(() => {
+        const s = Math.round((Date.now() - since) / 1000);
+        writeErr(`  … waiting for the model (turn ${event.turn}): ${s} s, no answer yet (an attempt gives up after ${(timeoutMs / 1000).toFixed(timeoutMs < 10_000 ? 1 : 0)} s and is retried: anthropic.requestTimeoutMs; Ctrl-C ends the run and saves it)\n`);
+      }, waitingEveryMs(timeoutMs));
+      timer.unref();
+    } else if (event.type === 'progress' ? event.progress.step !== 'agent' : event.type !== 'notice') stop();
+  };
+  return { onEvent, stop };
+}
+
 function toolPrinter(enabled: boolean): (event: SessionEvent) => void {
   return (event) => {
     if (!enabled || event.type !== 'tool' || event.tool.phase !== 'end') return;
@@ -270,6 +298,7 @@ export function registerRunCommand(program: Command): void {
     process.on('SIGTERM', onSignal);
     const printProgress = stepPrinter(!json);
     const printTool = toolPrinter(!json);
+    const waiting = waitingPrinter(!json, config.anthropic.requestTimeoutMs);
     let transcriptPath: string | undefined;
     try {
       const result = await runSession(
@@ -287,6 +316,7 @@ export function registerRunCommand(program: Command): void {
         },
         {
           onEvent: (event) => {
+            waiting.onEvent(event);
             if (event.type === 'progress') printProgress(event.progress);
             else if (event.type === 'started' && !json) {
               // The transcript is named once the agent starts: a run that fails before has none to point to.
@@ -320,6 +350,7 @@ export function registerRunCommand(program: Command): void {
       // (With --json too it goes to stderr as text: stdout stays one document.)
       if (applyError !== undefined) process.exitCode = reportError(applyError, false);
     } finally {
+      waiting.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
