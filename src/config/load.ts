@@ -54,11 +54,12 @@ function describeSource(s: ConfigSource): string {
   return s.kind === 'default' ? 'default' : `${s.kind} ${s.name}`;
 }
 
-function invalid(option: OptionInfo, value: unknown, source: ConfigSource, why: string): MnemaraError {
+function invalid(option: OptionInfo, value: unknown, source: ConfigSource, why: string, custom = false): MnemaraError {
   return new MnemaraError(
     'INVALID_CONFIG',
     `invalid ${option.path} = ${JSON.stringify(value)} (from ${describeSource(source)}): ${why}`,
-    { hint: `${option.path} must be ${describeAllowed(option)}.` },
+    // A refinement's own words say what is allowed; the type's ("a non-empty string") would not.
+    { hint: `${option.path} must be ${custom ? why : describeAllowed(option)}.` },
   );
 }
 
@@ -269,7 +270,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     const option = BY_PATH.get(path) ?? OPTIONS.find((o) => path.startsWith(`${o.path}.`));
     if (!option) throw new MnemaraError('INVALID_CONFIG', `invalid configuration: ${issue?.message ?? 'unknown error'}`);
     const source = sources[option.path] ?? { kind: 'default' };
-    throw invalid(option, getPath(merged, option.path.split('.')), source, issue?.message ?? 'invalid');
+    throw invalid(option, getPath(merged, option.path.split('.')), source, issue?.message ?? 'invalid', issue?.code === 'custom');
   }
   const config = parsed.data;
   if (config.snapshot.store === undefined) config.snapshot.store = join(config.home, 'store');

@@ -1,9 +1,17 @@
+import { posix } from 'node:path';
 import { z } from 'zod';
 
 /** The memory layout (DESIGN.md): folders relative to the workspace root. */
+const inside = (v: string): boolean => {
+  const n = posix.normalize(v.replaceAll('\\', '/'));
+  return v !== '' && !posix.isAbsolute(n) && n !== '.' && n !== '..' && !n.startsWith('../');
+};
+const FOLDER = 'a relative folder inside the workspace, such as "memories" or "agents/reviewer/memories"';
+
+/** The memory layout (DESIGN.md): folders relative to the workspace root, checked when the config is loaded. */
 export const MemoryLayoutSchema = z.object({
-  memoriesDir: z.string().default('memories'),
-  sessionsDir: z.string().default('sessions'),
+  memoriesDir: z.string().refine(inside, FOLDER).default('memories'),
+  sessionsDir: z.string().refine(inside, FOLDER).default('sessions'),
 });
 export type MemoryLayout = z.infer<typeof MemoryLayoutSchema>;
 

@@ -58,8 +58,12 @@ export interface OptionInfo {
 
 /** Options that name host paths (resolved to absolute when loaded). */
 const PATH_OPTIONS = new Set(['home', 'snapshot.store']);
-/** Options (and sections, with a trailing dot) that only the user may set; see `OptionInfo.trusted`. */
-const TRUSTED = ['home', 'anthropic.', 'sandbox.backend', 'sandbox.dockerHost', 'sandbox.image', 'sandbox.network', 'sandbox.memoryBytes', 'sandbox.cpus', 'sandbox.pidsLimit', 'sandbox.tmpBytes', 'sandbox.maxWorkspaceBytes', 'sandbox.workspaceCacheBytes', 'snapshot.store', 'snapshot.keepCredentialFiles'];
+/**
+ * Options (and sections, with a trailing dot) that only the user may set; see `OptionInfo.trusted`. The memory
+ * layout too: what it names is left out of `snapshot patch` and `apply`, so a repository's file that set it to
+ * `src` hid the run's source changes from review (thirteenth trial F7).
+ */
+const TRUSTED = ['home', 'anthropic.', 'sandbox.backend', 'sandbox.dockerHost', 'sandbox.image', 'sandbox.network', 'sandbox.memoryBytes', 'sandbox.cpus', 'sandbox.pidsLimit', 'sandbox.tmpBytes', 'sandbox.maxWorkspaceBytes', 'sandbox.workspaceCacheBytes', 'snapshot.store', 'snapshot.keepCredentialFiles', 'memory.layout.'];
 const SECRET_NAME = /(key|token|secret|password)$/i;
 
 type AnyDef = { type: string; innerType?: z.ZodType; element?: z.ZodType; entries?: Record<string, string> };

@@ -157,6 +157,23 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: { MNEMARA_HOME: home }, workspace }).config.agent.maxTurns).toBe(7);
   });
 
+  // Thirteenth trial F7: a repository's file set memoriesDir to "src", and the run's source changes vanished from
+  // `snapshot patch` and `apply`. The layout is the user's to set, and a folder outside the workspace is refused
+  // when the config is loaded, under its own name.
+  it('refuses a memory layout from the workspace file, and one outside the workspace from anywhere, naming the option', () => {
+    writeFileSync(join(workspace, 'mnemara.config.json'), JSON.stringify({ memory: { layout: { memoriesDir: 'src' } } }));
+    const fromRepo = configError(() => loadConfig({ env: { MNEMARA_HOME: home }, workspace }));
+    expect(fromRepo.message).toContain('sets memory.layout.memoriesDir');
+    rmSync(join(workspace, 'mnemara.config.json'));
+    for (const value of ['../elsewhere', '/abs/memories', '.', 'a/../../b']) {
+      const outside = configError(() => loadConfig({ env: { MNEMARA_HOME: home }, flags: [{ path: 'memory.layout.sessionsDir', value, flag: '--set memory.layout.sessionsDir' }] }));
+      expect(outside.message).toContain(`invalid memory.layout.sessionsDir = ${JSON.stringify(value)}`);
+      expect(outside.hint).toContain('a relative folder inside the workspace');
+    }
+    const own = loadConfig({ env: { MNEMARA_HOME: home }, flags: [{ path: 'memory.layout.memoriesDir', value: 'agents/reviewer/memories', flag: '--set memory.layout.memoriesDir' }] });
+    expect(own.config.memory.layout.memoriesDir).toBe('agents/reviewer/memories');
+  });
+
   it('masks secrets in the description and lists every option with its env var', () => {
     const key = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz';
     const rows = describeConfig(loadConfig({ env: { MNEMARA_HOME: home, ANTHROPIC_API_KEY: key } }));
