@@ -27,7 +27,7 @@ import { adoptOrphans, endSessionRecord, markSessionRestored, openSessionScratch
 import { HeadPublisher, sessionBranch } from './session/publish.js';
 import { rescueStrandedSandboxes, sessionHasSandbox } from './session/stranded.js';
 import { detachGoneSandboxDisks } from './sandbox/docker/gone-disks.js';
-import { assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
+import { assertHomeOutside, assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
 import { snapshotSandbox, type ChangeBaseline, type SnapshotTimings, type WorkspaceSnapshotMode } from './session/snapshot-sandbox.js';
 import { listWorkspace, type WorkspaceListing } from './session/workspace-listing.js';
 import { inHostCheckout, sandboxClock, type WasThere } from './session/credential-files.js';
@@ -61,6 +61,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const timings: Partial<Record<SessionStep, number>> = {};
   const { config } = options;
   const workspace = await assertWorkspace(options.workspace);
+  await assertHomeOutside(workspace, config.home, config.snapshot.store ?? config.home);
   const chosen = options.lineage !== undefined ? { lineage: options.lineage, source: 'named' as const } : await workspaceLineage(workspace);
   const lineage = chosen.lineage;
   const client = sessionModelClient(config);

@@ -1,5 +1,5 @@
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
@@ -27,6 +27,26 @@ export async function assertWorkspace(workspace: string): Promise<string> {
     });
   }
   return dir;
+}
+
+/**
+ * Refuses a workspace that holds mnemara's own state (`home`, or a directory store): a fresh copy took the home
+ * into the sandbox, where the agent could read the transcripts, into every snapshot, and into the patch, where
+ * `apply --force` then deleted the whole store (thirteenth trial F8). Real paths are compared (symlinks
+ * resolved); a store URL names no path. Throws `MnemaraError('INVALID_CONFIG')` saying what to move.
+ */
+export async function assertHomeOutside(workspace: string, home: string, store: string): Promise<void> {
+  const real = async (p: string): Promise<string> => realpath(p).catch(() => resolve(p));
+  const ws = await real(workspace);
+  for (const [what, path] of [['MNEMARA_HOME', home], ['the snapshot store', store]] as const) {
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) continue;
+    const p = await real(path);
+    if (p === ws || p.startsWith(`${ws}${sep}`)) {
+      throw new MnemaraError('INVALID_CONFIG', `${what} (${p}) is inside the workspace ${ws}: it would be copied into the sandbox and every snapshot, and \`apply\` would remove it`, {
+        hint: what === 'MNEMARA_HOME' ? 'Point MNEMARA_HOME at a directory outside the workspace (the default is ~/.local/share/mnemara).' : 'Put the store outside the workspace (--store DIR, snapshot.store).',
+      });
+    }
+  }
 }
 
 /**

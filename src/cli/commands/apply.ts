@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import type { MnemaraConfig } from '../../config/schema.js';
+import { assertHomeOutside } from '../../session/start.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
 import { defaultLineage } from '../../session/start.js';
 import { applyToHost, type ApplyResult } from '../../snapshot/apply.js';
@@ -23,11 +24,12 @@ export function describeApply(r: ApplyResult): string {
 }
 
 /** Applies `snapshot` to the host directory `dir` with the configuration's memory layout and ignore list. */
-export function applySnapshot(config: MnemaraConfig, snapshot: string, dir: string, flags: { force?: boolean; check?: boolean }): Promise<ApplyResult> {
+export async function applySnapshot(config: MnemaraConfig, snapshot: string, dir: string, flags: { force?: boolean; check?: boolean }): Promise<ApplyResult> {
   const { memoriesDir, sessionsDir } = config.memory.layout;
-  return memoryStore(config).then((store) =>
-    applyToHost(store, snapshot, dir, { layoutDirs: [memoriesDir, sessionsDir], ignore: config.snapshot.ignore, ...flags }),
-  );
+  // A home inside the directory is no file of the run's: the patch would delete it, store and all.
+  await assertHomeOutside(dir, config.home, config.snapshot.store ?? config.home);
+  const store = await memoryStore(config);
+  return applyToHost(store, snapshot, dir, { layoutDirs: [memoriesDir, sessionsDir], ignore: config.snapshot.ignore, ...flags });
 }
 
 type Opts = ConfigCliOptions & { workspace: string; lineage?: string; from?: string; force?: boolean; check?: boolean; json?: boolean };
@@ -53,6 +55,7 @@ export function registerApplyCommand(program: Command): void {
       .option('--json', 'print the result as one JSON document'),
   ).action(async (opts: Opts) => {
     const { config } = loadCliConfig(opts);
+    await assertHomeOutside(resolve(opts.workspace), config.home, config.snapshot.store ?? config.home);
     const dir = await existingWorkspaceDir(opts.workspace);
     // --from takes what the run summary and `lineage list` print: an id, a branch LINEAGE@ROLLOUT or a lineage.
     let snapshot = opts.from === undefined ? undefined : await snapshotRef(await memoryStore(config), opts.from);
