@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { defaultFixtures } from '../../scripts/eval-memory/labels.js';
 import { openStore } from '../../src/snapshot/index.js';
+import { workspaceLineage } from '../../src/session/default-lineage.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const FIXTURE = join(defaultFixtures(), 'sundial-tz-offset-without-colon.json');
@@ -15,6 +16,36 @@ async function cli(args: string[], home: string) {
 
 // Each test runs the CLI several times in a row, and each start compiles the sources through tsx (~5 s on a
 // loaded 2-core machine): the suite's 60 s default is too tight for seven starts.
+// Thirteenth trial F9: `learn -w DIR` on a directory whose lineage has a head wrote the lessons into the checkout,
+// where the next run (which starts from the head) never read them. They go onto the head now, as a memory snapshot.
+describe('mnemara learn into a lineage', () => {
+  it('learns into the head of -w DIR\'s lineage (or --lineage NAME), not into the checkout', async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'mnemara-cli-'));
+    const home = join(tmp, 'home');
+    const ws = join(tmp, 'ws');
+    await mkdir(ws);
+    await writeFile(join(ws, 'tz.py'), 'def offset(s): ...\n');
+    const store = await openStore(join(home, 'store'));
+    const { lineage } = await workspaceLineage(ws);
+    const first = await store.create({ dir: ws }, { lineage, kind: 'workspace' });
+    await store.advanceHead(lineage, null, first.id);
+
+    const learned = await cli(['learn', FIXTURE, '--workspace', ws, '--json'], home);
+    expect(learned.exitCode, learned.stderr).toBe(0);
+    const r = JSON.parse(learned.stdout) as { lineage: string; head: string; pipeline: { added: string[] } };
+    expect(r.lineage).toBe(lineage);
+    expect(r.pipeline.added).toHaveLength(2);
+    expect(await store.getHead(lineage)).toBe(r.head);
+    expect((await readdir(ws)).sort()).toEqual(['tz.py']);
+    const shown = JSON.parse((await cli(['memory', 'show', '--lineage', lineage, '--json'], home)).stdout) as { entries: unknown[] };
+    expect(shown.entries).toHaveLength(2);
+    const human = await cli(['learn', FIXTURE, '--lineage', lineage], home);
+    expect(human.stdout).toContain(`learned into lineage ${lineage}`);
+    expect(human.stdout).toContain('already learned');
+    await rm(tmp, { recursive: true, force: true });
+  }, 180_000);
+});
+
 describe('mnemara learn / memory (command line)', { timeout: 180_000 }, () => {
   it('learns a fixture, shows it (workspace and lineage), forgets an entry', async () => {
     const tmp = await mkdtemp(join(tmpdir(), 'mnemara-cli-'));

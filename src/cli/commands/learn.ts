@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { MnemaraError } from '../../config/errors.js';
 import type { Command } from 'commander';
 import { existingWorkspaceDir } from '../../memory/layout.js';
@@ -6,8 +7,12 @@ import { learnPaths, type LearnReport } from '../../memory/learn.js';
 import { sessionModelClient } from '../../session/agent-step.js';
 import { extractorOf } from '../../session/memory-step.js';
 import { supportedFormats } from '../../transcript/importers/index.js';
+import { describeSource, holdsMemory, onMemoryDir, resolveMemorySource, type MemorySource } from '../memory-source.js';
 import { EXIT, emit, progressPrinter, shellWord } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+
+/** Whether a store is there to look in (a URL: asked; a directory: only when it exists, so that none is made). */
+const storeExists = (store: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(store) || existsSync(store);
 
 /** Registers `mnemara learn PATH…`. */
 export function registerLearnCommand(program: Command): void {
@@ -27,22 +32,38 @@ export function registerLearnCommand(program: Command): void {
       .option('--deterministic', 'use the deterministic extractor and consolidation (no model, no network)')
       .option('--memory-model <name>', 'model of the memory pipeline (memory.model; default agent.model)')
       .option('--context-tokens <n>', "the pipeline model's context window in tokens (memory.contextTokens, default 200000)")
+      .option('-l, --lineage <name>', "learn into the memory of a lineage's head (saved as a new memory snapshot: the next run starts with it); default: -w DIR's own memory, else the head of its lineage when it has one")
       .option('--dry-run', 'read and count what would be learned; store nothing, run no pipeline')
       .option('--json', 'print the report as one JSON document'),
-  ).action(async (paths: string[], opts: ConfigCliOptions & { workspace: string; json?: boolean; deterministic?: boolean; dryRun?: boolean; memoryModel?: string; contextTokens?: string }) => {
+  ).action(async (paths: string[], opts: ConfigCliOptions & { workspace: string; lineage?: string; json?: boolean; deterministic?: boolean; dryRun?: boolean; memoryModel?: string; contextTokens?: string }) => {
     const { config } = loadCliConfig(opts);
     const extractor = opts.deterministic ? 'deterministic' : extractorOf(config);
     const contextTokens = contextTokensOf(opts.contextTokens, config.memory.contextTokens);
     const workspace = await existingWorkspaceDir(opts.workspace);
-    const report = await learnPaths(paths, workspace, {
-      layout: config.memory.layout,
-      extractor,
-      ...(extractor === 'model' ? { client: sessionModelClient(config), model: opts.memoryModel ?? config.memory.model ?? config.agent.model, contextTokens } : {}),
-      config: config.memory,
-      dryRun: Boolean(opts.dryRun),
-      onProgress: progressPrinter(!opts.json),
-    });
-    emit(Boolean(opts.json), report, () => renderReport(report, workspace));
+    // Where the next run reads memory: a directory whose lineage has a head runs from the head, so lessons learned
+    // into the checkout never reached it (thirteenth trial F9). Learned into the head, as a new memory snapshot.
+    let source: MemorySource = { kind: 'workspace', dir: workspace };
+    if (opts.lineage !== undefined) source = (await resolveMemorySource({ workspace, workspaceGiven: true, lineage: opts.lineage }, config)) ?? source;
+    else if (!(await holdsMemory(workspace, config)) && storeExists(config.snapshot.store ?? join(config.home, 'store'))) {
+      source = (await resolveMemorySource({ workspace, workspaceGiven: false }, config)) ?? source;
+    }
+    const learn = (dir: string): Promise<LearnReport> =>
+      learnPaths(paths, dir, {
+        layout: config.memory.layout,
+        extractor,
+        ...(extractor === 'model' ? { client: sessionModelClient(config), model: opts.memoryModel ?? config.memory.model ?? config.agent.model, contextTokens } : {}),
+        config: config.memory,
+        dryRun: Boolean(opts.dryRun),
+        onProgress: progressPrinter(!opts.json),
+      });
+    const { value: report, snapshot } = source.kind === 'workspace' ? { value: await learn(source.dir), snapshot: undefined } : await onMemoryDir(source, config, learn, opts.dryRun ? undefined : {});
+    const onLineage = source.kind === 'lineage' ? { lineage: source.lineage, ...(snapshot ? { head: snapshot } : {}) } : {};
+    emit(Boolean(opts.json), { ...report, ...onLineage }, () =>
+      [
+        renderReport(report, workspace, source.kind === 'lineage' ? source.lineage : undefined),
+        ...(source.kind === 'lineage' ? [snapshot ? `learned into ${describeSource(source)}: saved as ${snapshot}, its new head; the next run on it starts with these lessons` : `read against ${describeSource(source)}`] : []),
+      ].join('\n'),
+    );
     const p = report.pipeline;
     const mine = new Set(report.files.flatMap((f) => f.rollouts.map((r) => r.rolloutId)));
     if (p && (p.phase2Error || p.pending.some((x) => mine.has(x.rolloutId)))) process.exitCode = EXIT.failed;
@@ -53,8 +74,8 @@ export function registerLearnCommand(program: Command): void {
  * The per-format table, then skips by reason, then what the pipeline did. `workspace` (absolute) is named in
  * the `memory show` hint when it is not the current directory, so the hint works as printed.
  */
-export function renderReport(report: LearnReport, workspace = process.cwd()): string {
-  const showHint = `mnemara memory show${resolve(workspace) === process.cwd() ? '' : ` -w ${shellWord(workspace)}`}`;
+export function renderReport(report: LearnReport, workspace = process.cwd(), lineage?: string): string {
+  const showHint = `mnemara memory show${lineage !== undefined ? ` --lineage ${lineage}` : resolve(workspace) === process.cwd() ? '' : ` -w ${shellWord(workspace)}`}`;
   const head = ['format', 'files', 'records', 'rollouts', 'lessons', 'skipped', 'unknown (kept)', 'damaged (stubs)'];
   const rows = report.formats.map((r) => [
     r.format, String(r.files), String(r.records), String(r.rollouts), report.dryRun ? '-' : String(r.lessons), String(r.skipped),
