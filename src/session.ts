@@ -38,6 +38,7 @@ import { copyLayoutFromSandbox } from './session/layout-io.js';
 import type { SessionEvent, SessionHooks, SessionNotice, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 import { startNotice } from './session/host-memory.js';
 import { networkNotice } from './session/network-notice.js';
+import { hostCredentialFiles, hostCredentialsNotice } from './session/host-credentials.js';
 
 export * from './session/types.js';
 export { defaultLineage, directoryLineage, lineageFromRemote, workspaceLineage } from './session/start.js';
@@ -145,6 +146,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   if (start.kind === 'fresh' || start.kind === 'memory-from') {
     const layoutDirs = start.kind === 'memory-from' ? [`/${layout.memoriesDir}`, `/${layout.sessionsDir}`] : [];
     await assertTreeFits(workspace, [...config.snapshot.ignore, ...layoutDirs]);
+    const credentials = hostCredentialsNotice(workspace, await hostCredentialFiles(workspace, [...config.snapshot.ignore, ...layoutDirs]));
+    if (credentials) notify(credentials);
   }
 
   // 2. Start the hardened sandbox: on a copy of the lineage's cached workspace image when one fits the start

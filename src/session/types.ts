@@ -79,10 +79,11 @@ export type SessionEvent =
  * A warning about the run's input that does not stop it: `host-memory-ignored` (the checkout's MEMORY.md differs
  * from the lineage head's, which the run uses), `host-memory-replaced` (`--memory-from` replaced the checkout's
  * memory layout), `shared-network` (the sandbox shares another namespace's network: `--network host` or
- * `container:<id>`). `file`: the host path it is about ('' for the network); `hint`: what to do.
+ * `container:<id>`), `host-credentials` (a fresh copy takes the user's credential files into the store).
+ * `file`: the host path it is about ('' for the network); `hint`: what to do.
  */
 export interface SessionNotice {
-  kind: 'host-memory-ignored' | 'host-memory-replaced' | 'shared-network';
+  kind: 'host-memory-ignored' | 'host-memory-replaced' | 'shared-network' | 'host-credentials';
   file: string;
   message: string;
   hint: string;

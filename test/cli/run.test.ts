@@ -2,7 +2,7 @@
  * `mnemara run` and `mnemara config` as a user runs them: a real process, real Docker, the scripted Messages
  * server as the model. Checks output shapes and exit codes (0 completed, 1 agent failed, 2 bad input).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -140,6 +140,15 @@ describe('mnemara run --network host', () => {
     expect(run.stderr).toContain("warning: the sandbox shares this host's network (--network host)");
     const json = await mnemara(['run', '-w', dirs.workspace, '--task', 'look', '--lineage', 'hostnet', '--network', 'host', '--json'], { ANTHROPIC_BASE_URL: server.url });
     expect((JSON.parse(json.stdout) as SessionResult).notices?.map((n) => n.kind)).toEqual(['shared-network']);
+    // A fresh copy of a directory with the user's own token file says so (thirteenth trial F1); from the head, no more.
+    const ws = join(dirs.root, 'with-npmrc');
+    mkdirSync(ws);
+    writeFileSync(join(ws, '.npmrc'), '//registry.npmjs.org/:_authToken=npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n');
+    const fresh = await mnemara(['run', '-w', ws, '--task', 'look', '--lineage', 'npmrc'], { ANTHROPIC_BASE_URL: server.url });
+    expect(fresh.stderr).toContain(`warning: 1 file(s) of ${ws} hold credentials and are copied with the workspace into every snapshot`);
+    expect(fresh.stderr).not.toContain('npm_AbCd');
+    const again = await mnemara(['run', '-w', ws, '--task', 'look', '--lineage', 'npmrc'], { ANTHROPIC_BASE_URL: server.url });
+    expect(again.stderr).not.toContain('hold credentials');
   }, 120_000);
 });
 
