@@ -3,6 +3,7 @@
  * result is on the lineage), so `-w DIR` on a directory that holds no memory of its own means DIR's lineage
  * head; the command says so in its output.
  */
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import { redactLayoutTree, type TreeRedaction } from '../memory/redact-tree.js';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -124,6 +125,7 @@ export async function onMemoryDir<T>(
     const dir = join(tmp, 'ws');
     // Both folders of the layout: a memory snapshot's scope is the whole layout, so one left out would be deleted.
     await store.restoreToDirectory(source.snapshot, dir, { paths: save ? [memoriesDir, sessionsDir] : [memoriesDir] });
+    await dropLayoutLinks(dir, config.memory.layout);
     const value = await fn(dir);
     if (!save) return { value };
     // What is saved is the head's memory as edited: redacted like every memory a snapshot stores.

@@ -9,6 +9,7 @@ import { noProgress, type OnProgress } from '../config/progress.js';
 import { parseRawMemories, parseRolloutSummary, renderRawMemories, renderRolloutSummary } from './artifacts.js';
 import { writeFileAtomic } from './atomic.js';
 import { excludeFromGit, memoryPaths, type MemoryPaths } from './layout.js';
+import { assertNoLayoutLinks } from './layout-links.js';
 import { withMemoryLock } from './lock.js';
 import { normalizeText, sha256 } from './normalize.js';
 import { DEFAULT_CONTEXT_TOKENS, DETERMINISTIC_VERSION, TOO_LARGE_MARK, extractRollout } from './phase1/index.js';
@@ -175,6 +176,8 @@ export async function runMemoryPipeline(options: MemoryPipelineOptions): Promise
   }
   const onProgress = options.onProgress ?? noProgress;
   const now = options.now ?? (() => new Date());
+  // Before anything is read or written there (the lock file, .git/info/exclude): a link is followed on the host.
+  await assertNoLayoutLinks(options.workspaceDir, layout);
   await excludeFromGit(paths.workspaceDir, layout).catch((err: Error) => log.warn({ err: err.message }, 'could not update .git/info/exclude'));
   const lockOptions = options.lockWaitMs !== undefined ? { waitMs: options.lockWaitMs } : {};
   return withMemoryLock(join(paths.memoriesDir, '.lock'), async () => {

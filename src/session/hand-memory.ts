@@ -1,3 +1,4 @@
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,7 @@ export function handMemoryMerger(options: {
     const out = await mkdtemp(join(root, 'layout-'));
     await rm(out, { recursive: true, force: true });
     await store.restoreToDirectory(id, out, { paths: dirs });
+    await dropLayoutLinks(out, layout);
     for (const d of dirs) await mkdir(join(out, d), { recursive: true });
     return out;
   };

@@ -1,3 +1,4 @@
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -17,6 +18,12 @@ const log = logger('session');
  * from the same sandbox, so both hold the same files.
  */
 export async function copyLayoutFromSandbox(sandbox: Sandbox, dir: string, layout: MemoryLayout): Promise<void> {
+  await copyLayoutOut(sandbox, dir, layout);
+  // The agent's links would be followed on the host (`ln -s /etc/shadow memories/MEMORY.md`): no memory file.
+  await dropLayoutLinks(dir, layout);
+}
+
+async function copyLayoutOut(sandbox: Sandbox, dir: string, layout: MemoryLayout): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   const subs = [layout.memoriesDir, layout.sessionsDir];
   if (await copyInOneTrip(sandbox, dir, subs)) return;

@@ -3,6 +3,7 @@
  * heads, branches, sizes and last run; one lineage's history with each run's outcome and lessons; moving a head
  * to a chosen snapshot (the old head kept as a branch); creating and deleting branches.
  */
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,6 +159,7 @@ export async function readHeadMemory(
   const dir = await mkdtemp(join(tmpdir(), 'mnemara-lineage-'));
   try {
     await store.restoreToDirectory(head, dir, { paths: [layout.memoriesDir] });
+    await dropLayoutLinks(dir, layout);
     const summaries = new Map<string, { outcome: string; task: string; time: string }>();
     const sdir = join(dir, layout.memoriesDir, 'rollout_summaries');
     for (const f of (await readdir(sdir).catch(() => [] as string[])).filter((x) => x.endsWith('.md'))) {

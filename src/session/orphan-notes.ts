@@ -1,3 +1,4 @@
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import { lstat, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemoryLayout } from '../config/memory.js';
@@ -36,6 +37,7 @@ export async function adoptOrphanNotes(
   const notesOf = async (id: string, before: (dir: string) => Promise<unknown>): Promise<string> => {
     const dir = await mkdtemp(join(scratchDir, 'orphan-notes-'));
     await store.restoreToDirectory(id, dir, { paths: [layout.memoriesDir] });
+    await dropLayoutLinks(dir, layout);
     await before(dir);
     // Only the agent's notes take part: mnemara's files are absent on both sides, so ours stand.
     await Promise.all(owned.map((p) => rm(join(dir, p), { recursive: true, force: true })));

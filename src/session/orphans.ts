@@ -9,6 +9,7 @@
  * (`<rollout-id>.session.json`: rollout id, lineage, pid, host, start time); the pid tells a live session (whose
  * rollout is simply not published yet) from a dead one.
  */
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -266,6 +267,7 @@ export async function adoptOrphans(
       const rel = `${layout.sessionsDir}/${r}.jsonl`;
       try {
         await store.restoreToDirectory(s.id, layoutDir, { paths: [rel] });
+        await dropLayoutLinks(layoutDir, layout);
         if (await stat(join(layoutDir, rel)).then((x) => x.isFile(), () => false)) {
           have.add(r);
           adoption.rolloutIds.push(r);

@@ -1,3 +1,4 @@
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { logger } from '../config/logger.js';
 import { join } from 'node:path';
@@ -87,6 +88,7 @@ export class HeadPublisher {
     await rm(dir, { recursive: true, force: true });
     if (snapshotId === null) await mkdir(dir, { recursive: true });
     else await this.store.restoreToDirectory(snapshotId, dir, { paths: this.dirs });
+    await dropLayoutLinks(dir, this.layout);
     for (const d of this.dirs) await mkdir(join(dir, d), { recursive: true });
     return dir;
   }

@@ -1,3 +1,4 @@
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import { createHash } from 'node:crypto';
 import { copyFile, cp, lstat, mkdir, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -36,6 +37,7 @@ export async function trustOwnedPaths(
   const before = await treeDigest(layoutDir, owned);
   if ('snapshotId' in source) {
     await store.restoreToDirectory(source.snapshotId, layoutDir, { paths: owned });
+    await dropLayoutLinks(layoutDir, layout);
   } else {
     for (const rel of owned) {
       const dest = join(layoutDir, rel);
