@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createModelClient } from '../../src/agent/client.js';
@@ -277,7 +277,7 @@ describe('the secret corpus through learn', () => {
 });
 
 describe('files the agent kept under memories/', () => {
-  it('are redacted by the pipeline, at any depth; binary files holding a secret are removed; symlinks, clean binaries and mnemara\'s own files are left alone', async () => {
+  it('are redacted by the pipeline, at any depth; binary files holding a secret are removed; clean binaries and mnemara\'s own files are left alone (a symlink is refused: layout-links.test.ts)', async () => {
     const { SECRET_CORPUS } = await import('./secret-corpus.js');
     const paths = await tempWorkspace();
     const corpus = SECRET_CORPUS.map((c) => c.text).join('\n');
@@ -288,8 +288,6 @@ describe('files the agent kept under memories/', () => {
     await writeFile(join(paths.memoriesDir, 'image.bin'), binary);
     const cleanBinary = Buffer.from('\0PNG plain pixels');
     await writeFile(join(paths.memoriesDir, 'clean.bin'), cleanBinary);
-    await writeFile(join(paths.workspaceDir, 'outside.env'), `TOKEN=${SECRET_CORPUS[9]!.secret}\n`);
-    await symlink('../outside.env', join(paths.memoriesDir, 'link.env'));
     const clean = '# Plain notes\n- run ./scripts/check.sh\n';
     await writeFile(join(paths.memoriesDir, 'clean.md'), clean);
 
@@ -303,7 +301,6 @@ describe('files the agent kept under memories/', () => {
     // A binary file cannot be redacted in place: one that holds a secret is refused (removed, with a warning).
     await expect(readFile(join(paths.memoriesDir, 'image.bin'))).rejects.toMatchObject({ code: 'ENOENT' });
     expect(await readFile(join(paths.memoriesDir, 'clean.bin'))).toEqual(cleanBinary);
-    expect(await readFile(join(paths.workspaceDir, 'outside.env'), 'utf8')).toContain(SECRET_CORPUS[9]!.secret);
     expect(await readFile(join(paths.memoriesDir, 'clean.md'), 'utf8')).toBe(clean);
   });
 });
