@@ -26,10 +26,13 @@ const WORDS = [
   'contraseña', 'clave', 'senha', 'palavra-passe', 'chave', 'parola d\'ordine', 'chiave',
   // Dutch, Polish, Russian, Turkish
   'wachtwoord', 'toegangscode', 'hasło', 'пароль', 'ключ', 'токен', 'şifre', 'parola',
+  // Arabic, Persian, Hebrew, Hindi, Greek, Thai (thirteenth trial F10: "كلمة المرور هي X" was kept)
+  'كلمة المرور', 'كلمة السر', 'رمز المرور', 'رمز عبور', 'گذرواژه', 'סיסמה', 'הסיסמה', 'סיסמא', 'पासवर्ड', 'κωδικός', 'συνθηματικό', 'รหัสผ่าน',
 ];
 
 const VERBS_LATIN = [
   'is', 'was', 'are', 'equals', 'ist', 'lautet', 'war', 'est', 'était', 'es', 'era', 'é', 'è', 'era', 'is', 'jest', 'это', 'olarak',
+  'هي', 'هو', 'است', 'היא', 'הוא', 'है', 'είναι', 'คือ',
   // A change told in a commit message or a note ("rotate: staging password is now X", "password changed to X").
   'is now', 'is still', 'is currently', 'ist jetzt', 'ist nun', 'lautet jetzt', 'lautet nun', 'est maintenant', 'es ahora', 'é agora', 'è ora', 'is nu',
   'changed to', 'set to', 'rotated to', 'reset to', 'updated to', 'geändert auf', 'geändert zu', 'gesetzt auf', 'changé en', 'cambiada a',
@@ -202,7 +205,7 @@ function startsCompound(text: string, offset: number, word: string): boolean {
 
 /** The marker kind for a prose word: a password in any language, else a secret. */
 function proseKind(word: string): SecretKind {
-  return /^pwd?$|pass|wort|woord|contrase|senha|has[lł]o|пароль|şifre|parola|密码|密碼|口令|パスワード|비밀번호|암호/i.test(word) ? 'password' : 'secret';
+  return /^pwd?$|pass|wort|woord|contrase|senha|has[lł]o|пароль|şifre|parola|密码|密碼|口令|パスワード|비밀번호|암호|كلمة|رمز|گذرواژه|סיסמ|पासवर्ड|κωδικ|συνθηματικ|รหัสผ่าน/i.test(word) ? 'password' : 'secret';
 }
 
 function isProseSecret(value: string): boolean {
@@ -214,7 +217,7 @@ function isProseSecret(value: string): boolean {
  * A word every prose rule needs (a superset of WORDS, LOGIN_WORDS, the CJK words, PROSE_KEY's, the passphrase and
  * PIN words).
  */
-const PROSE_TRIGGER = /pass|\bpwd?\b|wort|secr|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugang|anmelde|log[io]n|sign-in|cred|identifiant|toegang|inlog|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호/i;
+const PROSE_TRIGGER = /pass|\bpwd?\b|wort|secr|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugang|anmelde|log[io]n|sign-in|cred|identifiant|toegang|inlog|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호|كلمة|رمز|گذرواژه|סיסמ|पासवर्ड|κωδικ|συνθηματικ|รหัสผ่าน/i;
 
 /**
  * Every prose rule over `text`: English "password is X" with a digit, "the key AKx9…", the same in other languages

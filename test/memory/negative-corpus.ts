@@ -65,6 +65,7 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'cookies without a session', text: 'Cookie: theme=darkmode-v2; lang=en-GB-oxendict' },
   { name: 'use a tool as something', text: 'use pytest as the test runner; using token as the key name' },
   { name: 'binary read as text around pw and pat', text: '\u0018$¤\u0015×È°PW:x3Óz\u001f\u001cAÊø\t¹\n\u0002pw jA1v\u001eQ&,½BT\u000b³\n\u000bpat:¸!º\u001dÕ\u0013l\u000bQ¦' },
+  { name: 'field names with a version, Arabic prose without a value', text: '{"key": "apiKeyV2", "secret": "clientSecret2"}\nكلمة المرور مطلوبة\nהסיסמה שגויה' },
   { name: 'quoted prose about a password', text: 'The error says "password is required for this account". Fix it.\nThe passphrase is "too short". Pick another.' },
   { name: 'tables and hashes beside the round-18 rules', text: '| admin | Operator2 |\n| root | /usr/local |\ncommit 0123456789abcdef0123456789abcdef01234567\nlogin -> src/pages/Login.tsx' },
 ];

@@ -186,6 +186,13 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'passphrase after password, piped', text: 'echo "Password: fake lantern orbit softly" | gpg -c', secret: 'fake lantern orbit softly', kind: 'password' },
   { name: 'German passphrase of nouns', text: 'Passwort: Fake Katze tanzt leise', secret: 'Fake Katze tanzt leise', kind: 'password' },
   { name: 'French passphrase', text: 'Phrase secrète : fake vélo rouge lune', secret: 'fake vélo rouge lune', kind: 'password' },
+  // Thirteenth trial F10: a query parameter whose value reads like a camel-case name, and right-to-left scripts.
+  { name: 'api_key query parameter, camel-case value', text: "curl 'https://api.example.com/v1/items?api_key=QueryParamFakeSecret19xyz&limit=5'", secret: 'QueryParamFakeSecret19xyz', kind: 'secret' },
+  { name: 'Arabic password sentence', text: 'كلمة المرور هي Cairo@Fake2024', secret: 'Cairo@Fake2024', kind: 'password' },
+  { name: 'Arabic password label', text: 'كلمة السر: Fake#Sirr88x', secret: 'Fake#Sirr88x', kind: 'password' },
+  { name: 'Hebrew password sentence', text: 'הסיסמה היא TelAviv#Fake24', secret: 'TelAviv#Fake24', kind: 'password' },
+  { name: 'Hindi password', text: 'पासवर्ड: Delhi@Fake2024', secret: 'Delhi@Fake2024', kind: 'password' },
+  { name: 'Persian password', text: 'رمز عبور: Tehran!Fake77', secret: 'Tehran!Fake77', kind: 'password' },
   // Twelfth trial F17: in quotes, after an adjective, with the sentence going on.
   { name: 'quoted passphrase after an adjective', text: 'the vault passphrase is "fake horse battery staple". Run tests with npm test.', secret: 'fake horse battery staple', kind: 'password' },
   { name: 'quoted passphrase, next line quoted', text: 'the passphrase is "fake orbit lantern staple".\n"and more" follows', secret: 'fake orbit lantern staple', kind: 'password' },
