@@ -2,6 +2,7 @@ import { MnemaraError } from '../config/errors.js';
 import { ioFailureCode, ioFailureError } from '../config/io-errors.js';
 import { mnemaraHome } from '../config/paths.js';
 import type { ProgressEvent } from '../config/progress.js';
+import { terminalText } from '../config/terminal.js';
 import { displayName } from '../snapshot/names.js';
 
 export { formatBytes } from '../config/bytes.js';
@@ -15,14 +16,14 @@ export function printable(text: string): string {
   return displayName(text);
 }
 
-/** Writes `text` to stdout with names escaped (`printable`). */
+/** Writes `text` to stdout with names escaped (`printable`) and control characters shown (`terminalText`). */
 export function writeOut(text: string): void {
-  process.stdout.write(printable(text));
+  process.stdout.write(terminalText(printable(text)));
 }
 
-/** Writes `text` to stderr with names escaped (`printable`). */
+/** Writes `text` to stderr with names escaped (`printable`) and control characters shown (`terminalText`). */
 export function writeErr(text: string): void {
-  process.stderr.write(printable(text));
+  process.stderr.write(terminalText(printable(text)));
 }
 
 /** `JSON.stringify` with every string's escaped name bytes shown as `\xNN`, as in the human text. */

@@ -1,3 +1,4 @@
+import { terminalText } from './terminal.js';
 import { Writable } from 'node:stream';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
@@ -47,7 +48,7 @@ function isSerializedError(v: unknown): v is { message: string } {
 function textDestination(): DestinationStream {
   return new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) process.stderr.write(`${formatLogLine(line)}\n`);
+      for (const line of chunk.toString('utf8').split('\n')) if (line) process.stderr.write(`${terminalText(formatLogLine(line))}\n`);
       done();
     },
   });

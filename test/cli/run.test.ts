@@ -168,6 +168,22 @@ describe('mnemara run against a model endpoint that does not answer', () => {
   }, 120_000);
 });
 
+describe('mnemara run with escape sequences in what the model controls', () => {
+  // Thirteenth trial F15: a command and a file name printed raw cleared the screen and forged a passing line.
+  it('prints them as \\xNN, never as control characters', async () => {
+    const server = await startMessagesServer([
+      turn(toolUse('bash', { command: "echo hi # \u001b[2J\u001b[31mFAKE: all tests passed\u001b]0;pwned\u0007 && printf 'ghp_%s' 16C7e42F292c6912E7710c838347Ae178B4a > \"$(printf 'tok\\033[31mred.txt')\"" })),
+      turn(text('Done \u001b[2J.')),
+    ]);
+    servers.push(server);
+    const run = await mnemara(['run', '-w', dirs.workspace, '--task', 'escape', '--lineage', 'ansi'], { ANTHROPIC_BASE_URL: server.url });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const printed = run.stdout + run.stderr;
+    expect(printed).toContain('\\x1b[2J\\x1b[31mFAKE: all tests passed\\x1b]0;pwned\\x07');
+    expect(printed).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  }, 120_000);
+});
+
 describe('mnemara run --store DIR', () => {
   // Twelfth trial F26: the summary's commands left --store out, and pasted as printed they looked in the default
   // store ("lineage shared has no snapshot").
