@@ -1,5 +1,4 @@
-import { dropLayoutLinks } from '../memory/layout-links.js';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { logger } from '../config/logger.js';
 import { join } from 'node:path';
 import type { MemoryLayout } from '../config/memory.js';
@@ -7,6 +6,7 @@ import type { OnProgress } from '../config/progress.js';
 import { HeadConflictError } from '../snapshot/errors.js';
 import { retryHeadMove } from '../snapshot/head-retry.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import type { MemoryEntry } from '../memory/memory-md.js';
 import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -30,6 +30,12 @@ export interface PublishOutcome {
 }
 
 const log = logger('session');
+
+/**
+ * The largest MEMORY.md of the agent's whose edits are taken as proposals (bytes). A handbook is capped at
+ * `memory.memoryMdTokens` (8,000 tokens, some 32 KiB); 1 MiB leaves room for any hand-grown one.
+ */
+const MAX_AGENT_MEMORY_MD_BYTES = 1024 * 1024;
 
 /** The branch that keeps a session's code or pending rollout when it cannot land on the head (DESIGN.md "branch"). */
 export function sessionBranch(lineage: string, rolloutId: string): string {
@@ -133,7 +139,12 @@ export class HeadPublisher {
     await copyLayoutFromSandbox(sandbox, this.layoutDir, this.layout);
     lap('layout-copy');
     const memoryMd = join(this.layoutDir, this.layout.memoriesDir, 'MEMORY.md');
-    const end = this.trust ? await readFile(memoryMd, 'utf8').catch(() => null) : null;
+    // The agent's MEMORY.md is read only up to a bound: a 22 MB one (written with bash past the memory tool's cap)
+    // took the host's pipeline 64 s and 1.2 GB (thirteenth trial F17). Over it, its edits are not proposals.
+    const agentBytes = this.trust ? await lstat(memoryMd).then((s) => s.size, () => 0) : 0;
+    const oversized = agentBytes > MAX_AGENT_MEMORY_MD_BYTES;
+    if (oversized) log.warn({ bytes: agentBytes, maxBytes: MAX_AGENT_MEMORY_MD_BYTES }, "the MEMORY.md the agent wrote is over the size a handbook can have: its edits are not taken (the lineage's MEMORY.md stays)");
+    const end = this.trust && !oversized ? await readFile(memoryMd, 'utf8').catch(() => null) : null;
     const agentWroteOwned = this.trust
       ? await trustOwnedPaths(this.layoutDir, this.layout, this.trust.source, this.store, {
           rolloutId: this.rolloutId,
@@ -144,7 +155,7 @@ export class HeadPublisher {
     if (this.trust) {
       // The trusted copy replaced the agent's MEMORY.md: its edits go to the pipeline as this rollout's proposals.
       const start = await readFile(memoryMd, 'utf8').catch(() => null);
-      this.agentMemoryMd = start !== end ? { rolloutId: this.rolloutId, start, end } : undefined;
+      this.agentMemoryMd = !oversized && start !== end ? { rolloutId: this.rolloutId, start, end } : undefined;
     }
     const entries = await readEntries(memoryMd);
     const adopted = this.adopt ? await this.adopt(this.layoutDir) : [];
