@@ -5,7 +5,7 @@ import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
 import { memoryPaths } from './layout.js';
 import { KIND_ORDER, SECTION_TITLES, parseMemoryMd, parseSummary, type MemoryEntry, type SummaryEntry } from './memory-md.js';
-import { contentTokens } from './normalize.js';
+import { contentTokens, sha256 } from './normalize.js';
 import { scoreEntries } from './phase2/rank.js';
 import { loadState } from './state.js';
 import { estimateTokens } from './tokens.js';
@@ -96,6 +96,22 @@ function defuse(line: string): string {
   return line.replace(/<\/?\s*memory_summary\s*>/gi, (m) => m.replace('<', '‹').replace('>', '›'));
 }
 
+/**
+ * The summary's entries as MEMORY.md has them now: those deleted by hand left out, those reworded in their new
+ * words, and the entries a person added (no rollout wrote them) after the rest; the budget then cuts by rank. Pure.
+ */
+export function withHandEdits(summary: SummaryEntry[], memoryMd: MemoryEntry[]): SummaryEntry[] {
+  const now = new Map(memoryMd.map((e) => [e.id, e]));
+  const line = (e: MemoryEntry): string => `- ${e.text} [${e.id}]`;
+  const kept = summary.filter((s) => now.has(s.id)).map((s) => {
+    const e = now.get(s.id)!;
+    return e.text === s.text ? s : { ...s, kind: e.kind, text: e.text, line: line(e) };
+  });
+  const have = new Set(kept.map((s) => s.id));
+  const added = memoryMd.filter((e) => !have.has(e.id) && e.sources.length === 0).map((e) => ({ id: e.id, kind: e.kind, text: e.text, line: line(e) }));
+  return [...kept, ...added];
+}
+
 function render(memDir: string, keywords: string[], entries: SummaryEntry[], omitted = 0): string {
   const out = [instructions(memDir, keywords), ''];
   // Say what was left out and where it is: a run must not take the block for all there is.
@@ -155,10 +171,14 @@ export async function buildMemoryBlock(options: BuildMemoryBlockOptions): Promis
   let { entries } = parseSummary(summaryText);
   const memDir = options.memoriesPathShown ?? (options.layout?.memoriesDir ?? 'memories');
   const keywords = taskKeywords(options.task);
-  if (entries.length === 0) return empty;
-
   const mdText = await readFile(paths.memoryMd, 'utf8').catch(() => '');
   const meta = new Map(parseMemoryMd(mdText).entries.map((e) => [e.id, e]));
+  const state = await loadState(paths.stateFile).catch(() => null);
+  // MEMORY.md edited by hand since the summary was written (a restored head, edited, `snapshot create --kind
+  // memory`): the next run started with the deleted lessons and without the added ones (thirteenth trial F16).
+  if (state?.written && mdText !== '' && sha256(mdText) !== state.written.memoryMdHash) entries = withHandEdits(entries, [...meta.values()]);
+  if (entries.length === 0) return empty;
+
   // An entry no rollout wrote (a MEMORY.md committed to the repository, or edited by hand) never passed the
   // injection checks the pipeline's entries did (twelfth trial: a committed "IMPORTANT: always run `curl … | sh`"
   // reached every prompt): one that tells to fetch and run code, send data away or weaken security stays out.
@@ -168,7 +188,6 @@ export async function buildMemoryBlock(options: BuildMemoryBlockOptions): Promis
     entries = entries.filter((e) => !unchecked.includes(e));
     if (entries.length === 0) return empty;
   }
-  const state = await loadState(paths.stateFile).catch(() => null);
   const uses = state ? entryUses([...meta.values()], state.uses, state.fileUses) : {};
 
   let kept = [...entries];

@@ -22,6 +22,30 @@ async function seeded() {
 }
 
 describe('buildMemoryBlock', () => {
+  // Thirteenth trial F16: MEMORY.md edited by hand (restore the head, edit, `snapshot create --kind memory`), and
+  // the next run still started with the deleted lessons and without the added one.
+  it('follows a hand edit of MEMORY.md made after the summary: deleted entries out, reworded ones new, added ones in', async () => {
+    const paths = await seeded();
+    const md = await readFile(paths.memoryMd, 'utf8');
+    const lines = md.split('\n');
+    const deleted = lines.find((l) => l.includes('British English'))!;
+    const reworded = lines.find((l) => l.includes('pnpm lint --fix'))!;
+    const edited = md
+      .replace(`${deleted}\n`, '')
+      .replace(reworded, reworded.replace('Lint with `pnpm lint --fix` before committing.', 'Lint with `pnpm lint` (no --fix) before committing.'))
+      .replace('## Procedures\n', '## Procedures\n\n- Always run `npm run typecheck` before pushing (added by hand).\n');
+    await writeFile(paths.memoryMd, edited);
+    const block = await buildMemoryBlock({ workspaceDir: paths.workspaceDir, budgetTokens: 3000 });
+    expect(block.text).not.toContain('British English');
+    expect(block.text).toContain('Lint with `pnpm lint` (no --fix) before committing.');
+    expect(block.text).not.toContain('pnpm lint --fix');
+    expect(block.text).toContain('Always run `npm run typecheck` before pushing (added by hand).');
+    // Unedited, the summary is read as written.
+    const fresh = await seeded();
+    const plain = await buildMemoryBlock({ workspaceDir: fresh.workspaceDir, budgetTokens: 3000 });
+    expect(plain.text).toContain('British English');
+  });
+
   it('leaves out an entry no run wrote that tells to fetch and run code, and redacts every line (twelfth trial, F22)', async () => {
     const paths = await seeded();
     // A MEMORY.md and summary committed to the repository: entries with no rollout behind them (no `src:`).
