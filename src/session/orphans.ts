@@ -133,10 +133,13 @@ async function readRecords(home: string): Promise<SessionRecord[]> {
   return out;
 }
 
-/** Every rollout id some head holds (the union of the heads' manifests' `rolloutIds`). */
+/** Every rollout id some head or `@reset-` branch holds (the union of their manifests' `rolloutIds`). */
 async function rolloutsOnHeads(store: SnapshotStore): Promise<Set<string>> {
   const on = new Set<string>();
-  for (const id of new Set(Object.values(await store.listHeads()))) {
+  // A `lineage reset` sets the old head's history aside on purpose, on its `@reset-` branch: its rollouts are
+  // accounted for there, not orphans (thirteenth trial F13: the next recover brought the dropped lessons back).
+  const reset = Object.entries(await store.listBranches().catch(() => ({}) as Record<string, string>)).filter(([name]) => name.includes('@reset-')).map(([, id]) => id);
+  for (const id of new Set([...Object.values(await store.listHeads()), ...reset])) {
     const m = await store.get(id).catch(() => null);
     for (const r of m?.rolloutIds ?? []) on.add(r);
   }
