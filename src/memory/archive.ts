@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import type { MemoryLayout } from '../config/memory.js';
@@ -59,6 +59,10 @@ export async function archiveEntries(paths: MemoryPaths, entries: MemoryEntry[],
  */
 export async function restoreEntry(workspaceDir: string, id: string, layout?: MemoryLayout): Promise<MemoryEntry> {
   const paths = memoryPaths(workspaceDir, layout);
+  // Nothing archived: said before the lock, which would leave a memories/ folder behind in a checkout.
+  if (!(await stat(paths.archiveMd).then((s) => s.isFile(), () => false))) {
+    throw new MnemaraError('NOT_FOUND', `no entry ${id}: ${paths.archiveMd} does not exist`, { hint: 'mnemara memory search <words> lists archived entries with their ids (--lineage NAME for a lineage).' });
+  }
   return withMemoryLock(join(paths.memoriesDir, '.lock'), async () => {
     const archived = await readArchive(paths);
     const matches = archived.filter((e) => e.id === id || e.id.startsWith(id));

@@ -23,6 +23,7 @@ export function diffLessons(before: MemoryEntry[], after: MemoryEntry[]): Lesson
     else if (prev.text !== e.text || prev.importance !== e.importance || prev.sources.join() !== e.sources.join()) changed.push(e.id);
   }
   const removed = before.filter((e) => !now.has(e.id)).map((e) => e.id);
-  const text = Object.fromEntries(after.filter((e) => added.includes(e.id) || changed.includes(e.id)).map((e) => [e.id, e.text]));
+  // Removed entries by their old words too: the summary names what left, not only how many (thirteenth trial F21).
+  const text = Object.fromEntries([...after.filter((e) => added.includes(e.id) || changed.includes(e.id)), ...before.filter((e) => removed.includes(e.id))].map((e) => [e.id, e.text]));
   return { added, changed, removed, total: after.length, text };
 }

@@ -27,6 +27,19 @@ describe('rule 1 compares only what entries state, not mnemara’s template or `
     expect(stale([gen, lint])).toEqual([]);
   });
 
+  // Thirteenth trial F21: the agent's notes on different jobs of one tool shared only the note's template.
+  it("the agent's notes on different jobs of one tool do not retire each other; the same job in other words does", () => {
+    const note = (task: string, said: string, order: number) => cand(`Noted by the agent at the end of a run (${task}): “${said}”`, order, 'procedure');
+    const lint = note('lint', 'run the linter with `npm run lint` (the CI uses it).', 1);
+    const build = note('build', 'build the bundle with `npm run build` before publishing.', 0);
+    expect(stale([build, lint])).toEqual([]);
+    const tests = note('tests', 'run the unit tests with `make test`.', 1);
+    const docs = note('docs', 'regenerate the API docs with `make docs` after changing public functions.', 0);
+    expect(stale([docs, tests])).toEqual([]);
+    const check = note('tests again', 'run the unit tests with `make check`.', 0);
+    expect(stale([check, tests])).toEqual([tests.text]);
+  });
+
   it('the same subject with other arguments of the same tool still supersedes, a leading `cd` ignored', () => {
     const old = cand('Build the firmware image with `cd fw && cmake --build build -j16` (the default target).', 1, 'procedure');
     const neu = cand('Build the firmware image with `cmake --build build -j4` (the default target).', 0, 'procedure');

@@ -159,10 +159,18 @@ export function registerMemoryCommand(program: Command): void {
     );
   });
 
-  sub('restore <entry-id>', 'Bring an entry back from memories/archive.md (where the size cap moved it) into MEMORY.md, as yours.').action(async (id: string, opts: Opts) => {
+  const restoreCmd = sub('restore <entry-id>', 'Bring an entry back from memories/archive.md (where the size cap or a newer entry moved it) into MEMORY.md, as yours. On a lineage, saved as a new memory snapshot at its head.')
+    .option('-l, --lineage <name>', "restore in the memory of a lineage's head (saved as a new memory snapshot)");
+  restoreCmd.action(async (id: string, opts: Target) => {
     const { config } = loadCliConfig(opts);
-    const restored = await restoreEntry(await existingWorkspaceDir(opts.workspace), id, config.memory.layout);
-    emit(Boolean(opts.json), { restored }, () => `restored ${restored.id}: ${restored.text}`);
+    // Where the entry went: a lineage's head as `forget` acts on it (thirteenth trial F19: restore read only the
+    // checkout's archive.md, failed, and left an empty memories/ there that made `apply` refuse).
+    const source = await sourceOf(restoreCmd, opts, config);
+    if (!source) return;
+    const { value: restored, snapshot } = await onMemoryDir(source, config, (dir) => restoreEntry(dir, id, config.memory.layout), {});
+    emit(Boolean(opts.json), { ...sourceJson(source), restored, ...(snapshot ? { head: snapshot } : {}) }, () =>
+      [`restored ${restored.id}: ${restored.text}`, ...(snapshot && source.kind === 'lineage' ? [`saved as ${snapshot}: lineage ${source.lineage} → head`] : [])].join('\n'),
+    );
   });
 
   sub('consolidate', 'Run the memory pipeline: extract pending transcripts in sessions/, then consolidate MEMORY.md.')

@@ -230,8 +230,15 @@ function swappedTool(newer: Set<string>, older: Set<string>): boolean {
 const TEMPLATE =
   /\b(in this environment|what worked|without it|then|first|failed|needs|after changing|changing|the user said mid-run|the user stated in the task|install the dependencies with|worked in this workspace|run the tests with|passed in this workspace|unfinished|exit)\b/gi;
 
-/** The words an entry states itself: no code spans, no quoted tool output, no template wording. */
+/**
+ * The words an entry states itself: no code spans, no quoted tool output, no template wording. An agent's note
+ * ("Noted by the agent at the end of a run (task): “…”") is its quote: without it, two notes on different jobs
+ * ("run the linter with `npm run lint`", "build the bundle with `npm run build`") shared only the template and
+ * the newer retired the older (thirteenth trial F21).
+ */
 export function contentProse(text: string): Set<string> {
+  const note = /^Noted by the agent at the end of a run \([^)]*\): “([^”]*)”/.exec(text);
+  if (note) return proseTokens(note[1]!.replace(/"[^"\n]*"/g, ' ').replace(TEMPLATE, ' '));
   return proseTokens(text.replace(/“[^”]*”/g, ' ').replace(/"[^"\n]*"/g, ' ').replace(TEMPLATE, ' '));
 }
 

@@ -1,0 +1,25 @@
+/**
+ * Thirteenth trial F21: a run's summary said "1 removed" without naming the lesson, so nobody noticed a true one
+ * had gone. The removed entries are named, with where they went and how to bring them back.
+ */
+import { describe, expect, it } from 'vitest';
+import { formatSummary } from '../../src/cli/commands/run.js';
+import type { MemoryEntry } from '../../src/memory/memory-md.js';
+import type { SessionResult } from '../../src/session.js';
+import { diffLessons } from '../../src/session/lessons.js';
+
+const entry = (id: string, text: string): MemoryEntry => ({ id, kind: 'procedure', text, sources: ['r1'], importance: 3, edited: false }) as MemoryEntry;
+
+describe('the lessons a run removed', () => {
+  it('are named in the summary by their words and id, with the way back', () => {
+    const lint = entry('m-74bb0c2c', 'Run the linter with `npm run lint` (the CI uses it).');
+    const build = entry('m-c7831a97', 'Build the bundle with `npm run build` before publishing.');
+    const lessons = diffLessons([lint], [build]);
+    expect(lessons).toMatchObject({ added: ['m-c7831a97'], removed: ['m-74bb0c2c'] });
+    const summary = formatSummary({
+      outcome: 'completed', turns: 2, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 }, timings: { totalMs: 1 },
+      rolloutId: 'r2', workspaceSnapshot: 's1', memorySnapshot: 's2', head: 's2', lineage: 'seq', headConflicts: 0, pending: false, lessons, transcriptPath: '/t', start: { kind: 'head', snapshotId: 's0' },
+    } as unknown as SessionResult);
+    expect(summary).toContain('  - Run the linter with `npm run lint` (the CI uses it). [m-74bb0c2c] (memories/archive.md; mnemara memory restore m-74bb0c2c)');
+  });
+});
