@@ -3,11 +3,11 @@
  * result is on the lineage), so `-w DIR` on a directory that holds no memory of its own means DIR's lineage
  * head; the command says so in its output.
  */
-import { dropLayoutLinks } from '../memory/layout-links.js';
 import { redactLayoutTree, type TreeRedaction } from '../memory/redact-tree.js';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import { MnemaraError } from '../config/errors.js';
 import { defaultStoreDir } from '../config/paths.js';
 import type { MnemaraConfig } from '../config/schema.js';

@@ -1,7 +1,7 @@
-import { dropLayoutLinks } from '../memory/layout-links.js';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import type { MemoryConfig, MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
 import { mergeMemoryMd } from '../memory/hand-merge.js';

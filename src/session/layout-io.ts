@@ -1,7 +1,7 @@
-import { dropLayoutLinks } from '../memory/layout-links.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import type { MemoryLayout } from '../config/memory.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { extractTar } from '../snapshot/extract.js';

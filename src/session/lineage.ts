@@ -3,10 +3,10 @@
  * heads, branches, sizes and last run; one lineage's history with each run's outcome and lessons; moving a head
  * to a chosen snapshot (the old head kept as a branch); creating and deleting branches.
  */
-import { dropLayoutLinks } from '../memory/layout-links.js';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import { MnemaraError } from '../config/errors.js';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';

@@ -1,6 +1,6 @@
-import { dropLayoutLinks } from '../memory/layout-links.js';
 import { lstat, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import type { MemoryLayout } from '../config/memory.js';
 import { logger } from '../config/logger.js';
 import { mnemaraOwnedPaths } from '../memory/layout.js';

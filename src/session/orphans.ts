@@ -9,11 +9,11 @@
  * (`<rollout-id>.session.json`: rollout id, lineage, pid, host, start time); the pid tells a live session (whose
  * rollout is simply not published yet) from a dead one.
  */
-import { dropLayoutLinks } from '../memory/layout-links.js';
 import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import { logger } from '../config/logger.js';
 import { MemoryLayoutSchema, type MemoryLayout } from '../config/memory.js';
 import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';

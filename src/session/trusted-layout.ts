@@ -1,7 +1,7 @@
-import { dropLayoutLinks } from '../memory/layout-links.js';
 import { createHash } from 'node:crypto';
 import { copyFile, cp, lstat, mkdir, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { dropLayoutLinks } from '../memory/layout-links.js';
 import type { MemoryLayout } from '../config/memory.js';
 import { mnemaraOwnedPaths } from '../memory/layout.js';
 import type { SnapshotStore } from '../snapshot/types.js';
