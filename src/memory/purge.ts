@@ -5,9 +5,9 @@
  * registered (`knowSecretValue`); this module rewrites the flat folders outside a layout (the host's
  * `<home>/transcripts/`) and counts where a value is.
  */
-import { randomBytes } from 'node:crypto';
-import { lstat, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { writeFileAtomic } from './atomic.js';
 
 /** A file that held a value: its path (relative to the folder given, `/`-separated) and how often (occurrences). */
 export interface PurgedFile {
@@ -78,21 +78,7 @@ export async function purgeValues(dir: string, values: string[], marker: string)
     const n = wanted.reduce((sum, v) => sum + count(data, v), 0);
     if (!n) continue;
     const clean = wanted.reduce<Buffer>((d, v) => replaceAll(d, v, with_), data);
-    const mode = (await lstat(path)).mode & 0o777;
-    const tmp = `${path}.${randomBytes(4).toString('hex')}.purge.tmp`;
-    try {
-      const fh = await open(tmp, 'wx', mode);
-      try {
-        await fh.writeFile(clean);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, path);
-    } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
-    }
+    await writeFileAtomic(path, clean, (await lstat(path)).mode & 0o777);
     out.push({ path: relative(dir, path).split(sep).join('/'), occurrences: n });
   }
   return out;

@@ -5,16 +5,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSession, type SessionResult } from '../../src/session.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
+import { withStderr } from '../support/stderr.js';
 import { scratch, testConfig } from './harness.js';
 
 let dirs: ReturnType<typeof scratch>;
 let server: MessagesServer;
 let result: SessionResult;
-const said: string[] = [];
+let said = '';
 
 beforeAll(async () => {
   dirs = scratch('agent-memory-size');
@@ -22,16 +23,9 @@ beforeAll(async () => {
     turn(toolUse('bash', { command: "mkdir -p memories && for i in $(seq 1 30000); do echo \"- lesson number $i: always run make test$i before commit\"; done > memories/MEMORY.md && wc -c memories/MEMORY.md" })),
     turn(text('Wrote many lessons.')),
   ]);
-  const write = process.stderr.write.bind(process.stderr);
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
-    said.push(String(chunk));
-    return write(chunk, ...rest);
-  }) as typeof process.stderr.write);
-  try {
-    result = await runSession({ workspace: dirs.workspace, task: 'Note lessons.', config: testConfig(dirs.home, server.url), lineage: 'bigmem' });
-  } finally {
-    spy.mockRestore();
-  }
+  const run = await withStderr(() => runSession({ workspace: dirs.workspace, task: 'Note lessons.', config: testConfig(dirs.home, server.url), lineage: 'bigmem' }));
+  result = run.value;
+  said = run.stderr;
 }, 300_000);
 afterAll(async () => {
   await server?.close();
@@ -41,7 +35,7 @@ afterAll(async () => {
 describe("an agent's MEMORY.md over 1 MiB", () => {
   it('is not judged line by line: a warning says so and no line of it becomes a lesson', async () => {
     expect(result.outcome).toBe('completed');
-    expect(said.join('')).toContain('the MEMORY.md the agent wrote is over the size a handbook can have');
+    expect(said).toContain('the MEMORY.md the agent wrote is over the size a handbook can have');
     const out = join(dirs.root, 'head');
     await (await openStore(join(dirs.home, 'store'))).restoreToDirectory(result.head as string, out, { paths: ['memories'] });
     expect(readFileSync(join(out, 'memories', 'MEMORY.md'), 'utf8')).not.toContain('lesson number');
