@@ -89,7 +89,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
     const branch = 'branch' in chosen ? chosen.branch : undefined;
     const result = await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, lineageSource: chosen.source, ...(baseLineage ? { baseLineage } : {}), ...(branch ? { branch } : {}), client, store, rolloutId, transcriptPath, workDir, saved, notify });
     if (notices.length) result.notices = notices;
-    landed = result.head !== null;
+    landed = result.head !== null || result.cancelled === true;
     return result;
   } catch (err) {
     if (!(err instanceof MnemaraError) && ioFailureCode(err)) throw ioFailureError(err, 'running the session', saved);
@@ -250,6 +250,16 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       runAgentStep({ sandbox, client, config, task: options.task, memoryBlock: memory.block, rolloutId, transcriptPath, emit, options }),
       (r) => `${r.outcome} after ${r.turns} turns`,
     );
+
+    // Interrupted before the model's first reply (Ctrl-C during the restore or the first call): nothing was done,
+    // so nothing is saved. A snapshot of the untouched tree made a lineage and an empty rollout (thirteenth trial F11).
+    if (run.outcome === 'interrupted' && run.turns === 0) {
+      await rm(transcriptPath, { force: true });
+      return {
+        rolloutId, lineage, start, outcome: run.outcome, turns: 0, usage: run.usage, workspaceSnapshot: null, memorySnapshot: null, head: start.headAtStart,
+        pending: false, headConflicts: 0, lessons: null, cancelled: true, transcriptPath, timings: { ...timings, totalMs: Date.now() - began, parts },
+      };
+    }
 
     // 6. Snapshot the workspace, whatever the outcome, and move the head to it: from here on the rollout is safe.
     const parent = start.snapshotId ?? start.headAtStart;

@@ -124,8 +124,13 @@ export interface SessionResult {
   agentError?: string;
   turns: number;
   usage: Usage;
-  /** Snapshot of the workspace after the run, whatever the outcome. `null` only when snapshotting itself failed. */
+  /** Snapshot of the workspace after the run, whatever the outcome. `null` when snapshotting failed, or `cancelled`. */
   workspaceSnapshot: string | null;
+  /**
+   * Interrupted before the model's first reply: nothing was done, so nothing was saved (no snapshot, no rollout,
+   * no transcript; the head as it was).
+   */
+  cancelled?: true;
   /** Snapshot of the consolidated memory; `null` when the pipeline did not run or failed. */
   memorySnapshot: string | null;
   /** The lineage head when the session ended (`null` when it could not be moved). */
