@@ -251,12 +251,13 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       (r) => `${r.outcome} after ${r.turns} turns`,
     );
 
-    // Interrupted before the model's first reply (Ctrl-C during the restore or the first call): nothing was done,
-    // so nothing is saved. A snapshot of the untouched tree made a lineage and an empty rollout (thirteenth trial F11).
-    if (run.outcome === 'interrupted' && run.turns === 0) {
+    // Ended before the model's first reply (a Ctrl-C during the restore, a base URL that answers 404, a refused
+    // key): no tool ran, nothing was done, so nothing is saved. A snapshot of the untouched tree made a lineage and
+    // an empty rollout on every failing attempt (thirteenth trial F11, F20).
+    if (run.turns === 0 && run.outcome !== 'completed') {
       await rm(transcriptPath, { force: true });
       return {
-        rolloutId, lineage, start, outcome: run.outcome, turns: 0, usage: run.usage, workspaceSnapshot: null, memorySnapshot: null, head: start.headAtStart,
+        rolloutId, lineage, start, outcome: run.outcome, ...(run.error ? { agentError: run.error } : {}), turns: 0, usage: run.usage, workspaceSnapshot: null, memorySnapshot: null, head: start.headAtStart,
         pending: false, headConflicts: 0, lessons: null, cancelled: true, transcriptPath, timings: { ...timings, totalMs: Date.now() - began, parts },
       };
     }

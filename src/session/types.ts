@@ -127,8 +127,8 @@ export interface SessionResult {
   /** Snapshot of the workspace after the run, whatever the outcome. `null` when snapshotting failed, or `cancelled`. */
   workspaceSnapshot: string | null;
   /**
-   * Interrupted before the model's first reply: nothing was done, so nothing was saved (no snapshot, no rollout,
-   * no transcript; the head as it was).
+   * Ended before the model's first reply (interrupted, or a model error): no tool ran, nothing was done, so nothing
+   * was saved (no snapshot, no rollout, no transcript; the head as it was).
    */
   cancelled?: true;
   /** Snapshot of the consolidated memory; `null` when the pipeline did not run or failed. */

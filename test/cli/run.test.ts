@@ -102,7 +102,8 @@ describe('mnemara run: sessions', () => {
   }, 180_000);
 
   it('exits 1 when the agent fails, and still saves the run', async () => {
-    const server = await startMessagesServer(() => error(500, { retryAfterMs: 1 }));
+    let calls = 0;
+    const server = await startMessagesServer(() => (++calls === 1 ? turn(toolUse('bash', { command: 'echo done > work.txt' })) : error(500, { retryAfterMs: 1 })));
     servers.push(server);
     const run = await mnemara(['run', '-w', dirs.workspace, '--task', 'anything', '--lineage', 'failing', '--json'], { ANTHROPIC_BASE_URL: server.url });
     expect(run.exitCode).toBe(1);
@@ -110,6 +111,19 @@ describe('mnemara run: sessions', () => {
     expect(r.outcome).toBe('error');
     expect(r.workspaceSnapshot).not.toBeNull();
     expect(r.head).not.toBeNull();
+  }, 120_000);
+
+  // Thirteenth trial F20: a base URL that answers 404 (a doubled /v1) made a lineage, a 58 MB snapshot and an empty
+  // rollout on every attempt. The model never replied: nothing was done, and nothing is saved.
+  it('exits 1 and saves nothing when the model never replied', async () => {
+    const server = await startMessagesServer(() => error(404, { message: 'no route /v1/v1/messages' }));
+    servers.push(server);
+    const run = await mnemara(['run', '-w', dirs.workspace, '--task', 'anything', '--lineage', 'never-answered', '--json'], { ANTHROPIC_BASE_URL: server.url });
+    expect(run.exitCode).toBe(1);
+    const r = JSON.parse(run.stdout) as SessionResult;
+    expect(r).toMatchObject({ outcome: 'error', cancelled: true, workspaceSnapshot: null, head: null });
+    expect(r.agentError).toContain('404');
+    expect(await (await openStore(join(dirs.home, 'store'))).getHead('never-answered')).toBeNull();
   }, 120_000);
 });
 

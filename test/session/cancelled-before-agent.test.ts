@@ -39,6 +39,6 @@ describe('a session interrupted before the model replied', () => {
     expect(existsSync(result.transcriptPath)).toBe(false);
     expect(readdirSync(join(dirs.home, 'transcripts')).filter((n) => n.startsWith(result.rolloutId))).toEqual([]);
     expect(await findOrphans(store, dirs.home)).toEqual([]);
-    expect(formatSummary(result)).toContain("cancelled before the model's first reply: nothing was done, so nothing was saved");
+    expect(formatSummary(result)).toContain("ended before the model's first reply: nothing was done, so nothing was saved");
   });
 });

@@ -210,7 +210,7 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
  */
 function whereTheResultIs(r: SessionResult, host: { dir: string; applied?: ApplyResult; storeFlags?: string }): string[] {
   const g = host.storeFlags ?? '';
-  if (r.cancelled) return ['', `cancelled before the model's first reply: nothing was done, so nothing was saved (no snapshot, no rollout); ${host.dir} was not changed.`];
+  if (r.cancelled) return ['', `ended before the model's first reply: nothing was done, so nothing was saved (no snapshot, no rollout); ${host.dir} was not changed.`];
   if (host.applied) return ['', describeApply(host.applied)];
   const result = r.head ?? r.workspaceSnapshot;
   if (!result) return ['', `${host.dir} was not changed, and the run left no snapshot.`];
