@@ -275,6 +275,7 @@ export function registerRunCommand(program: Command): void {
     const controller = new AbortController();
     const stopCommand = new AbortController();
     const hurry = new AbortController();
+    let agentDone = false;
     let interrupts = 0;
     // SIGTERM (`docker stop`, a CI timeout, systemd) is an interrupt too: removing the container on it lost the
     // run's code as a second Ctrl-C once did.
@@ -291,7 +292,9 @@ export function registerRunCommand(program: Command): void {
       // 10–30 s: the run is saved at once, its memory left pending for the next session.
       const term = signal === 'SIGTERM';
       const again = term ? 'a second SIGTERM quits at once' : 'Ctrl-C again to quit now';
-      writeErr(`\ninterrupting (${signal}): stopping the command running now, then saving the run${term ? ' (memory is left for the next session)' : ''} (${again}, keeping the sandbox for \`mnemara recover\`)\n`);
+      // After the agent step no command runs: the run is being saved anyway (thirteenth trial F11's second half).
+      const what = agentDone ? 'the agent has finished; saving the run' : 'stopping the command running now, then saving the run';
+      writeErr(`\ninterrupting (${signal}): ${what}${term ? ' (memory is left for the next session)' : ''} (${again}, keeping the sandbox for \`mnemara recover\`)\n`);
       if (term) hurry.abort();
       stopCommand.abort();
       controller.abort();
@@ -319,6 +322,7 @@ export function registerRunCommand(program: Command): void {
         {
           onEvent: (event) => {
             waiting.onEvent(event);
+            if (event.type === 'progress' && event.progress.step === 'agent' && event.progress.phase === 'end') agentDone = true;
             if (event.type === 'progress') printProgress(event.progress);
             else if (event.type === 'started' && !json) {
               // The transcript is named once the agent starts: a run that fails before has none to point to.
