@@ -1,6 +1,6 @@
-import { terminalText } from './terminal.js';
 import { Writable } from 'node:stream';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { terminalText } from './terminal.js';
 
 /**
  * The one logger factory. Nothing below `cli` prints; modules log through pino to stderr.

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { z } from 'zod';
 
-/** The memory layout (DESIGN.md): folders relative to the workspace root. */
+/** A layout folder stays inside the workspace: relative, not `.`, never climbing out. */
 const inside = (v: string): boolean => {
   const n = posix.normalize(v.replaceAll('\\', '/'));
   return v !== '' && !posix.isAbsolute(n) && n !== '.' && n !== '..' && !n.startsWith('../');

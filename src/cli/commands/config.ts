@@ -1,7 +1,7 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { describeConfig, loadConfig, WORKSPACE_CONFIG_FILE, type FlagValue, type LoadedConfig } from '../../config/load.js';
 import { MnemaraError } from '../../config/errors.js';
-import { resolve } from 'node:path';
 import { emit, shellWord } from '../output.js';
 
 /** Options every command that loads the configuration accepts. */

@@ -104,7 +104,6 @@ function stepPrinter(enabled: boolean): (event: ProgressEvent) => void {
   };
 }
 
-/** A live line per tool call (on stderr, with the progress lines). */
 /** How often a model call with no answer yet is said to be still waiting (ms): every 30 s, or 4 times per attempt under a shorter request timeout. */
 const waitingEveryMs = (timeoutMs: number): number => Math.max(500, Math.min(30_000, Math.floor(timeoutMs / 4)));
 
@@ -133,6 +132,7 @@ function waitingPrinter(enabled: boolean, timeoutMs: number): { onEvent: (event:
   return { onEvent, stop };
 }
 
+/** A live line per tool call (on stderr, with the progress lines). */
 function toolPrinter(enabled: boolean): (event: SessionEvent) => void {
   return (event) => {
     if (!enabled || event.type !== 'tool' || event.tool.phase !== 'end') return;
@@ -196,11 +196,11 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
   if (r.leftoverProcesses) lines.push(`processes   ${r.leftoverProcesses} left running by the agent's commands were stopped before the workspace snapshot`);
   for (const n of r.notices ?? []) lines.push(`${n.kind === 'host-memory-replaced' ? 'note' : 'warning'}     ${n.message}`, `            ${n.hint}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
-  for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore${g} ${b.name} DIR (or snapshot diff ${b.name} ${r.head ?? 'HEAD'})`);
+  for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore${g} ${b.name} DIR (or snapshot diff${g} ${b.name} ${r.head ?? 'HEAD'})`);
   lines.push(`transcript  ${r.transcriptPath}`);
   lines.push(...whereTheResultIs(r, host));
   if (r.keptSandbox) lines.push(`sandbox     kept: ${r.keptSandbox} (remove with mnemara sandbox prune${g})`);
-  if (r.pipelineError || r.memorySkipped) lines.push('', 'The rollout stays pending; the next session or `mnemara memory consolidate${g}` extracts it.');
+  if (r.pipelineError || r.memorySkipped) lines.push('', 'The rollout stays pending; the next session on the lineage (or `mnemara recover`) extracts it.');
   return lines.join('\n');
 }
 
