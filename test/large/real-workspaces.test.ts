@@ -11,7 +11,7 @@
  * printed (and kept in the report), not asserted: speed lives in the benchmarks.
  */
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -85,7 +85,8 @@ async function threeRuns(label: string, workspace: string, home: string, lineage
   const layout = join(tempDir(), 'layout');
   await store.restoreToDirectory(start.id, layout, { paths: ['memories', 'sessions'] });
   expect(readdirSync(join(layout, 'sessions'))).toEqual(expect.arrayContaining([`${results[0]!.rolloutId}.jsonl`, `${results[1]!.rolloutId}.jsonl`]));
-  expect(readlinkSync(join(layout, 'memories/runs-link'))).toBe('../notes/runs.txt');
+  // A link the agent made under memories/ is no memory (it could point at any host file): the layout leaves it out.
+  expect(lstatSync(join(layout, 'memories/runs-link'), { throwIfNoEntry: false })).toBeUndefined();
   const summary = join(layout, 'memories', 'memory_summary.md');
   const body = existsSync(summary) ? readFileSync(summary, 'utf8').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#') && !l.startsWith('<!--')) : [];
   if (body.length > 0) expect(systemText(third!.messageRequests[0]!)).toContain(body[0]!.trim());
@@ -98,7 +99,11 @@ async function threeRuns(label: string, workspace: string, home: string, lineage
   const names = readdirSync(out, { encoding: 'buffer' }).map((b) => b.toString('latin1'));
   for (const n of [1, 2, 3]) expect(names).toEqual(expect.arrayContaining([`name-\xfe-${n}.md`, `name-\xff-${n}.md`]));
   expect(readFileSync(Buffer.from(join(out, 'name-\xfe-3.md'), 'latin1'), 'utf8')).toBe('first');
-  expect(readlinkSync(join(out, 'memories/runs-link'))).toBe('../notes/runs.txt');
+  // The head's memories/ is the memory layout's (no link); the workspace snapshot keeps the tree as the agent left it.
+  expect(lstatSync(join(out, 'memories/runs-link'), { throwIfNoEntry: false })).toBeUndefined();
+  const wsOut = join(tempDir(), 'workspace');
+  await store.restoreToDirectory(ws.id, wsOut, { paths: ['memories'] });
+  expect(readlinkSync(join(wsOut, 'memories/runs-link'))).toBe('../notes/runs.txt');
   expect(readlinkSync(join(out, 'abs-link'))).toBe('/workspace/notes/runs.txt');
   expect(existsSync(join(out, 'build/__pycache__'))).toBe(false);
   expect(readFileSync(join(out, 'notes/runs.txt'), 'utf8')).toBe('run-1\nrun-2\nrun-3\n');
@@ -117,7 +122,15 @@ describe('real workspaces, three sessions in a row each (real Docker)', () => {
     const out = join(tempDir(), 'messy-out');
     await (await openStore(join(home, 'store'))).restoreToDirectory(runs[2]!.head!, out);
     expect(readFileSync(Buffer.concat([Buffer.from(`${out}/`), t.binaryNames[1]!]), 'utf8')).toBe('second');
-    for (const [p, target] of Object.entries(t.links)) expect(readlinkSync(join(out, p)), p).toBe(target);
+    // Links under memories/ are left out of the memory layout (the head's memories/ is the layout's, so later
+    // runs no longer see them); the first run's workspace snapshot keeps the tree as the user had it.
+    const wsOut = join(tempDir(), 'messy-ws');
+    await (await openStore(join(home, 'store'))).restoreToDirectory(runs[0]!.workspaceSnapshot!, wsOut);
+    for (const [p, target] of Object.entries(t.links)) {
+      if (p.startsWith('memories/')) expect(lstatSync(join(out, p), { throwIfNoEntry: false }), p).toBeUndefined();
+      else expect(readlinkSync(join(out, p)), p).toBe(target);
+      expect(readlinkSync(join(wsOut, p)), p).toBe(target);
+    }
     expect(readdirSync(join(out, t.bigDir.path))).toHaveLength(t.bigDir.entries);
     expect(readFileSync(join(out, t.long), 'utf8')).toBe('long');
   }, 900_000);
@@ -151,7 +164,8 @@ describe('real workspaces, three sessions in a row each (real Docker)', () => {
     const target = join(tempDir(), 'cli-restore');
     const restore = await execa(process.execPath, ['--import', 'tsx', MAIN, 'snapshot', 'restore', runs[2]!.head!, target, '--path', 'memories'], { env, extendEnv: false, reject: false });
     expect(restore.exitCode, restore.stderr).toBe(0);
-    expect(readlinkSync(join(target, 'memories', 'runs-link'))).toBe('../notes/runs.txt');
+    expect(readdirSync(join(target, 'memories'))).toContain('MEMORY.md');
+    expect(lstatSync(join(target, 'memories', 'runs-link'), { throwIfNoEntry: false })).toBeUndefined();
     // Its progress counts the archive it reads to find memories/ (200 MB), not only the few bytes it writes.
     expect(restore.stderr).toMatch(/restore [1-9]\d*% \d+\/\d+ bytes read of the archive/);
     const show = await execa(process.execPath, ['--import', 'tsx', MAIN, 'memory', 'show', '--lineage', 'large/generated'], { env, extendEnv: false, reject: false });
