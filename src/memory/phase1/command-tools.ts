@@ -26,6 +26,9 @@ const TEST_PROGRAMS = /^(prove|busted|bats|shellspec|gotestsum|nosetests|nose2|b
  * The category of a segment whose program `command-category.ts` does not know, from `program`, its positional
  * words (`args`) and the segment from the program on (`core`); undefined when nothing here knows it.
  */
+/** A file under a test folder at the top of the repository (`tests/runAll.mos`, `./test/runtests.jl`, `spec/all.rb`). */
+const TEST_FILE = /^(?:\.\/)?(?:test|tests|spec|specs|t)\/(?:[\w.-]+\/)*[\w.-]+\.[A-Za-z]\w{0,5}$/;
+
 export function toolCategory(program: string, args: string[], core: string): CommandCategory | undefined {
   if (TEST_PROGRAMS.test(program)) return 'test';
   // SDK managers install toolchain parts (or accept their licences): the environment, like `apt-get install`.
@@ -39,6 +42,9 @@ export function toolCategory(program: string, args: string[], core: string): Com
   // build tools spell running the tests that way, whatever the ecosystem.
   // So is `run` of a script named so (`lune run tests`, `foo run test`), and `install`, `sync` … as the subcommand
   // (`rokit install`, `aftman install`): a toolchain or dependency manager setting itself up.
+  // An interpreter given a script of the test folder (`omc tests/runAll.mos`, `julia test/runtests.jl`,
+  // `tclsh tests/all.tcl`): the folder says the job, whatever the language.
+  if (TEST_FILE.test(args.find((a) => !a.startsWith('-')) ?? '')) return 'test';
   if (!BY_SUBCOMMAND.has(program)) {
     if (/^(test|tests)$/.test(args[0] ?? '') || (args[0] === 'run' && /^(test|tests|spec|specs)$/.test(args[1] ?? ''))) return 'test';
     return /^(install|sync|restore|bootstrap)$/.test(args[0] ?? '') ? 'install' : undefined;

@@ -14,9 +14,23 @@ export type SegmentOutcome = 'passed' | 'failed' | 'unknown';
  * Output that says a command failed, whatever the exit code said (test runners, package managers, compilers, shells).
  * A summary of none (CTest's "100% tests passed, 0 tests failed out of 14") is no failure. R (`[ FAIL 2 | …`, `Error in …`,
  * `Execution halted`), prove (`Result: FAIL`) and PHPUnit (`FAILURES!`) print theirs while the exit code may say 0.
+ * apt and dpkg mark an error line `E: ` ("E: Unable to locate package x"); git and compilers `fatal: `.
  */
 const FAILURE =
-  /\b[1-9]\d* (failed|failing|failures?|errors?)\b|^\s*(FAIL|FAILED|ERROR)\b|npm ERR!|ERR_PNPM_|^error(\[E\d+\])?:|Traceback \(most recent call last\)|^panic:|BUILD FAILED|BUILD FAILURE|command not found|No such file or directory|Permission denied|^g?make(\[\d+\])?: \*\*\*|(?<!\b0 )Tests failed|\[ FAIL [1-9]\d* \||^Error in \S|^Execution halted|^Result: FAIL|^FAILURES!|test result: FAILED|exit (code|status):? [1-9]/im;
+  /\b[1-9]\d* (failed|failing|failures?|errors?)\b|^\s*(FAIL|FAILED|ERROR)\b|npm ERR!|ERR_PNPM_|^error(\[E\d+\])?:|Traceback \(most recent call last\)|^panic:|BUILD FAILED|BUILD FAILURE|command not found|No such file or directory|Permission denied|^g?make(\[\d+\])?: \*\*\*|(?<!\b0 )Tests failed|\[ FAIL [1-9]\d* \||^Error in \S|^Execution halted|^Result: FAIL|^FAILURES!|test result: FAILED|exit (code|status):? [1-9]|^E: |^fatal: /im;
+
+/**
+ * A test runner's summary that reports failures: "2 failed", "Failing 1" (GUT), "[Failed]:", "Result: FAIL", TAP's `not ok`,
+ * a count out of a total whatever is counted ("SUMMARY: 1 of 3 fits FAILED", "2 of 40 checks failed"), and a
+ * test's own line marked in capitals ("pipe: FAILED", "test_parse ... FAILED", `"tank: FAILED"` printed by a script).
+ */
+const FAILED_SUMMARY = /\b[1-9]\d* (?:failed|failing|failures?)\b|\b[1-9]\d* of \d+ [\w-]+(?: [\w-]+)? (?:failed|failing)\b|^\s*Failing\s+[1-9]|^\s*\[Failed\]|^Result: FAIL|^FAILURES!|test result: FAILED|^not ok \d+/im;
+const TEST_LINE_FAILED = /^[\s"'`]*[\w./:[\]-]+(?::|\s+\.{2,}|\s+-+)\s+FAILED\b/m;
+
+/** True when `text` (an output, or one line of it) reports failing tests (see FAILED_SUMMARY). */
+export function reportsFailingTests(text: string): boolean {
+  return FAILED_SUMMARY.test(text) || TEST_LINE_FAILED.test(text);
+}
 
 /** True when `output` shows a failure (see FAILURE). */
 export function outputShowsFailure(output: string): boolean {
@@ -35,6 +49,9 @@ export function segmentOutcome(step: Step, segments: Segment[], seg: Segment): S
   const exit = step.exitCode ?? (step.isError === undefined ? undefined : step.isError ? 1 : 0);
   const i = segments.indexOf(seg);
   if (i < 0 || exit === undefined) return 'unknown';
+  // A run of the tests whose output reports failing tests failed, whatever status it gave (`omc tests/runAll.mos`
+  // printing "pipe: FAILED" and exiting 0): learning it as passed turns the setup that fixed it into nothing.
+  if (seg.category === 'test' && reportsFailingTests(step.output ?? '')) return 'failed';
   const pipefail = segments.slice(0, i).some((s) => s.program === 'set' && s.args.some((a) => a === 'pipefail' || /^-\w*o$/.test(a)) && s.core.includes('pipefail'));
   let j = i;
   while (segments[j + 1]?.joiner === '|') j += 1;

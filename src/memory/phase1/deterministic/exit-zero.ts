@@ -1,22 +1,16 @@
 import type { RawMemory } from '../../types.js';
 import { essentialCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { commandOf, type RolloutView, type Step } from '../rollout.js';
-import { outputShowsFailure, printedStatus } from '../outcome.js';
+import { outputShowsFailure, reportsFailingTests, printedStatus } from '../outcome.js';
 import { clip, keywordsOf, quote } from './text.js';
-
-/**
- * A test runner's summary that reports failures: "2 failed", "Failing 1" (GUT), "[Failed]:", "Result: FAIL", TAP's `not ok`,
- * a count out of a total whatever is counted ("SUMMARY: 1 of 3 fits FAILED", "2 of 40 checks failed").
- */
-const FAILED_SUMMARY = /\b[1-9]\d* (?:failed|failing|failures?)\b|\b[1-9]\d* of \d+ [\w-]+(?: [\w-]+)? (?:failed|failing)\b|^\s*Failing\s+[1-9]|^\s*\[Failed\]|^Result: FAIL|^FAILURES!|test result: FAILED|^not ok \d+/im;
 
 /** Each test segment of a step whose output reports failing tests, with its command's segments and the first summary line. */
 function* failingTestRuns(view: RolloutView): Generator<{ step: Step; segs: Segment[]; seg: Segment; said: string }> {
   for (const step of view.steps) {
     const cmd = commandOf(step);
     const output = step.output ?? '';
-    if (!cmd || !FAILED_SUMMARY.test(output)) continue;
-    const said = output.split('\n').map((l) => l.trim()).find((l) => FAILED_SUMMARY.test(l)) ?? '';
+    if (!cmd || !reportsFailingTests(output)) continue;
+    const said = output.split('\n').map((l) => l.trim()).find((l) => reportsFailingTests(l)) ?? '';
     const segs = splitCommand(cmd);
     for (const seg of workSegments(segs)) if (seg.category === 'test') yield { step, segs, seg, said };
   }
@@ -59,7 +53,7 @@ function reportedAfter(view: RolloutView, seen: Set<string>): RawMemory[] {
     const next = commands[i + 1];
     const cmd = commandOf(step);
     const report = next && commandOf(next);
-    if (!cmd || !report || !next.exitCode || FAILED_SUMMARY.test(step.output ?? '') || !FAILED_SUMMARY.test(next.output ?? '')) return;
+    if (!cmd || !report || !next.exitCode || reportsFailingTests(step.output ?? '') || !reportsFailingTests(next.output ?? '')) return;
     const segs = splitCommand(cmd);
     const reportSegs = workSegments(splitCommand(report));
     for (const seg of workSegments(segs)) {
@@ -67,7 +61,7 @@ function reportedAfter(view: RolloutView, seen: Set<string>): RawMemory[] {
       const by = reportSegs.find((r) => r.program === seg.program && r.canonical !== seg.canonical && firstWord(r) !== sub && (seg.category === 'test' || (sub.length > 0 && firstWord(r).startsWith(sub))));
       if (!by || seen.has(seg.canonical) || ownStatus(step, segs, seg) !== 0) continue;
       seen.add(seg.canonical);
-      const said = (next.output ?? '').split('\n').map((l) => l.trim()).filter((l) => FAILED_SUMMARY.test(l)).at(-1) ?? '';
+      const said = (next.output ?? '').split('\n').map((l) => l.trim()).filter((l) => reportsFailingTests(l)).at(-1) ?? '';
       out.push({
         kind: 'pitfall',
         text: `\`${clip(essentialCommand(segs, seg), 200)}\` exits 0 even when tests fail: \`${clip(by.text, 160)}\`, run right after it, reported ${quote(clip(said, 120))} and exited ${next.exitCode}. Check the result with \`${clip(by.text, 160)}\`, not the exit code.`,

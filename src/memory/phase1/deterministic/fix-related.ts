@@ -23,12 +23,27 @@ export function related(a: Segment, b: Segment): boolean {
   if (a.program === b.program && CHECK_FLAG.test(a.args.join(' ')) !== CHECK_FLAG.test(b.args.join(' ')) && firstWord(a) === firstWord(b)) return false;
   // A flag of the check traded for an in-place flag (`jsonnetfmt --test f` → `jsonnetfmt -i f`): the tool rewrote what it checked.
   if (rewritesWhatItChecked(b, a)) return false;
+  // Refreshing a package index (`apt-get update`, `helm repo update`) installs nothing: it is setup before an
+  // install, never the install that passed (`apt-get update` exits 0 even when every mirror failed).
+  if (refreshesIndex(a) !== refreshesIndex(b)) return false;
   if (a.key === b.key || sameCommand(a, b)) return true;
   // The same check by another route: `eslint .` failed, `npm run lint` passed (a tool and the repository's wrapper).
   if (job && job === jobOf(b) && checksOnly(a) && checksOnly(b)) return true;
   if (a.category !== b.category) return false;
   if (a.program === b.program) return a.category !== 'other' && a.category !== 'env';
   return a.category === 'install';
+}
+
+/** Package managers whose `update` (`makecache`, `refresh`, `-Sy`) refreshes the index rather than upgrading packages. */
+const SYSTEM_PM = /^(apt|apt-get|aptitude|yum|dnf|microdnf|apk|zypper|pacman|brew|port|pkg|opkg)$/;
+
+/** The segment refreshes a package index: `apt-get update`, `dnf makecache`, `pacman -Sy`, `helm repo update`, `x update-index`. */
+export function refreshesIndex(s: Segment): boolean {
+  const words = s.args.filter((x) => !x.startsWith('-'));
+  if (words.includes('update-index') || (words[0] === 'repo' && words[1] === 'update')) return true;
+  if (!SYSTEM_PM.test(s.program)) return false;
+  if (s.program === 'pacman') return s.args.some((x) => /^-Sy+$/.test(x)) && words.length === 0;
+  return /^(update|makecache|refresh|check-update|selfupdate)$/.test(words[0] ?? '') && words.length === 1;
 }
 
 /**

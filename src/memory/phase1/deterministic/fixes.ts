@@ -267,6 +267,17 @@ function typedAs(f: Failure): string {
   return seg ? essentialCommand(segs, seg) : f.seg.text;
 }
 
+/**
+ * A setup step as code spans. A step of several commands (`a && b && c`, one tool call) longer than one span's
+ * clip is shown as one span per command: cutting the joined text at 160 characters dropped the chain's last
+ * commands (`… && arduino-cli core update-…`, the `core install` that made the build work gone).
+ */
+function setupSpans(step: string): string {
+  const commands = step.split(' && ');
+  if (step.length <= 160 || commands.length === 1) return `\`${clip(step, 160)}\``;
+  return commands.map((c) => `\`${clip(c, 160)}\``).join(' && ');
+}
+
 function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory | undefined {
   const first = failures[0]!;
   const fixCmd = essentialCommand(fix.resolverSegs, fix.resolverSeg);
@@ -292,20 +303,20 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
   const changes = [...new Set(fix.changes.map((c) => c.text))];
   let text: string;
   if (fix.ranAs) {
-    const setup = changes.length ? `${changes.map((c) => `\`${clip(c, 160)}\``).join(', then ')}, then ` : '';
+    const setup = changes.length ? `${changes.map(setupSpans).join(', then ')}, then ` : '';
     text = notFound(first.step)
       ? `In this environment ${parts[0]}. It runs as ${setup}\`${clip(fixCmd, 200)}\`.`
       : `In this environment ${parts[0]}. ${setup ? `${setup[0]!.toUpperCase()}${setup.slice(1)}` : ''}\`${clip(fixCmd, 200)}\` got past that error.`;
   } else if (fix.movedPast) {
-    const made = changes.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ');
+    const made = changes.map((c) => (c.startsWith('changing ') ? c : setupSpans(c))).join(', then ');
     text = `\`${clip(first.seg.core, 160)}\` needs ${made} first. Without it ${parts[0]}. (With it the command got past that error.)`;
   } else if (needsSetup) {
     const repeat = [...new Set(fix.changes.filter((c) => !c.oneTime).map((c) => c.text))];
     const once = [...new Set(fix.changes.filter((c) => c.oneTime).map((c) => c.text))];
-    text = `\`${clip(first.seg.core, 160)}\` needs ${repeat.map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``)).join(', then ')} first. Without it ${parts.join('; ')}.${once.length ? ` (The run also made a one-time change: ${once.join(', ')}.)` : ''}`;
+    text = `\`${clip(first.seg.core, 160)}\` needs ${repeat.map((c) => (c.startsWith('changing ') ? c : setupSpans(c))).join(', then ')} first. Without it ${parts.join('; ')}.${once.length ? ` (The run also made a one-time change: ${once.join(', ')}.)` : ''}`;
   } else {
     // In the order they ran: the next agent retypes them top to bottom.
-    const before = changes.filter((c) => !fixCmd.includes(c)).map((c) => (c.startsWith('changing ') ? c : `\`${clip(c, 160)}\``));
+    const before = changes.filter((c) => !fixCmd.includes(c)).map((c) => (c.startsWith('changing ') ? c : setupSpans(c)));
     text = `In this environment ${parts.join('; ')}. What worked: ${[...before, `\`${clip(fixCmd, 200)}\``].join(', then ')}.`;
   }
   // The reason, when the agent said it between the failure and the fix ("the running daemon does not know the new JDK").
