@@ -147,7 +147,9 @@ describe('mnemara run --keep-sandbox', () => {
 
 describe('mnemara run --network host', () => {
   it('warns that the sandbox shares the host network, on stderr and in the result', async () => {
-    const server = await startMessagesServer([turn(text('Nothing to do.'))]);
+    // One reply per run: a run the model never answered saves nothing (no lineage), so the last run would be a
+    // fresh copy again.
+    const server = await startMessagesServer(Array.from({ length: 4 }, () => turn(text('Nothing to do.'))));
     servers.push(server);
     const run = await mnemara(['run', '-w', dirs.workspace, '--task', 'look', '--lineage', 'hostnet', '--network', 'host'], { ANTHROPIC_BASE_URL: server.url });
     expect(run.exitCode, run.stderr).toBe(0);
@@ -159,6 +161,7 @@ describe('mnemara run --network host', () => {
     mkdirSync(ws);
     writeFileSync(join(ws, '.npmrc'), '//registry.npmjs.org/:_authToken=npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n');
     const fresh = await mnemara(['run', '-w', ws, '--task', 'look', '--lineage', 'npmrc'], { ANTHROPIC_BASE_URL: server.url });
+    expect(fresh.exitCode, fresh.stderr).toBe(0);
     expect(fresh.stderr).toContain(`warning: 1 file(s) of ${ws} hold credentials and are copied with the workspace into every snapshot`);
     expect(fresh.stderr).not.toContain('npm_AbCd');
     const again = await mnemara(['run', '-w', ws, '--task', 'look', '--lineage', 'npmrc'], { ANTHROPIC_BASE_URL: server.url });

@@ -10,7 +10,11 @@
  * - an interpreter given a script of the test folder (`omc tests/runAll.mos`, `julia test/runtests.jl`) runs the
  *   tests, and a test's own line marked `FAILED` ("pipe: FAILED") reports a failing test: a suite that printed
  *   failures and exited 0 (its status printed by `; echo "exit=$?"`) was learnt as passed, so neither the setup
- *   that fixed it nor "it exits 0 when tests fail" was kept.
+ *   that fixed it nor "it exits 0 when tests fail" was kept;
+ * - PowerShell: `pwsh -c '…; …'` is split into its statements like `bash -c`, cmdlets have categories by verb
+ *   (`Install-Module` installs, `Register-PSRepository` sets the environment up, `Invoke-Build Test` tests, `Get-*`
+ *   reads), and a setup chain inside one step keeps its order (the repository registered before the install
+ *   that uses it; it was shown after it, a fix that fails when retyped).
  */
 import { describe, expect, it } from 'vitest';
 import { refreshesIndex } from '../../src/memory/phase1/deterministic/fix-related.js';
@@ -130,5 +134,28 @@ describe('a test script run by an interpreter that exits 0 on failures', () => {
     const all = texts(b).join('\n');
     expect(all).toMatch(/SIMLIBS=\/opt\/simlibs[\s\S]*simc tests\/suite\.sim|simc tests\/suite\.sim[\s\S]*SIMLIBS=\/opt\/simlibs/);
     expect(all).toMatch(/simc tests\/suite\.sim` exits 0 even when tests fail/);
+  });
+});
+
+describe('PowerShell', () => {
+  it('splits `pwsh -c` into statements and knows cmdlets by their verb', () => {
+    const segs = splitCommand("pwsh -NoProfile -c 'Register-PSRepository -Name Mirror -SourceLocation /srv/ps; Install-Module Pester -Repository Mirror; Invoke-Build Test' 2>&1 | tail -3");
+    expect(segs.map((s) => `${s.program}:${s.category}`)).toEqual(['Register-PSRepository:env', 'Install-Module:install', 'Invoke-Build:test', 'tail:inspect']);
+    expect(splitCommand("powershell.exe -Command 'Get-Module -ListAvailable | Format-Table Name'").map((s) => s.category)).toEqual(['inspect', 'inspect']);
+    expect(splitCommand("pwsh -c 'Invoke-Pester ./tests'")[0]!.category).toBe('test');
+    expect(splitCommand("pwsh -c 'Invoke-Build Build'")[0]!.category).toBe('build');
+  });
+
+  it('keeps a setup chain of one step in the order it ran', () => {
+    const b = new TranscriptBuilder('Add the report function.')
+      .bash("pwsh -NoProfile -c 'Invoke-Build Test'", 1, 'ERROR: PSKoans 2.0 or later is required (found 1.2).\nBuild FAILED. 1 tasks, 1 errors')
+      .bash("pwsh -NoProfile -c 'Register-PSRepository -Name Mirror -SourceLocation /srv/psmirror -InstallationPolicy Trusted; Install-Module PSKoans -RequiredVersion 2.0.1 -Repository Mirror -Scope CurrentUser; Invoke-Build Test'", 0, 'Tests Passed: 9, Failed: 0\nBuild succeeded.');
+    const lesson = texts(b).find((t) => t.includes('Invoke-Build Test'));
+    expect(lesson).toBeDefined();
+    const register = lesson!.indexOf('Register-PSRepository');
+    const install = lesson!.indexOf('Install-Module PSKoans');
+    expect(register).toBeGreaterThan(-1);
+    expect(install).toBeGreaterThan(register);
+    expect(lesson!.lastIndexOf('Invoke-Build Test')).toBeGreaterThan(install);
   });
 });

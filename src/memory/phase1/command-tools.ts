@@ -22,15 +22,34 @@ const TASK_RUNNERS = /^(just|task|mage|invoke|inv|earthly)$/;
 /** Test runners known by name alone (`prove -lr t`, `busted`, `bats test/`). */
 const TEST_PROGRAMS = /^(prove|busted|bats|shellspec|gotestsum|nosetests|nose2|behave|cucumber|cucumber-js|robot|trial|phpspec|codecept|kaocha|elm-test|elm-test-rs|wdio|detox|testem|hspec-discover|tasty-discover|bashunit|roundup|cram|ward|testthat)$/;
 
+/** A file under a test folder at the top of the repository (`tests/runAll.mos`, `./test/runtests.jl`, `spec/all.rb`). */
+const TEST_FILE = /^(?:\.\/)?(?:test|tests|spec|specs|t)\/(?:[\w.-]+\/)*[\w.-]+\.[A-Za-z]\w{0,5}$/;
+
+/**
+ * PowerShell cmdlets (`pwsh -c '…'` is split like `bash -c`): the verb says the job. Reading cmdlets inspect;
+ * module installs install; repository and policy settings set the environment up; Pester, psake and
+ * Invoke-Build tasks named so test or build; the script analyzer is the repository's lint.
+ */
+function cmdletCategory(program: string, args: string[]): CommandCategory | undefined {
+  if (!/^[A-Z][a-z]+-[A-Z]\w+$/i.test(program)) return undefined;
+  const p = program.toLowerCase();
+  if (/^(get|select|format|measure|where|foreach|sort|out|write|test|compare|resolve|split|join|convertto|convertfrom)-/.test(p)) return 'inspect';
+  if (/^(install|update|save)-(module|psresource|package|script)$/.test(p)) return 'install';
+  if (/^(register|set)-(psrepository|psresourcerepository|executionpolicy|location)$/.test(p) || p === 'import-module') return 'env';
+  if (p === 'invoke-pester' || p === 'invoke-scriptanalyzer') return 'test';
+  if (p === 'invoke-build' || p === 'invoke-psake') return /test|check/i.test(args[0] ?? '') ? 'test' : /build|compile|pack/i.test(args[0] ?? '') ? 'build' : undefined;
+  return undefined;
+}
+
 /**
  * The category of a segment whose program `command-category.ts` does not know, from `program`, its positional
  * words (`args`) and the segment from the program on (`core`); undefined when nothing here knows it.
  */
-/** A file under a test folder at the top of the repository (`tests/runAll.mos`, `./test/runtests.jl`, `spec/all.rb`). */
-const TEST_FILE = /^(?:\.\/)?(?:test|tests|spec|specs|t)\/(?:[\w.-]+\/)*[\w.-]+\.[A-Za-z]\w{0,5}$/;
 
 export function toolCategory(program: string, args: string[], core: string): CommandCategory | undefined {
   if (TEST_PROGRAMS.test(program)) return 'test';
+  const cmdlet = cmdletCategory(program, args);
+  if (cmdlet) return cmdlet;
   // SDK managers install toolchain parts (or accept their licences): the environment, like `apt-get install`.
   if (/^(sdkmanager|ghcup|juliaup|elan|opam-switch|sdk|xcode-select)$/.test(program)) return 'system';
   const inline = inlineCategory(program, core);

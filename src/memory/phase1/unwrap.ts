@@ -157,6 +157,11 @@ export function unwrap(words: string[]): Unwrapped {
     rest = m > 0 ? ['python', '-m', ...rest.slice(m + 1)] : ['python', ...rest.slice(skipOptions(rest, 2, /^--(rcfile|source|include|omit|data-file)$/))];
   }
   const program = (rest[0] ?? '').replace(/^.*\//, '');
+  // `pwsh -NoProfile -c 'Install-Module …; Invoke-Build Test'`: statements split on `;` and `|` as a shell's are.
+  if (/^(pwsh|powershell)(\.exe)?$/i.test(program)) {
+    const c = rest.findIndex((a, i) => i > 0 && /^-(c|command)$/i.test(a));
+    if (c > 0 && rest[c + 1] !== undefined) return { start, words: rest, sudo, noise, assignments, inner: rest.slice(c + 1).join(' ') };
+  }
   if (SHELLS.test(program)) {
     const c = rest.findIndex((a, i) => i > 0 && /^-[a-z]*c[a-z]*$/.test(a));
     if (c > 0 && rest[c + 1] !== undefined) return { start, words: rest, sudo, noise, assignments, inner: rest[c + 1] };

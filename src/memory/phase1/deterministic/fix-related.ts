@@ -74,7 +74,8 @@ export function setupSegments(step: Step, segs: Segment[], target: Segment): Seg
     (s) =>
       (s.category === 'env' || s.category === 'system' || s.category === 'install' || setsUpService(s) || made(s) || toolSetup(s, target) || (prep.includes(s.category) && !related(s, target))) &&
       s.program !== 'cd' &&
-      // `epmd -daemon; sleep 1; epmd -names`: a service start whose line then ran to a clean end did its job.
-      (segmentOutcome(step, segs, s) === 'passed' || (setsUpService(s) && step.exitCode === 0 && segmentOutcome(step, segs, s) === 'unknown')),
+      // `epmd -daemon; sleep 1; epmd -names`: a service start whose line then ran to a clean end did its job; so did
+      // an install (`…; Install-Module Pester …; Invoke-Build Test`, PowerShell's statements end in `;`).
+      (segmentOutcome(step, segs, s) === 'passed' || ((setsUpService(s) || s.category === 'install' || s.category === 'system' || s.category === 'env') && step.exitCode === 0 && segmentOutcome(step, segs, s) === 'unknown')),
   );
 }

@@ -204,8 +204,12 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       // db migrate && pytest`, `sudo pg_ctlcluster 15 main start && dbt build`): it ran, passed, and the command then did.
       // Never a formatter or linter (`cargo fmt && cargo clippy`: it changed the code) nor the same program (`dotnet format`).
       const unknownSetup = andedBefore(segs, match).filter((s) => s.category === 'other' && !jobOf(s) && s.program !== target.program && !related(s, target));
-      const before = [...setupSegments(next, segs, target), ...unknownSetup]
-        .filter((s, k, all) => all.indexOf(s) === k && segs.indexOf(s) < segs.indexOf(match) && s.category !== 'env' && !typedBefore.has(s.text))
+      // The environment set up in front stays with the command (`export X=… && cmd`), unless a setup step comes
+      // after it: `Register-PSRepository …; Install-Module … -Repository …; Invoke-Build Test` keeps its order.
+      const setup = [...setupSegments(next, segs, target), ...unknownSetup].filter((s) => segs.indexOf(s) < segs.indexOf(match) && !typedBefore.has(s.text));
+      const lastSetup = Math.max(-1, ...setup.filter((s) => s.category !== 'env').map((s) => segs.indexOf(s)));
+      const before = setup
+        .filter((s, k, all) => all.indexOf(s) === k && (s.category !== 'env' || segs.indexOf(s) < lastSetup))
         .sort((a, b) => segs.indexOf(a) - segs.indexOf(b));
       if (before.length > 0) changes.push({ step: next, text: before.map((s) => s.text).join(' && ') });
       return { chain, resolver: next, resolverSegs: segs, resolverSeg: match, changes, changedBetween };
@@ -281,6 +285,9 @@ function setupSpans(step: string): string {
 function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory | undefined {
   const first = failures[0]!;
   const fixCmd = essentialCommand(fix.resolverSegs, fix.resolverSeg);
+  // As shown: without the environment setup the changes already list (they ran before the rest of the setup).
+  const listed = new Set(fix.changes.flatMap((c) => c.text.split(' && ')));
+  const shownCmd = essentialCommand(fix.resolverSegs.filter((s) => s === fix.resolverSeg || !listed.has(s.text)), fix.resolverSeg);
   // Another spelling of the same command (`./x.sh` → `bash x.sh`) is a lesson only when the spelling was the
   // problem (not executable, not found); otherwise it is a plain retry.
   const unchanged = failures.every(
@@ -305,8 +312,8 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
   if (fix.ranAs) {
     const setup = changes.length ? `${changes.map(setupSpans).join(', then ')}, then ` : '';
     text = notFound(first.step)
-      ? `In this environment ${parts[0]}. It runs as ${setup}\`${clip(fixCmd, 200)}\`.`
-      : `In this environment ${parts[0]}. ${setup ? `${setup[0]!.toUpperCase()}${setup.slice(1)}` : ''}\`${clip(fixCmd, 200)}\` got past that error.`;
+      ? `In this environment ${parts[0]}. It runs as ${setup}\`${clip(shownCmd, 200)}\`.`
+      : `In this environment ${parts[0]}. ${setup ? `${setup[0]!.toUpperCase()}${setup.slice(1)}` : ''}\`${clip(shownCmd, 200)}\` got past that error.`;
   } else if (fix.movedPast) {
     const made = changes.map((c) => (c.startsWith('changing ') ? c : setupSpans(c))).join(', then ');
     text = `\`${clip(first.seg.core, 160)}\` needs ${made} first. Without it ${parts[0]}. (With it the command got past that error.)`;
@@ -316,8 +323,8 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
     text = `\`${clip(first.seg.core, 160)}\` needs ${repeat.map((c) => (c.startsWith('changing ') ? c : setupSpans(c))).join(', then ')} first. Without it ${parts.join('; ')}.${once.length ? ` (The run also made a one-time change: ${once.join(', ')}.)` : ''}`;
   } else {
     // In the order they ran: the next agent retypes them top to bottom.
-    const before = changes.filter((c) => !fixCmd.includes(c)).map((c) => (c.startsWith('changing ') ? c : setupSpans(c)));
-    text = `In this environment ${parts.join('; ')}. What worked: ${[...before, `\`${clip(fixCmd, 200)}\``].join(', then ')}.`;
+    const before = changes.filter((c) => !shownCmd.includes(c)).map((c) => (c.startsWith('changing ') ? c : setupSpans(c)));
+    text = `In this environment ${parts.join('; ')}. What worked: ${[...before, `\`${clip(shownCmd, 200)}\``].join(', then ')}.`;
   }
   // The reason, when the agent said it between the failure and the fix ("the running daemon does not know the new JDK").
   const reason = reasonSaid(view, first.step.at, fix.resolver.at);
