@@ -14,7 +14,9 @@
  * - PowerShell: `pwsh -c '…; …'` is split into its statements like `bash -c`, cmdlets have categories by verb
  *   (`Install-Module` installs, `Register-PSRepository` sets the environment up, `Invoke-Build Test` tests, `Get-*`
  *   reads), and a setup chain inside one step keeps its order (the repository registered before the install
- *   that uses it; it was shown after it, a fix that fails when retyped).
+ *   that uses it; it was shown after it, a fix that fails when retyped);
+ * - a run cut right after a command keeps what that command printed in its unfinished-work note: the newest
+ *   finding of the run ("MULTIPOLYGON … EPSG:3035") was in no entry.
  */
 import { describe, expect, it } from 'vitest';
 import { refreshesIndex } from '../../src/memory/phase1/deterministic/fix-related.js';
@@ -157,5 +159,21 @@ describe('PowerShell', () => {
     expect(register).toBeGreaterThan(-1);
     expect(install).toBeGreaterThan(register);
     expect(lesson!.lastIndexOf('Invoke-Build Test')).toBeGreaterThan(install);
+  });
+});
+
+describe('a run cut right after a command', () => {
+  const cut = () =>
+    new TranscriptBuilder('Draw the districts map.')
+      .edit('/workspace/maps/districts.qmd', 'create')
+      .bash('quarto render maps/districts.qmd', 1, 'Error in addPolygons(): no polygon data found\nExecution halted')
+      .bash("Rscript -e 'sf::st_crs(sf::read_sf(\"data/districts.geojson\"))$input'", 0, '[1] MULTIPOLYGON\n[1] "EPSG:3035"');
+  it('keeps what that command printed', () => {
+    const note = extractDeterministic(viewRollout(cut().end('max_turns'), 'r')).find((m) => m.kind === 'task_state')!.text;
+    expect(note).toContain('which printed “[1] MULTIPOLYGON” / “[1] "EPSG:3035"”');
+  });
+  it('not when the agent spoke after it', () => {
+    const note = extractDeterministic(viewRollout(cut().say('The layer is in EPSG:3035.').end('max_turns'), 'r')).find((m) => m.kind === 'task_state')!.text;
+    expect(note).not.toContain('which printed');
   });
 });

@@ -49,6 +49,9 @@ export function unfinishedTask(view: RolloutView): RawMemory[] {
       ? `\`${clip(lastCmd, 160)}\` (exit ${last.exitCode ?? 'unknown'})`
       : `${last.name} ${String(last.input.command ?? '')} ${String(last.input.path ?? '')}`.trim()
     : undefined;
+  // Cut right after a command (no word from the agent since): what that command printed is the newest thing
+  // the run learnt ("MULTIPOINT … EPSG:25830"), and nothing else holds it.
+  const printed = last && lastCmd && !onPurpose && !view.said.some((x) => x.role === 'assistant' && x.at > last.at) ? tailLines(last.output ?? '', 3) : [];
   const files = view.filesChanged.length ? ` Files changed so far: ${view.filesChanged.slice(0, 8).join(', ')}.` : '';
   const blocked = unresolvedFailures(view)
     .slice(0, 2)
@@ -63,12 +66,18 @@ export function unfinishedTask(view: RolloutView): RawMemory[] {
         (blocked.length ? ` Unresolved: ${blocked.join('; ')}.` : '') +
         (found.length ? ` Findings (the agent's words): “${found.join(' ')}”` : '') +
         (asked.length ? ` Waiting for the user's answer to: “${asked.join(' ')}”` : '') +
-        (lastStep && !onPurpose ? ` Last step: ${lastStep}.` : ''),
+        (lastStep && !onPurpose ? ` Last step: ${lastStep}${printed.length ? `, which printed ${printed.map(quote).join(' / ')}` : ''}.` : ''),
       evidence: { lines: [...new Set([view.records[0]?.line ?? 1, ...unresolvedFailures(view).slice(0, 2).map((f) => f.step.callLine), ...(last ? [last.callLine] : [])])].sort((a, b) => a - b) },
       importance: 4,
       keywords: keywordsOf([view.task, ...view.filesChanged]),
     },
   ];
+}
+
+/** The last `n` lines of an output that say something (at most 120 characters each), in order. */
+function tailLines(output: string, n: number): string[] {
+  const lines = output.split('\n').map((l) => l.trim()).filter((l) => /[\p{L}\p{N}]{2,}/u.test(l) && !/^\[exit code: -?\d+\]$/.test(l));
+  return lines.slice(-n).map((l) => clip(l, 120));
 }
 
 /**
