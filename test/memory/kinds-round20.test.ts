@@ -16,9 +16,15 @@
  *   reads), and a setup chain inside one step keeps its order (the repository registered before the install
  *   that uses it; it was shown after it, a fix that fails when retyped);
  * - a run cut right after a command keeps what that command printed in its unfinished-work note: the newest
- *   finding of the run ("MULTIPOLYGON … EPSG:3035") was in no entry.
+ *   finding of the run ("MULTIPOLYGON … EPSG:3035") was in no entry;
+ * - a check rerun with a fixer flag only added (`pdk validate -a`, `stylelint x --fix`) rewrote the code: no
+ *   "what worked" lesson;
+ * - only an interpreter given a test-folder file runs tests (`rm tests/old.lpr` does not); build tools known by
+ *   name alone build (`lazbuild`, `msbuild`, `scons`; their `test` target tests); the build typed in front of a
+ *   project's test runner (`lazbuild --bm=Console t.lpi && ./tests/runtests`) is part of how to run the tests.
  */
 import { describe, expect, it } from 'vitest';
+import { rewritesWhatItChecked } from '../../src/memory/phase1/command-job.js';
 import { refreshesIndex } from '../../src/memory/phase1/deterministic/fix-related.js';
 import { splitCommand } from '../../src/memory/phase1/commands.js';
 import { reportsFailingTests, segmentOutcome } from '../../src/memory/phase1/outcome.js';
@@ -175,5 +181,46 @@ describe('a run cut right after a command', () => {
   it('not when the agent spoke after it', () => {
     const note = extractDeterministic(viewRollout(cut().say('The layer is in EPSG:3035.').end('max_turns'), 'r')).find((m) => m.kind === 'task_state')!.text;
     expect(note).not.toContain('which printed');
+  });
+});
+
+describe('a check rerun with a fixer flag added', () => {
+  it.each([
+    ['pdk validate', 'pdk validate -a', true],
+    ['rubocop app', 'rubocop -A app', true],
+    ['stylelint "src/**/*.css"', 'stylelint "src/**/*.css" --fix', true],
+    ['swiftlint lint', 'swiftlint lint --autocorrect', true],
+    ['ls data', 'ls -a data', false],
+    ['pip install x', 'pip install -i https://mirror.local x', false],
+  ])('`%s` → `%s` rewrote what it checked: %s', (a, b, expected) => {
+    expect(rewritesWhatItChecked(splitCommand(a)[0]!, splitCommand(b)[0]!)).toBe(expected);
+  });
+
+  it('teaches no environment lesson', () => {
+    const b = new TranscriptBuilder('Add the makestep parameter.')
+      .edit('/workspace/manifests/init.pp')
+      .bash('pdk validate', 1, 'error: rubocop: spec/classes/ntp_spec.rb:4:9: Layout/SpaceInsideHashLiteralBraces: Space inside } missing.')
+      .bash('pdk validate -a', 0, 'info: rubocop: 1 offense corrected')
+      .bash('pdk validate', 0, 'ok');
+    expect(texts(b).join('\n')).not.toMatch(/What worked: `pdk validate -a`/);
+  });
+});
+
+describe('the build in front of a test runner', () => {
+  it.each([
+    ['rm tests/old-runner.lpr', 'other'],
+    ['cp tests/fixture.json /tmp/x.json', 'other'],
+    ['lazbuild --bm=Console tests/runtests.lpi', 'build'],
+    ['msbuild App.sln', 'build'],
+    ['scons check', 'test'],
+  ])('`%s` is %s', (cmd, category) => {
+    expect(splitCommand(cmd)[0]!.category).toBe(category);
+  });
+
+  it('is part of how to run the tests', () => {
+    const b = new TranscriptBuilder('Fix the tide sum.')
+      .edit('/workspace/src/tides.pas')
+      .bash('lazbuild --bm=Headless tests/runtests.lpi 2>&1 | tail -1 && ./tests/runtests --all --format=plain', 0, 'Linking tests/runtests\nNumber of run tests: 12\nNumber of failures: 0');
+    expect(texts(b)).toContain('Run the tests with `lazbuild --bm=Headless tests/runtests.lpi && ./tests/runtests --all --format=plain` (passed in this workspace).');
   });
 });

@@ -125,6 +125,9 @@ export function checksOnly(seg: Pick<Segment, 'program' | 'args'>): boolean {
 }
 
 const IN_PLACE = /^(-i|--in-place|--inplace|-w|--write|--fix|--apply)$/;
+/** Flags by which a linter rewrites what it reports (`--fix`, `--autocorrect`; RuboCop-style `-a`/`-A`). */
+const AUTOFIX = /^(--fix|--fix-only|--unsafe-fixes|--autocorrect|--auto-correct|--autocorrect-all|--auto-correct-all)$/;
+const RUBOCOP_LIKE = /^(rubocop|pdk|standardrb|standard|haml-lint|erblint|erb_lint)$/;
 
 /**
  * `after` is `check` with one of its flags traded for an in-place flag (`jsonnetfmt --test f` → `jsonnetfmt -i f`,
@@ -132,6 +135,8 @@ const IN_PLACE = /^(-i|--in-place|--inplace|-w|--write|--fix|--apply)$/;
  * changed. An option only added (`pip install -i URL x`, `cabal build -w ghc-9.6.4`) is not a trade.
  */
 export function rewritesWhatItChecked(check: Pick<Segment, 'program' | 'args'>, after: Pick<Segment, 'program' | 'args'>): boolean {
+  // A fixer flag only added (`pdk validate` → `pdk validate -a`, `stylelint x` → `stylelint x --fix`): the same.
+  if (check.program === after.program && after.args.some((x) => AUTOFIX.test(x) || (/^-[aA]$/.test(x) && RUBOCOP_LIKE.test(after.program))) && !check.args.some((x) => AUTOFIX.test(x) || /^-[aA]$/.test(x))) return true;
   return (
     check.program === after.program &&
     after.args.some((x) => IN_PLACE.test(x)) &&

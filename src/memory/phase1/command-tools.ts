@@ -22,6 +22,15 @@ const TASK_RUNNERS = /^(just|task|mage|invoke|inv|earthly)$/;
 /** Test runners known by name alone (`prove -lr t`, `busted`, `bats test/`). */
 const TEST_PROGRAMS = /^(prove|busted|bats|shellspec|gotestsum|nosetests|nose2|behave|cucumber|cucumber-js|robot|trial|phpspec|codecept|kaocha|elm-test|elm-test-rs|wdio|detox|testem|hspec-discover|tasty-discover|bashunit|roundup|cram|ward|testthat)$/;
 
+/** Build tools known by name alone (`lazbuild x.lpi`, `msbuild App.sln`, `scons`, `ant jar`). */
+const BUILD_PROGRAMS = /^(lazbuild|fpc|msbuild|xbuild|scons|waf|premake5|b2|bjam|qmake|ant|nant|tup)$/;
+
+/**
+ * Tools that act on a file rather than run it (`rm tests/old.lpr`, `gcc tests/t.c`): a test-folder file given to
+ * one of them is no test run.
+ */
+const FILE_TOOLS = /^(rm|cp|mv|touch|mkdir|rmdir|chmod|chown|chgrp|ln|install|tar|zip|unzip|gzip|gunzip|bzip2|xz|zstd|patch|truncate|dos2unix|unix2dos|code|vim|vi|nvim|nano|emacs|ed|less|more|bat|shellcheck|shfmt|open|xdg-open|cmp|md5sum|sha1sum|sha256sum|base64|iconv|xxd|hexdump|od|strings|rsync|scp|curl|wget|sponge|dd|split|cut|tr|nl|tac|rev|shuf|comm|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|javac|kotlinc|rustc|tsc|ghc|ocamlc|ocamlopt|gfortran|nasm|as|ld|fpc|lazbuild|prettier|eslint|black|ruff|clang-format|gofmt|rustfmt|stylua|dotnet)$/;
+
 /** A file under a test folder at the top of the repository (`tests/runAll.mos`, `./test/runtests.jl`, `spec/all.rb`). */
 const TEST_FILE = /^(?:\.\/)?(?:test|tests|spec|specs|t)\/(?:[\w.-]+\/)*[\w.-]+\.[A-Za-z]\w{0,5}$/;
 
@@ -48,6 +57,7 @@ function cmdletCategory(program: string, args: string[]): CommandCategory | unde
 
 export function toolCategory(program: string, args: string[], core: string): CommandCategory | undefined {
   if (TEST_PROGRAMS.test(program)) return 'test';
+  if (BUILD_PROGRAMS.test(program)) return /^(test|tests|check|runtests)$/.test(args[0] ?? '') ? 'test' : 'build';
   const cmdlet = cmdletCategory(program, args);
   if (cmdlet) return cmdlet;
   // SDK managers install toolchain parts (or accept their licences): the environment, like `apt-get install`.
@@ -63,7 +73,7 @@ export function toolCategory(program: string, args: string[], core: string): Com
   // (`rokit install`, `aftman install`): a toolchain or dependency manager setting itself up.
   // An interpreter given a script of the test folder (`omc tests/runAll.mos`, `julia test/runtests.jl`,
   // `tclsh tests/all.tcl`): the folder says the job, whatever the language.
-  if (TEST_FILE.test(args.find((a) => !a.startsWith('-')) ?? '')) return 'test';
+  if (!FILE_TOOLS.test(program) && TEST_FILE.test(args.find((a) => !a.startsWith('-')) ?? '')) return 'test';
   if (!BY_SUBCOMMAND.has(program)) {
     if (/^(test|tests)$/.test(args[0] ?? '') || (args[0] === 'run' && /^(test|tests|spec|specs)$/.test(args[1] ?? ''))) return 'test';
     return /^(install|sync|restore|bootstrap)$/.test(args[0] ?? '') ? 'install' : undefined;

@@ -62,6 +62,24 @@ function choseByLockfile(view: RolloutView): boolean {
   return view.said.some((s) => s.role === 'assistant' && LOCKFILE_TALK.test(s.text));
 }
 
+/**
+ * The build and generate steps joined by `&&` right in front of `seg` (a filter piped from one, `2>&1 | tail -1`,
+ * left out): `lazbuild --bm=Console t.lpi 2>&1 | tail -1 && ./tests/runtests` → [lazbuild …].
+ */
+function buildsBefore(segs: Segment[], seg: Segment): Segment[] {
+  const out: Segment[] = [];
+  for (let i = segs.indexOf(seg); i > 0; i -= 1) {
+    const cur = segs[i]!;
+    if (cur.piped) continue; // a filter: its `|` joins it to the step before
+    if (cur.joiner !== '&&') break;
+    const prev = segs.slice(0, i).reverse().find((x) => !x.piped);
+    if (!prev || (prev.category !== 'build' && prev.category !== 'generate')) break;
+    out.unshift(prev);
+    i = segs.indexOf(prev) + 1;
+  }
+  return out;
+}
+
 /** A shell loop in a command line. */
 const LOOP = /\b(?:for|while|until)\b[^\n]*?;\s*do\b/;
 
@@ -93,7 +111,10 @@ export function commandsThatWorked(view: RolloutView, known: string[], preferenc
       const isTest = seg.category === 'test' || (seg.category === 'other' && namedAsTests.some((n) => sameCommand(n, seg)));
       // Inside a loop (`for i in $(seq 1 20); do lune run tests | tail -n 1; done`) the suite is being rerun to
       // see whether it is flaky: that step shows a check, not how to run the tests.
-      if (isTest && isProjectSpecificTest(seg) && !seg.silenced && !LOOP.test(cmdText)) test = { cmd: essentialCommand(segs, seg), step, seg };
+      // The build it needs, typed in front of it (`lazbuild --bm=Console tests/runtests.lpi && ./tests/runtests`),
+      // is part of running the tests: the runner alone runs what an older build made, or nothing.
+      const builds = buildsBefore(segs, seg);
+      if (isTest && isProjectSpecificTest(seg) && !seg.silenced && !LOOP.test(cmdText)) test = { cmd: [...builds.map((b) => b.text), essentialCommand(segs, seg)].join(' && '), step, seg };
     }
   }
   // A later failure of the same command means it did not keep working.
