@@ -54,7 +54,6 @@ function cmdletCategory(program: string, args: string[]): CommandCategory | unde
  * The category of a segment whose program `command-category.ts` does not know, from `program`, its positional
  * words (`args`) and the segment from the program on (`core`); undefined when nothing here knows it.
  */
-
 export function toolCategory(program: string, args: string[], core: string): CommandCategory | undefined {
   if (TEST_PROGRAMS.test(program)) return 'test';
   if (BUILD_PROGRAMS.test(program)) return /^(test|tests|check|runtests)$/.test(args[0] ?? '') ? 'test' : 'build';
@@ -67,13 +66,13 @@ export function toolCategory(program: string, args: string[], core: string): Com
   if (/^(clojure|clj)$/.test(program)) return aliasCategory(core);
   if (/^(godot|godot4|unity|unity-editor|Unity)$/.test(program)) return /gut_cmdln|-runTests\b|--test\b|\bgdUnit/i.test(core) ? 'test' : /--(export|build)|-buildTarget|--import\b/.test(core) ? 'build' : undefined;
   if (/^(cpanm|cpm)$/.test(program)) return /--installdeps|\binstall\b/.test(core) || args.length > 0 ? 'install' : undefined;
+  // An interpreter given a script of the test folder (`omc tests/runAll.mos`, `julia test/runtests.jl`,
+  // `tclsh tests/all.tcl`): the folder says the job, whatever the language.
+  if (!FILE_TOOLS.test(program) && TEST_FILE.test(args.find((a) => !a.startsWith('-')) ?? '')) return 'test';
   // A tool no list here names, with `test` as its subcommand (`pdk test unit`, `foo test --all`): the CLIs of
   // build tools spell running the tests that way, whatever the ecosystem.
   // So is `run` of a script named so (`lune run tests`, `foo run test`), and `install`, `sync` … as the subcommand
   // (`rokit install`, `aftman install`): a toolchain or dependency manager setting itself up.
-  // An interpreter given a script of the test folder (`omc tests/runAll.mos`, `julia test/runtests.jl`,
-  // `tclsh tests/all.tcl`): the folder says the job, whatever the language.
-  if (!FILE_TOOLS.test(program) && TEST_FILE.test(args.find((a) => !a.startsWith('-')) ?? '')) return 'test';
   if (!BY_SUBCOMMAND.has(program)) {
     if (/^(test|tests)$/.test(args[0] ?? '') || (args[0] === 'run' && /^(test|tests|spec|specs)$/.test(args[1] ?? ''))) return 'test';
     return /^(install|sync|restore|bootstrap)$/.test(args[0] ?? '') ? 'install' : undefined;
