@@ -24,7 +24,8 @@ import { eventSink, progressOf, step } from './session/context.js';
 import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
 import { adoptOrphans, endSessionRecord, markSessionRestored, openSessionScratch, recordSessionStart, removeDeadScratch, removeSpentRecords } from './session/orphans.js';
-import { HeadPublisher, sessionBranch } from './session/publish.js';
+import { HeadPublisher } from './session/publish.js';
+import { pendingOnBranch } from './session/pending-branch.js';
 import { rescueStrandedSandboxes, sessionHasSandbox } from './session/stranded.js';
 import { detachGoneSandboxDisks } from './sandbox/docker/gone-disks.js';
 import { assertHomeOutside, assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
@@ -383,35 +384,4 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   }
   result.timings = { ...timings, totalMs: Date.now() - began, parts };
   return result;
-}
-
-/**
- * The head could not be moved to the workspace snapshot (the bound passed, the disk filled, the store failed):
- * the rollout is recorded as pending on the branch `LINEAGE@<rollout-id>` naming that snapshot, and the error
- * says where it is. The next session on the lineage (or `mnemara recover`) adopts it.
- */
-async function pendingOnBranch(
-  err: unknown,
-  at: { store: SnapshotStore; lineage: string; rolloutId: string; workspaceSnapshot: string; saved: SavedWork },
-): Promise<MnemaraError> {
-  const branch = sessionBranch(at.lineage, at.rolloutId);
-  // On a full disk even the tiny ref may not fit: the snapshot is then named by id (and adopted later by id).
-  const named = await at.store.moveBranch(branch, null, at.workspaceSnapshot).then(
-    () => true,
-    (e: unknown) => {
-      log.info({ err: e, branch }, 'could not record the pending rollout on its branch');
-      return false;
-    },
-  );
-  if (named) at.saved.branch = branch;
-  if (ioFailureCode(err)) return ioFailureError(err, `moving the head of ${at.lineage}`, at.saved);
-  const where = named ? `branch ${branch} (snapshot ${at.workspaceSnapshot})` : `snapshot ${at.workspaceSnapshot}`;
-  return new MnemaraError(
-    (err as MnemaraError).code === 'HEAD_WAIT_EXPIRED' ? 'HEAD_WAIT_EXPIRED' : 'PUBLISH_FAILED',
-    `could not move the head of ${at.lineage}: ${(err as Error).message}. The rollout ${at.rolloutId} is saved, pending, on ${where}; its transcript is at ${at.saved.transcriptPath}.`,
-    {
-      hint: `\`mnemara recover --lineage ${at.lineage}\` (or the next run) brings it into the lineage's memory; \`mnemara snapshot restore ${at.workspaceSnapshot} DIR\` gets its code.`,
-      cause: err,
-    },
-  );
 }
