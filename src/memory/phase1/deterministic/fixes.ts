@@ -13,6 +13,7 @@ import { sameWhere, stepDirectories, whereOf } from './where.js';
 import { editShown, environmentPath, isConfigPath, oneTimeEdit } from './config-paths.js';
 import { invocationError, notFound, otherBinary, runnerAdded } from './another-form.js';
 import { madePathOf, related, setupSegments } from './fix-related.js';
+import { typedSetup, unknownToolSetup } from './chain-setup.js';
 
 /** The directory each step starts in (`where.ts`). */
 function directories(steps: Step[]): Map<number, string> {
@@ -257,9 +258,11 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       changedBetween = true;
       sinceChain.changed = true;
     }
-    // Every setup command of the step, not only its last: `go install …golangci-lint && export PATH=…/bin`.
+    // Every setup command of the step, not only its last (`go install …golangci-lint && export PATH=…/bin`); else a
+    // passing step of a tool no category knows (`npx cdktf get`): nothing in the code changed, so it is part of the fix.
     const setup = setupSegments(next, segs, target);
-    if (setup.length > 0) changes.push({ step: next, text: setup.map((s) => s.text).join(' && ') });
+    const made = setup.length > 0 ? setup : next.exitCode === 0 ? unknownToolSetup(segs, target) : [];
+    if (made.length > 0) changes.push({ step: next, text: made.map((s) => s.text).join(' && ') });
   }
   return past;
 }
@@ -307,7 +310,9 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
     const said = why.length ? `: ${why.map((w) => quote(w)).join(' / ')}` : ` (exit ${f.step.exitCode ?? '?'})`;
     return `${i === 0 ? '' : 'then '}\`${clip(f.seg.text, 160)}\` failed${said}`;
   });
-  const changes = [...new Set(fix.changes.map((c) => c.text))];
+  // What each failure had typed in front of it and passed comes first (a plain retry has no lesson, above).
+  const typed = failures.flatMap(typedSetup).filter((t) => !fix.changes.some((c) => c.text.includes(t)) && !shownCmd.includes(t));
+  const changes = [...new Set([...(typed.length ? [typed.join(' && ')] : []), ...fix.changes.map((c) => c.text)])];
   let text: string;
   if (fix.ranAs) {
     const setup = changes.length ? `${changes.map(setupSpans).join(', then ')}, then ` : '';

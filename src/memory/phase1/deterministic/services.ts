@@ -27,7 +27,8 @@ export function startsService(seg: Segment): boolean {
 
 /**
  * A segment that prepares a database for the code (`bin/rails db:prepare`, `python manage.py migrate`,
- * `alembic upgrade head`, `npx prisma migrate deploy`, `mix ecto.setup`, `createdb app_test`): like starting its
+ * `alembic upgrade head`, `npx prisma migrate deploy`, `mix ecto.setup`, `createdb app_test`, `airflow db migrate`,
+ * `psql -c "ALTER USER …"`): like starting its
  * service, setup that a later run must do again in a fresh sandbox.
  */
 export function preparesData(seg: Segment): boolean {
@@ -44,8 +45,11 @@ export function preparesData(seg: Segment): boolean {
     /^php artisan (migrate|db:seed)\b/.test(t) ||
     /^dotnet ef database update\b/.test(t) ||
     /^(createdb|mysqladmin create)\b/.test(t) ||
-    /^(psql|mysql)\b.*(\s-f\s|<|CREATE (DATABASE|ROLE|USER|EXTENSION))/i.test(t) ||
-    /^db:(create|migrate|setup|prepare|push|seed)\b/.test(t)
+    // A database client giving the role the app connects as what it needs (`ALTER USER postgres PASSWORD …`, `GRANT …`).
+    /^(psql|mysql|mariadb|sqlcmd|clickhouse-client|cqlsh)\b.*(\s-f\s|<|CREATE (DATABASE|ROLE|USER|EXTENSION|SCHEMA)|ALTER (USER|ROLE|DATABASE)|GRANT\s|SET PASSWORD)/i.test(t) ||
+    /^db:(create|migrate|setup|prepare|push|seed)\b/.test(t) ||
+    // A tool's own metadata database (`airflow db migrate`, `superset db upgrade`, `flask db upgrade`).
+    /^\S+ db (init|migrate|upgrade|create|setup|reset|push)\b/.test(t)
   );
 }
 
@@ -85,6 +89,14 @@ const LOOKS = /^(ls|list|show|status|whoami|info|version|help|get|describe|inspe
 export function toolSetup(seg: Segment, target: Segment): boolean {
   // A formatter or fixer of the tool (`cargo fmt`, `mix format`) rewrote the code: a dev loop, not setup.
   if (seg.category !== 'other' || seg.program !== target.program || seg.key === target.key || (jobOf(seg) && !checksOnly(seg))) return false;
+  return seg.args.some((a) => !a.startsWith('-')) && !looksOnly(seg) && !readOnlyCommand(seg.text);
+}
+
+/**
+ * A tool asked to list or show something (`gcloud auth list`, `pulumi stack ls`, `kubectl get pods`): `LOOKS` in
+ * its first two words. A `get` with nothing after it fetches (`cdktf get`, `terraform get` generate or download).
+ */
+export function looksOnly(seg: Segment): boolean {
   const words = seg.args.filter((a) => !a.startsWith('-'));
-  return words.length > 0 && !words.slice(0, 2).some((w) => LOOKS.test(w)) && !readOnlyCommand(seg.text);
+  return words.slice(0, 2).some((w, i) => LOOKS.test(w) && (w !== 'get' || i + 1 < words.length));
 }
