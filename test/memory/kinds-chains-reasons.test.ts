@@ -81,7 +81,7 @@ describe('secrets printed by a command are a lesson only when the run dealt with
   });
   it('kept when the agent did (en, de, zh)', () => {
     expect(envRun('The environment holds a live Stripe secret key; tests must not reach Stripe.')).toHaveLength(1);
-    expect(envRun('Die Umgebung enthält echte Zugangsdaten für Stripe.')).toHaveLength(1);
+    expect(envRun('Die Umgebung enthält echte Zugangsdaten für Stripe; Tests dürfen Stripe nie erreichen.')).toHaveLength(1);
     expect(envRun('环境里有真实的 Stripe 密钥，测试不能访问它。')).toHaveLength(1);
   });
 });

@@ -9,9 +9,15 @@
  * - the setup typed in front of the failing command (`sudo dnf install -y x && make check`, which passed and the
  *   command then failed on something else) belongs to the chain the fix shows: "what worked" lacked the install;
  * - none of this takes a step that only looked (`php -m | grep -i pdo`, `gcloud auth list`) or a rerun of the
- *   failing command's own tool (`buck2 kill` before the fix that worked) for setup.
+ *   failing command's own tool (`buck2 kill` before the fix that worked) for setup;
+ * - the default goal of a test folder's own Makefile (`make -C test/host`) runs the tests, and the folder is where
+ *   it runs, not a part of the suite: "Run the tests with" was never learnt for it;
+ * - credentials a command printed make a pitfall only when someone set a rule about them ("tests must not reach
+ *   Stripe"): an agent saying it will not use them ("I did not copy them anywhere") kept its own caution, and the
+ *   entry was junk in every blind part that had one.
  */
 import { describe, expect, it } from 'vitest';
+import { redact } from '../../src/memory/redact.js';
 import { splitCommand } from '../../src/memory/phase1/commands.js';
 import { preparesData } from '../../src/memory/phase1/deterministic/services.js';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
@@ -108,4 +114,45 @@ describe('the setup typed in front of the failing command', () => {
       .bash('npm ci && npm run check', 0, 'checks passed');
     expect(texts(b).some((t) => /what worked|needs/i.test(t))).toBe(false);
   });
+});
+
+describe("a test folder's own Makefile", () => {
+  it('`make -C tests/native` is how to run the tests', () => {
+    const b = new TranscriptBuilder('Add a check for the checksum helper.')
+      .edit('/workspace/src/checksum.h')
+      .bash('cd /workspace && make -C tests/native', 0, 'cc -I../../src -o run_checks checks.c\n./run_checks\n[checksum] 7 checks passed');
+    expect(texts(b)).toContain('Run the tests with `make -C tests/native` (passed in this workspace).');
+  });
+  it('`make -C build` stays a build, and `make -C tests clean` is no test run', () => {
+    expect(splitCommand('make -C build')[0]!.category).toBe('build');
+    expect(splitCommand('make -C tests clean')[0]!.category).not.toBe('test');
+    expect(splitCommand('make --directory=spec/unit')[0]!.category).toBe('test');
+  });
+});
+
+describe('credentials seen, and what was said about them', () => {
+  const run = (said: string, task = 'Fix the invoice rounding.') =>
+    extractDeterministic(
+      viewRollout(
+        new TranscriptBuilder(task)
+          .bash('cat deploy/.env.production', 0, redact('PAYMENTS_API_KEY=pk_live_9xQ2mW7vLr4tZs8KpN3cYb6H\nDB_URL=postgres://app:Hn7-qLz93xWv@db.internal:5432/app'))
+          .say(said)
+          .edit('/workspace/src/invoice.py')
+          .bash('cd /workspace && python -m pytest -q', 0, '48 passed in 1.20s')
+          .end('completed'),
+        'r',
+      ),
+    ).filter((m) => /Secrets are present/.test(m.text));
+  it.each([
+    'Those are production credentials; I will not use or copy them.',
+    'The file holds live-looking secrets, which I did not copy anywhere.',
+    'Il y a des identifiants de production dans ce fichier ; je ne les ai pas utilisés.',
+    'The environment file has real credentials in it.',
+  ])('no pitfall for the agent\'s own caution or a plain remark: %s', (said) => expect(run(said)).toHaveLength(0));
+  it.each([
+    'Those are production credentials: the tests must never read this file.',
+    'Das sind echte Zugangsdaten; Tests dürfen sie niemals verwenden.',
+    '这些是生产环境的密钥，测试中不要使用。',
+  ])('a pitfall when a rule was set: %s', (said) => expect(run(said)).toHaveLength(1));
+  it('a rule in the task counts too', () => expect(run('Looking at the config.', 'Fix the invoice rounding. The production secrets in deploy/ must never be used by tests.')).toHaveLength(1));
 });

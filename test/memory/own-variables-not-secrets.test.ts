@@ -31,7 +31,7 @@ describe("mnemara's own variables in the sandbox", () => {
 
   it("a real secret beside it still makes the pitfall, naming only the workspace's variable", async () => {
     const out = envOutput(randomBytes(8).toString('hex'), [`GITHUB_TOKEN=ghp_${'Qw3eRt5yUi7oPa9sDf2gHj4kLz6xCv8bNm1q'}`]);
-    const e = await extract(new TranscriptBuilder('Why do the credentials checks fail?').bash('env', 0, redact(out)).say('A GitHub token is set in the environment.'));
+    const e = await extract(new TranscriptBuilder('Why do the credentials checks fail?').bash('env', 0, redact(out)).say('A GitHub token is set in the environment; the tests must never use it.'));
     const text = e.memories.map((m) => m.text).join('\n');
     expect(text).toMatch(/Secrets are present in the environment \(GITHUB_TOKEN\)/);
     expect(text).not.toMatch(/MNEMARA/);

@@ -48,6 +48,17 @@ export function positionalArgs(program: string, args: string[]): string[] {
   return out;
 }
 
+/** The directory `make -C DIR` / `--directory=DIR` / `ninja -C DIR` runs in, if one is given (`words`: the segment's core split on blanks). */
+function directoryOf(words: string[]): string | undefined {
+  for (let i = 0; i < words.length; i += 1) {
+    const a = words[i]!;
+    if (a === '-C' || a === '--directory') return words[i + 1];
+    if (a.startsWith('--directory=')) return a.slice('--directory='.length);
+    if (/^-C./.test(a)) return a.slice(2);
+  }
+  return undefined;
+}
+
 /** A script's category from its file name's words: `scripts/check.sh`, `run_tests.sh`, `script/cibuild`, `bin/setup`. */
 function scriptCategory(path: string, first: string): CommandCategory {
   const name = (path.split('/').pop() ?? path).replace(/\.[a-z]+$/i, '').toLowerCase();
@@ -149,6 +160,8 @@ export function categoryOf(program: string, args: string[], core: string, script
     case 'ninja':
     case 'gmake':
       if (/^(test|tests|check|verify|unit|integration|e2e)$|^test[-_]/.test(first)) return 'test';
+      // The default goal of a test folder's own Makefile (`make -C test/host`, `make --directory=tests/unit`) runs its tests.
+      if ((first === '' || first === 'all' || first === 'run') && /^(\.\/)?(test|tests|spec|specs|t)(\/|$)/.test(directoryOf(core.split(/\s+/)) ?? '')) return 'test';
       if (/^(gen|generate|codegen|proto|protos)$/.test(first)) return 'generate';
       if (/^(deps|install|setup|bootstrap)$/.test(first)) return 'install';
       if (/^(lint|fmt|format|vet|clean|distclean|run|serve|dev|start|docker|help|release|publish|deploy)$/.test(first)) return 'other';

@@ -68,10 +68,10 @@ describe('deterministic phase 1 on the fixtures', () => {
     expect(prefs.every((p) => p.importance === 5)).toBe(true);
   });
 
-  it('names secrets by variable only, never by value', async () => {
+  it('never names a secret by value', async () => {
     const e = await fromFixture('harbor-ledger-s3-export-region');
     const all = JSON.stringify(e);
-    expect(all).toMatch(/AWS_SECRET_ACCESS_KEY/);
+    expect(all).toMatch(/credentials/);
     for (const secret of ['AKIAFAKEEXAMPLE7Q2XN', 'ghp_FAKE0a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTu', 'FAKEpg-s3cr3t-Harbor-2291', 'sk-ant-api03-FAKEFAKE']) {
       expect(all).not.toContain(secret);
     }

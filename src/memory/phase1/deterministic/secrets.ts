@@ -13,6 +13,17 @@ const OWN_VARIABLE = /\bMNEMARA_[A-Z0-9_]*\s*[=:]\s*["']?\[REDACTED:[a-z_]+\]["'
 const SECRET_TALK =
   /\b(credentials?|secrets?|api[ _-]?keys?|access keys?|tokens?|passwords?|passphrases?|private keys?|live keys?|prod(uction)? (keys?|database|bucket|account)|Zugangsdaten|Geheimnis\w*|Passw(ö|oe)rter|identifiants|mots? de passe|cl(é|e)s? d'API|credenciales|contrase(ñ|n)as?|claves?|credenziali|chiavi|senhas?|credenciais|wachtwoord\w*|sleutels?|has(ł|l)o|klucz\w*|пароль|пароли|ключ\w*|токен\w*|секрет\w*)\b|密钥|凭据|凭证|密码|令牌|シークレット|パスワード|認証情報|トークン|비밀번호|자격 증명|토큰/i;
 
+/** Words that make a sentence a rule (en, de, fr, es, pt, it, nl, pl, ru, zh, ja, ko): must, never, keep … out. */
+const NORMATIVE =
+  /\b(must|mustn't|should|shouldn't|never|do not|don't|need to|has to|have to|keep \w+ out|only (use|fake)|müssen|muss|darf nicht|dürfen nicht|niemals|nie|doit|doivent|jamais|ne pas|debe|deben|nunca|no (se )?deben?|deve|devem|não|deve|mai|non|moet|moeten|nooit|musi|muszą|nigdy|nie wolno|должны?|нельзя|никогда|не )\b|不要|不能|必须|禁止|絶対|してはいけない|しないで|必ず|하지 마|안 된다|반드시/i;
+/** The agent telling what it did or will do with them itself (I will not use them, I did not copy them). */
+const ABSTAINS = /\b(I|I'll|I've|I'm|we'll|we)\b[^.;]*\b(not|never|won't|didn't|don't|no)\b|\b(I|we) (won't|didn't|don't|will not|did not|do not|never)\b|\bnot needed\b/i;
+
+/** A text cut into its sentences, for rules that read one statement at a time. */
+function sentences(text: string): string[] {
+  return text.split(/(?<=[.!?。！？])\s*|\n+/).filter((t) => t.trim().length > 0);
+}
+
 const ENV_PRINTERS = new Set(['env', 'printenv', 'set', 'export', 'declare']);
 
 /** Files that hold credentials by design: dotenv files, credential and secret stores, keys, tool login files. */
@@ -61,7 +72,10 @@ export function secretsSeen(view: RolloutView): RawMemory[] {
   // the command that printed them): "plain `terraform plan` has no credentials", later, is about the tool.
   const about = (s: { text: string; at: number }) =>
     [...names, ...places].some((n) => n !== 'the environment' && s.text.includes(n)) || windows.some(([a, b]) => s.at > a && s.at < b);
-  if (lines.length === 0 || (!view.said.some((s) => SECRET_TALK.test(s.text) && about(s)) && !SECRET_TALK.test(view.task))) return [];
+  // And only words that set a rule for the work ("the tests must use fake ones"): an agent saying it will not use
+  // them ("I did not copy them anywhere") kept its own caution, which teaches the next run nothing.
+  const rule = (text: string) => sentences(text).some((t) => SECRET_TALK.test(t) && NORMATIVE.test(t) && !ABSTAINS.test(t));
+  if (lines.length === 0 || (!view.said.some((s) => rule(s.text) && about(s)) && !rule(view.task))) return [];
   const where = places.size ? [...places].slice(0, 4).join(' and ') : 'tool output of this workspace';
   const named = names.size ? ` (${[...names].slice(0, 8).join(', ')})` : '';
   return [

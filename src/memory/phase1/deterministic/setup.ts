@@ -195,6 +195,8 @@ const HABIT_VARIABLES = /^(CI|FORCE_COLOR|NO_COLOR|TERM|PAGER|GIT_PAGER|PYTHONUN
 function isProjectSpecificTest(seg: Segment): boolean {
   let args = seg.args;
   if (/^python[\d.]*$/.test(seg.program) && args[0] === '-m') args = args.slice(2);
+  // Where make runs (`make -C test/host`) is the suite's folder, not a part of it.
+  if (/^(g?make|ninja)$/.test(seg.program)) args = args.filter((a, i) => a !== '-C' && args[i - 1] !== '-C');
   // A path argument narrows the run to part of the suite (`go test ./...` is all of it).
   const narrowing = args.filter((a) => !a.startsWith('-') && /[/.]/.test(a) && !/^\.\/\.\.\.$|^\.\.\.$/.test(a));
   // A word passed through a package script to its runner after `--` (`npm run test:unit -- accountSummary`) is a
