@@ -14,7 +14,10 @@
  *   it runs, not a part of the suite: "Run the tests with" was never learnt for it;
  * - credentials a command printed make a pitfall only when someone set a rule about them ("tests must not reach
  *   Stripe"): an agent saying it will not use them ("I did not copy them anywhere") kept its own caution, and the
- *   entry was junk in every blind part that had one.
+ *   entry was junk in every blind part that had one;
+ * - the outcome of a rollout summary leaves out the markdown headings of the agent's closing message: a heading a
+ *   framework's system prompt asked for ("## Acme summary", found by scoring the blind part heldout-n) reached
+ *   the rollout summary, a file of the memory layout.
  */
 import { describe, expect, it } from 'vitest';
 import { redact } from '../../src/memory/redact.js';
@@ -22,6 +25,7 @@ import { splitCommand } from '../../src/memory/phase1/commands.js';
 import { preparesData } from '../../src/memory/phase1/deterministic/services.js';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
 import { viewRollout } from '../../src/memory/phase1/rollout.js';
+import { summarizeRollout } from '../../src/memory/phase1/summary.js';
 import { TranscriptBuilder } from './phase1/build.js';
 
 const texts = (b: TranscriptBuilder) => extractDeterministic(viewRollout(b.end('completed'), 'r')).map((m) => m.text);
@@ -155,4 +159,20 @@ describe('credentials seen, and what was said about them', () => {
     '这些是生产环境的密钥，测试中不要使用。',
   ])('a pitfall when a rule was set: %s', (said) => expect(run(said)).toHaveLength(1));
   it('a rule in the task counts too', () => expect(run('Looking at the config.', 'Fix the invoice rounding. The production secrets in deploy/ must never be used by tests.')).toHaveLength(1));
+});
+
+describe('the outcome in a rollout summary', () => {
+  it('has the closing words without their markdown headings', () => {
+    const view = viewRollout(
+      new TranscriptBuilder('Add the export button.')
+        .edit('/workspace/src/export.ts')
+        .bash('cd /workspace && npm test', 0, 'Tests: 12 passed')
+        .say('## Lumen run report\n\n- Added the export button in `src/export.ts`.\n- Tests pass.\n\n### Next steps\nNone.')
+        .end('completed'),
+      'r',
+    );
+    const outcome = summarizeRollout(view, []).outcome;
+    expect(outcome).toContain('Added the export button');
+    expect(outcome).not.toMatch(/Lumen run report|Next steps|#/);
+  });
 });

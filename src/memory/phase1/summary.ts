@@ -54,9 +54,12 @@ function describeOutcome(view: RolloutView): string {
     const how = view.outcome === 'error' && stoppedOnPurpose(view) ? `${base}: the agent stopped on purpose` : base;
     return found.length ? `${how}. ${found.join(' ')}` : how;
   }
-  // The agent's closing words, minus any sentence that passes on an instruction it read somewhere.
+  // The agent's closing words, minus any sentence that passes on an instruction it read somewhere. Markdown
+  // headings go: they are the layout a framework's prompt asked for ("## Acme summary"), not what was found.
   const said = finalWords.text
+    .replace(/^[ \t]{0,3}#{1,6}[ \t].*$/gm, '')
     .replace(/\s+/g, ' ')
+    .trim()
     .split(/(?<=[.!?])\s+/)
     .filter((s) => !looksLikeInstruction(s))
     .join(' ');
