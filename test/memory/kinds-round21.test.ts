@@ -17,11 +17,16 @@
  *   entry was junk in every blind part that had one;
  * - the outcome of a rollout summary leaves out the markdown headings of the agent's closing message: a heading a
  *   framework's system prompt asked for ("## Acme summary", found by scoring the blind part heldout-n) reached
- *   the rollout summary, a file of the memory layout.
+ *   the rollout summary, a file of the memory layout;
+ * - a form that ran once the program was installed, then failed on one missing piece after another (each set up in
+ *   turn) before it passed as typed, is one chain: the fix had ended at the first piece, the rest split into
+ *   partial lessons; TeX's `! … Error` lines are failures when a filter hid the status; installing a program that
+ *   was not found is not "another way it runs".
  */
 import { describe, expect, it } from 'vitest';
 import { redact } from '../../src/memory/redact.js';
 import { splitCommand } from '../../src/memory/phase1/commands.js';
+import { segmentOutcome } from '../../src/memory/phase1/outcome.js';
 import { preparesData } from '../../src/memory/phase1/deterministic/services.js';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
 import { viewRollout } from '../../src/memory/phase1/rollout.js';
@@ -174,5 +179,30 @@ describe('the outcome in a rollout summary', () => {
     const outcome = summarizeRollout(view, []).outcome;
     expect(outcome).toContain('Added the export button');
     expect(outcome).not.toMatch(/Lumen run report|Next steps|#/);
+  });
+});
+
+describe('one missing piece after another, then a pass as typed', () => {
+  it('is one chain, every piece in order', () => {
+    const b = new TranscriptBuilder('Fix the figure numbering and build the thesis PDF.')
+      .bash('cd /workspace && lualatex thesis.tex', 127, 'bash: lualatex: command not found')
+      .bash('sudo apt-get update -qq && sudo apt-get install -y -qq texlive-luatex', 0, 'Setting up texlive-luatex (2022.20230122-3) ...')
+      .bash('cd /workspace && lualatex -halt-on-error thesis.tex | grep -m1 "^!"', 0, "! LaTeX Error: File `polyglossia.sty' not found.")
+      .bash('sudo apt-get install -y -qq texlive-lang-other', 0, 'Setting up texlive-lang-other (2022.20230122-1) ...')
+      .bash('cd /workspace && lualatex -halt-on-error thesis.tex | grep -m1 "^!"', 0, '! Package fontspec Error: The font "Gentium Book Plus" cannot be found.')
+      .bash('mkdir -p ~/.local/share/fonts && cp fonts/*.ttf ~/.local/share/fonts/ && fc-cache -f', 0, '')
+      .bash('cd /workspace && lualatex -halt-on-error thesis.tex | grep -m1 "^!"', 0, '');
+    const all = texts(b);
+    const lesson = all.find((t) => t.includes('texlive-luatex'));
+    expect(lesson).toBeDefined();
+    for (const piece of ['texlive-lang-other', 'fc-cache -f', 'lualatex -halt-on-error thesis.tex']) expect(lesson).toContain(piece);
+    expect(lesson!.indexOf('texlive-luatex')).toBeLessThan(lesson!.indexOf('texlive-lang-other'));
+    expect(all.filter((t) => t.includes('fc-cache'))).toHaveLength(1);
+    expect(all.some((t) => /is not on PATH/.test(t))).toBe(false);
+  });
+  it("TeX's error lines are failures", () => {
+    const segs = splitCommand('xelatex main.tex | grep -m1 "^!"');
+    const step = { index: 0, at: 0, callLine: 1, resultLine: 2, exitCode: 0, output: "! Undefined control sequence.\nl.42 \\foo" } as unknown as Parameters<typeof segmentOutcome>[0];
+    expect(segmentOutcome(step, segs, segs[0]!)).toBe('failed');
   });
 });

@@ -17,7 +17,7 @@ export type SegmentOutcome = 'passed' | 'failed' | 'unknown';
  * apt and dpkg mark an error line `E: ` ("E: Unable to locate package x"); git and compilers `fatal: `.
  */
 const FAILURE =
-  /\b[1-9]\d* (failed|failing|failures?|errors?)\b|^\s*(FAIL|FAILED|ERROR)\b|npm ERR!|ERR_PNPM_|^error(\[E\d+\])?:|Traceback \(most recent call last\)|^panic:|BUILD FAILED|BUILD FAILURE|command not found|No such file or directory|Permission denied|^g?make(\[\d+\])?: \*\*\*|(?<!\b0 )Tests failed|\[ FAIL [1-9]\d* \||^Error in \S|^Execution halted|^Result: FAIL|^FAILURES!|test result: FAILED|exit (code|status):? [1-9]|^E: |^fatal: /im;
+  /\b[1-9]\d* (failed|failing|failures?|errors?)\b|^\s*(FAIL|FAILED|ERROR)\b|npm ERR!|ERR_PNPM_|^error(\[E\d+\])?:|Traceback \(most recent call last\)|^panic:|BUILD FAILED|BUILD FAILURE|command not found|No such file or directory|Permission denied|^g?make(\[\d+\])?: \*\*\*|(?<!\b0 )Tests failed|\[ FAIL [1-9]\d* \||^Error in \S|^Execution halted|^Result: FAIL|^FAILURES!|test result: FAILED|exit (code|status):? [1-9]|^E: |^fatal: |^! (LaTeX |Package \S+ |Class \S+ )?(Error|Undefined|Missing|Emergency|Too many|Extra|File)/im;
 
 /**
  * A test runner's summary that reports failures: "2 failed", "Failing 1" (GUT), "[Failed]:", "Result: FAIL", TAP's `not ok`,

@@ -198,7 +198,10 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       // Setup got it past its first error and then the command itself changed (`pnpm test -- --runInBand`): two
       // lessons, the setup's and the new form's, so that retiring one (a later switch away from Jest) keeps the other.
       // Only a variable set in front of it (`WREN_BOARD=v2 cargo build`) is setup of the same chain, not a new form.
-      if (past && essentialCommand(segs, match) !== target.text && !sameCommand(match, target) && match.core !== target.core) return past;
+      // Nor is a form that had already failed as typed before the setup that made it pass (`latexmk … -interaction=…`
+      // failing on one missing piece after another): the whole chain is the fix.
+      const asTyped = lastFail !== undefined && lastFail.step !== failure && typedAs(lastFail) === essentialCommand(segs, match);
+      if (past && !asTyped && essentialCommand(segs, match) !== target.text && !sameCommand(match, target) && match.core !== target.core) return past;
       // Setup typed in front of the command that then passed (`pip install tox-uv && tox -e py312`) is part of the fix.
       const typedBefore = new Set(splitCommand(commandOf(failure) ?? '').map((s) => s.text));
       // So is a step of a tool the categories do not know, joined by `&&` in front of it (`AIRFLOW_HOME=… airflow

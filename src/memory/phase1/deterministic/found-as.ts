@@ -26,7 +26,8 @@ export function foundAnotherWay(view: RolloutView, known: string[]): RawMemory[]
     const word = new RegExp(`(?:^|[\\s=:/])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'i');
     const later = view.steps.slice(i + 1).find((s) => {
       const c = commandOf(s);
-      return c !== undefined && c !== cmd && workSegments(splitCommand(c)).some((seg) => seg.category !== 'inspect' && word.test(seg.core));
+      // Installing it (`apt-get install -y latexmk`) is how it came to be found, not another way to run it.
+      return c !== undefined && c !== cmd && workSegments(splitCommand(c)).some((seg) => seg.category !== 'inspect' && seg.category !== 'system' && seg.category !== 'install' && word.test(seg.core));
     });
     const form = later && commandOf(later);
     if (!later || !form || invocationError(later) || later.exitCode === undefined || later.exitCode === null) continue;
