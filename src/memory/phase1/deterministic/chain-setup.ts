@@ -1,9 +1,9 @@
 /**
  * Steps that belong to a fix's chain although the command categories do not call them setup (issue 12, "a fix
  * is the whole chain between the failure and the success"): a passing step of a tool no list knows, and the setup
- * typed in front of the failing command itself.
+ * typed in front of the failing command itself; and a failure as it would be retyped.
  */
-import { andedBefore, splitCommand, workSegments, type Segment } from '../commands.js';
+import { andedBefore, essentialCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { jobOf } from '../command-job.js';
 import { commandOf, type Step } from '../rollout.js';
 import { environmentPath } from './config-paths.js';
@@ -39,4 +39,11 @@ export function typedSetup(f: { step: Step; seg: Segment }): string[] {
   const seg = segs.find((s) => s.text === f.seg.text);
   // Joined to it by `&&`: the command ran (it is the failure), so each of them had passed.
   return seg ? andedBefore(segs, seg).filter((s) => s.category === 'system' || s.category === 'install' || setsUpService(s)).map((s) => s.text) : [];
+}
+
+/** A failure's command as it would be retyped (`essentialCommand` of its own line). */
+export function typedAs(f: { step: Step; seg: Segment }): string {
+  const segs = splitCommand(commandOf(f.step) ?? '');
+  const seg = segs.find((s) => s.text === f.seg.text);
+  return seg ? essentialCommand(segs, seg) : f.seg.text;
 }

@@ -13,7 +13,7 @@ import { sameWhere, stepDirectories, whereOf } from './where.js';
 import { editShown, environmentPath, isConfigPath, oneTimeEdit } from './config-paths.js';
 import { invocationError, notFound, otherBinary, runnerAdded } from './another-form.js';
 import { madePathOf, related, setupSegments } from './fix-related.js';
-import { typedSetup, unknownToolSetup } from './chain-setup.js';
+import { typedAs, typedSetup, unknownToolSetup } from './chain-setup.js';
 
 /** The directory each step starts in (`where.ts`). */
 function directories(steps: Step[]): Map<number, string> {
@@ -268,13 +268,6 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     if (made.length > 0) changes.push({ step: next, text: made.map((s) => s.text).join(' && ') });
   }
   return past;
-}
-
-/** A failure's command as it would be retyped (`essentialCommand` of its own line). */
-function typedAs(f: Failure): string {
-  const segs = splitCommand(commandOf(f.step) ?? '');
-  const seg = segs.find((s) => s.text === f.seg.text);
-  return seg ? essentialCommand(segs, seg) : f.seg.text;
 }
 
 /**
