@@ -18,6 +18,11 @@ export const META_IN_WORD = `[;&)](?![\\s;&|)<>]|$|[A-Za-z_][A-Za-z0-9_.-]*(?:=|
 
 /** A value: quoted, or a run without whitespace, quotes or shell metacharacters; not a marker already there. */
 const V = `((?!\\[REDACTED:)(?:"[^"\\n]*"|'[^'\\n]*'|[^\\s"'\`;|&)<>]+))`;
+/**
+ * Where a client's name starts: a word boundary, or right after an escaped line break or tab inside a string
+ * (`printf 'a\nmysql -uroot -pX'`: the name follows the two characters `\n`, with no boundary between them).
+ */
+const B = `(?:\\b|(?<=\\\\[ntr]))`;
 /** The rest of one command before the flag. */
 const SEG = `[^\\n;|&]*?`;
 
@@ -31,41 +36,43 @@ export interface ClientRule {
  * A word one of CLIENT_RULES needs (its command or flag word): a text without any skips all of them, which is
  * most records of a transcript.
  */
-export const CLIENT_TRIGGER = /mysql|mariadb|login|redis-cli|sshpass|mongo|-pass|openssl|keytool|sqlcmd|bcp|isql|osql|machine|ldap|zip|7z|lftp|mosquitto|ssh-keygen|echo|printf|[Ss]ecure[Ss]tring/;
+export const CLIENT_TRIGGER = /mysql|password-stdin|mariadb|login|redis-cli|sshpass|mongo|-pass|openssl|keytool|sqlcmd|bcp|isql|osql|machine|ldap|zip|7z|lftp|mosquitto|ssh-keygen|echo|printf|[Ss]ecure[Ss]tring/;
 
 export const CLIENT_RULES: ClientRule[] = [
   // MySQL and MariaDB clients: the password is glued to -p (`-p X` would prompt and take X as the database).
-  { re: new RegExp(`(\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mariadb|mariadb-dump|mariadb-admin)\\b${SEG}\\s-p)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlsh|mariadb|mariadb-dump|mariadb-admin)\\b${SEG}\\s-p)${V}`, 'g'), value: 2 },
   // Registry logins.
-  { re: new RegExp(`(\\b(?:docker|podman|buildah|nerdctl|skopeo|oras|helm\\s+registry|az\\s+acr|crane\\s+auth)\\s+login\\b${SEG}\\s(?:-p|--password)(?:\\s+|=))${V}`, 'g'), value: 2 },
-  { re: new RegExp(`(\\baz\\s+login\\b${SEG}\\s(?:-p|--password)(?:\\s+|=))${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}(?:docker|podman|buildah|nerdctl|skopeo|oras|helm\\s+registry|az\\s+acr|crane\\s+auth)\\s+login\\b${SEG}\\s(?:-p|--password)(?:\\s+|=))${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}az\\s+login\\b${SEG}\\s(?:-p|--password)(?:\\s+|=))${V}`, 'g'), value: 2 },
+  // A password fed to `--password-stdin` by a here-string (`docker login -u me --password-stdin <<< X`).
+  { re: new RegExp(`(--password-stdin${SEG}<<<\\s*)${V}`, 'g'), value: 2 },
   // Redis: -a PASSWORD, --pass PASSWORD, --user U --pass P.
-  { re: new RegExp(`(\\bredis-cli\\b${SEG}\\s(?:-a|--pass|--askpass)(?:\\s+|=))${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}redis-cli\\b${SEG}\\s(?:-a|--pass|--askpass)(?:\\s+|=))${V}`, 'g'), value: 2 },
   // sshpass -p PASSWORD or -pPASSWORD.
-  { re: new RegExp(`(\\bsshpass\\b${SEG}\\s-p\\s*)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}sshpass\\b${SEG}\\s-p\\s*)${V}`, 'g'), value: 2 },
   // MongoDB shells and tools.
-  { re: new RegExp(`(\\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\\b${SEG}\\s(?:-p|--password)(?:\\s+|=))${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\\b${SEG}\\s(?:-p|--password)(?:\\s+|=))${V}`, 'g'), value: 2 },
   // OpenSSL pass phrases: -passin pass:X, -passout pass:X, -pass pass:X, -k X.
   { re: /(\s-pass(?:in|out)?\s+pass:)("[^"\n]*"|'[^'\n]*'|[^\s"'`;|&]+)/g, value: 2 },
-  { re: new RegExp(`(\\bopenssl\\b${SEG}\\s-k\\s+)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}openssl\\b${SEG}\\s-k\\s+)${V}`, 'g'), value: 2 },
   // Java keystores.
-  { re: new RegExp(`(\\bkeytool\\b${SEG}\\s-(?:storepass|keypass|srcstorepass|deststorepass)\\s+)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}keytool\\b${SEG}\\s-(?:storepass|keypass|srcstorepass|deststorepass)\\s+)${V}`, 'g'), value: 2 },
   // SQL Server and Sybase: -P PASSWORD (capital).
-  { re: new RegExp(`(\\b(?:sqlcmd|bcp|isql|osql)\\b${SEG}\\s-P\\s*)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}(?:sqlcmd|bcp|isql|osql)\\b${SEG}\\s-P\\s*)${V}`, 'g'), value: 2 },
   // `.netrc` and `machine … login … password …` on one line.
   { re: /(\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+)(\S+)/g, value: 2 },
   // LDAP tools: -w BINDPW (ldappasswd also -a OLD, -s NEW).
-  { re: new RegExp(`(\\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop|url)?\\b${SEG}\\s-w\\s*)${V}`, 'g'), value: 2 },
-  { re: new RegExp(`(\\bldappasswd\\b${SEG}\\s-[as]\\s+)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}ldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop|url)?\\b${SEG}\\s-w\\s*)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}ldappasswd\\b${SEG}\\s-[as]\\s+)${V}`, 'g'), value: 2 },
   // Archives: zip/unzip -P PW, 7-Zip -pPW (glued).
-  { re: new RegExp(`(\\b(?:zip|unzip|zipcloak)\\b${SEG}\\s-P\\s+)${V}`, 'g'), value: 2 },
-  { re: new RegExp(`(\\b7z[ar]?\\b${SEG}\\s-p)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}(?:zip|unzip|zipcloak)\\b${SEG}\\s-P\\s+)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}7z[ar]?\\b${SEG}\\s-p)${V}`, 'g'), value: 2 },
   // lftp -u USER,PW; MQTT clients -P PW; ssh-keygen -N NEW / -P OLD pass phrases.
-  { re: new RegExp(`(\\blftp\\b${SEG}\\s-u\\s+[^\\s,"']+,)${V}`, 'g'), value: 2 },
-  { re: new RegExp(`(\\bmosquitto_(?:pub|sub|rr)\\b${SEG}\\s-P\\s+)${V}`, 'g'), value: 2 },
-  { re: new RegExp(`(\\bssh-keygen\\b${SEG}\\s-[NP]\\s*)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}lftp\\b${SEG}\\s-u\\s+[^\\s,"']+,)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}mosquitto_(?:pub|sub|rr)\\b${SEG}\\s-P\\s+)${V}`, 'g'), value: 2 },
+  { re: new RegExp(`(${B}ssh-keygen\\b${SEG}\\s-[NP]\\s*)${V}`, 'g'), value: 2 },
   // PowerShell: `ConvertTo-SecureString 'PW' -AsPlainText -Force`, `-String "PW"`, switches first or after.
-  { re: new RegExp(`(\\bConvertTo-SecureString\\b(?:\\s+-(?:AsPlainText|Force))*\\s+(?:-String\\s+)?)(?![($@-])${V}`, 'gi'), value: 2 },
+  { re: new RegExp(`(${B}ConvertTo-SecureString\\b(?:\\s+-(?:AsPlainText|Force))*\\s+(?:-String\\s+)?)(?![($@-])${V}`, 'gi'), value: 2 },
   // A password piped into a client that reads it from stdin: `echo PW | docker login --password-stdin`,
   // `echo PW | sudo -S …`, `echo user:PW | chpasswd`, `echo PW | passwd --stdin user`.
   {

@@ -189,15 +189,34 @@ export function redactFragments(text: string, marker: (kind: SecretKind) => stri
     FRAGMENT_START.lastIndex = end;
     if (end < text.length && !/[\s;&|)<>"']/.test(text.charAt(end))) continue;
     const kind = fragmentKind(text.slice(start, end));
-    if (kind) fragmentCuts(text, start, end, kind, cuts);
+    if (kind) {
+      fragmentCuts(text, start, end, kind, cuts);
+      printedNextCuts(text, start, end, kind, cuts);
+    }
   }
   // A head long enough to be a whole token by its shape (`sk_live_` + 10) was replaced before this pass; the
   // parts appended after it to the same file (`echo -n sk_live_4eC3… > k && echo -n jWDa… >> k`) are still its rest.
   for (const m of text.matchAll(SHAPED_HEAD)) {
     const end = m.index + m[0].length;
     if (text.slice(end, end + 4096).includes('>>')) fragmentCuts(text, m.index, end, m[1] as SecretKind, cuts, true);
+    printedNextCuts(text, m.index, end, m[1] as SecretKind, cuts);
   }
   return applyCuts(text, cuts, marker);
+}
+
+/**
+ * A fragment printed by `echo`/`printf` and the next command printing more (`echo 'ghp_ab…'; echo 'cd…'`): the
+ * two are consecutive lines of output, a token split over two lines (trial 21): the next one's token-like words
+ * are its rest.
+ */
+function printedNextCuts(text: string, start: number, end: number, kind: SecretKind, cuts: Cut[]): void {
+  if (!/(?:^|[;&|\n]\s*)(?:echo|printf)\b[^;&|\n>]*$/.test(text.slice(Math.max(0, start - 256), start))) return;
+  const after = commandEnd(text, end);
+  if (/>/.test(text.slice(end, after))) return; // it went to a file: the appends rule reads those
+  const next = /^[;&|\s]*(?:echo|printf)\b/.exec(text.slice(after, after + 64));
+  if (!next) return;
+  const from = after + next[0].length;
+  for (const w of wordsIn(text, from, commandEnd(text, from))) if (isTokenRest(w.text)) cuts.push({ start: w.start, end: w.end, kind });
 }
 
 /** `text` with each cut replaced by its kind's marker (of overlapping cuts, the later one wins). */

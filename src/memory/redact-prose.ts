@@ -214,6 +214,15 @@ function isProseSecret(value: string): boolean {
 }
 
 /**
+ * A label alone on its line, its value alone on the next (`Passwort:` ⏎ `  X`, `密码：` ⏎ `X`; a note or a YAML
+ * block scalar): the value is the whole next line, one word (trial 21).
+ */
+const PROSE_NEXT_LINE = new RegExp(
+  `(^|\\n)(${SP}*(?:[-*]${SP}+)?)(${[...WORDS, '密码', '密碼', '口令', 'パスワード', '비밀번호', '암호'].map(escape).join('|')})(${SP}*[:：]${SP}*\\r?\\n${SP}*)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)(?=${SP}*(?:\\r?\\n|$))`,
+  'giu',
+);
+
+/**
  * A word every prose rule needs (a superset of WORDS, LOGIN_WORDS, the CJK words, PROSE_KEY's, the passphrase and
  * PIN words).
  */
@@ -240,6 +249,11 @@ export function redactProse(text: string): string {
   out = out.replace(PROSE_KEY, (m, word: string, sep: string, q: string, value: string) =>
     /[A-Z]/.test(value) && /[a-z]/.test(value) && /[0-9]/.test(value) && !REDACTED_RE.test(value) ? `${word}${sep}${q}${marker('secret')}${q}` : m,
   );
+  out = out.replace(PROSE_NEXT_LINE, (m, start: string, indent: string, word: string, sep: string, q: string, value: string, q2: string) => {
+    if (!isProseValue(value, q !== '' && q2 !== '') && !isProseSecret(value)) return m;
+    remember(value);
+    return `${start}${indent}${word}${sep}${q}${marker(proseKind(word))}${q2}`;
+  });
   out = out.replace(PROSE_LATIN, (m, word: string, sep: string, q: string, value: string, q2: string, offset: number, whole: string) => {
     // Nothing between word and value is code's (`TEMPLATE_FIELDS[token.slice(1, -1)]`), not a sentence.
     if (sep === '' || /\s=|=\s/.test(sep) || !startsCompound(whole, offset, word)) return m;

@@ -76,6 +76,9 @@ export function isSecretName(name: string): boolean {
   if (words.some((w) => SECRET_WORDS.has(w))) return true;
   // `DB_PASS` is a password, but `gbuffer_pass.cpp` and `TaaPass` are not: only a trailing `pass` in a plain name.
   if (words.at(-1) === 'pass' && /^[A-Za-z0-9_-]+$/.test(name) && !/[a-z]Pass$/.test(name)) return true;
+  // So is a trailing `auth` of a variable or config key (`REDISCLI_AUTH`, npm's `_auth`: the credential itself);
+  // `AUTH_MODE`, `auth_url` name how it is done.
+  if (words.at(-1) === 'auth' && words.length <= 3 && /^[A-Za-z0-9_-]+$/.test(name) && !/[a-z]Auth$/.test(name)) return true;
   const joined = words.join('_');
   if (/(password|passwd|secret|token|apikey|credential)/.test(joined.replace(/_/g, '')) && !/tokens|tokeniz/.test(joined)) return true;
   return SECRET_PAIRS.some(([a, b]) => {

@@ -30,9 +30,10 @@ export function isSecretValue(value: string, strict: boolean): boolean {
   if (/^(\*+|x{3,}|X{3,})$/.test(v) || /^your[-_ ]/i.test(v)) return false; // ****, xxxxxxxx, your-api-key-here
   if (/^\{[A-Za-z_][\w.]*\}$/.test(v)) return false; // {db_password}, {__relative_name__}: a format string's field
   // A field's name in camel case (`"output_token": "nextToken"`, `clientSecret`): a reference to where the secret is.
-  // Not when digits run into letters inside it (`QueryParamSecretTrial19xyz`: a key, thirteenth trial F10); a
-  // field name carries a version at most at its end (`clientSecret2`, `apiKeyV2`).
-  if (/^[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+$/.test(v) && !/[0-9][a-z]/.test(v) && isSecretName(v)) return false;
+  // Not when digits run into letters inside it (`QueryParamSecretTrial19xyz`, `PgT21Secret`: keys, trials 13 and
+  // 21); a field name carries a version at most at its end (`clientSecret2`, `apiKeyV2`). Field names start in
+  // lower case: `MySecret` in `DB_PASSWORD=MySecret` is the password (trial 21).
+  if (/^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+$/.test(v) && !/[0-9][A-Za-z]/.test(v) && isSecretName(v)) return false;
   if (isDevDefault(v)) return false;
   // An absolute path of two or more segments names where something is (`"pwd": "/workspace/app"`, `SSH_KEY=~/.ssh/id`).
   if (/^(?:~|\/[\w.@+-]+)(?:\/[\w.@+-]+)+\/?$/.test(v)) return false;

@@ -315,4 +315,14 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'Markdown table row of an account', text: '| user | password |\n|---|---|\n| admin | FAKEtb7Lq2Xz5 |', secret: 'FAKEtb7Lq2Xz5', kind: 'password' },
   { name: 'signing secret key is', text: 'the signing secret key is FAKEsk4wLp9Q', secret: 'FAKEsk4wLp9Q', kind: 'secret' },
   { name: 'api key of hex', text: 'api key fa4e0123456789abcdef0123456789ab', secret: 'fa4e0123456789abcdef0123456789ab', kind: 'secret' },
+  // Trial 21 (round 21). A camel-case value with a secret word in it is a password when it starts upper case or
+  // has digits inside (`Fake`, not `FAKE`: capitals in a row would hide what was missed).
+  { name: 'env password, camel case with digits inside', text: 'export PGPASSWORD=PgT21SecretFake', secret: 'PgT21SecretFake', kind: 'password' },
+  { name: 'env password, Pascal case', text: 'DB_PASSWORD=MySecretFake ./run.sh', secret: 'MySecretFake', kind: 'password' },
+  { name: 'token split over two echo commands', text: "echo 'ghp_FAKEsplitAbCdEfGh'; echo 'IjKlFAKEqRsTuVwX1234'", secret: 'IjKlFAKEqRsTuVwX1234', kind: 'github_token' },
+  { name: 'mysql after an escaped line break', text: "printf 'cd /srv\\nmysql -uroot -pFAKEbs7Lq2\\n' > run.sh", secret: 'FAKEbs7Lq2', kind: 'password' },
+  { name: 'REDISCLI_AUTH', text: 'REDISCLI_AUTH=FAKErd7Lq2Xz redis-cli ping', secret: 'FAKErd7Lq2Xz', kind: 'secret' },
+  { name: '--password-stdin from a here-string', text: 'docker login -u me --password-stdin <<< FAKEds7Lq2Xz ghcr.io', secret: 'FAKEds7Lq2Xz', kind: 'password' },
+  { name: 'label alone on its line, value on the next (German)', text: 'Zugang für staging\nPasswort:\n  FAKEnl7Lq2Xz\nEnde', secret: 'FAKEnl7Lq2Xz', kind: 'password' },
+  { name: 'label alone on its line, value on the next (Chinese)', text: '测试环境\n密码：\nFAKEzh7Lq2Xz', secret: 'FAKEzh7Lq2Xz', kind: 'password' },
 ];
