@@ -16,6 +16,11 @@ import type { SessionNotice } from './types.js';
 
 /** Names that hold credentials by purpose; a template (`.env.example`) does not. */
 const BY_NAME = /^(?:\.env(?:\..+)?|\.npmrc|\.pypirc|\.netrc|_netrc|\.git-credentials|\.dockercfg|\.pgpass|\.my\.cnf|credentials(?:\.json)?|service-account.*\.json|id_(?:rsa|dsa|ecdsa|ed25519)|.+\.(?:pem|key|p12|pfx|jks|keystore))$/i;
+/**
+ * A project's configuration files, which may hold a literal password (`config.yml` with `password: X`, trial 21
+ * F9): read like the files above; a value that is a reference (`${DB_PASSWORD}`) changes nothing under `redact`.
+ */
+const CONFIG_NAME = /^(?:[\w.-]*(?:config|settings|application|secrets?|database|credentials?|connections?)[\w.-]*\.(?:ya?ml|json|ini|toml|properties|cfg|conf|xml)|[\w.-]+\.(?:conf|cfg|ini|properties))$/i;
 const TEMPLATE = /\.(?:example|sample|template|dist|defaults?|tpl)$|^\.env\.(?:example|sample|template)/i;
 /** Bytes read of a candidate; a credential file is small. */
 const MAX_BYTES = 256 * 1024;
@@ -37,7 +42,7 @@ export async function hostCredentialFiles(workspace: string, ignore: string[]): 
     for await (const e of walkTree(workspace, [], { ignore: skip, onSkip: () => undefined })) {
       if (e.type !== 'file' || e.stats.size > MAX_BYTES) continue;
       const name = e.path.slice(e.path.lastIndexOf('/') + 1);
-      if (e.path !== '.git/config' && (!BY_NAME.test(name) || TEMPLATE.test(name))) continue;
+      if (e.path !== '.git/config' && (!(BY_NAME.test(name) || CONFIG_NAME.test(name)) || TEMPLATE.test(name))) continue;
       const data = await readFile(fsPath(join(workspace, e.path))).catch(() => null);
       if (!data) continue;
       const binary = data.includes(0);

@@ -47,6 +47,35 @@ export interface ApplyResult extends Omit<Patch, 'text' | 'bytes' | 'bytesAreTex
   dir: string;
   /** False with `check`: nothing was written. */
   applied: boolean;
+  /**
+   * Symbolic links the patch creates whose target is absolute or climbs out of `dir` (`link -> /etc/hostname`,
+   * `-> ../../x`): inside the sandbox they named the container's files, on the host they name the host's.
+   */
+  linksOutside?: Array<{ path: string; target: string }>;
+}
+
+/**
+ * The links a git patch creates (`new file mode 120000`, or a mode changed to it) whose target is absolute or
+ * leaves the tree: `path` relative to the patch root, `target` as the link holds it. Pure.
+ */
+export function linksOutside(patch: string): Array<{ path: string; target: string }> {
+  const out: Array<{ path: string; target: string }> = [];
+  for (const block of patch.split(/^(?=diff --git )/m)) {
+    if (!/^(?:new file mode|new mode) 120000$/m.test(block)) continue;
+    const path = /^\+\+\+ b\/(.*)$/m.exec(block)?.[1] ?? /^diff --git a\/\S+ b\/(.*)$/m.exec(block)?.[1];
+    const target = /^@@[^\n]*\n\+(.*)$/m.exec(block)?.[1];
+    if (!path || target === undefined) continue;
+    const depth = path.split('/').length - 1;
+    let up = 0;
+    let climbs = false;
+    for (const seg of target.split('/')) {
+      if (seg === '..') up += 1;
+      else if (seg !== '.' && seg !== '') up -= 1;
+      if (up > depth) climbs = true;
+    }
+    if (target.startsWith('/') || target.startsWith('~') || climbs) out.push({ path, target });
+  }
+  return out;
 }
 
 /**
@@ -62,6 +91,13 @@ export async function applyToHost(
   options: PatchOptions & { force?: boolean; check?: boolean },
 ): Promise<ApplyResult> {
   const manifest = await store.get(snapshot);
+  const patch = await makePatch(store, { dir }, { snapshot }, { ...options, binary: true });
+  const result: ApplyResult = { snapshot, dir, added: patch.added, removed: patch.removed, changed: patch.changed, applied: false };
+  // Nothing to write (applied before, or never changed): the host's newer files are no reason to refuse (trial 21
+  // F1: a second apply blamed "your changes" on the files the first one wrote).
+  if (patch.bytes.length === 0) return result;
+  const outside = linksOutside(patch.bytes.toString('latin1'));
+  if (outside.length) result.linksOutside = outside;
   if (!options.force) {
     const since = firstRolloutStart(manifest.rolloutIds);
     if (since === null) {
@@ -76,9 +112,6 @@ export async function applyToHost(
       });
     }
   }
-  const patch = await makePatch(store, { dir }, { snapshot }, { ...options, binary: true });
-  const result: ApplyResult = { snapshot, dir, added: patch.added, removed: patch.removed, changed: patch.changed, applied: false };
-  if (patch.bytes.length === 0) return result;
   const args = ['apply', '--whitespace=nowarn', ...(options.check ? ['--check'] : [])];
   // The ceiling keeps git from taking a repository above `dir` as the root the patch's paths are relative to.
   const r = await execa('git', args, {

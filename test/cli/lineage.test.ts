@@ -46,6 +46,10 @@ describe('mnemara lineage', () => {
     expect(l!.name).toBe(L);
     expect(l!.headBytes).toBeGreaterThan(0);
     expect(l!.lastRun.rolloutId).toMatch(/^\d{8}T/);
+    // `mnemara lineage` alone lists (trial 21 F3: it printed the help and exited 2).
+    const bare = await cli(['lineage', '--json']);
+    expect(bare.exitCode).toBe(0);
+    expect(JSON.parse(bare.stdout)).toEqual(JSON.parse(list.stdout));
     const show = await cli(['lineage', 'show', L, '--json']);
     expect(show.exitCode).toBe(0);
     const h = JSON.parse(show.stdout) as { runs: { rolloutId: string; outcome: string | null; lessons: string[] }[]; chain: { id: string }[] };

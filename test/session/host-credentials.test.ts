@@ -43,6 +43,16 @@ describe('the credential files a fresh copy takes into the store', () => {
     expect(JSON.stringify(notice)).not.toMatch(/npm_AbCd|Xk9mQ2vLp7zFake|wJalrXUtnFEMI/);
   });
 
+  it('names a configuration file holding a literal password, not one holding a reference (trial 21 F9)', async () => {
+    const ws = tempDir();
+    mkdirSync(join(ws, 'config'), { recursive: true });
+    writeFileSync(join(ws, 'config.yml'), 'db:\n  host: db.internal\n  password: YamlPw_T21qFake\n');
+    writeFileSync(join(ws, 'config', 'database.yml'), 'production:\n  password: <%= ENV["DB_PASSWORD"] %>\n');
+    writeFileSync(join(ws, 'config', 'settings.json'), '{"theme": "dark", "retries": 3}\n');
+    writeFileSync(join(ws, 'data.yml'), 'password: NotAConfigName9x\n');
+    expect(await hostCredentialFiles(ws, [])).toEqual(['config.yml']);
+  });
+
   it('says nothing for a project without credentials', async () => {
     const ws = tempDir();
     writeFileSync(join(ws, '.npmrc'), 'save-exact=true\n');

@@ -19,6 +19,7 @@ export function describeApply(r: ApplyResult): string {
     ...r.added.map((p) => `  A ${p}`),
     ...r.changed.map((p) => `  M ${p}`),
     ...r.removed.map((p) => `  D ${p}`),
+    ...(r.linksOutside ?? []).map((l) => `  ! ${l.path} is a link to ${l.target}, outside ${r.dir}: in the sandbox it named the container's file, here it names this machine's`),
   ].join('\n');
 }
 

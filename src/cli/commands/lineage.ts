@@ -42,10 +42,11 @@ export function registerLineageCommand(program: Command): void {
         'keeps a snapshot off the head: the code of a session that could not land, a rollout left pending, the old ' +
         'head of a reset. Branches are never pruned until deleted here. See docs/session.md.',
     );
-  const sub = (name: string, description: string): Command =>
-    addConfigOptions(cmd.command(name).description(description).option('--json', 'print the result as one JSON document'));
+  const sub = (name: string, description: string, isDefault = false): Command =>
+    addConfigOptions(cmd.command(name, { isDefault }).description(description).option('--json', 'print the result as one JSON document'));
 
-  sub('list', 'Every lineage: head, size, last run, branches.').action(async (opts: Opts) => {
+  // `mnemara lineage` alone lists, as `mnemara memory show` alone does (trial 21 F3: it printed the help, exit 2).
+  sub('list', 'Every lineage: head, size, last run, branches (the default: `mnemara lineage` alone).', true).action(async (opts: Opts) => {
     const s = await store(opts);
     const ls = await listLineages(s);
     emit(Boolean(opts.json), { lineages: ls }, () => renderList(ls, s.root));

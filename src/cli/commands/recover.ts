@@ -102,6 +102,8 @@ export function registerRecoverCommand(program: Command): void {
       await claim.release();
     }
     const failed = rescued.filter((r) => r.error);
+    // A rescued snapshot that adoption did not name held nothing the head lacks (trial 21 F8: said as if a branch held it).
+    const branchOf = (snapshot: string): string | undefined => results.flatMap((r) => r.branches).find((b) => b.snapshot === snapshot)?.name;
     const tempBytes = tempFiles.reduce((n, t) => n + t.bytes, 0);
     const cleaned = [
       ...(tempFiles.length ? [`removed ${tempFiles.length} temp file(s) of snapshot writes that were killed (${formatBytes(tempBytes)}): ${tempFiles.map((t) => `tmp/${t.name}`).join(', ')}`] : []),
@@ -122,7 +124,7 @@ export function registerRecoverCommand(program: Command): void {
                 ...(r.note ? [`  note: ${r.note}`] : []),
               ].join('\n'),
             )
-            .concat(rescued.map((r) => (r.skipped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.skipped}` : r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}${r.gone ? ' (its container was removed meanwhile, before its work was saved: nothing is left to rescue)' : `\n  ${notRescuedHint(r.container)}`}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}` : `already snapshotted${r.savedIn ? ` (workspace snapshot ${r.savedIn})` : ''}`}; removed`)))
+            .concat(rescued.map((r) => (r.skipped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.skipped}` : r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}${r.gone ? ' (its container was removed meanwhile, before its work was saved: nothing is left to rescue)' : `\n  ${notRescuedHint(r.container)}`}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}${branchOf(r.snapshot) ? ` (branch ${branchOf(r.snapshot)})` : ', no changes the head does not already hold (no branch needed; `snapshot prune` may remove it)'}` : `already snapshotted${r.savedIn ? ` (workspace snapshot ${r.savedIn})` : ''}`}; removed`)))
             .concat(cleaned)
             .join('\n'),
     );
