@@ -126,10 +126,28 @@ export function registerRecoverCommand(program: Command): void {
             )
             .concat(rescued.map((r) => (r.skipped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.skipped}` : r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}${r.gone ? ' (its container was removed meanwhile, before its work was saved: nothing is left to rescue)' : `\n  ${notRescuedHint(r.container)}`}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}${branchOf(r.snapshot) ? ` (branch ${branchOf(r.snapshot)})` : ', no changes the head does not already hold (no branch needed; `snapshot prune` may remove it)'}` : `already snapshotted${r.savedIn ? ` (workspace snapshot ${r.savedIn})` : ''}`}; removed`)))
             .concat(cleaned)
+            .concat(unreachableModelHint(results, config))
             .join('\n'),
     );
     if (failed.length) process.exitCode = EXIT.internal;
   });
+}
+
+/** An error of the SDK or the network that says the endpoint was not reached (not a refusal by it). */
+const UNREACHED = /connection error|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|fetch failed|socket hang up|timed? ?out/i;
+
+/**
+ * The way out when extractions failed because the memory model could not be reached (trial 21 F10: "Connection
+ * error." alone, with neither the endpoint nor what to do): the endpoint, and the deterministic extractor.
+ */
+export function unreachableModelHint(results: Array<{ pendingErrors?: Record<string, string> }>, config: MnemaraConfig): string[] {
+  const n = results.flatMap((r) => Object.values(r.pendingErrors ?? {})).filter((e) => UNREACHED.test(e)).length;
+  if (n === 0) return [];
+  const endpoint = process.env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com';
+  return [
+    `hint: ${n} extraction(s) could not reach the memory model at ${endpoint} (model ${config.memory.model ?? config.agent.model}); the rollouts stay pending, nothing is lost. ` +
+      'Run `mnemara recover --set memory.extractor=deterministic` to extract them without a model, or again once the endpoint answers.',
+  ];
 }
 
 /**
