@@ -40,6 +40,7 @@ import type { SessionEvent, SessionHooks, SessionNotice, SessionOptions, Session
 import { startNotice } from './session/host-memory.js';
 import { networkNotice } from './session/network-notice.js';
 import { hostCredentialFiles, hostCredentialsNotice } from './session/host-credentials.js';
+import { largeSnapshotNotice } from './session/large-snapshot.js';
 
 export * from './session/types.js';
 export { defaultLineage, directoryLineage, lineageFromRemote, workspaceLineage } from './session/start.js';
@@ -292,6 +293,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     });
     saved.transcriptPath = transcriptPath;
     saved.workspaceSnapshot = workspaceSnapshot.id;
+    const large = largeSnapshotNotice(workspaceSnapshot, parent, lineage);
+    if (large) notify(large);
     const layoutDir = join(workDir, 'memory');
     const publisher = new HeadPublisher(store, lineage, layout, workDir, rolloutId, layoutDir, {
       headAtStart: start.headAtStart,

@@ -83,7 +83,7 @@ export type SessionEvent =
  * `file`: the host path it is about ('' for the network); `hint`: what to do.
  */
 export interface SessionNotice {
-  kind: 'host-memory-ignored' | 'host-memory-replaced' | 'shared-network' | 'host-credentials';
+  kind: 'host-memory-ignored' | 'host-memory-replaced' | 'shared-network' | 'host-credentials' | 'large-snapshot';
   file: string;
   message: string;
   hint: string;
