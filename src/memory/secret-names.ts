@@ -39,6 +39,8 @@ const NOT_SECRET_WORDS = new Set([
   'regex', 'pattern', 'env', 'var', 'ref', 'id', 'store', 'manager', 'provider', 'rotation', 'required', 'helper',
   // Pagination cursors (`input_token`, `next_token`, `page_token`: botocore and Google APIs), opaque, not secrets.
   'input', 'output', 'next', 'page', 'pagination', 'continuation', 'marker',
+  // Where it is read from (`--password-stdin reg.io`: the registry is the argument, the secret comes on stdin).
+  'stdin', 'cmd', 'command',
 ]);
 
 function nameWords(name: string): string[] {

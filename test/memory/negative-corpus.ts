@@ -68,4 +68,7 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'field names with a version, Arabic prose without a value', text: '{"key": "apiKeyV2", "secret": "clientSecret2"}\nكلمة المرور مطلوبة\nהסיסמה שגויה' },
   { name: 'quoted prose about a password', text: 'The error says "password is required for this account". Fix it.\nThe passphrase is "too short". Pick another.' },
   { name: 'tables and hashes beside the round-18 rules', text: '| admin | Operator2 |\n| root | /usr/local |\ncommit 0123456789abcdef0123456789abcdef01234567\nlogin -> src/pages/Login.tsx' },
+  // Round 21 (trial 21 re-trial): where a secret is read from, and names beside the new rules.
+  { name: 'the registry after --password-stdin', text: 'cat pw.txt | docker login -u me --password-stdin registry.example.io' },
+  { name: 'code and config beside the round-21 rules', text: 'clientSecret: clientSecret2,\nAUTH_MODE=oidc\npassword:\n  required\nuseAuth: true\nPassword:\n  The password of the user.' },
 ];

@@ -325,4 +325,5 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: '--password-stdin from a here-string', text: 'docker login -u me --password-stdin <<< FAKEds7Lq2Xz ghcr.io', secret: 'FAKEds7Lq2Xz', kind: 'password' },
   { name: 'label alone on its line, value on the next (German)', text: 'Zugang für staging\nPasswort:\n  FAKEnl7Lq2Xz\nEnde', secret: 'FAKEnl7Lq2Xz', kind: 'password' },
   { name: 'label alone on its line, value on the next (Chinese)', text: '测试环境\n密码：\nFAKEzh7Lq2Xz', secret: 'FAKEzh7Lq2Xz', kind: 'password' },
+  { name: 'label, a blank line, the value', text: 'Kennwort:\n\n  FAKEbl7Lq2Xz\n', secret: 'FAKEbl7Lq2Xz', kind: 'password' },
 ];
