@@ -17,7 +17,7 @@
 export const META_IN_WORD = `[;&)](?![\\s;&|)<>]|$|[A-Za-z_][A-Za-z0-9_.-]*(?:=|[ \\t]))`;
 
 /** A value: quoted, or a run without whitespace, quotes or shell metacharacters; not a marker already there. */
-const V = `((?!\\[REDACTED:)(?:"[^"\\n]*"|'[^'\\n]*'|[^\\s"'\`;|&)<>]+))`;
+const V = `((?!\\[REDACTED:)(?:"[^"\\n]*"|'[^'\\n]*'|(?:(?!\\\\[ntr])[^\\s"'\`;|&)<>])+))`;
 /**
  * Where a client's name starts: a word boundary, or right after an escaped line break or tab inside a string
  * (`printf 'a\nmysql -uroot -pX'`: the name follows the two characters `\n`, with no boundary between them).

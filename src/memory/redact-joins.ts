@@ -25,7 +25,7 @@ const STARTS_WITH_PREFIX = new RegExp(`^${SPLIT_PREFIX.source}`);
  */
 const LINE_BREAK = /\\?\r?\n|\\{1,7}(?:r\\{1,7})?n/g;
 /** The part after the break: a run of token characters that ends the word. */
-const SPLIT_TAIL = /^[ \t]*([A-Za-z0-9_-]{6,})(?=[\s"'`,;)\]}\\]|$)/;
+const SPLIT_TAIL = /^[ \t]*([A-Za-z0-9_-]{6,})(?=[\s"'`,;)\]}\\]|[.!?:](?:[\s"'`]|$)|$)/;
 const HEAD_CHAR = /[A-Za-z0-9_.-]/;
 
 /**
@@ -36,6 +36,18 @@ const HEAD_CHAR = /[A-Za-z0-9_.-]/;
  */
 export function joinSplitTokens(text: string, isWholeToken: (head: string) => boolean): string {
   if (!text.includes('\n') && !text.includes('\\')) return text;
+  // A token folded over three lines or more (`fold -w 10`): each pass joins one more line to a head still short.
+  let out = text;
+  for (let pass = 0; pass < 6; pass += 1) {
+    const next = joinOnce(out, isWholeToken);
+    if (next === out) break;
+    out = next;
+  }
+  return out;
+}
+
+/** One pass of joinSplitTokens: each break after a known prefix's head joined to the run after it. */
+function joinOnce(text: string, isWholeToken: (head: string) => boolean): string {
   // Found from each break backwards rather than by one regex that starts with the head's run: that tried every
   // position of every long word, and JSON lines are full of `\n` escapes.
   const parts: string[] = [];

@@ -214,11 +214,12 @@ function isProseSecret(value: string): boolean {
 }
 
 /**
- * A label alone on its line, its value alone on the next (`Passwort:` ⏎ `  X`, `密码：` ⏎ `X`; a note or a YAML
- * block scalar), a blank line between them or not: the value is the whole line, one word (trial 21).
+ * A label that ends its line, its value alone on the next (`Passwort:` ⏎ `  X`, `Done. 密码：` ⏎ `X`, a YAML
+ * block scalar `password: |` ⏎ `  X`), a blank line between them or not, the breaks real or escaped inside a
+ * string (`printf 'Passwort:\n  X\n'`): the value is the whole line, one word (trial 21).
  */
 const PROSE_NEXT_LINE = new RegExp(
-  `(^|\\n)(${SP}*(?:[-*]${SP}+)?)(${[...WORDS, '密码', '密碼', '口令', 'パスワード', '비밀번호', '암호'].map(escape).join('|')})(${SP}*[:：]${SP}*\\r?\\n(?:${SP}*\\r?\\n)?${SP}*)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)(?=${SP}*(?:\\r?\\n|$))`,
+  `(^|\\n|\\\\n|${SP}|["'\`])(${SP}*(?:[-*]${SP}+)?)(${[...WORDS, '密码', '密碼', '口令', 'パスワード', '비밀번호', '암호'].map(escape).join('|')})(${SP}*[:：](?:${SP}*[|>][-+]?)?${SP}*(?:\\r?\\n|\\\\n)(?:${SP}*(?:\\r?\\n|\\\\n))?${SP}*)(["'«“„]?)((?:(?!\\\\[ntr])[^\\s"'«»“”„]){6,})(["'»”“]?)(?=${SP}*(?:\\r?\\n|\\\\[ntr]|$|['"]))`,
   'giu',
 );
 

@@ -326,4 +326,13 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'label alone on its line, value on the next (German)', text: 'Zugang für staging\nPasswort:\n  FAKEnl7Lq2Xz\nEnde', secret: 'FAKEnl7Lq2Xz', kind: 'password' },
   { name: 'label alone on its line, value on the next (Chinese)', text: '测试环境\n密码：\nFAKEzh7Lq2Xz', secret: 'FAKEzh7Lq2Xz', kind: 'password' },
   { name: 'label, a blank line, the value', text: 'Kennwort:\n\n  FAKEbl7Lq2Xz\n', secret: 'FAKEbl7Lq2Xz', kind: 'password' },
+  // The re-trial of round 21: a sentence's full stop after a split token; a second client after an escaped break
+  // in the same string; a label that ends a line of text; the label and value in one printf; a YAML block
+  // scalar; a token folded over four lines.
+  { name: 'split token, then a full stop', text: 'the token ghp_FAKEsplitAbCdEfGh\nIjKlMnOpQrStUvWx1234.', secret: 'IjKlMnOpQrStUvWx1234', kind: 'github_token' },
+  { name: 'second client after an escaped break', text: "printf 'notes\\nmysql -uroot -pFAKEm1Lq2Xz\\nredis-cli -a FAKEr2Lq2Xz\\n'", secret: 'FAKEr2Lq2Xz', kind: 'password' },
+  { name: 'label ending a line of text', text: 'Done, the staging one works. Passwort:\nFAKEle7Lq2Xz', secret: 'FAKEle7Lq2Xz', kind: 'password' },
+  { name: 'label and value in one printf', text: "printf 'Passwort:\\n  FAKEpf7Lq2Xz\\n' > notes.txt", secret: 'FAKEpf7Lq2Xz', kind: 'password' },
+  { name: 'YAML block scalar', text: 'db:\n  password: |\n    FAKEys7Lq2Xz\n', secret: 'FAKEys7Lq2Xz', kind: 'password' },
+  { name: 'token folded over four lines', text: 'ghp_FAKEsp\nlitAbCdEfG\nhIjKlMnOpQ\nrStUvWx123', secret: 'rStUvWx123', kind: 'github_token' },
 ];
