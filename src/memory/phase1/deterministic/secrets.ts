@@ -15,7 +15,7 @@ const SECRET_TALK =
 
 /** Words that make a sentence a rule (en, de, fr, es, pt, it, nl, pl, ru, zh, ja, ko): must, never, keep … out. */
 const NORMATIVE =
-  /\b(must|mustn't|should|shouldn't|never|do not|don't|need to|has to|have to|keep \w+ out|only (use|fake)|müssen|muss|darf nicht|dürfen nicht|niemals|nie|doit|doivent|jamais|ne pas|debe|deben|nunca|no (se )?deben?|deve|devem|não|deve|mai|non|moet|moeten|nooit|musi|muszą|nigdy|nie wolno|должны?|нельзя|никогда|не )\b|不要|不能|必须|禁止|絶対|してはいけない|しないで|必ず|하지 마|안 된다|반드시/i;
+  /\b(must|mustn't|should|shouldn't|never|do not|don't|need to|has to|have to|keep \w+ out|only (use|fake)|müssen|muss|darf nicht|dürfen nicht|niemals|nie|doit|doivent|jamais|ne pas|debe|deben|nunca|no (se )?deben?|deve|devem|mai|moet|moeten|nooit|musi|nigdy|nie wolno)\b|(?<!\p{L})(muszą|não pode|não devem?|должны?|должен|нельзя|никогда|не (?:использ|копир|коммит))(?!\p{L})|不要|不能|必须|禁止|絶対|してはいけない|しないで|必ず|하지 마|안 된다|반드시/iu;
 /** The agent telling what it did or will do with them itself (I will not use them, I did not copy them). */
 const ABSTAINS = /\b(I|I'll|I've|I'm|we'll|we)\b[^.;]*\b(not|never|won't|didn't|don't|no)\b|\b(I|we) (won't|didn't|don't|will not|did not|do not|never)\b|\bnot needed\b/i;
 
