@@ -50,6 +50,13 @@ describe('mnemara lineage', () => {
     const bare = await cli(['lineage', '--json']);
     expect(bare.exitCode).toBe(0);
     expect(JSON.parse(bare.stdout)).toEqual(JSON.parse(list.stdout));
+    // A lineage name where a command goes says which command was meant (it said "too many arguments for 'list'").
+    const word = await cli(['lineage', L, '--json']);
+    expect(word.exitCode).toBe(2);
+    const err = (JSON.parse(word.stdout) as { error: { code: string; message: string; hint: string } }).error;
+    expect(err.code).toBe('USAGE');
+    expect(err.message).toContain(`unknown lineage command '${L}'`);
+    expect(err.hint).toBe(`to see the history of lineage ${L}: mnemara lineage show ${L}`);
     const show = await cli(['lineage', 'show', L, '--json']);
     expect(show.exitCode).toBe(0);
     const h = JSON.parse(show.stdout) as { runs: { rolloutId: string; outcome: string | null; lessons: string[] }[]; chain: { id: string }[] };

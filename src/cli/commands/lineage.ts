@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
 import { createBranch, deleteBranch, lineageHistory, listLineages, resetLineage, type LineageInfo } from '../../session/lineage.js';
 import { openStore, type DirectoryStore } from '../../snapshot/index.js';
@@ -32,6 +33,15 @@ function renderList(ls: LineageInfo[], root: string): string {
     .trimEnd();
 }
 
+const LINEAGE_COMMANDS = ['list', 'show', 'reset', 'branch', 'delete'];
+
+/** The usage error for `mnemara lineage WORD` where WORD is no subcommand: most often a lineage name meant for `show`. */
+function unknownLineageCommand(word: string): MnemaraError {
+  return new MnemaraError('USAGE', `unknown lineage command '${word}' (the commands are ${LINEAGE_COMMANDS.join(', ')})`, {
+    hint: `to see the history of lineage ${word}: mnemara lineage show ${word}`,
+  });
+}
+
 /** Registers `mnemara lineage` (list, show, reset, branch, delete): heads and branches of the snapshot store. */
 export function registerLineageCommand(program: Command): void {
   const cmd = program
@@ -46,7 +56,11 @@ export function registerLineageCommand(program: Command): void {
     addConfigOptions(cmd.command(name, { isDefault }).description(description).option('--json', 'print the result as one JSON document'));
 
   // `mnemara lineage` alone lists, as `mnemara memory show` alone does (trial 21 F3: it printed the help, exit 2).
-  sub('list', 'Every lineage: head, size, last run, branches (the default: `mnemara lineage` alone).', true).action(async (opts: Opts) => {
+  // The default command takes any word after `lineage`: commander would otherwise call `mnemara lineage ci/main`
+  // "too many arguments for 'list'", which tells a user nothing (trial 21).
+  const list = sub('list', 'Every lineage: head, size, last run, branches (the default: `mnemara lineage` alone).', true).allowExcessArguments(true);
+  list.action(async (opts: Opts) => {
+    if (list.args[0] !== undefined) throw unknownLineageCommand(list.args[0]);
     const s = await store(opts);
     const ls = await listLineages(s);
     emit(Boolean(opts.json), { lineages: ls }, () => renderList(ls, s.root));

@@ -109,7 +109,9 @@ export function registerRecoverCommand(program: Command): void {
       ...(tempFiles.length ? [`removed ${tempFiles.length} temp file(s) of snapshot writes that were killed (${formatBytes(tempBytes)}): ${tempFiles.map((t) => `tmp/${t.name}`).join(', ')}`] : []),
       ...(detached.length ? [`detached ${detached.length} loop device(s) of sandboxes that are gone: ${detached.join(', ')}`] : []),
     ];
-    emit(json, { results, rescued, tempFiles: { removed: tempFiles.map((t) => `tmp/${t.name}`), bytes: tempBytes }, detached }, () =>
+    // The hints go into --json too: a script has no other way to learn why rollouts stay pending (trial 21).
+    const hints = unreachableModelHint(results, config).map((h) => h.replace(/^hint: /, ''));
+    emit(json, { results, rescued, tempFiles: { removed: tempFiles.map((t) => `tmp/${t.name}`), bytes: tempBytes }, detached, hints }, () =>
       results.length === 0 && rescued.length === 0
         ? [cleaned.length ? 'no rollout orphaned' : 'nothing orphaned', ...cleaned].join('\n')
         : results
@@ -126,7 +128,7 @@ export function registerRecoverCommand(program: Command): void {
             )
             .concat(rescued.map((r) => (r.skipped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.skipped}` : r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}${r.gone ? ' (its container was removed meanwhile, before its work was saved: nothing is left to rescue)' : `\n  ${notRescuedHint(r.container)}`}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}${branchOf(r.snapshot) ? ` (branch ${branchOf(r.snapshot)})` : ', no changes the head does not already hold (no branch needed; `snapshot prune` may remove it)'}` : `already snapshotted${r.savedIn ? ` (workspace snapshot ${r.savedIn})` : ''}`}; removed`)))
             .concat(cleaned)
-            .concat(unreachableModelHint(results, config))
+            .concat(hints.map((h) => `hint: ${h}`))
             .join('\n'),
     );
     if (failed.length) process.exitCode = EXIT.internal;
