@@ -14,6 +14,7 @@
  *   ("the passphrase is used to unlock the key" stays);
  * - a PIN: 4 to 12 digits after "PIN" (upper case: "pin" is a hardware word) and a verb or `:`.
  */
+import { isSecretName } from './secret-names.js';
 
 /** Words that name a password, per language (lower case). */
 const PASSWORD_WORD = /^(?:password|passwort|kennwort|passphrase|pass phrase|passcode|mot de passe|phrase secrète|contraseña|senha|palavra-passe|parola d'ordine|wachtwoord|hasło|пароль|şifre|parola)$/i;
@@ -79,6 +80,9 @@ export function isWordPassword(word: string, sep: string, value: string): boolea
   // `password=x` is an assignment: the assignment rules have judged it (a development default stays).
   if (!PASSWORD_WORD.test(word.replace(/\s+/g, ' ')) || !/\S/.test(sep) || sep.includes('=')) return false;
   if (value.length < 8 || !/^\p{L}[\p{L}'’-]*\p{L}$/u.test(value)) return false;
+  // A camel-case name that itself says secret (`password: clientPassword,` in an object literal) is the variable
+  // that holds it, as `secret-values.ts` reads `clientSecret` (re-trial of trial 21).
+  if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(value) && isSecretName(value)) return false;
   // A capitalised value is a name, not a word of the sentence: after "password:" or "is" a sentence goes on in
   // lower case (German adjectives and participles too), so only the stop-list applies to it. The word endings
   // would keep "Cielonublado" (-ado) and "Tournesoljaunevif" (-if): passwords joined from words end like words.

@@ -33,7 +33,9 @@ export function isSecretValue(value: string, strict: boolean): boolean {
   // Not when digits run into letters inside it (`QueryParamSecretTrial19xyz`, `PgT21Secret`: keys, trials 13 and
   // 21); a field name carries a version at most at its end (`clientSecret2`, `apiKeyV2`). Field names start in
   // lower case: `MySecret` in `DB_PASSWORD=MySecret` is the password (trial 21).
-  if (/^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+$/.test(v) && !/[0-9][A-Za-z]/.test(v) && isSecretName(v)) return false;
+  // Code's `,` or `;` after it (`clientSecret: clientSecret2,` in an object literal) does not make it a value.
+  const field = v.replace(/[,;]$/, '');
+  if (/^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+$/.test(field) && !/[0-9][A-Za-z]/.test(field) && isSecretName(field)) return false;
   if (isDevDefault(v)) return false;
   // An absolute path of two or more segments names where something is (`"pwd": "/workspace/app"`, `SSH_KEY=~/.ssh/id`).
   if (/^(?:~|\/[\w.@+-]+)(?:\/[\w.@+-]+)+\/?$/.test(v)) return false;

@@ -62,6 +62,13 @@ describe('values under secret-named keys in config files', () => {
     expect(redact(py)).toBe(py);
   });
 
+  // Re-trial of trial 21: a run's `code.yml` holding an object literal was reported as "holds a secret under clientSecret".
+  it('reports no secret for a camel-case variable named after it, with code punctuation after it', () => {
+    const yml = 'clientSecret: clientSecret2,\npassword: clientPassword;\napiToken: apiTokenV2,\n';
+    expect(findSecretKeys(yml, 'lines')).toEqual([]);
+    expect(findSecretKeys('clientSecret: Xk29fQ7pLmN4,\n', 'lines')).toHaveLength(1);
+  });
+
   it('redacts them in a host memory layout before a snapshot of it (snapshot create, --memory-from)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mnemara-secret-keys-'));
     try {
