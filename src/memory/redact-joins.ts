@@ -46,6 +46,74 @@ export function joinSplitTokens(text: string, isWholeToken: (head: string) => bo
   return out;
 }
 
+/**
+ * Total lengths (characters, prefix included) of tokens whose issuer fixes them: GitHub's classic tokens (40) and
+ * fine-grained ones (93), AWS key ids (20), GitLab (26), npm (40), Hugging Face (37), Anthropic API keys (108).
+ */
+const FIXED_LENGTH: ReadonlyArray<readonly [RegExp, number]> = [
+  [/^gh[pousr]_/, 40], [/^github_pat_/, 93], [/^(?:AKIA|ASIA)/, 20], [/^glpat-/, 26], [/^npm_/, 40], [/^hf_/, 37], [/^sk-ant-api\d\d-/, 108],
+];
+/** A known prefix starting a head, with anything after it (a head of `ghp_ab` is still a token's start). */
+const HEAD_PREFIX = new RegExp(`^(?:${SPLIT_PREFIX.source.slice(3, SPLIT_PREFIX.source.indexOf(')['))})`);
+/** A break, or two with only blanks between (a blank line between a token's parts). */
+const BREAK_AT = /(?:\\?\r?\n|\\{1,7}(?:r\\{1,7})?n)(?:[ \t]*(?:\r?\n|\\{1,7}(?:r\\{1,7})?n))?/y;
+/** A part after a break: a run of token characters that ends the word. */
+const PART_AT = /[ \t]*([A-Za-z0-9_-]+)(?=[\s"'`,;)\]}\\]|[.!?:](?:[\s"'`]|$)|$)/y;
+/** A line that is one high-entropy run (lower, upper and digits, 16 or more): the rest of a token of any length. */
+const ENTROPY_LINE = /^(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{16,}$/;
+
+/**
+ * Tokens cut where joinSplitTokens does not look (re-trial of trial 21): a head shorter than its prefix's fixed
+ * length followed by parts, across blank lines, that make it exactly that length (`token:` ⏎ `ghp_T21sp` ⏎ `litAb…`
+ * ⏎ `MnOp…`, or a blank line between two halves); and a head already whole by its shape (`sk-ant-` and 16 more)
+ * whose next line is one high-entropy run alone on its line, the token's rest. Nothing else is joined.
+ */
+export function joinToLength(text: string, isWholeToken: (head: string) => boolean): string {
+  if (!text.includes('\n') && !text.includes('\\')) return text;
+  const parts: string[] = [];
+  let done = 0;
+  const breaks = new RegExp(LINE_BREAK.source, 'g');
+  for (let m = breaks.exec(text); m !== null; m = breaks.exec(text)) {
+    const brk = m.index;
+    if (brk < done) continue;
+    let start = brk;
+    while (start > done && brk - start < 512 && HEAD_CHAR.test(text.charAt(start - 1))) start--;
+    const head = text.slice(start, brk);
+    const prefix = HEAD_PREFIX.exec(head);
+    if (!prefix || head.length <= prefix[0].length) continue;
+    const length = FIXED_LENGTH.find(([re]) => re.test(head))?.[1];
+    let joined = head;
+    let end = -1;
+    // Parts while the token is short of its fixed length; joined only when they make it exactly that long.
+    for (let pos = brk, lines = 0; length !== undefined && lines < 6 && joined.length < length; lines++) {
+      BREAK_AT.lastIndex = pos;
+      if (!BREAK_AT.exec(text)) break;
+      PART_AT.lastIndex = BREAK_AT.lastIndex;
+      const part = PART_AT.exec(text);
+      if (!part || STARTS_WITH_PREFIX.test(part[1]!) || joined.length + part[1]!.length > length) break;
+      joined += part[1]!;
+      pos = PART_AT.lastIndex;
+      if (joined.length === length) end = pos;
+    }
+    // Else a head whole by its shape whose next line is one high-entropy run alone on its line (a key of a length
+    // not known here, or longer than the one known).
+    if (end === -1 && isWholeToken(head)) {
+      joined = head;
+      BREAK_AT.lastIndex = brk;
+      // The line ends at a real break or an escaped one (`\n` inside a quoted string), or where the string closes.
+      const line = BREAK_AT.exec(text) ? /^[ \t]*([A-Za-z0-9_-]*)[ \t]*(?=\r?\n|\\+[rn]|["'`]|$)/.exec(text.slice(BREAK_AT.lastIndex, BREAK_AT.lastIndex + 4096)) : null;
+      if (line && ENTROPY_LINE.test(line[1]!) && !STARTS_WITH_PREFIX.test(line[1]!)) {
+        joined = head + line[1]!;
+        end = BREAK_AT.lastIndex + line[0].length;
+      }
+    }
+    if (end === -1 || !isWholeToken(joined)) continue;
+    parts.push(text.slice(done, start), joined);
+    done = end;
+  }
+  return done === 0 ? text : parts.join('') + text.slice(done);
+}
+
 /** One pass of joinSplitTokens: each break after a known prefix's head joined to the run after it. */
 function joinOnce(text: string, isWholeToken: (head: string) => boolean): string {
   // Found from each break backwards rather than by one regex that starts with the head's run: that tried every

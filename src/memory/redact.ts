@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 16;
+export const REDACTION_VERSION = 17;
 
 import type { SecretKind } from './redact-kinds.js';
 
@@ -28,7 +28,7 @@ import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD, isCurlSegment } from './red
 import { redactArgs, redactPrintfFormats } from './redact-args.js';
 import { BASE64_RUN, HEX_RUN, decodeBase64Text, decodeHexText, isHighEntropyValue } from './redact-encoded.js';
 import { redactAppendsTo, redactEscapes, redactFragments } from './redact-fragments.js';
-import { joinContinuations, joinSplitTokens } from './redact-joins.js';
+import { joinContinuations, joinSplitTokens, joinToLength } from './redact-joins.js';
 import { redactPositional } from './redact-positional.js';
 import { redactProse } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
@@ -265,7 +265,8 @@ export function redact(text: string): string {
   // A token cut by a line break is joined first, unless the part before the break is a whole token by itself
   // (then the next line is something else: two keys listed one a line); then any word continued with a backslash
   // whose joined form holds a secret.
-  const joined = joinSplitTokens(text, (head) => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head)));
+  const isWhole = (head: string): boolean => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head));
+  const joined = joinSplitTokens(joinToLength(text, isWhole), isWhole);
   // Last, config documents (a `cat` of an INI file, a heredoc's body), where a bare word under a secret key is a value.
   const continued = joinContinuations(joined, redactJoined);
   const out = redactConfigText(redactJoined(continued));

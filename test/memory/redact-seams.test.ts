@@ -75,3 +75,22 @@ describe('a secret split by a seam written inside a command', () => {
     }
   });
 });
+
+// Round 22: joinToLength joins parts only when they make a token whole (its fixed length, or the high-entropy rest
+// of a key whole by its shape); the line after a whole token that is no such rest stays as it was.
+describe('a token whole before its line ends', () => {
+  it('keeps the lines after it that are not its rest', () => {
+    const ghp = 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz01234567';
+    const ant = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx';
+    const text = `${ghp}\n\nNext steps follow\n\n${ant}\nsha256:AbCdEf0123456789aBcDeF\nREADME.md\n${ant}\nFixed the flaky test\n`;
+    expect(redact(text)).toBe(text.replace(ghp, '[REDACTED:github_token]').replaceAll(ant, '[REDACTED:anthropic_key]'));
+  });
+
+  it('does not join parts that would make a fixed-length token longer than it is', () => {
+    const text = 'ghp_AbCdEfGhIjKlMnOpQrSt\nUvWxYz0123456789abcdefghij\n';
+    // 24 + 26 characters: no fixed-length join; the older rule joins one part to a head still short of a token.
+    expect(redact(text)).not.toContain('UvWxYz0123456789abcdefghij');
+    expect(redact('see ghp_AbCdEfGhIjKlMnOpQrStUvWxYz01234567\n\nabcdef ok')).toBe('see [REDACTED:github_token]\n\nabcdef ok');
+  });
+});
+

@@ -335,4 +335,11 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'label and value in one printf', text: "printf 'Passwort:\\n  FAKEpf7Lq2Xz\\n' > notes.txt", secret: 'FAKEpf7Lq2Xz', kind: 'password' },
   { name: 'YAML block scalar', text: 'db:\n  password: |\n    FAKEys7Lq2Xz\n', secret: 'FAKEys7Lq2Xz', kind: 'password' },
   { name: 'token folded over four lines', text: 'ghp_FAKEsp\nlitAbCdEfG\nhIjKlMnOpQ\nrStUvWx123', secret: 'rStUvWx123', kind: 'github_token' },
+  // Round 22 (trial 21 re-trial leftovers): a blank line between a token's halves; a head shorter than the rules
+  // read as a token, under its label, folded on; an Anthropic key whose head is already a key by its shape; the
+  // same inside a printf's escaped breaks.
+  { name: 'token halves with a blank line between', text: 'ghp_FAKEsplitAbCdEfGh\n\nIjKlFAKEqRsTuVwX123', secret: 'IjKlFAKEqRsTuVwX123', kind: 'github_token' },
+  { name: 'short token head under its label, folded', text: 'token:\nghp_FAKE1\nlitAbCdEfGhIjKl\nMnOpFAKEStUvWx12', secret: 'MnOpFAKEStUvWx12', kind: 'github_token' },
+  { name: 'Anthropic key over two lines', text: 'ANTHROPIC_API_KEY=sk-ant-api03-FAKEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKl\nMnOpQrStUvWxYz0123FAKE89AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrSt-AAAAAA\nnext', secret: 'MnOpQrStUvWxYz0123FAKE89AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrSt-AAAAAA', kind: 'anthropic_key' },
+  { name: 'short token head folded in a printf', text: "printf 'ghp_FAKE1\\nlitAbCdEfGhIjKl\\n\\nMnOpFAKEStUvWx12\\n' > t", secret: 'MnOpFAKEStUvWx12', kind: 'github_token' },
 ];
