@@ -19,8 +19,12 @@ const BY_NAME = /^(?:\.env(?:\..+)?|\.npmrc|\.pypirc|\.netrc|_netrc|\.git-creden
 /**
  * A project's configuration files, which may hold a literal password (`config.yml` with `password: X`, trial 21
  * F9): read like the files above; a value that is a reference (`${DB_PASSWORD}`) changes nothing under `redact`.
+ * Every file of a configuration format counts, whatever its name (`docker-compose.yml`'s `POSTGRES_PASSWORD`, a
+ * Helm `values.yml`: the re-trial of trial 21); JSON and XML, which projects use for everything, only by name.
  */
-const CONFIG_NAME = /^(?:[\w.-]*(?:config|settings|application|secrets?|database|credentials?|connections?)[\w.-]*\.(?:ya?ml|json|ini|toml|properties|cfg|conf|xml)|[\w.-]+\.(?:conf|cfg|ini|properties))$/i;
+const CONFIG_NAME = /^(?:[\w.-]*(?:config|settings|application|secrets?|database|credentials?|connections?)[\w.-]*\.(?:json|xml)|[\w.-]+\.(?:ya?ml|toml|conf|cfg|ini|properties))$/i;
+/** A word every secret a config file can hold is named with or shaped like; files without one are not redacted. */
+const MAY_HOLD = /pass|secret|token|key|auth|cred|pwd|-----BEGIN|:\/\/[^\s:@/]+:[^\s@]+@/i;
 const TEMPLATE = /\.(?:example|sample|template|dist|defaults?|tpl)$|^\.env\.(?:example|sample|template)/i;
 /** Bytes read of a candidate; a credential file is small. */
 const MAX_BYTES = 256 * 1024;
@@ -46,7 +50,8 @@ export async function hostCredentialFiles(workspace: string, ignore: string[]): 
       const data = await readFile(fsPath(join(workspace, e.path))).catch(() => null);
       if (!data) continue;
       const binary = data.includes(0);
-      if (binary ? /\.(?:p12|pfx|jks|keystore)$/i.test(name) : redact(data.toString('utf8')) !== data.toString('utf8')) found.push(e.path);
+      const text = binary ? '' : data.toString('utf8');
+      if (binary ? /\.(?:p12|pfx|jks|keystore)$/i.test(name) : (BY_NAME.test(name) || MAY_HOLD.test(text)) && redact(text) !== text) found.push(e.path);
     }
   } catch {
     // A tree that cannot be walked is reported by the copy itself.

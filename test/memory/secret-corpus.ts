@@ -341,5 +341,6 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'token halves with a blank line between', text: 'ghp_FAKEsplitAbCdEfGh\n\nIjKlFAKEqRsTuVwX123', secret: 'IjKlFAKEqRsTuVwX123', kind: 'github_token' },
   { name: 'short token head under its label, folded', text: 'token:\nghp_FAKE1\nlitAbCdEfGhIjKl\nMnOpFAKEStUvWx12', secret: 'MnOpFAKEStUvWx12', kind: 'github_token' },
   { name: 'Anthropic key over two lines', text: 'ANTHROPIC_API_KEY=sk-ant-api03-FAKEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKl\nMnOpQrStUvWxYz0123FAKE89AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrSt-AAAAAA\nnext', secret: 'MnOpQrStUvWxYz0123FAKE89AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrSt-AAAAAA', kind: 'anthropic_key' },
+  { name: 'YAML plain value with a quote inside', text: 'db:\n  password: Quote"d#PwFAKE21 # prod\n', secret: 'Quote"d#PwFAKE21', kind: 'password' },
   { name: 'short token head folded in a printf', text: "printf 'ghp_FAKE1\\nlitAbCdEfGhIjKl\\n\\nMnOpFAKEStUvWx12\\n' > t", secret: 'MnOpFAKEStUvWx12', kind: 'github_token' },
 ];

@@ -49,8 +49,26 @@ describe('the credential files a fresh copy takes into the store', () => {
     writeFileSync(join(ws, 'config.yml'), 'db:\n  host: db.internal\n  password: YamlPw_T21qFake\n');
     writeFileSync(join(ws, 'config', 'database.yml'), 'production:\n  password: <%= ENV["DB_PASSWORD"] %>\n');
     writeFileSync(join(ws, 'config', 'settings.json'), '{"theme": "dark", "retries": 3}\n');
-    writeFileSync(join(ws, 'data.yml'), 'password: NotAConfigName9x\n');
     expect(await hostCredentialFiles(ws, [])).toEqual(['config.yml']);
+  });
+
+  // Re-trial of trial 21: a compose file's `POSTGRES_PASSWORD`, a Helm `values.yml`, a plain YAML value with a quote
+  // inside were not named (only files named like config were read, and the value stopped at the quote).
+  it('names every file of a configuration format that holds a literal secret, whatever its name', async () => {
+    const ws = tempDir();
+    const put = (path: string, text: string): void => {
+      mkdirSync(join(ws, path, '..'), { recursive: true });
+      writeFileSync(join(ws, path), text);
+    };
+    put('docker-compose.yml', 'services:\n  db:\n    image: postgres:16\n    environment:\n      POSTGRES_PASSWORD: ComposePw_Re22Fake\n');
+    put('deploy/compose.yaml', 'services:\n  db:\n    environment:\n      - POSTGRES_PASSWORD=ComposeList_Re22Fake\n');
+    put('chart/values.yml', 'db_password: DbPw_Re22Fake\n');
+    put('conf/app.yaml', 'password: Quote"d#Pw_Re22Fake\n');
+    put('deploy/local.compose.yml', 'services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: ${POSTGRES_PASSWORD}\n');
+    put('.github/workflows/ci.yml', 'jobs:\n  test:\n    steps:\n      - run: npm test\n        env:\n          TOKEN: ${{ secrets.TOKEN }}\n');
+    put('i18n/en.yml', 'greeting: Hello\nfarewell: Bye\n');
+    put('node_modules/pkg/fixtures/values.yml', 'db_password: DepPw_Re22Fake\n');
+    expect(await hostCredentialFiles(ws, [])).toEqual(['chart/values.yml', 'conf/app.yaml', 'deploy/compose.yaml', 'docker-compose.yml']);
   });
 
   it('says nothing for a project without credentials', async () => {
