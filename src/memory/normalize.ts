@@ -61,8 +61,28 @@ export function nearDuplicate(a: string, b: string): boolean {
   const ta = cachedTokens(a);
   const tb = cachedTokens(b);
   if (ta.norm === tb.norm) return true;
+  if (otherTasks(a, b)) return false;
   const s = similarity(ta.tokens, tb.tokens);
   return s.jaccard >= 0.6 || (s.overlap >= 0.85 && s.shared >= 4);
+}
+
+/**
+ * The task an unfinished-work note is about (`Unfinished (why): TASK. Files changed… / Unresolved… / Last step…`,
+ * phase 1's task-state wording), normalized; null for any other text.
+ */
+export function unfinishedTask(text: string): string | null {
+  const m = /^Unfinished \([^)]*\): ([\s\S]*?)\.(?: Files changed so far:| Unresolved:| Findings \(| Waiting for| Last step:|$)/.exec(text);
+  return m ? normalizeText(m[1]!) : null;
+}
+
+/**
+ * Two unfinished-work notes of different tasks are two pieces of work however alike their words (trial 21 F2:
+ * "interrupt TERM" and "interrupt INT", one last step apart, were merged and the first run's note was lost).
+ */
+export function otherTasks(a: string, b: string): boolean {
+  const ta = unfinishedTask(a);
+  const tb = ta === null ? null : unfinishedTask(b);
+  return ta !== null && tb !== null && ta !== tb;
 }
 
 // Consolidation compares every pair of texts; tokenizing each once keeps it fast (bounded, cleared when full).

@@ -1,4 +1,4 @@
-import { entryId, similarity } from '../normalize.js';
+import { entryId, otherTasks, similarity } from '../normalize.js';
 import type { Candidate } from './merge.js';
 import { proseTokens } from './merge.js';
 import { CONSTRAINT_FACT } from '../phase1/deterministic/constraints.js';
@@ -253,6 +253,8 @@ export function withoutCd(command: string): string {
  * its leading `cd … &&`) starts with the same program but differs.
  */
 export function sameSubjectOtherArguments(newer: string, older: string): boolean {
+  // Two unfinished tasks' last steps differ in their arguments because the tasks differ (trial 21 F2).
+  if (otherTasks(newer, older)) return false;
   const ca = new Set([...codeSpans(newer)].map(withoutCd));
   const cb = new Set([...codeSpans(older)].map(withoutCd));
   const first = (c: string): string => c.split(/\s+/)[0]!;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseRolloutSummary } from '../artifacts.js';
 import type { MemoryPaths } from '../layout.js';
-import { contentTokens, similarity } from '../normalize.js';
+import { contentTokens, similarity, unfinishedTask } from '../normalize.js';
 import type { RolloutInput } from './inputs.js';
 import type { Candidate } from './merge.js';
 import { replacingFact } from './supersede.js';
@@ -80,10 +80,18 @@ export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOut
       similarity(contentTokens(o.task), words).overlap >= 0.5 ||
       [...identifiers(o.task)].some((i) => ids.has(i)) ||
       (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c);
+    // A newer run that left its own unfinished note replaces this one only when it is the same task: every content
+    // word of one task is in the other (trial 21 F2: "interrupt TERM" was replaced by "interrupt INT"), or it names
+    // the same code or ticket, or says it continues.
+    const ownTask = contentTokens(unfinishedTask(c.text) ?? c.text);
+    const sameOpenWork = (o: RolloutOutcome) =>
+      similarity(contentTokens(o.task), ownTask).overlap === 1 ||
+      [...identifiers(o.task)].some((i) => ids.has(i)) ||
+      (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c);
     const done = outcomes.some(
       (o) =>
         o.order < c.order &&
-        ((o.outcome === 'completed' && (sameWork(o) || answers(c, o))) || (carriedForward(candidates, o) && sameWork(o))),
+        ((o.outcome === 'completed' && (sameWork(o) || answers(c, o))) || (carriedForward(candidates, o) && sameOpenWork(o))),
     );
     if (done) closed.push(c);
     return !done;
