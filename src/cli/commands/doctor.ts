@@ -278,14 +278,14 @@ async function checkGoneSandboxes(home: string, storeDir: string): Promise<Docto
     const saved = gone.filter((g) => !g.stranded && g.killed && g.savedIn !== null);
     const leftovers = gone.filter((g) => !g.stranded && !saved.includes(g));
     const parts = [
-      ...(stranded.length ? [`${stranded.length} container(s) of killed sessions holding unsaved work (${stranded.map((g) => `${g.name}: rollout ${g.rolloutId} of ${g.lineage}`).join(', ')})`] : []),
+      ...(stranded.length ? [`${stranded.length} container(s) of killed sessions that may hold unsaved work (${stranded.map((g) => `${g.name}: rollout ${g.rolloutId} of ${g.lineage}`).join(', ')})`] : []),
       ...(saved.length ? [`${saved.length} container(s) of killed sessions whose work is already in a workspace snapshot (${saved.map((g) => `${g.name}: rollout ${g.rolloutId} in ${g.savedIn}`).join(', ')})`] : []),
       ...(leftovers.length ? [`${leftovers.length} leftover container(s) of sessions that are gone (${leftovers.map((g) => g.name).join(', ')})`] : []),
       ...(disks.length ? [`${disks.length} loop device(s) of removed sandboxes (${disks.map((d) => d.device).join(', ')})`] : []),
       ...(unowned.length ? [`${unowned.length} container(s) without a home label, made by an older mnemara, perhaps for another MNEMARA_HOME (${unowned.map((g) => g.name).join(', ')})`] : []),
     ];
     const fixes = [
-      ...(stranded.length ? ['`mnemara recover` snapshots their work as branches LINEAGE@<rollout-id> and removes them'] : []),
+      ...(stranded.length ? ['`mnemara recover` snapshots each and removes it; what differs from the head is kept as the branch LINEAGE@<rollout-id> (a sandbox the run never changed needs none)'] : []),
       ...(saved.length ? ['`mnemara recover` adopts their rollouts and removes them (nothing left to snapshot)'] : []),
       ...(leftovers.length ? ['`mnemara sandbox prune` removes the leftovers (and detaches their devices)'] : []),
       ...(disks.length ? ['`mnemara recover` (or `mnemara sandbox prune`) detaches the devices and removes their images'] : []),
