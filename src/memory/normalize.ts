@@ -61,7 +61,10 @@ export function nearDuplicate(a: string, b: string): boolean {
   const ta = cachedTokens(a);
   const tb = cachedTokens(b);
   if (ta.norm === tb.norm) return true;
-  if (otherTasks(a, b)) return false;
+  const task = unfinishedTask(a);
+  const sameTask = task !== null && task === unfinishedTask(b);
+  // Notes of one task differ in the files and steps they name as the work went on: still one piece of work.
+  if (otherTasks(a, b) || (!sameTask && otherIdentifiers(a, b))) return false;
   const s = similarity(ta.tokens, tb.tokens);
   return s.jaccard >= 0.6 || (s.overlap >= 0.85 && s.shared >= 4);
 }
@@ -83,6 +86,23 @@ export function otherTasks(a: string, b: string): boolean {
   const ta = unfinishedTask(a);
   const tb = ta === null ? null : unfinishedTask(b);
   return ta !== null && tb !== null && ta !== tb;
+}
+
+/** A token that names one concrete thing: a number, a version, a path, a flag, a file, a target (`check-c61`, `packages/api`). */
+const IDENTIFIER = /\p{N}|[\p{L}\p{N}][_./:@+-][\p{L}\p{N}]/u;
+/** The wrapper phase 1 puts around an agent's note: the run's task in it is not the lesson. */
+const NOTE_WRAPPER = /^Noted by the agent at the end of a run \((?:[^()]|\([^()]*\))*\): /;
+
+/**
+ * Two lessons about different concrete things, however alike their words: each names an identifier (a number, a
+ * path, a target) the other does not (trial 22: six runs' notes "for area c6N, run `make check-c6N` first" became
+ * one entry and five areas were lost; "`npm run test:unit` in packages/api" and "… in packages/web").
+ */
+export function otherIdentifiers(a: string, b: string): boolean {
+  const ta = cachedTokens(a.replace(NOTE_WRAPPER, '')).tokens;
+  const tb = cachedTokens(b.replace(NOTE_WRAPPER, '')).tokens;
+  const own = (x: Set<string>, y: Set<string>): boolean => [...x].some((t) => !y.has(t) && IDENTIFIER.test(t));
+  return own(ta, tb) && own(tb, ta);
 }
 
 // Consolidation compares every pair of texts; tokenizing each once keeps it fast (bounded, cleared when full).
