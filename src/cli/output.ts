@@ -26,6 +26,15 @@ export function writeErr(text: string): void {
   process.stderr.write(terminalText(printable(text)));
 }
 
+/**
+ * A file's path for a line of a list (`A path`): a name with a line break, a tab or a control character, or
+ * spaces at an end, is shown as a JSON string (`"nl\nname.txt"`), as git quotes such names; else as it is. An
+ * agent chose the names: `x\napplied … 0 added` printed raw forged a line of the report (trial 22 F2).
+ */
+export function listedPath(path: string): string {
+  return /[\u0000-\u001f\u007f-\u009f]|^\s|\s$/.test(path) || path.startsWith('"') ? JSON.stringify(path) : path;
+}
+
 /** `JSON.stringify` with every string's escaped name bytes shown as `\xNN`, as in the human text. */
 export function printableJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? printable(v) : v), 2);

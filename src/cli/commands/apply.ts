@@ -7,7 +7,7 @@ import { assertHomeOutside, defaultLineage } from '../../session/start.js';
 import { applyToHost, type ApplyResult } from '../../snapshot/apply.js';
 import { memoryStore } from '../memory-source.js';
 import { snapshotRef } from '../snapshot-ref.js';
-import { emit } from '../output.js';
+import { emit, listedPath } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
 /** Lists the files an apply wrote (or would write). */
@@ -16,10 +16,10 @@ export function describeApply(r: ApplyResult): string {
   if (n === 0) return `nothing to apply: ${r.dir} already holds what ${r.snapshot} holds (outside the memory layout)`;
   return [
     `${r.applied ? 'applied' : 'would apply'} ${r.snapshot} to ${r.dir}: ${r.added.length} added, ${r.changed.length} changed, ${r.removed.length} removed`,
-    ...r.added.map((p) => `  A ${p}`),
-    ...r.changed.map((p) => `  M ${p}`),
-    ...r.removed.map((p) => `  D ${p}`),
-    ...(r.linksOutside ?? []).map((l) => `  ! ${l.path} is a link to ${l.target}, outside ${r.dir}: in the sandbox it named the container's file, here it names this machine's`),
+    ...r.added.map((p) => `  A ${listedPath(p)}`),
+    ...r.changed.map((p) => `  M ${listedPath(p)}`),
+    ...r.removed.map((p) => `  D ${listedPath(p)}`),
+    ...(r.linksOutside ?? []).map((l) => `  ! ${listedPath(l.path)} is a link to ${listedPath(l.target)}, outside ${r.dir}: in the sandbox it named the container's file, here it names this machine's`),
   ].join('\n');
 }
 

@@ -18,7 +18,7 @@ import { makePatch, type PatchSide } from '../../snapshot/patch.js';
 import { copyLineage, type CopyReport } from '../../snapshot/store/copy.js';
 import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
 import { isS3Store, openSnapshotStore, type AnyStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
-import { EXIT, emit, formatBytes as size, progressPrinter, reportError } from '../output.js';
+import { EXIT, emit, formatBytes as size, listedPath, progressPrinter, reportError } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 import { resolveRestorePaths } from '../restore-paths.js';
 import { snapshotRef } from '../snapshot-ref.js';
@@ -292,9 +292,9 @@ export function registerSnapshotCommand(program: Command): void {
       const d = await diffSnapshots(s, await snapshotRef(s, refA), await snapshotRef(s, refB), layoutDirs(opts));
       emit(Boolean(opts.json), d, () =>
         [
-          ...d.added.map((p) => `A ${p}`),
-          ...d.removed.map((p) => `D ${p}`),
-          ...d.changed.map((p) => `M ${p}`),
+          ...d.added.map((p) => `A ${listedPath(p)}`),
+          ...d.removed.map((p) => `D ${listedPath(p)}`),
+          ...d.changed.map((p) => `M ${listedPath(p)}`),
           ...(d.added.length + d.removed.length + d.changed.length === 0 ? ['(no differences)'] : []),
           ...Object.values(d.textDiffs).map((t) => `\n${t.trimEnd()}`),
         ].join('\n'),
