@@ -2,7 +2,9 @@
  * Issue 12, kinds found on the tuned part `heldout-n` in round 22 (each test failed before its rule changed; the
  * transcripts are written for these tests, with other tools and words than the corpus runs):
  * - a test command whose output reports several suites, one of them empty ("running 0 tests" for the doc tests
- *   beside "running 9 tests"), ran tests: it is no "runs no tests" pitfall when a narrower command ran later.
+ *   beside "running 9 tests"), ran tests: it is no "runs no tests" pitfall when a narrower command ran later;
+ * - a sentence in quotes that the user asks to be written (a changelog entry, a commit message, a release note)
+ *   says what the text will say, not that the repository changed: "… is no longer used …" inside it is no fact.
  */
 import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
@@ -32,5 +34,28 @@ describe('a report of several suites, one of them empty, ran tests', () => {
       .bash('cd /workspace && python -m unittest', 0, '\nRan 0 tests in 0.000s\n\nOK')
       .bash('cd /workspace && python -m pytest importer', 0, '18 passed in 0.31s');
     expect(texts(b).filter((t) => t.includes('runs no tests'))).toHaveLength(1);
+  });
+});
+
+describe('a quoted sentence the user asks to be written is no statement that the repository changed', () => {
+  const changed = (b: TranscriptBuilder) => texts(b).filter((t) => t.includes('repository changed'));
+  it('a changelog entry in double quotes', () => {
+    const b = new TranscriptBuilder('Cut release 2.4.0 of the gem: bump lib/tidewater/version.rb and add the CHANGELOG line "The `strict` option is no longer needed for UTF-16 input." Do not run the specs, CI does.')
+      .edit('/workspace/lib/tidewater/version.rb')
+      .edit('/workspace/CHANGELOG.md');
+    expect(changed(b)).toEqual([]);
+  });
+
+  it('a commit message in guillemets', () => {
+    const b = new TranscriptBuilder('Corrige la faute dans docs/index.md et fais un commit avec le message « docs: le cache ne dépend plus de memcached, on est passé de memcached à redis ».')
+      .edit('/workspace/docs/index.md')
+      .bash('cd /workspace && git commit -am "docs: typo"', 0, '[main 1a2b3c4] docs: typo');
+    expect(changed(b)).toEqual([]);
+  });
+
+  it('a change said outside quotes, with tool names quoted, is still one', () => {
+    const b = new TranscriptBuilder('We migrated from "yarn" to "pnpm" last week. Run `pnpm test` instead of `yarn test` and fix the failing date test.')
+      .bash('cd /workspace && pnpm test', 0, 'Tests  41 passed (41)');
+    expect(changed(b)).toHaveLength(1);
   });
 });

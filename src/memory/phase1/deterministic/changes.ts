@@ -17,7 +17,7 @@ export function repositoryChanges(view: RolloutView): RawMemory[] {
   const out: RawMemory[] = [];
   const users = view.said.filter((s) => s.role === 'user');
   for (const [i, s] of users.entries()) {
-    const parts = clauses(s.text);
+    const parts = clauses(withoutQuotedSentences(s.text));
     // The change, and right after it what to do now ("Run `npx vitest run` instead"), never the rest of the message.
     const kept = parts.filter((c, j) => !ONE_OFF.test(c) && (CHANGED.test(c) || (j > 0 && CHANGED.test(parts[j - 1]!) && CONSEQUENCE.test(c))));
     if (kept.length === 0) continue;
@@ -31,6 +31,16 @@ export function repositoryChanges(view: RolloutView): RawMemory[] {
     if (kept.length) out.push(fact(`The agent's final message says the repository changed: “${clip(kept.join(' '), 400)}”`, final.line, kept.join(' ')));
   }
   return out;
+}
+
+/**
+ * The text with every quoted sentence left out: a changelog entry, a commit message or a release note the user
+ * asks to be written ("add the entry \"X is no longer used as the link\"", « docs: on est passé de X à Y ») says what
+ * the text will say, not that the repository changed (round 22, heldout-n: a release chore's changelog line was
+ * kept as a change). A quoted name ("yarn", "pnpm") stays: a sentence is three words or more.
+ */
+export function withoutQuotedSentences(text: string): string {
+  return text.replace(/"[^"\n]*"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»|「[^」\n]*」|『[^』\n]*』/g, (q) => (q.trim().split(/\s+/).length >= 3 || /^[「『]/.test(q) && q.length > 8 ? '"…"' : q));
 }
 
 /** A clause saying what to use now: a command in backticks, or "instead", "now", "statt", "改用", "代わりに". */
