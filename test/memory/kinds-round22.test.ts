@@ -4,11 +4,14 @@
  * - a test command whose output reports several suites, one of them empty ("running 0 tests" for the doc tests
  *   beside "running 9 tests"), ran tests: it is no "runs no tests" pitfall when a narrower command ran later;
  * - a sentence in quotes that the user asks to be written (a changelog entry, a commit message, a release note)
- *   says what the text will say, not that the repository changed: "… is no longer used …" inside it is no fact.
+ *   says what the text will say, not that the repository changed: "… is no longer used …" inside it is no fact;
+ * - an edit put back with git (`git checkout -- PATH`, `git restore PATH`, `git reset --hard`) left the file
+ *   unchanged: a stopped run's note listed it as changed, and its root cause, naming that file, was dropped.
  */
 import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
 import { viewRollout } from '../../src/memory/phase1/rollout.js';
+import { revertedPaths } from '../../src/memory/phase1/reverted.js';
 import { TranscriptBuilder } from './phase1/build.js';
 
 const texts = (b: TranscriptBuilder) => extractDeterministic(viewRollout(b.end('completed'), 'r')).map((m) => m.text);
@@ -58,4 +61,45 @@ describe('a quoted sentence the user asks to be written is no statement that the
       .bash('cd /workspace && pnpm test', 0, 'Tests  41 passed (41)');
     expect(changed(b)).toHaveLength(1);
   });
+});
+
+describe('an edit put back with git is no change', () => {
+  const files = (b: TranscriptBuilder) => viewRollout(b.end('interrupted'), 'r').filesChanged;
+  it('`git restore` after a Rust edit, the user having stopped the run', () => {
+    const b = new TranscriptBuilder('Find out why the exporter writes every row twice.')
+      .edit('/workspace/src/export/writer.rs')
+      .edit('/workspace/src/export/mod.rs')
+      .user('Stop, leave the writer alone until we talk to the data team.')
+      .bash('cd /workspace && git restore src/export/writer.rs && git status --short', 0, ' M src/export/mod.rs');
+    expect(files(b)).toEqual(['src/export/mod.rs']);
+  });
+
+  it('`git checkout -- .` from a subfolder, and an edit made again after it', () => {
+    const b = new TranscriptBuilder('Trim the trailing spaces the mailer adds.')
+      .edit('/workspace/app/mailers/digest.rb')
+      .edit('/workspace/app/views/digest.erb')
+      .bash('cd /workspace/app && git checkout -- .', 0, '')
+      .edit('/workspace/app/views/digest.erb');
+    expect(files(b)).toEqual(['app/views/digest.erb']);
+  });
+
+  it('the stopped run\'s note lists no reverted file', () => {
+    const b = new TranscriptBuilder('Find out why the exporter writes every row twice.')
+      .bash('cd /workspace && grep -rn "flush_rows" src', 0, 'src/export/writer.rs:40: flush_rows(&mut buf);\nsrc/export/writer.rs:52: flush_rows(&mut buf);')
+      .edit('/workspace/src/export/writer.rs')
+      .user('Stop, do not change the writer yet.')
+      .bash('cd /workspace && git checkout HEAD -- src/export/writer.rs', 0, '')
+      .say('Reverted, nothing changed. `flush_rows` is called twice in src/export/writer.rs, once per batch and once at close, so every last batch is written twice.');
+    const note = extractDeterministic(viewRollout(b.end('interrupted'), 'r')).find((m) => m.kind === 'task_state')?.text ?? '';
+    expect(note).not.toContain('Files changed so far');
+  });
+
+  it.each([
+    ['git checkout -- a.py b.py', ['a.py', 'b.py']],
+    ['git -C web restore src/app.ts', ['web/src/app.ts']],
+    ['git restore --staged src/app.ts', []],
+    ['git checkout main', []],
+    ['git reset --hard HEAD', 'all'],
+    ['git reset --soft HEAD~1', []],
+  ] as const)('%s', (cmd, want) => expect(revertedPaths(cmd)).toEqual(want));
 });
