@@ -6,7 +6,10 @@
  * - a sentence in quotes that the user asks to be written (a changelog entry, a commit message, a release note)
  *   says what the text will say, not that the repository changed: "… is no longer used …" inside it is no fact;
  * - an edit put back with git (`git checkout -- PATH`, `git restore PATH`, `git reset --hard`) left the file
- *   unchanged: a stopped run's note listed it as changed, and its root cause, naming that file, was dropped.
+ *   unchanged: a stopped run's note listed it as changed, and its root cause, naming that file, was dropped;
+ * - a completed run that switched libraries (a manifest line or `cargo add` brought one in, an edit or `npm
+ *   uninstall` took one out) and says so in its closing message in any wording ("Replaced X with Y", "Switched the
+ *   client to Y; X is gone") changed the repository: a fact, though no "from X to Y" was said.
  */
 import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
@@ -14,7 +17,7 @@ import { viewRollout } from '../../src/memory/phase1/rollout.js';
 import { revertedPaths } from '../../src/memory/phase1/reverted.js';
 import { TranscriptBuilder } from './phase1/build.js';
 
-const texts = (b: TranscriptBuilder) => extractDeterministic(viewRollout(b.end('completed'), 'r')).map((m) => m.text);
+const texts = (b: TranscriptBuilder): string[] => extractDeterministic(viewRollout(b.end('completed'), 'r')).map((m) => m.text);
 
 describe('a report of several suites, one of them empty, ran tests', () => {
   it('a Rust workspace whose doc tests are empty, then one test target', () => {
@@ -102,4 +105,52 @@ describe('an edit put back with git is no change', () => {
     ['git reset --hard HEAD', 'all'],
     ['git reset --soft HEAD~1', []],
   ] as const)('%s', (cmd, want) => expect(revertedPaths(cmd)).toEqual(want));
+});
+
+describe('a switch of libraries the run made, said in its closing message', () => {
+  const changed = (b: TranscriptBuilder) => texts(b).filter((t) => t.startsWith("The agent's final message says the repository changed"));
+  const manifestEdit = (b: TranscriptBuilder, path: string, oldStr: string, newStr: string) =>
+    b.tool('str_replace_based_edit_tool', { command: 'str_replace', path, old_str: oldStr, new_str: newStr }, 'The file has been edited.');
+
+  it('a package.json pin replaced (Node)', () => {
+    const b = new TranscriptBuilder('Drop moment from the invoice service, it is too heavy.');
+    manifestEdit(b, '/workspace/package.json', '"moment": "^2.29.4",', '"dayjs": "^1.11.13",');
+    manifestEdit(b, '/workspace/src/invoice/dates.ts', "import moment from 'moment';", "import dayjs from 'dayjs';");
+    b.bash('cd /workspace && npm install && npm test', 0, 'Tests  57 passed (57)')
+      .say('Replaced moment with dayjs in `src/invoice/dates.ts`; formats use `dayjs().format()` now and the bundle is 60 kB smaller. All 57 tests pass.');
+    expect(changed(b)).toEqual(["The agent's final message says the repository changed: “Replaced moment with dayjs in `src/invoice/dates.ts`; formats use `dayjs().format()` now and the bundle is 60 kB smaller.”"]);
+  });
+
+  it('a crate added and another removed by cargo (Rust), said in Spanish', () => {
+    const b = new TranscriptBuilder('Quita openssl del cliente HTTP.')
+      .bash('cd /workspace && cargo remove reqwest && cargo add ureq@2.10', 0, 'Removing reqwest from dependencies\n      Adding ureq v2.10.1 to dependencies')
+      .edit('/workspace/src/fetch.rs')
+      .bash('cd /workspace && cargo test', 0, 'test result: ok. 14 passed; 0 failed')
+      .say('El cliente HTTP ahora usa `ureq` en lugar de `reqwest`, así que ya no hace falta libssl-dev. Pasan los 14 tests.');
+    expect(changed(b)).toHaveLength(1);
+    expect(changed(b)[0]).toContain('`ureq` en lugar de `reqwest`');
+  });
+
+  it('a pin in a requirements folder (Python)', () => {
+    const b = new TranscriptBuilder('Move the YAML loading off PyYAML.');
+    manifestEdit(b, '/workspace/requirements/prod.txt', 'PyYAML==6.0.1', 'ruamel.yaml==0.18.6');
+    b.bash('cd /workspace && pytest -q', 0, '33 passed in 1.20s').say('Swapped PyYAML for ruamel.yaml (round-trip loader keeps comments). 33 passed.');
+    expect(changed(b)).toHaveLength(1);
+  });
+
+  it('not: a code change that names no library the run added', () => {
+    const b = new TranscriptBuilder('Speed up the tile cache.');
+    manifestEdit(b, '/workspace/Cargo.toml', 'lru = "0.12"', 'lru = "0.12"\nahash = "0.8"');
+    manifestEdit(b, '/workspace/src/cache.rs', 'for i in 0..keys.len() {', 'for key in keys.iter() {');
+    b.bash('cd /workspace && cargo test', 0, 'test result: ok. 9 passed; 0 failed')
+      .say('Replaced the index loop with an iterator in `src/cache.rs` and hashed keys with ahash. 9 tests pass.');
+    expect(changed(b)).toEqual([]);
+  });
+
+  it('not: a run that did not finish', () => {
+    const b = new TranscriptBuilder('Drop moment from the invoice service.');
+    manifestEdit(b, '/workspace/package.json', '"moment": "^2.29.4",', '"dayjs": "^1.11.13",');
+    b.bash('cd /workspace && npm test', 1, 'FAIL src/invoice/dates.test.ts').say('Replaced moment with dayjs, but two date tests still fail.');
+    expect(extractDeterministic(viewRollout(b.end('max_turns'), 'r')).filter((m) => m.text.startsWith("The agent's final message"))).toEqual([]);
+  });
 });

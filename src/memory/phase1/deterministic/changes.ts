@@ -3,6 +3,7 @@ import { staleTerms } from '../../phase2/supersede.js';
 import { lastAssistantText } from '../findings.js';
 import type { RolloutView } from '../rollout.js';
 import { CHANGED, ONE_OFF, clauses } from './durable.js';
+import { dependencySwitches } from './dependency-switch.js';
 import { clip, keywordsOf } from './text.js';
 
 /**
@@ -29,6 +30,12 @@ export function repositoryChanges(view: RolloutView): RawMemory[] {
     const known = new Set(out.flatMap((m) => staleTerms(m.text).map((t) => t.term.toLowerCase())));
     const kept = clauses(final.text).filter((c) => CHANGED.test(c) && staleTerms(c).some((t) => t.replacement && !known.has(t.term.toLowerCase())));
     if (kept.length) out.push(fact(`The agent's final message says the repository changed: “${clip(kept.join(' '), 400)}”`, final.line, kept.join(' ')));
+  }
+  // A switch of libraries the run made itself, known by the manifest and not by the wording (`dependency-switch.ts`).
+  if (!out.some((m) => m.text.startsWith("The agent's final message"))) {
+    const switched = dependencySwitches(view).map((s) => s.text);
+    const said = switched.join(' ');
+    if (said) out.push(fact(`The agent's final message says the repository changed: “${clip(said, 400)}”`, final?.line ?? 1, said));
   }
   return out;
 }
