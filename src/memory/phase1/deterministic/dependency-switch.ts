@@ -51,7 +51,7 @@ function commandNames(view: RolloutView): { added: string[]; removed: string[] }
 }
 
 /** Whether the sentence names a library: whole, or by its last path part (`go-sqlite3` of `github.com/mattn/go-sqlite3`). */
-function names_(sentence: string, lib: string): boolean {
+function mentions(sentence: string, lib: string): boolean {
   const tail = lib.split('/').at(-1)!;
   const has = (w: string) => new RegExp(`(?<![\\w.@/-])(?:[\\w.-]+/)*${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w/-])`).test(sentence);
   return has(lib) || (tail.length >= 4 && tail !== lib && has(tail));
@@ -77,9 +77,9 @@ export function dependencySwitches(view: RolloutView): { text: string; line: num
   const removed = [...new Set([...edits.removed, ...cmds.removed])].filter((r) => !added.includes(r));
   const out: { text: string; line: number }[] = [];
   for (const sentence of sentencesOf(final.text)) {
-    const lib = added.find((a) => names_(sentence, a));
+    const lib = added.find((a) => mentions(sentence, a));
     if (!lib) continue;
-    if (!removed.some((r) => !lib.includes(r) && !r.includes(lib) && names_(sentence, r))) continue;
+    if (!removed.some((r) => !lib.includes(r) && !r.includes(lib) && mentions(sentence, r))) continue;
     out.push({ text: sentence, line: final.line });
   }
   return out;
