@@ -2,6 +2,7 @@ import type { NumberedRecord, Outcome, SessionMeta } from '../../transcript/sche
 import { redactDeep } from '../redact.js';
 import { splitCommand } from './commands.js';
 import { looksLikeInstruction } from './error-lines.js';
+import { isReverted, revertedPaths } from './reverted.js';
 
 /** A tool call with its result (when the transcript has one), both with their transcript lines. */
 export interface Step {
@@ -107,9 +108,15 @@ export function viewRollout(input: NumberedRecord[], fallbackId: string): Rollou
     }
   }
   markTainted(steps);
-  const files: string[] = [];
+  let files: string[] = [];
   for (const s of steps) {
     if (isEdit(s) && !files.includes(s.input.path as string)) files.push(s.input.path as string);
+    // An edit put back with git (`git checkout -- PATH`, `git restore PATH`) left the file as it was.
+    const command = s.name === 'bash' && typeof s.input.command === 'string' && s.exitCode === 0 ? s.input.command : undefined;
+    if (command && files.length && /\bgit\b/.test(command)) {
+      const back = revertedPaths(command);
+      files = files.filter((f) => !isReverted(f, back));
+    }
   }
   const firstUser = said.find((s) => s.role === 'user');
   return {

@@ -3,6 +3,7 @@ import { staleTerms } from '../../phase2/supersede.js';
 import { lastAssistantText } from '../findings.js';
 import type { RolloutView } from '../rollout.js';
 import { CHANGED, ONE_OFF, clauses } from './durable.js';
+import { dependencySwitches } from './dependency-switch.js';
 import { clip, keywordsOf } from './text.js';
 
 /**
@@ -17,7 +18,7 @@ export function repositoryChanges(view: RolloutView): RawMemory[] {
   const out: RawMemory[] = [];
   const users = view.said.filter((s) => s.role === 'user');
   for (const [i, s] of users.entries()) {
-    const parts = clauses(s.text);
+    const parts = clauses(withoutQuotedSentences(s.text));
     // The change, and right after it what to do now ("Run `npx vitest run` instead"), never the rest of the message.
     const kept = parts.filter((c, j) => !ONE_OFF.test(c) && (CHANGED.test(c) || (j > 0 && CHANGED.test(parts[j - 1]!) && CONSEQUENCE.test(c))));
     if (kept.length === 0) continue;
@@ -30,7 +31,23 @@ export function repositoryChanges(view: RolloutView): RawMemory[] {
     const kept = clauses(final.text).filter((c) => CHANGED.test(c) && staleTerms(c).some((t) => t.replacement && !known.has(t.term.toLowerCase())));
     if (kept.length) out.push(fact(`The agent's final message says the repository changed: “${clip(kept.join(' '), 400)}”`, final.line, kept.join(' ')));
   }
+  // A switch of libraries the run made itself, known by the manifest and not by the wording (`dependency-switch.ts`).
+  if (!out.some((m) => m.text.startsWith("The agent's final message"))) {
+    const switched = dependencySwitches(view).map((s) => s.text);
+    const said = switched.join(' ');
+    if (said) out.push(fact(`The agent's final message says the repository changed: “${clip(said, 400)}”`, final?.line ?? 1, said));
+  }
   return out;
+}
+
+/**
+ * The text with every quoted sentence left out: a changelog entry, a commit message or a release note the user
+ * asks to be written ("add the entry \"X is no longer used as the link\"", « docs: on est passé de X à Y ») says what
+ * the text will say, not that the repository changed (round 22, heldout-n: a release chore's changelog line was
+ * kept as a change). A quoted name ("yarn", "pnpm") stays: a sentence is three words or more.
+ */
+export function withoutQuotedSentences(text: string): string {
+  return text.replace(/"[^"\n]*"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»|「[^」\n]*」|『[^』\n]*』/g, (q) => (q.trim().split(/\s+/).length >= 3 || /^[「『]/.test(q) && q.length > 8 ? '"…"' : q));
 }
 
 /** A clause saying what to use now: a command in backticks, or "instead", "now", "statt", "改用", "代わりに". */
