@@ -30,6 +30,7 @@ import { BASE64_RUN, HEX_RUN, decodeBase64Text, decodeHexText, isHighEntropyValu
 import { redactAppendsTo, redactEscapes, redactFragments } from './redact-fragments.js';
 import { joinContinuations, joinSplitTokens, joinToLength } from './redact-joins.js';
 import { redactPositional } from './redact-positional.js';
+import { redactInnerQuotes } from './redact-inner-quote.js';
 import { redactProse } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
 import { redactHidden } from './redact-views.js';
@@ -187,12 +188,6 @@ const ASSIGN_COLON = new RegExp(`${AFTER_ESCAPE}(?<![A-Za-z0-9_."':\\\\-]))${NAM
  * above does not start after a quote, where a JSON key or a string of code is. Only a bare value, ending at the
  * string's own quote.
  */
-/**
- * A YAML plain scalar with a quote inside it (`password: Quote"d#Pw_Re21`, re-trial of trial 21): the rule above
- * stops the value at the quote and judged `Quote` alone. The whole run to the line's end (or a ` #` comment), no
- * brackets (code's `opts["pw"]`), letters and digits in it.
- */
-const ASSIGN_COLON_INNER_QUOTE = new RegExp(`${AFTER_ESCAPE}(?<![A-Za-z0-9_."':\\\\-]))${NAME}(:[ \\t]+)((?=[^\\s]*[0-9])(?=[^\\s]*[A-Za-z])[^\\s"'\\[\\](){}<>\`$][^\\s\\[\\](){}<>\`$]*["'][^\\s\\[\\](){}<>\`$]+)(?=[ \\t]*(?:[ \\t]#.*)?(?:\\r?\\n|$))`, 'gm');
 const ASSIGN_COLON_QUOTED = new RegExp(`(?<=(?:^|[\\s(=[,{])["'])${NAME}(:(?!:)[ \\t]*)${BARE}`, 'gm');
 /**
  * JSON inside a JSON string (`\"name\": \"value\"`, as in a serialized tool output), then plain JSON and
@@ -306,11 +301,7 @@ function redactJoined(text: string): string {
   out = out.replace(ASSIGN_JSON, jsonPair);
   out = out.replace(ASSIGN_EQ_ESCAPED, jsonPair);
   out = out.replace(ASSIGN_EQ, replaceAssignment(false));
-  out = out.replace(ASSIGN_COLON_INNER_QUOTE, (m, name: string, sep: string, value: string) => {
-    if (!isSecretName(name) || !isSecretValue(value, false)) return m;
-    remember(value);
-    return `${name}${sep}${marker(assignmentKind(name))}`;
-  });
+  out = redactInnerQuotes(out, (name) => marker(assignmentKind(name)), remember);
   out = out.replace(ASSIGN_COLON, replaceAssignment(true));
   const colon = replaceAssignment(true);
   out = out.replace(ASSIGN_COLON_QUOTED, (m, name: string, sep: string, bare: string, offset: number, whole: string) => colon(m, name, sep, undefined, undefined, bare, offset, whole));

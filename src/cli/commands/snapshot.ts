@@ -13,6 +13,7 @@ import { handMemoryMerger } from '../../session/hand-memory.js';
 import { createOnHead } from '../../snapshot/create-on-head.js';
 import { readRestoreMarker, writeRestoreMarker } from '../../snapshot/restore-marker.js';
 import { skippedInChain } from '../../snapshot/chain-skipped.js';
+import { leftOutLines } from '../left-out-lines.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
 import { makePatch, type PatchSide } from '../../snapshot/patch.js';
 import { copyLineage, type CopyReport } from '../../snapshot/store/copy.js';
@@ -265,16 +266,7 @@ export function registerSnapshotCommand(program: Command): void {
         // What the chain left out when it was taken is not in `dir` either: said, so a restore is not taken for the whole tree.
         const leftOut = opts.path ? [] : await skippedInChain(s, id);
         emit(Boolean(opts.json), { snapshot: id, dir, ...r, leftOut }, () =>
-          [
-            `restored ${id} into ${dir}: ${r.files} entries, ${size(r.bytes)}`,
-            ...(leftOut.length
-              ? [
-                  `note: ${leftOut.length}${leftOut.length >= 100 ? '+' : ''} path(s) were left out when this snapshot or one it builds on was taken, so they are not in ${dir}:`,
-                  ...leftOut.slice(0, 5).map((l) => `  ${l.path.length > 120 ? `${l.path.slice(0, 117)}…` : l.path}: ${l.reason} (snapshot ${l.snapshot})`),
-                  ...(leftOut.length > 5 ? [`  … and ${leftOut.length - 5} more: mnemara snapshot show ${leftOut[5]!.snapshot}`] : []),
-                ]
-              : []),
-          ].join('\n'),
+          [`restored ${id} into ${dir}: ${r.files} entries, ${size(r.bytes)}`, ...leftOutLines(leftOut, dir)].join('\n'),
         );
       } catch (err) {
         if (!controller.signal.aborted) throw err;
