@@ -14,6 +14,9 @@ const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/;
 
 /** The word for password, passphrase, secret, token or API key, per language. */
 const WORDS = [
+  // A word and its copula where the copula is also an English word ("to", "on"): only after that language's word
+  // (trial 22: Polish "hasło to X" is how it is said; "token to X" or "secret on X" in English are no such form).
+  'hasło to', 'haslo to', 'salasana on', 'salasanani on', 'parool on', 'parooli on',
   // English (redact.ts's older rule covers "password X" and "password is X" with digits; this adds the rest)
   'password', 'passphrase', 'passcode', 'pass phrase', 'pin code', 'secret key', 'signing key', 'encryption key', 'master key', 'secret', 'api key', 'access token', 'token',
   // The short forms people write in notes and chat ("pw is X", "pwd: X"); a path after them is not a value.
@@ -26,6 +29,10 @@ const WORDS = [
   'contraseña', 'clave', 'senha', 'palavra-passe', 'chave', 'parola d\'ordine', 'chiave',
   // Dutch, Polish, Russian, Turkish
   'wachtwoord', 'toegangscode', 'hasło', 'пароль', 'ключ', 'токен', 'şifre', 'parola',
+  // Hungarian, Indonesian/Malay, Czech/Slovak, Swedish, Norwegian/Danish, Finnish, Estonian, Vietnamese, Romanian,
+  // Croatian/Serbian, Slovenian, Lithuanian, Latvian, Bulgarian (trial 22 F3: "jelszó: X", "kata sandi: X" kept)
+  'jelszó', 'jelszava', 'kata sandi', 'kata laluan', 'heslo', 'lösenord', 'lösenordet', 'passord', 'passordet', 'adgangskode',
+  'adgangskoden', 'salasana', 'parool', 'mật khẩu', 'parolă', 'parola de acces', 'lozinka', 'geslo', 'slaptažodis', 'parole', 'парола',
   // Arabic, Persian, Hebrew, Hindi, Greek, Thai (thirteenth trial F10: "كلمة المرور هي X" was kept)
   'كلمة المرور', 'كلمة السر', 'رمز المرور', 'رمز عبور', 'گذرواژه', 'סיסמה', 'הסיסמה', 'סיסמא', 'पासवर्ड', 'κωδικός', 'συνθηματικό', 'รหัสผ่าน',
 ];
@@ -33,6 +40,9 @@ const WORDS = [
 const VERBS_LATIN = [
   'is', 'was', 'are', 'equals', 'ist', 'lautet', 'war', 'est', 'était', 'es', 'era', 'é', 'è', 'era', 'is', 'jest', 'это', 'olarak',
   'هي', 'هو', 'است', 'היא', 'הוא', 'है', 'είναι', 'คือ',
+  // Copulas of the words above that are no English words: Czech/Slovak/Croatian "je", Swedish "är", Norwegian and
+  // Danish "er", Vietnamese "là", Indonesian "adalah"/"ialah", Romanian "este", Lithuanian "yra", Latvian "ir".
+  'je', 'är', 'er', 'là', 'adalah', 'ialah', 'este', 'yra', 'ir',
   // A change told in a commit message or a note ("rotate: staging password is now X", "password changed to X").
   'is now', 'is still', 'is currently', 'ist jetzt', 'ist nun', 'lautet jetzt', 'lautet nun', 'est maintenant', 'es ahora', 'é agora', 'è ora', 'is nu',
   'changed to', 'set to', 'rotated to', 'reset to', 'updated to', 'geändert auf', 'geändert zu', 'gesetzt auf', 'changé en', 'cambiada a',
@@ -205,7 +215,7 @@ function startsCompound(text: string, offset: number, word: string): boolean {
 
 /** The marker kind for a prose word: a password in any language, else a secret. */
 function proseKind(word: string): SecretKind {
-  return /^pwd?$|pass|wort|woord|contrase|senha|has[lł]o|пароль|şifre|parola|密码|密碼|口令|パスワード|비밀번호|암호|كلمة|رمز|گذرواژه|סיסמ|पासवर्ड|κωδικ|συνθηματικ|รหัสผ่าน/i.test(word) ? 'password' : 'secret';
+  return /^pwd?$|pass|wort|woord|contrase|senha|has[lł]o|пароль|şifre|parol|jelsz|sandi|laluan|heslo|lösenord|passord|adgangskod|salasan|khẩu|lozink|geslo|slaptažod|парол|密码|密碼|口令|パスワード|비밀번호|암호|كلمة|رمز|گذرواژه|סיסמ|पासवर्ड|κωδικ|συνθηματικ|รหัสผ่าน/i.test(word) ? 'password' : 'secret';
 }
 
 function isProseSecret(value: string): boolean {
@@ -227,7 +237,7 @@ const PROSE_NEXT_LINE = new RegExp(
  * A word every prose rule needs (a superset of WORDS, LOGIN_WORDS, the CJK words, PROSE_KEY's, the passphrase and
  * PIN words).
  */
-const PROSE_TRIGGER = /pass|\bpwd?\b|wort|secr|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugang|anmelde|log[io]n|sign-in|cred|identifiant|toegang|inlog|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호|كلمة|رمز|گذرواژه|סיסמ|पासवर्ड|κωδικ|συνθηματικ|รหัสผ่าน/i;
+const PROSE_TRIGGER = /pass|\bpwd?\b|wort|secr|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|parol|jelsz|sandi|laluan|heslo|lösenord|passord|adgangskod|salasan|khẩu|lozink|geslo|slaptažod|парол|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugang|anmelde|log[io]n|sign-in|cred|identifiant|toegang|inlog|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호|كلمة|رمز|گذرواژه|סיסמ|पासवर्ड|κωδικ|συνθηματικ|รหัสผ่าน/i;
 
 /**
  * Every prose rule over `text`: English "password is X" with a digit, "the key AKx9…", the same in other languages

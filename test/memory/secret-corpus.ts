@@ -341,6 +341,14 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'token halves with a blank line between', text: 'ghp_FAKEsplitAbCdEfGh\n\nIjKlFAKEqRsTuVwX123', secret: 'IjKlFAKEqRsTuVwX123', kind: 'github_token' },
   { name: 'short token head under its label, folded', text: 'token:\nghp_FAKE1\nlitAbCdEfGhIjKl\nMnOpFAKEStUvWx12', secret: 'MnOpFAKEStUvWx12', kind: 'github_token' },
   { name: 'Anthropic key over two lines', text: 'ANTHROPIC_API_KEY=sk-ant-api03-FAKEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKl\nMnOpQrStUvWxYz0123FAKE89AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrSt-AAAAAA\nnext', secret: 'MnOpQrStUvWxYz0123FAKE89AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOpQrSt-AAAAAA', kind: 'anthropic_key' },
+  // Trial 22 F3: prose passwords in the languages the rules did not know, and Polish's usual copula "to".
+  { name: 'Polish: hasło to X', text: 'Do bazy: hasło to PlFAKEq22x, nie zmieniaj.', secret: 'PlFAKEq22x', kind: 'password' },
+  { name: 'Hungarian: jelszó: X', text: 'A teszt fiók jelszó: HuFAKEq22x', secret: 'HuFAKEq22x', kind: 'password' },
+  { name: 'Indonesian: kata sandi: X', text: 'kata sandi: IdFAKEq22x untuk staging', secret: 'IdFAKEq22x', kind: 'password' },
+  { name: 'Czech: heslo je X', text: 'Heslo je CsFAKEq22x a uživatel admin.', secret: 'CsFAKEq22x', kind: 'password' },
+  { name: 'Swedish: lösenordet är X', text: 'Lösenordet är SvFAKEq22x för testmiljön.', secret: 'SvFAKEq22x', kind: 'password' },
+  { name: 'Finnish: salasana on X', text: 'Testitilin salasana on FiFAKEq22x.', secret: 'FiFAKEq22x', kind: 'password' },
+  { name: 'Vietnamese: mật khẩu là X', text: 'mật khẩu là ViFAKEq22x nhé', secret: 'ViFAKEq22x', kind: 'password' },
   { name: 'YAML plain value with a quote inside', text: 'db:\n  password: Quote"d#PwFAKE21 # prod\n', secret: 'Quote"d#PwFAKE21', kind: 'password' },
   { name: 'short token head folded in a printf', text: "printf 'ghp_FAKE1\\nlitAbCdEfGhIjKl\\n\\nMnOpFAKEStUvWx12\\n' > t", secret: 'MnOpFAKEStUvWx12', kind: 'github_token' },
 ];
