@@ -20,3 +20,9 @@ export function insideWord(text: string, offset: number): boolean {
  * otherwise be read as the name's first (`npass`).
  */
 export const AFTER_ESCAPE = '(?:(?<=\\\\[nrt])|';
+
+/**
+ * Text that starts with a redaction marker, in any case: consolidation lower-cases entry texts (`.state.json`), so
+ * `[redacted:password]` is mnemara's own marker too, never a value (trial 22 F7: `memory forget` counted two).
+ */
+export const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/i;

@@ -8,9 +8,9 @@
 import type { SecretKind } from './redact.js';
 import { PROSE_PASSPHRASE, PROSE_PIN, isPassphraseWords, isWordPassword, startsWord } from './redact-prose-words.js';
 import { remember } from './redact-remember.js';
+import { REDACTED_RE } from './redact-boundaries.js';
 
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
-const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/;
 
 /** The word for password, passphrase, secret, token or API key, per language. */
 const WORDS = [

@@ -40,7 +40,7 @@ import { redactPairs } from './redact-pairs.js';
 import { redactAwsSecretBesideId } from './redact-aws.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
-import { AFTER_ESCAPE, insideWord } from './redact-boundaries.js';
+import { AFTER_ESCAPE, insideWord, REDACTED_RE } from './redact-boundaries.js';
 import { redactKnownValues } from './redact-known.js';
 import { redactCookies } from './redact-cookies.js';
 import { redactHexDumps } from './redact-hexdump.js';
@@ -50,8 +50,6 @@ import { redactConfigText } from './secret-keys.js';
 
 export { isDevDefault, isSecretName };
 
-/** Matches text that is already a redaction marker, so a second pass leaves it alone. */
-const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/;
 
 interface ShapeRule {
   kind: SecretKind;

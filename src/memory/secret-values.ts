@@ -5,9 +5,8 @@
 import { isDevDefault } from './redact-dev-defaults.js';
 import { isPlainUrl } from './redact-urls.js';
 import { isSecretName } from './secret-names.js';
+import { REDACTED_RE } from './redact-boundaries.js';
 
-/** Text that is already a redaction marker. */
-const REDACTED_RE = /^\[REDACTED:[a-z_]+\]/;
 
 /** Values that stand for "no secret here": types, empties, documented placeholders. Compared lower-cased. */
 const PLACEHOLDERS = new Set(['', 'null', 'none', 'nil', 'true', 'false', 'undefined', 'string', 'str', 'number', 'int', 'bool', 'boolean', 'required', 'optional', 'any', 'unknown', 'bytes', 'xxx', '...', '***', '<redacted>', 'redacted', 'changeme']);

@@ -73,6 +73,8 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'code and config beside the round-21 rules', text: 'clientSecret: clientSecret2,\nAUTH_MODE=oidc\npassword:\n  required\nuseAuth: true\nPassword:\n  The password of the user.' },
   // Round 22 (trial 21 re-trial leftovers): the variable that holds a secret, named after it, in an object literal.
   { name: 'quotes inside values that are no secret', text: "title: It's 2 late\npassword: opts[\"pw1\"],\ntoken: get(\"t1\")\nmessage: say \"hi\" 2x" },
+  // Trial 22 F7: consolidation lower-cases entry texts in `.state.json`; its own markers are no values there.
+  { name: 'lower-cased redaction markers', text: 'mysql -uroot -p[redacted:password] db\npassword: [redacted:password]\nexport API_TOKEN=[redacted:secret]' },
   { name: 'copulas and words of the round-22 languages without a value', text: 'the token to access2 the api\nthe secret on line12 is fine\nheslo je povinné\nlösenordet är fel\njelszó: kötelező\nsalasana on väärä\nhasło to wymagane pole' },
   { name: 'a camel-case variable named after the secret', text: 'const opts = {\n  password: clientPassword,\n  passphrase: signingPassphrase;\n};\nthe password is userPassword' },
 ];
