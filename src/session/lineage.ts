@@ -202,11 +202,18 @@ export interface ResetResult {
  * record of the reset. Works on a damaged head too (a ref that names no snapshot, or holds garbage): that is what
  * it is for. Throws `NOT_FOUND` for an unknown snapshot, `HeadConflictError` if the head moves meanwhile.
  */
-export async function resetLineage(store: SnapshotStore, lineage: string, snapshot: string): Promise<ResetResult> {
+export async function resetLineage(store: SnapshotStore, lineage: string, snapshot: string, options: { force?: boolean } = {}): Promise<ResetResult> {
   if (!isValidLineage(lineage)) {
     throw new MnemaraError('INVALID_INPUT', `invalid lineage name ${JSON.stringify(lineage)}`, { hint: 'Run `mnemara lineage list` to see the lineages.' });
   }
   const target = await store.get(snapshot); // NOT_FOUND for an unknown id
+  // Another lineage's snapshot brings that project's tree and memory: most often a pasted id of the wrong lineage
+  // (trial 22 F5: a 40 KiB demo lineage was pointed at the axios head without a word).
+  if (target.lineage !== lineage && !options.force) {
+    throw new MnemaraError('INVALID_INPUT', `snapshot ${target.id} belongs to lineage ${target.lineage}, not ${lineage}: the next run on ${lineage} would start from that tree and its memory`, {
+      hint: `Check the id (mnemara snapshot list --lineage ${lineage}); to move the head there anyway, pass --force.`,
+    });
+  }
   let from: string | null;
   let note: string | undefined;
   try {

@@ -89,10 +89,11 @@ export function registerLineageCommand(program: Command): void {
     );
   });
 
-  sub('reset <lineage> <snapshot>', 'Move the head to a snapshot (e.g. an older one, to repair a damaged head); the old head is kept as a branch.').action(
-    async (lineage: string, snapshot: string, opts: Opts) => {
+  sub('reset <lineage> <snapshot>', 'Move the head to a snapshot (e.g. an older one, to repair a damaged head); the old head is kept as a branch.')
+    .option('--force', "move the head to a snapshot of another lineage (refused otherwise: it brings that project's tree and memory)")
+    .action(async (lineage: string, snapshot: string, opts: Opts & { force?: boolean }) => {
       const s = await store(opts);
-      const r = await resetLineage(s, lineage, await snapshotRef(s, snapshot));
+      const r = await resetLineage(s, lineage, await snapshotRef(s, snapshot), { force: Boolean(opts.force) });
       emit(Boolean(opts.json), r, () =>
         [
           `${r.lineage}: head ${r.from ?? '(none)'} → ${r.to}`,
@@ -100,8 +101,7 @@ export function registerLineageCommand(program: Command): void {
           ...(r.note ? [`  note: ${r.note}`] : []),
         ].join('\n'),
       );
-    },
-  );
+    });
 
   sub('branch <name> [snapshot]', 'Name a snapshot (default: the lineage head) as the branch LINEAGE@NAME.').action(
     async (name: string, snapshot: string | undefined, opts: Opts) => {
