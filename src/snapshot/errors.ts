@@ -30,13 +30,17 @@ export class SnapshotNotFoundError extends MnemaraError {
   }
 }
 
+/** What to do about a damaged lineage head (said by a failing run and by `snapshot verify`). */
+export const DAMAGED_HEAD_HINT =
+  'if it is a lineage head, move the head to an older good snapshot with `mnemara lineage reset LINEAGE SNAPSHOT` (`mnemara lineage show LINEAGE` lists its snapshots; the damaged head is kept as a branch)';
+
 /** A snapshot's manifest or one of its blobs is damaged (digest mismatch, truncated, unparsable). */
 export class SnapshotCorruptError extends MnemaraError {
   readonly id: string;
 
   constructor(id: string, detail: string, cause?: unknown) {
     super('SNAPSHOT_CORRUPT', `snapshot ${id} is corrupt: ${detail}`, {
-      hint: `Run \`mnemara snapshot verify\` to find damaged snapshots; if it is a lineage head, move the head to an older good snapshot with \`mnemara lineage reset LINEAGE SNAPSHOT\` (\`mnemara lineage show LINEAGE\` lists its snapshots; the damaged head is kept as a branch).`,
+      hint: `Run \`mnemara snapshot verify\` to find damaged snapshots; ${DAMAGED_HEAD_HINT}.`,
       cause,
     });
     this.id = id;

@@ -70,7 +70,8 @@ export async function verifySnapshots(store: DirectoryStore, id?: string, onProg
       results.push({ id: ref, ok: false, error: `${what} ${name} names snapshot ${ref}, which is not in the store` });
     }
   }
-  onProgress?.({ step: 'verify', phase: 'end', message: `${results.filter((r) => r.ok).length}/${results.length} ok` });
+  // A damaged snapshot ends the step with ✗, not ✓ (trial 22 F8: "✓ verify: 0/1 ok").
+  onProgress?.({ step: 'verify', phase: 'end', ok: results.every((r) => r.ok), message: `${results.filter((r) => r.ok).length}/${results.length} ok` });
   return results;
 }
 

@@ -19,6 +19,7 @@ import { makePatch, type PatchSide } from '../../snapshot/patch.js';
 import { copyLineage, type CopyReport } from '../../snapshot/store/copy.js';
 import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
 import { isS3Store, openSnapshotStore, type AnyStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
+import { DAMAGED_HEAD_HINT } from '../../snapshot/errors.js';
 import { EXIT, emit, formatBytes as size, listedPath, progressPrinter, reportError } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 import { resolveRestorePaths } from '../restore-paths.js';
@@ -322,7 +323,7 @@ export function registerSnapshotCommand(program: Command): void {
       const s = await dirStore(opts, 'verify');
       const results = await verifySnapshots(s, ref === undefined ? undefined : await snapshotRef(s, ref), progressPrinter(!opts.json));
       emit(Boolean(opts.json), { results }, () =>
-        results.length === 0 ? 'no snapshots to verify' : results.map((r) => (r.ok ? `ok   ${r.id}` : `BAD  ${r.id}: ${r.error}`)).join('\n'),
+        results.length === 0 ? 'no snapshots to verify' : [...results.map((r) => (r.ok ? `ok   ${r.id}` : `BAD  ${r.id}: ${r.error}`)), ...(results.some((r) => !r.ok) ? [`hint: ${DAMAGED_HEAD_HINT}`] : [])].join('\n'),
       );
       if (results.some((r) => !r.ok)) process.exitCode = EXIT.failed;
     },
