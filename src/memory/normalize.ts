@@ -61,10 +61,13 @@ export function nearDuplicate(a: string, b: string): boolean {
   const ta = cachedTokens(a);
   const tb = cachedTokens(b);
   if (ta.norm === tb.norm) return true;
-  const task = unfinishedTask(a);
-  const sameTask = task !== null && task === unfinishedTask(b);
-  // Notes of one task differ in the files and steps they name as the work went on: still one piece of work.
-  if (otherTasks(a, b) || (!sameTask && otherIdentifiers(a, b))) return false;
+  const taskA = unfinishedTask(a);
+  const taskB = taskA === null ? null : unfinishedTask(b);
+  if (taskA !== null && taskB !== null) {
+    // Two unfinished-work notes: of different tasks, two pieces of work (otherTasks); of one task, they differ in
+    // the files and steps they name as the work went on, and are still one.
+    if (taskA !== taskB) return false;
+  } else if (otherIdentifiers(a, b)) return false;
   const s = similarity(ta.tokens, tb.tokens);
   return s.jaccard >= 0.6 || (s.overlap >= 0.85 && s.shared >= 4);
 }

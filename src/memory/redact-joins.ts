@@ -13,7 +13,8 @@
  */
 
 /** Known token prefixes whose continuation on the next line is part of the token. */
-const SPLIT_PREFIX = /(?:sk-ant-|sk-proj-|sk-|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|glpat-|xox[abposrce]-|AIza|sk_live_|sk_test_|rk_live_|npm_|hf_|pypi-|hvs\.|dckr_pat_|AKIA|ASIA|eyJ)[A-Za-z0-9_.-]{6,}/;
+const PREFIXES = 'sk-ant-|sk-proj-|sk-|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|glpat-|xox[abposrce]-|AIza|sk_live_|sk_test_|rk_live_|npm_|hf_|pypi-|hvs\\.|dckr_pat_|AKIA|ASIA|eyJ';
+const SPLIT_PREFIX = new RegExp(`(?:${PREFIXES})[A-Za-z0-9_.-]{6,}`);
 const STARTS_WITH_PREFIX = new RegExp(`^${SPLIT_PREFIX.source}`);
 
 /**
@@ -54,7 +55,7 @@ const FIXED_LENGTH: ReadonlyArray<readonly [RegExp, number]> = [
   [/^gh[pousr]_/, 40], [/^github_pat_/, 93], [/^(?:AKIA|ASIA)/, 20], [/^glpat-/, 26], [/^npm_/, 40], [/^hf_/, 37], [/^sk-ant-api\d\d-/, 108],
 ];
 /** A known prefix starting a head, with anything after it (a head of `ghp_ab` is still a token's start). */
-const HEAD_PREFIX = new RegExp(`^(?:${SPLIT_PREFIX.source.slice(3, SPLIT_PREFIX.source.indexOf(')['))})`);
+const HEAD_PREFIX = new RegExp(`^(?:${PREFIXES})`);
 /** A break, or two with only blanks between (a blank line between a token's parts). */
 const BREAK_AT = /(?:\\?\r?\n|\\{1,7}(?:r\\{1,7})?n)(?:[ \t]*(?:\r?\n|\\{1,7}(?:r\\{1,7})?n))?/y;
 /** A part after a break: a run of token characters that ends the word. */

@@ -76,18 +76,14 @@ export function closeFinishedTasks(candidates: Candidate[], outcomes: RolloutOut
     if (c.kind !== 'task_state') return true;
     const words = contentTokens(c.text);
     const ids = identifiers(c.text);
-    const sameWork = (o: RolloutOutcome) =>
-      similarity(contentTokens(o.task), words).overlap >= 0.5 ||
-      [...identifiers(o.task)].some((i) => ids.has(i)) ||
-      (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c);
+    // The newer task names the same code or ticket, or says it continues this work.
+    const named = (o: RolloutOutcome) =>
+      [...identifiers(o.task)].some((i) => ids.has(i)) || (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c);
+    const sameWork = (o: RolloutOutcome) => similarity(contentTokens(o.task), words).overlap >= 0.5 || named(o);
     // A newer run that left its own unfinished note replaces this one only when it is the same task: every content
-    // word of one task is in the other (trial 21 F2: "interrupt TERM" was replaced by "interrupt INT"), or it names
-    // the same code or ticket, or says it continues.
+    // word of one task is in the other (trial 21 F2: "interrupt TERM" was replaced by "interrupt INT"), or named.
     const ownTask = contentTokens(unfinishedTask(c.text) ?? c.text);
-    const sameOpenWork = (o: RolloutOutcome) =>
-      similarity(contentTokens(o.task), ownTask).overlap === 1 ||
-      [...identifiers(o.task)].some((i) => ids.has(i)) ||
-      (CONTINUES.test(o.task) && newestOpenBefore(candidates, o.order) === c);
+    const sameOpenWork = (o: RolloutOutcome) => similarity(contentTokens(o.task), ownTask).overlap === 1 || named(o);
     const done = outcomes.some(
       (o) =>
         o.order < c.order &&
