@@ -22,6 +22,41 @@ export function decodeBase64Text(run: string): string | null {
   return printable / text.length >= 0.9 ? text : null;
 }
 
+/** A line break inside a wrapped base64 block: a real one, or the escape `\n` (`\r\n`) once or more escaped. */
+const WRAP_BREAK = String.raw`(?:\r?\n|\\{1,7}(?:r\\{1,7})?n)`;
+/**
+ * A base64 block wrapped over lines (`base64` wraps at 76 columns, `openssl base64` and PEM bodies at 64): a
+ * first line of 40+ characters, then lines of the same alphabet, each after a break and optional indentation.
+ * It starts at a line start or after a non-base64 character (or an escaped `\n`).
+ */
+const WRAPPED_BASE64 = new RegExp(
+  String.raw`(?:(?<![A-Za-z0-9+/=_-])|(?<=\\n))[A-Za-z0-9+/]{40,}(?:${WRAP_BREAK}[ \t]*[A-Za-z0-9+/]{4,}={0,2})+(?![A-Za-z0-9+/=_-])`,
+  'g',
+);
+
+/**
+ * Base64 wrapped over lines whose lines, joined, decode to text holding a secret (`isSecretText`): the block
+ * becomes `mark`. Each line alone decodes to a cut piece, so the per-run rule caught only the line that held a
+ * token's prefix and kept the rest of the key (trial 22 F6). The block is its first line and the lines after it of
+ * the same length, then one shorter last line if there is one; what follows (`next` of a YAML `next: 1`) stays.
+ */
+export function redactWrappedBase64(text: string, isSecretText: (decoded: string) => boolean, mark: string): string {
+  if (!text.includes('\n') && !text.includes('\\')) return text;
+  const seam = new RegExp(`(${WRAP_BREAK}[ \t]*)`);
+  return text.replace(WRAPPED_BASE64, (match: string) => {
+    // Lines at even indexes, the breaks between them at odd ones.
+    const parts = match.split(seam);
+    const lines = parts.filter((_, i) => i % 2 === 0);
+    const width = lines[0]?.length ?? 0;
+    let count = 1;
+    while (count < lines.length && lines[count]?.length === width) count += 1;
+    if (count < lines.length && (lines[count]?.length ?? 0) < width) count += 1;
+    if (count < 2) return match;
+    const decoded = decodeBase64Text(lines.slice(0, count).join(''));
+    return decoded !== null && isSecretText(decoded) ? mark + parts.slice(2 * count - 1).join('') : match;
+  });
+}
+
 /** Names whose long random value is a hash, id or checksum, not a secret (`h1`: a go.sum hash). */
 const NOT_SECRET_HOLDERS = /(?:^h\d|integrity|hash|sum|checksum|digest|sha\d*|md5|etag|commit|rev|revision|version|id|uuid|guid|ref|image|tag|path|file|url|uri|href|src|name|key_id|keyid|fingerprint|nonce_id|resolved|signature_algorithm)$/i;
 

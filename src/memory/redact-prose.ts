@@ -21,6 +21,9 @@ const WORDS = [
   'password', 'passphrase', 'passcode', 'pass phrase', 'pin code', 'secret key', 'signing key', 'encryption key', 'master key', 'secret', 'api key', 'access token', 'token',
   // The short forms people write in notes and chat ("pw is X", "pwd: X"); a path after them is not a value.
   'pw', 'pwd', 'passwd',
+  // "pass" alone is a step ("the first pass is slower"); after what it opens it is the short form of password.
+  ...['db', 'database', 'admin', 'root', 'user', 'login', 'account', 'ssh', 'wifi', 'wi-fi', 'mysql', 'postgres', 'redis', 'smtp', 'mail', 'ftp', 'vpn', 'vault']
+    .flatMap((what) => [`${what} pass`, `${what}-pass`, `${what}_pass`]),
   // German
   'Passwort', 'Kennwort', 'Passphrase', 'Zugangsdaten', 'Zugangscode', 'Zugang', 'Anmeldedaten', 'Geheimnis', 'Schlüssel', 'Token',
   // French

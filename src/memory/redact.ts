@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 18;
+export const REDACTION_VERSION = 19;
 
 import type { SecretKind } from './redact-kinds.js';
 
@@ -26,7 +26,7 @@ const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
 import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD, isCurlSegment } from './redact-clients.js';
 import { redactArgs, redactPrintfFormats } from './redact-args.js';
-import { BASE64_RUN, HEX_RUN, decodeBase64Text, decodeHexText, isHighEntropyValue } from './redact-encoded.js';
+import { BASE64_RUN, HEX_RUN, decodeBase64Text, decodeHexText, isHighEntropyValue, redactWrappedBase64 } from './redact-encoded.js';
 import { redactAppendsTo, redactEscapes, redactFragments } from './redact-fragments.js';
 import { joinContinuations, joinSplitTokens, joinToLength } from './redact-joins.js';
 import { redactPositional } from './redact-positional.js';
@@ -327,9 +327,11 @@ function redactJoined(text: string): string {
   out = redactCookies(out, marker('secret'));
   out = redactPositional(out, marker('password'), isClientSecret, remember);
   out = redactArgs(out, marker('password'), isClientSecret, isSecretName, remember);
+  const holdsSecret = (decoded: string): boolean => redactShapes(decoded) !== decoded;
+  out = redactWrappedBase64(out, holdsSecret, marker('base64_secret'));
   out = out.replace(BASE64_RUN, (m: string) => {
     const decoded = decodeBase64Text(m);
-    return decoded !== null && redactShapes(decoded) !== decoded ? marker('base64_secret') : m;
+    return decoded !== null && holdsSecret(decoded) ? marker('base64_secret') : m;
   });
   out = redactHexDumps(out, marker('hex_secret'), (decoded) => redactShapes(decoded) !== decoded);
   out = out.replace(HEX_RUN, (m: string) => {
@@ -358,10 +360,14 @@ export function rememberingRedact(): (text: string) => string {
   };
 }
 
-/** Only the token shapes (no assignments, prose or base64): what a decoded base64 run is checked against. */
+/**
+ * Only the token shapes (no prose or base64) and plain assignments: what a decoded base64 run is checked against.
+ * A shape with its own replacement applies it (a URL's password, unless a local dev default): skipping those kept
+ * the base64 of `postgres://admin:…@db` (trial 22 F6).
+ */
 function redactShapes(text: string): string {
   let out = text;
-  for (const rule of SHAPES) out = out.replace(rule.re, (m: string) => (rule.replace ? m : marker(rule.kind)));
+  for (const rule of SHAPES) out = rule.replace ? out.replace(rule.re, rule.replace) : out.replace(rule.re, marker(rule.kind));
   return out.replace(ASSIGN_EQ, replaceAssignment(false));
 }
 

@@ -28,6 +28,11 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'docker -u uid', text: 'docker run -u 1000:1000 img' },
   { name: 'PWD', text: 'PWD=/home/agent/app OLDPWD=/home/agent' },
   { name: 'path with long segment', text: 'node_modules/@typescript-eslint/eslint-plugin/dist/rules/naming-convention.js' },
+  {
+    name: 'base64 of a harmless text wrapped at 76 columns',
+    text: (Buffer.from('Release notes: the parser now keeps comments, the CLI prints progress, and the docs gained a tour.').toString('base64').match(/.{1,76}/g) ?? []).join('\n'),
+  },
+  { name: 'a pass that is a step, not a password', text: 'the first pass is slower; the second db pass is 2x faster and the db pass is complete' },
   { name: 'base64 of plain text', text: Buffer.from('hello world, this is only a harmless sentence').toString('base64') },
   { name: 'image digest', text: 'image: ghcr.io/acme/app@sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae' },
   { name: 'ci cache key', text: 'key: ${{ runner.os }}-node-${{ hashFiles(\'**/package-lock.json\') }}' },

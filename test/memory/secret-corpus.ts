@@ -350,5 +350,31 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'Finnish: salasana on X', text: 'Testitilin salasana on FiFAKEq22x.', secret: 'FiFAKEq22x', kind: 'password' },
   { name: 'Vietnamese: mật khẩu là X', text: 'mật khẩu là ViFAKEq22x nhé', secret: 'ViFAKEq22x', kind: 'password' },
   { name: 'YAML plain value with a quote inside', text: 'db:\n  password: Quote"d#PwFAKE21 # prod\n', secret: 'Quote"d#PwFAKE21', kind: 'password' },
+  // Trial 22 F6: `base64` wraps at 76 columns (PEM and `openssl base64` at 64); each line alone is a cut piece.
+  ...wrappedBase64Entries(),
+  {
+    name: 'base64 of a URL with a password',
+    text: '$ cat db-url.b64   # a fake one\n' + Buffer.from('postgres://admin:Pg7FAKEq2Lw9@db.internal:5432/app').toString('base64'),
+    secret: Buffer.from('postgres://admin:Pg7FAKEq2Lw9@db.internal:5432/app').toString('base64'),
+    kind: 'base64_secret',
+  },
+  { name: 'English: the db pass is X', text: 'fyi the db pass is Db7FAKEq2x until Friday', secret: 'Db7FAKEq2x', kind: 'password' },
   { name: 'short token head folded in a printf', text: "printf 'ghp_FAKE1\\nlitAbCdEfGhIjKl\\n\\nMnOpFAKEStUvWx12\\n' > t", secret: 'MnOpFAKEStUvWx12', kind: 'github_token' },
 ];
+
+/**
+ * A long key's base64 wrapped at 76 and at 64 columns, with real line breaks, indented (a YAML block) and as the
+ * escaped `\\n` of a serialized string: the secret is the second line, which holds no token prefix of its own.
+ */
+function wrappedBase64Entries(): Array<{ name: string; text: string; secret: string; kind: string }> {
+  const key = 'sk-ant-api03-FAKE' + 'q9Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0Jc5Gy7Te2Ua4Ro6Ei8Wq1Zx3Cv5Bn7Mk9Lj2Hg4Fd6Sa8Po0Iu2Yt4Re6We8Qa1Sw3De5'.slice(0, 91);
+  const b64 = Buffer.from(key).toString('base64');
+  const wrap = (width: number): string[] => b64.match(new RegExp(`.{1,${width}}`, 'g')) ?? [];
+  const at76 = wrap(76);
+  const at64 = wrap(64);
+  return [
+    { name: 'base64 of a key wrapped at 76 columns', text: `$ echo -n "$KEY" | base64\n${at76.join('\n')}\n$ ls`, secret: at76[1] as string, kind: 'base64_secret' },
+    { name: 'base64 of a key wrapped at 64 columns, indented', text: `data: |\n  ${at64.join('\n  ')}\nnext: 1`, secret: at64[1] as string, kind: 'base64_secret' },
+    { name: 'base64 of a key wrapped, in a serialized string', text: `{"stdout":"${at76.join('\\n')}\\n"}`, secret: at76[1] as string, kind: 'base64_secret' },
+  ];
+}
