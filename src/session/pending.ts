@@ -13,13 +13,14 @@ export interface PendingOnHead {
  * The rollouts each lineage head holds (its manifest's `rolloutIds`) without a rollout summary under
  * `memories/rollout_summaries/`: "pending (not extracted yet)", as `lineage show` says. A session killed during
  * phase 1 leaves them so (issue 10); `mnemara recover` runs the pipeline for them. Only lineages with some are
- * listed; `lineage` limits the search to one. Throws what the store throws.
+ * listed; `lineage` limits the search to one, and lineages in `skip` (damaged heads, `findDamagedHeads`) are passed
+ * over. Throws what the store throws.
  */
-export async function findPendingOnHeads(store: SnapshotStore, layout: MemoryLayout, lineage?: string): Promise<PendingOnHead[]> {
+export async function findPendingOnHeads(store: SnapshotStore, layout: MemoryLayout, lineage?: string, skip?: ReadonlySet<string>): Promise<PendingOnHead[]> {
   const heads = await store.listHeads();
   const out: PendingOnHead[] = [];
   for (const [name, head] of Object.entries(heads).sort()) {
-    if (lineage !== undefined && name !== lineage) continue;
+    if ((lineage !== undefined && name !== lineage) || skip?.has(name)) continue;
     const m = await store.get(head).catch(() => null);
     if (!m || m.rolloutIds.length === 0) continue;
     const { summaries } = await readHeadMemory(store, head, layout);

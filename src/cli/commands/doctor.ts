@@ -5,6 +5,8 @@ import { mnemaraHome } from '../../config/paths.js';
 import type { MemoryLayout } from '../../config/memory.js';
 import { findOrphans } from '../../session/orphans.js';
 import { findPendingOnHeads } from '../../session/pending.js';
+import { findDamagedHeads } from '../../snapshot/head-health.js';
+import { DAMAGED_HEAD_HINT, SnapshotCorruptError } from '../../snapshot/errors.js';
 import { openStore } from '../../snapshot/index.js';
 import { ENGINE_HINT, LABEL, assertEngine, dockerClient, sandboxImageStatus, sandboxImageTag } from '../../sandbox/index.js';
 import { statusOf } from '../../sandbox/docker/client.js';
@@ -188,7 +190,7 @@ export async function runDoctorChecks(options: { dockerHost?: string; image?: st
   if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
   const store = options.store && isS3Url(options.store) ? [await checkStore(options.store, home)] : [];
   const local = options.store && !isS3Url(options.store) ? options.store : join(home, 'store');
-  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(home, local), await checkLeftOut(home, options.leftOutDays ?? 7), await checkPending(local, options.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' }), ...(isS3Url(options.store ?? '') ? [] : [await checkStoreTemp(local)]), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
+  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(home, local), await checkLeftOut(home, options.leftOutDays ?? 7), ...(await checkHeadsAndPending(local, options.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' })), ...(isS3Url(options.store ?? '') ? [] : [await checkStoreTemp(local)]), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
 }
 
 /**
@@ -225,10 +227,33 @@ async function checkStoreTemp(storeDir: string): Promise<DoctorCheck> {
   };
 }
 
-/** Rollouts on a lineage head that were never extracted (a session killed during phase 1): `recover` runs the pipeline. */
-async function checkPending(storeDir: string, layout: MemoryLayout): Promise<DoctorCheck> {
+/**
+ * Lineage heads the next run cannot start from (a required check: exit 1), then the rollouts on the other heads that
+ * were never extracted (a session killed during phase 1; a warning, `recover` runs the pipeline).
+ */
+async function checkHeadsAndPending(storeDir: string, layout: MemoryLayout): Promise<DoctorCheck[]> {
+  let damaged: Awaited<ReturnType<typeof findDamagedHeads>>;
   try {
-    const pending = await findPendingOnHeads(await openStore(storeDir), layout);
+    damaged = await findDamagedHeads(await openStore(storeDir));
+  } catch (err) {
+    return [{ name: 'heads', ok: false, required: false, detail: `not checked: ${(err as Error).message}` }];
+  }
+  const heads: DoctorCheck = damaged.length === 0
+    ? { name: 'heads', ok: true, required: true, detail: 'every lineage head names a snapshot whose manifest and blobs are present' }
+    : {
+        name: 'heads',
+        ok: false,
+        required: true,
+        detail: damaged.map((d) => `the head of ${d.name} (${d.id}) is damaged: ${d.error}`).join('; '),
+        fix: `${DAMAGED_HEAD_HINT}; \`mnemara snapshot verify\` checks every snapshot`,
+      };
+  return [heads, await checkPending(storeDir, layout, new Set(damaged.map((d) => d.name)))];
+}
+
+/** Rollouts on a lineage head that were never extracted (a session killed during phase 1): `recover` runs the pipeline. */
+async function checkPending(storeDir: string, layout: MemoryLayout, damaged: ReadonlySet<string>): Promise<DoctorCheck> {
+  try {
+    const pending = await findPendingOnHeads(await openStore(storeDir), layout, undefined, damaged);
     if (pending.length === 0) return { name: 'pending', ok: true, required: false, detail: 'every rollout on a lineage head is extracted' };
     return {
       name: 'pending',
@@ -238,6 +263,8 @@ async function checkPending(storeDir: string, layout: MemoryLayout): Promise<Doc
       fix: '`mnemara recover` extracts and consolidates them (the next run on each lineage does too)',
     };
   } catch (err) {
+    // A head whose blob reads back damaged (a flipped bit the size check cannot see) fails like a missing one.
+    if (err instanceof SnapshotCorruptError) return { name: 'pending', ok: false, required: true, detail: `not checked: ${err.message}`, fix: DAMAGED_HEAD_HINT };
     return { name: 'pending', ok: false, required: false, detail: `not checked: ${(err as Error).message}` };
   }
 }
