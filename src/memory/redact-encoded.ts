@@ -77,7 +77,7 @@ function entropy(s: string): number {
  * half or more of its letters are in word-like runs of 4+ letters (`Test`, `Login`, `BETA`) and a third or more
  * of its letters are vowels.
  */
-function isWordy(value: string): boolean {
+export function isWordy(value: string): boolean {
   let letters = 0;
   let inWords = 0;
   for (const t of value.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g) ?? []) {

@@ -26,7 +26,7 @@ const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
 import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD, isCurlSegment } from './redact-clients.js';
 import { redactArgs, redactPrintfFormats } from './redact-args.js';
-import { BASE64_RUN, HEX_RUN, decodeBase64Text, decodeHexText, isHighEntropyValue, redactWrappedBase64 } from './redact-encoded.js';
+import { BASE64_RUN, HEX_RUN, decodeBase64Text, decodeHexText, isHighEntropyValue, isWordy, redactWrappedBase64 } from './redact-encoded.js';
 import { redactAppendsTo, redactEscapes, redactFragments } from './redact-fragments.js';
 import { joinContinuations, joinSplitTokens, joinToLength } from './redact-joins.js';
 import { redactPositional } from './redact-positional.js';
@@ -34,7 +34,7 @@ import { redactInnerQuotes } from './redact-inner-quote.js';
 import { redactProse } from './redact-prose.js';
 import { remember, rememberInto } from './redact-remember.js';
 import { redactHidden } from './redact-views.js';
-import { SECRET_QUERY_PARAM, URL_PATH_KEY } from './redact-urls.js';
+import { SECRET_QUERY_PARAM, URL_PATH_KEY, URL_WITH_PATH, redactPathKeys } from './redact-urls.js';
 import { redactSpacedAssignments } from './redact-spaced.js';
 import { redactPairs } from './redact-pairs.js';
 import { redactAwsSecretBesideId } from './redact-aws.js';
@@ -160,7 +160,14 @@ const SHAPES: ShapeRule[] = [
     // A key in a URL's path, where RPC and API providers put it (`https://eth-mainnet.example.com/v2/<key>`,
     // `…/v3/<32 hex>`, `…/key/<key>`), wherever the URL is: under `RPC_URL`, in `--fork-url`, in a log line.
     re: URL_PATH_KEY,
-    replace: (m, pre: string) => `${pre}${marker('secret')}`,
+    replace: (m, pre: string, key: string) => (isWordy(key) && !/^[0-9a-f]{32,}$/i.test(key) ? m : `${pre}${marker('secret')}`),
+  },
+  {
+    kind: 'secret',
+    // The same without a marker before it: a key right after the host or after a chain's name (trial and blind
+    // corpus: an RPC URL in `.env` output reached a stored transcript).
+    re: URL_WITH_PATH,
+    replace: (m) => redactPathKeys(m, marker('secret'), isWordy),
   },
 ];
 

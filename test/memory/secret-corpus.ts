@@ -359,6 +359,11 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
     kind: 'base64_secret',
   },
   { name: 'English: the db pass is X', text: 'fyi the db pass is Db7FAKEq2x until Friday', secret: 'Db7FAKEq2x', kind: 'password' },
+  // An RPC or API key in a URL's path with no `/v2/` before it: right after the host, or after a chain's name.
+  { name: 'key right after an RPC host', text: 'MAINNET_RPC=https://quiet-lake-fog.node-host.example/9f3a7c21FAKE4d8e5f6a7b8c9d0e1f2a3b4c5d6e/', secret: '9f3a7c21FAKE4d8e5f6a7b8c9d0e1f2a3b4c5d6e', kind: 'secret' },
+  { name: 'hex key after a chain name', text: 'fork: https://rpc.nodes.example/arbitrum/3c9e1e2d4b5a6978c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f6a7b8c9d0e1f2fa4e', secret: '3c9e1e2d4b5a6978c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f6a7b8c9d0e1f2fa4e', kind: 'secret' },
+  { name: 'mixed-case key after a websocket host', text: 'WS_URL=wss://go.chain-gw.example/Ab3FAKE9dE4fG5hJ6kL7mN8pQ9rS0tU1', secret: 'Ab3FAKE9dE4fG5hJ6kL7mN8pQ9rS0tU1', kind: 'secret' },
+  { name: 'a short key after /v2/', text: 'NODE_URL=https://eth-main.g.nodes.example/v2/FAKEq7Lm2Xz9Rb4Wd', secret: 'FAKEq7Lm2Xz9Rb4Wd', kind: 'secret' },
   { name: 'short token head folded in a printf', text: "printf 'ghp_FAKE1\\nlitAbCdEfGhIjKl\\n\\nMnOpFAKEStUvWx12\\n' > t", secret: 'MnOpFAKEStUvWx12', kind: 'github_token' },
 ];
 
