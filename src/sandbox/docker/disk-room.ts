@@ -31,8 +31,10 @@ export interface QuotaFit {
   /** The room workspace disks may take: ROOM_SHARE of `free`, whole MiB (the rest is kept for the store and the host). */
   room: number;
   /**
-   * True when this quota plus `committed` is more than the room (ROOM_SHARE of `free`): if every sandbox filled its
-   * workspace the host filesystem would fill. The quota is kept (a warning names it), see the function.
+   * True when this quota plus `committed` is more than `free`: if every sandbox filled its workspace the filesystem
+   * itself would be full, and no snapshot of the work could be written. The quota is kept (a warning names it), see
+   * the function. Compared with `free`, not with the room: at 45 % any two sessions at the default 20 GiB on a disk
+   * with 80 GiB free were warned about (trial 22 F9), though sparse images rarely fill.
    */
   overcommitted: boolean;
 }
@@ -58,10 +60,11 @@ export async function workspaceQuotaThatFits(dir: string, bytes: number): Promis
   }
   // Other sandboxes' claims do not shrink this quota: each rarely fills its quota, and counting them would shrink
   // every concurrent run's quota on a shared host (8 sessions at 20 GiB on 78 GiB free: the fifth refused). They
-  // are reported (`overcommitted`, a warning) and named in a refusal, as what to clear.
+  // are reported (`overcommitted`, a warning, when they could fill the filesystem) and named in a refusal, as what
+  // to clear.
   const room = Math.floor((free * ROOM_SHARE) / 1024 ** 2) * 1024 ** 2;
   const others = live.sandboxes;
-  if (bytes <= room) return { bytes, reduced: false, free, committed, others, room, overcommitted: bytes + committed > room };
+  if (bytes <= room) return { bytes, reduced: false, free, committed, others, room, overcommitted: bytes + committed > free };
   const mib = (n: number): string => `${Math.max(0, Math.round(n / 1024 ** 2))} MiB`;
   if (room < MIN_WORKSPACE_QUOTA_BYTES) {
     throw new MnemaraError(
@@ -72,7 +75,7 @@ export async function workspaceQuotaThatFits(dir: string, bytes: number): Promis
       },
     );
   }
-  return { bytes: room, reduced: true, free, committed, others, room, overcommitted: committed > 0 };
+  return { bytes: room, reduced: true, free, committed, others, room, overcommitted: room + committed > free };
 }
 
 /**
@@ -87,9 +90,8 @@ export function quotaWarnings(fit: QuotaFit, asked: number, dir: string): string
   }
   if (fit.overcommitted) {
     out.push(
-      // The thirteenth trial read "20 GiB plus 20 GiB that 0 running sandbox(es) may still write, 75.5 GiB free" as
-      // a contradiction: the comparison is with the room (45 % of free), and the other images need not be running.
-      `the workspace disks on the filesystem of ${dir} may outgrow the room kept for them: this sandbox's ${formatBytes(fit.bytes)} quota plus ${formatBytes(fit.committed)} that the other workspace images may still write (${fit.others} of running sandboxes; the rest of sandboxes still starting or left by killed sessions) is over ${formatBytes(fit.room)}, ${Math.round(ROOM_SHARE * 100)} % of the ${formatBytes(fit.free)} free (the rest is kept for the store and the host). Lower sandbox.maxWorkspaceBytes, run fewer sessions at once, or \`mnemara recover\` then \`mnemara sandbox prune\` to clear images of killed sessions`,
+      // The other images need not be running (thirteenth trial): they may be of sandboxes starting or left behind.
+      `the workspace disks on the filesystem of ${dir} could fill it: this sandbox's ${formatBytes(fit.bytes)} quota plus ${formatBytes(fit.committed)} that the other workspace images may still write (${fit.others} of running sandboxes; the rest of sandboxes still starting or left by killed sessions) is more than the ${formatBytes(fit.free)} free, and a full filesystem leaves no room for the snapshots of their work. Lower sandbox.maxWorkspaceBytes, run fewer sessions at once, or \`mnemara recover\` then \`mnemara sandbox prune\` to clear images of killed sessions`,
     );
   }
   return out;
