@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { newRolloutId } from './agent/ids.js';
 import type { ModelClient } from './agent/client.js';
 import { MnemaraError } from './config/errors.js';
-import { ioFailureCode, ioFailureError, type SavedWork } from './config/io-errors.js';
+import { explicitStore, ioFailureCode, ioFailureError, type SavedWork } from './config/io-errors.js';
 import { snapshotFailed } from './session/snapshot-failed.js';
 import { logger } from './config/logger.js';
 import type { OnProgress } from './config/progress.js';
@@ -82,7 +82,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   }
   await removeSpentRecords(config.home, lineage, config.sandbox.backend === 'docker' ? sessionHasSandbox : async () => false);
   const workDir = await openSessionScratch(config.home, rolloutId, lineage);
-  const saved: SavedWork = { home: config.home };
+  const saved: SavedWork = { home: config.home, ...explicitStore(config.home, config.snapshot.store) };
   const notices: SessionNotice[] = [];
   const notify = (notice: SessionNotice): void => void (notices.push(notice), emit({ type: 'notice', notice }));
   let landed = false;
@@ -287,7 +287,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       }
     }, (m) => `${m.id}${snapshotMode?.kind === 'changes' ? ` (${snapshotMode.paths} changed paths, ${snapshotMode.deleted} deleted)` : ''}`,
     ).catch(async (err: unknown) => {
-      const failed = await snapshotFailed(err, sandbox, transcriptPath, config.home);
+      const failed = await snapshotFailed(err, sandbox, transcriptPath, saved);
       keepForRescue = failed.kept; // the work exists only in the container now
       throw failed.error;
     });

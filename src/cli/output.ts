@@ -1,5 +1,5 @@
 import { MnemaraError } from '../config/errors.js';
-import { ioFailureCode, ioFailureError } from '../config/io-errors.js';
+import { explicitStore, ioFailureCode, ioFailureError } from '../config/io-errors.js';
 import { mnemaraHome } from '../config/paths.js';
 import type { ProgressEvent } from '../config/progress.js';
 import { terminalText } from '../config/terminal.js';
@@ -66,7 +66,7 @@ export function emit(json: boolean, value: unknown, human: () => string): void {
  */
 export function reportError(thrown: unknown, json: boolean, command?: string): number {
   // A full disk or failing device is not a bug: one clear message, no stack trace.
-  const err = !(thrown instanceof MnemaraError) && ioFailureCode(thrown) ? ioFailureError(thrown, 'writing', { home: loadHome(), ...(command ? { command } : {}) }) : thrown;
+  const err = !(thrown instanceof MnemaraError) && ioFailureCode(thrown) ? ioFailureError(thrown, 'writing', { home: loadHome(), ...explicitStore(loadHome(), storeOnCommandLine()), ...(command ? { command } : {}) }) : thrown;
   const known = err instanceof MnemaraError;
   const code = known ? err.code : 'INTERNAL';
   const message = err instanceof Error ? err.message : String(err);
@@ -111,6 +111,19 @@ export function progressPrinter(enabled: boolean): (event: ProgressEvent) => voi
     const count = event.done !== undefined ? ` ${event.done}${event.total ? `/${event.total}` : ''} ${event.unit ?? ''}` : '';
     writeErr(`  ${event.step}${pct}${count}${event.message ? ` ${event.message}` : ''}\n`);
   };
+}
+
+/**
+ * The `--store` this command line gave, if any: the cleanup commands a full disk's hint names must be given it too
+ * (a store from `MNEMARA_STORE` or a config file reaches them the same way it reached this one).
+ */
+function storeOnCommandLine(): string | undefined {
+  const args = process.argv;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--store') return args[i + 1];
+    if (args[i]?.startsWith('--store=')) return args[i]?.slice('--store='.length);
+  }
+  return undefined;
 }
 
 function loadHome(): string {

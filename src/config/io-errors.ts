@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { MnemaraError } from './errors.js';
 
 /** errno codes that mean "the disk is full" (ENOSPC, or a quota: EDQUOT) and other I/O failures of the host. */
@@ -25,10 +26,30 @@ export function ioFailureCode(err: unknown): string | null {
   return null;
 }
 
+/**
+ * The directory whose filesystem failed: the `path` a Node fs error carries, anywhere in `err`'s cause chain, up to
+ * its nearest existing ancestor (a file the full disk never created does not exist); `null` when none says.
+ */
+export function failedDirOf(err: unknown): string | null {
+  for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const path = (e as { path?: unknown }).path;
+    if (typeof path !== 'string' || !isAbsolute(path)) continue;
+    let dir = dirname(path);
+    while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+    return dir;
+  }
+  return null;
+}
+
 /** What a failed step had already saved, so the message can name it. */
 export interface SavedWork {
-  /** The mnemara home (its filesystem is the one to free). */
+  /** The mnemara home (its filesystem is the one to free unless the error names another). */
   home: string;
+  /**
+   * The snapshot store's directory when it is not `<home>/store` (`--store`, `MNEMARA_STORE`, `snapshot.store`):
+   * its filesystem is where snapshots fill, and the cleanup commands must be told it (trial 22 F4).
+   */
+  store?: string;
   transcriptPath?: string;
   workspaceSnapshot?: string;
   /** Branch holding the workspace snapshot (the rollout pending there). */
@@ -58,15 +79,30 @@ export function ioFailureError(err: unknown, doing: string, saved: SavedWork): M
     `${full ? 'the disk is full' : 'an I/O error'} (${code}) while ${doing}. ` +
     (what.length ? `Saved: ${what.join('; ')}.` : other ? 'Nothing was changed beyond what the store already held.' : 'Nothing of this run was saved beyond what the store already held.') +
     lost;
+  // The filesystem that failed, as the error names it: a store elsewhere (`--store /mnt/x`) fills its own disk,
+  // and the home's `df` showed free space (trial 22 F4).
+  const where = failedDirOf(err) ?? saved.store ?? saved.home;
+  const flag = saved.store ? ` --store ${saved.store}` : '';
+  const cleanup = `\`mnemara snapshot gc --grace 0${flag}\`, \`mnemara snapshot prune --keep 5${flag}\``;
+  const verify = `\`mnemara snapshot verify${flag}\``;
   if (other) {
-    const again = `then run \`mnemara ${saved.command}\` again. The store is still valid (\`mnemara snapshot verify\`).`;
+    const again = `then run \`mnemara ${saved.command}\` again. The store is still valid (${verify}).`;
     const hint = full
-      ? `Free space on the filesystem of ${saved.home} (\`df -h ${saved.home}\`): \`mnemara snapshot gc --grace 0\`, \`mnemara snapshot prune --keep 5\`, files of your own there; ${again}`
-      : `Check the filesystem of ${saved.home} (\`dmesg\`, \`df -h\`); ${again}`;
+      ? `Free space on the filesystem of ${where} (\`df -h ${where}\`): ${cleanup}, files of your own there; ${again}`
+      : `Check the filesystem of ${where} (\`dmesg\`, \`df -h ${where}\`); ${again}`;
     return new MnemaraError(full ? 'DISK_FULL' : 'IO_FAILED', message, { hint, cause: err });
   }
   const hint = full
-    ? `Free space on the filesystem of ${saved.home} (\`df -h ${saved.home}\`): \`mnemara snapshot gc --grace 0\`, \`mnemara snapshot prune --keep 5\`; then \`mnemara recover\` brings the saved rollout into its lineage's memory and saves the work of killed sessions' sandboxes; only after it, \`mnemara sandbox prune\` removes leftover sandboxes. The store is still valid (\`mnemara snapshot verify\`).`
-    : `Check the filesystem of ${saved.home} (\`dmesg\`, \`df -h\`); then \`mnemara recover\` brings the saved rollout into its lineage's memory, and \`mnemara snapshot verify\` checks the store.`;
+    ? `Free space on the filesystem of ${where} (\`df -h ${where}\`): ${cleanup}; then \`mnemara recover${flag}\` brings the saved rollout into its lineage's memory and saves the work of killed sessions' sandboxes; only after it, \`mnemara sandbox prune\` removes leftover sandboxes. The store is still valid (${verify}).`
+    : `Check the filesystem of ${where} (\`dmesg\`, \`df -h ${where}\`); then \`mnemara recover${flag}\` brings the saved rollout into its lineage's memory, and ${verify} checks the store.`;
   return new MnemaraError(full ? 'DISK_FULL' : 'IO_FAILED', message, { hint, cause: err });
+}
+
+/**
+ * `{ store }` for SavedWork when the configured store (`snapshot.store`) is a directory other than `<home>/store`;
+ * `{}` for the default and for an object store (`s3://…`, whose fullness no local `df` shows).
+ */
+export function explicitStore(home: string, store: string | undefined): { store?: string } {
+  if (!store || /^[a-z][a-z0-9+.-]*:\/\//i.test(store) || resolve(store) === resolve(join(home, 'store'))) return {};
+  return { store: resolve(store) };
 }

@@ -1,4 +1,4 @@
-import { ioFailureCode, ioFailureError } from '../config/io-errors.js';
+import { ioFailureCode, ioFailureError, type SavedWork } from '../config/io-errors.js';
 import { MnemaraError } from '../config/errors.js';
 import { DockerSandbox } from '../sandbox/docker/docker-sandbox.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -18,9 +18,9 @@ export async function sandboxStillThere(sandbox: Sandbox): Promise<boolean> {
  * the hint says how to get it out (`mnemara recover`, `docker cp`); when it is gone (removed by someone else) the
  * hint says so and names what was saved: the transcript, which `mnemara recover` brings into the lineage's memory.
  * A full disk is said as such (`ioFailureError`). Returns `{ error, kept }`: `kept` tells the caller to keep the
- * container for rescue. Never throws.
+ * container for rescue. `where`: the home, and the store when it is elsewhere (named by a full disk's hint). Never throws.
  */
-export async function snapshotFailed(err: unknown, sandbox: Sandbox, transcriptPath: string, home: string): Promise<{ error: MnemaraError; kept: boolean }> {
+export async function snapshotFailed(err: unknown, sandbox: Sandbox, transcriptPath: string, where: Pick<SavedWork, 'home' | 'store'>): Promise<{ error: MnemaraError; kept: boolean }> {
   const id = sandbox.id.slice(0, 12);
   const there = await sandboxStillThere(sandbox);
   const rescue =
@@ -31,7 +31,7 @@ export async function snapshotFailed(err: unknown, sandbox: Sandbox, transcriptP
         : `The sandbox ${id} was removed by someone else during the run (e.g. \`mnemara sandbox prune --force\`), so the files the agent changed are lost; what was saved is the transcript. `;
   const kept = sandbox.kind === 'docker' && there;
   if (ioFailureCode(err)) {
-    const e = ioFailureError(err, 'snapshotting the workspace', { home, transcriptPath });
+    const e = ioFailureError(err, 'snapshotting the workspace', { ...where, transcriptPath });
     // What the snapshot itself said (a damaged workspace filesystem names the path that failed) stays in view.
     const said = err instanceof MnemaraError && err.code === 'IO_FAILED' ? ` (${err.message})` : '';
     return { error: new MnemaraError(e.code, `${e.message}${said}`, { hint: `${rescue}${e.hint}`, cause: err }), kept };

@@ -14,7 +14,7 @@ describe('a failed workspace snapshot says what is true about the sandbox', () =
   it('container still there: kept for rescue, the hint names recover and docker cp', async () => {
     const sb = await DockerSandbox.create({ sessionId: `snapfail-kept-${process.pid}` });
     try {
-      const { error, kept } = await snapshotFailed(new Error('connection reset by peer'), sb, TRANSCRIPT, '/home/dev/.mnemara');
+      const { error, kept } = await snapshotFailed(new Error('connection reset by peer'), sb, TRANSCRIPT, { home: '/home/dev/.mnemara' });
       expect(kept).toBe(true);
       expect(error.code).toBe('SNAPSHOT_FAILED');
       expect(error.hint).toContain(`is kept with the work in /workspace`);
@@ -28,7 +28,7 @@ describe('a failed workspace snapshot says what is true about the sandbox', () =
   it('container removed by someone else: no promise of recover, says it was removed and names the transcript', async () => {
     const sb = await DockerSandbox.create({ sessionId: `snapfail-gone-${process.pid}` });
     await execa('docker', ['rm', '-f', sb.id]); // what `mnemara sandbox prune --force` does to it
-    const { error, kept } = await snapshotFailed(new Error('(HTTP code 404) no such container'), sb, TRANSCRIPT, '/home/dev/.mnemara');
+    const { error, kept } = await snapshotFailed(new Error('(HTTP code 404) no such container'), sb, TRANSCRIPT, { home: '/home/dev/.mnemara' });
     expect(kept).toBe(false);
     expect(error.hint).not.toContain('kept with the work');
     expect(error.hint).not.toContain('docker cp');
@@ -36,7 +36,7 @@ describe('a failed workspace snapshot says what is true about the sandbox', () =
     expect(error.message).toMatch(/is gone/);
     expect(error.hint).toContain(TRANSCRIPT);
     // A full disk at the same time is still said as such, with the same truth about the sandbox.
-    const full = await snapshotFailed(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }), sb, TRANSCRIPT, '/home/dev/.mnemara');
+    const full = await snapshotFailed(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }), sb, TRANSCRIPT, { home: '/home/dev/.mnemara' });
     expect(full.error.message).toMatch(/the disk is full \(ENOSPC\)/);
     expect(full.error.hint).toMatch(/was removed by someone else/);
     await sb.close(); // idempotent: already gone
