@@ -13,6 +13,7 @@ import { unreachableModelHint } from '../../src/cli/commands/recover.js';
 import { loadConfig } from '../../src/config/load.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { tempDir } from '../snapshot/helpers.js';
+import { deadPid } from '../support/dead-pid.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
@@ -28,14 +29,6 @@ describe('recover, when the memory model could not be reached', () => {
     expect(unreachableModelHint([{ pendingErrors: { a: '400 invalid_request_error: prompt is too long' } }, {}], config)).toEqual([]);
   });
 });
-
-/** The pid of a process that has exited (and been reaped). */
-async function deadPid(): Promise<number> {
-  const child = execa('true');
-  const pid = child.pid as number;
-  await child;
-  return pid;
-}
 
 describe('recover --json, when the memory model could not be reached', () => {
   // The hint was printed for people only: a script reading --json saw "Connection error." and no way out.

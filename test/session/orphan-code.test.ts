@@ -13,13 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { findOrphans } from '../../src/session/orphans.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { tempDir } from '../snapshot/helpers.js';
-
-async function deadPid(): Promise<number> {
-  const child = execa('true');
-  const pid = child.pid as number;
-  await child;
-  return pid;
-}
+import { deadPid } from '../support/dead-pid.js';
 
 function record(home: string, id: string, lineage: string, pid: number): void {
   mkdirSync(join(home, 'transcripts'), { recursive: true });

@@ -6,23 +6,15 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { adoptOrphans, endSessionRecord, findOrphans, removeDeadScratch, removeSpentRecords, writeSessionRecord } from '../../src/session/orphans.js';
 import { recoverLineage } from '../../src/session/recover.js';
 import { testConfig } from './harness.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { tempDir } from '../snapshot/helpers.js';
+import { deadPid } from '../support/dead-pid.js';
 
 const LAYOUT = { memoriesDir: 'memories', sessionsDir: 'sessions' };
-
-/** The pid of a process that has exited (and been reaped). */
-async function deadPid(): Promise<number> {
-  const child = execa('true');
-  const pid = child.pid as number;
-  await child;
-  return pid;
-}
 
 function transcript(home: string, id: string): void {
   mkdirSync(join(home, 'transcripts'), { recursive: true });

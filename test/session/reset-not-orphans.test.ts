@@ -6,19 +6,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { resetLineage } from '../../src/session/lineage.js';
 import { findOrphans } from '../../src/session/orphans.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { tempDir } from '../snapshot/helpers.js';
-
-async function deadPid(): Promise<number> {
-  const child = execa('true');
-  const pid = child.pid as number;
-  await child;
-  return pid;
-}
+import { deadPid } from '../support/dead-pid.js';
 
 describe('rollouts a lineage reset set aside', () => {
   it('are no orphans: recover does not bring their lessons back', async () => {
