@@ -1,5 +1,5 @@
 import { spawn, execFile } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync, mkdirSync, utimesSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync, mkdirSync, utimesSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -113,7 +113,11 @@ describe('damage and change', () => {
     const appender = spawn(process.execPath, ['-e', `const fs=require('fs');const fd=fs.openSync(${JSON.stringify(path)},'a');for(;;)fs.writeSync(fd,'x'.repeat(4096))`], {
       stdio: 'ignore',
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // Until it is seen appending: a fixed 200 ms wait was shorter than a node start on a loaded machine, and the
+    // snapshot of a file nobody touched yet passed (a flaky failure under the full suite).
+    const initial = statSync(path).size;
+    for (let i = 0; i < 600 && statSync(path).size < initial + 64 * 1024; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(statSync(path).size).toBeGreaterThanOrEqual(initial + 64 * 1024);
     const store = await openStore(tempDir());
     const err = await store.create({ dir: src }, { lineage: 'l', kind: 'workspace' }).then(() => null, (e: unknown) => e);
     appender.kill('SIGKILL');
