@@ -84,6 +84,11 @@ export interface RunRecord {
   task: string | null;
   /** MEMORY.md entries that cite it. */
   lessons: string[];
+  /**
+   * Per lesson (same order), the other rollouts the entry also cites: a lesson merged from two runs is listed under
+   * each, and its text may name the other run's task (trial 22), so each listing says where else it came from.
+   */
+  lessonsAlsoFrom: string[][];
 }
 
 /** `lineage show`: the ref, the chain of snapshots from it back (newest first), the runs with outcome and lessons. */
@@ -144,18 +149,19 @@ export async function lineageHistory(store: SnapshotStore, name: string, layout:
       at: summary?.time ?? m?.createdAt ?? '',
       outcome: summary?.outcome ?? null,
       task: summary?.task ?? null,
-      lessons: memory?.lessons.get(r) ?? [],
+      lessons: (memory?.lessons.get(r) ?? []).map((l) => l.text),
+      lessonsAlsoFrom: (memory?.lessons.get(r) ?? []).map((l) => l.sources.filter((s) => s !== r)),
     });
   }
   return history;
 }
 
-/** The rollout summaries (outcome, task, time by rollout id) and lessons (MEMORY.md texts by source rollout) of a head's memory layout. */
+/** The rollout summaries (outcome, task, time by rollout id) and lessons (MEMORY.md texts with all their sources, by source rollout) of a head's memory layout. */
 export async function readHeadMemory(
   store: SnapshotStore,
   head: string,
   layout: MemoryLayout,
-): Promise<{ summaries: Map<string, { outcome: string; task: string; time: string }>; lessons: Map<string, string[]> }> {
+): Promise<{ summaries: Map<string, { outcome: string; task: string; time: string }>; lessons: Map<string, Array<{ text: string; sources: string[] }>> }> {
   const dir = await mkdtemp(join(tmpdir(), 'mnemara-lineage-'));
   try {
     await store.restoreToDirectory(head, dir, { paths: [layout.memoriesDir] });
@@ -170,10 +176,10 @@ export async function readHeadMemory(
         log.warn({ file: f, err: (err as Error).message }, 'unreadable rollout summary');
       }
     }
-    const lessons = new Map<string, string[]>();
+    const lessons = new Map<string, Array<{ text: string; sources: string[] }>>();
     const md = await readFile(join(dir, layout.memoriesDir, 'MEMORY.md'), 'utf8').catch(() => null);
     for (const e of md ? parseMemoryMd(md).entries : []) {
-      for (const r of e.sources) lessons.set(r, [...(lessons.get(r) ?? []), e.text]);
+      for (const r of e.sources) lessons.set(r, [...(lessons.get(r) ?? []), { text: e.text, sources: [...e.sources] }]);
     }
     return { summaries, lessons };
   } finally {

@@ -79,7 +79,7 @@ export function registerLineageCommand(program: Command): void {
         ...h.runs.flatMap((r) => [
           `  ${r.rolloutId}  ${r.outcome ?? 'pending (not extracted yet)'}  in ${r.snapshot}`,
           ...(r.task ? [`      task: ${r.task.split('\n')[0]!.slice(0, 100)}`] : []),
-          ...r.lessons.map((t) => `      - ${t.replace(/\s+/g, ' ').slice(0, 110)}`),
+          ...r.lessons.map((t, i) => `      - ${t.replace(/\s+/g, ' ').slice(0, 110)}${r.lessonsAlsoFrom[i]?.length ? `  (also from ${r.lessonsAlsoFrom[i]!.join(', ')})` : ''}`),
         ]),
         '',
         'snapshots (newest first)',
