@@ -1,0 +1,48 @@
+/**
+ * Issue 12, kinds found on the tuned parts in round 23 (each test failed before its rule changed; the transcripts
+ * are written for these tests, with other tools and words than the corpus runs):
+ * - tests that failed on their own assertions and passed after an edit of the repository (a test-setup file
+ *   included) or with an option that changes what is checked (`--snapshot-update`, `--rerun-failed`) were fixed
+ *   in the code: no "in this environment … what worked" lesson.
+ */
+import { describe, expect, it } from 'vitest';
+import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
+import { viewRollout } from '../../src/memory/phase1/rollout.js';
+import { TranscriptBuilder } from './phase1/build.js';
+
+const texts = (b: TranscriptBuilder): string[] => extractDeterministic(viewRollout(b.end('completed'), 'r')).map((m) => m.text);
+
+describe('a test that failed on its assertions and was fixed in the code teaches no environment lesson', () => {
+  const lessons = (b: TranscriptBuilder) => texts(b).filter((t) => /In this environment|needs .* first|got past that error/.test(t));
+
+  it('pytest, fixed by an edit of conftest.py', () => {
+    const b = new TranscriptBuilder('Make the invoice totals round half up.')
+      .bash('cd /workspace && python -m pytest -q billing', 1, 'F.....\nE       assert 10.0 == 10.01\nbilling/tests/test_totals.py:22: AssertionError\nFAILED billing/tests/test_totals.py::test_round_half_up - assert 10.0 == 10.01\n1 failed, 5 passed in 0.41s')
+      .edit('/workspace/billing/tests/conftest.py')
+      .bash('cd /workspace && python -m pytest -q billing', 0, '6 passed in 0.39s');
+    expect(lessons(b)).toEqual([]);
+  });
+
+  it('Jest (TypeScript), a snapshot mismatch got past with `-u`', () => {
+    const b = new TranscriptBuilder('Rename the "Abbrechen" button label to "Zurück" in the dialog.')
+      .bash('cd /workspace && npx jest src/dialog', 1, ' FAIL  src/dialog/Dialog.test.tsx > Dialog > renders\n  ● Dialog › renders\n    expect(received).toMatchSnapshot()\n    Snapshot name: `Dialog renders 1`\n    - Abbrechen\n    + Zurück\nTests:       1 failed, 3 passed, 4 total')
+      .bash('cd /workspace && npx jest src/dialog -u', 0, 'Snapshots:   1 updated, 1 total\nTests:       4 passed, 4 total');
+    expect(lessons(b)).toEqual([]);
+  });
+
+  it('CTest, the failed test passing again with `--rerun-failed`', () => {
+    const b = new TranscriptBuilder('Füge dem Parser einen Test für leere Zeilen hinzu.')
+      .edit('/workspace/tests/parser_test.cpp')
+      .bash('cd /workspace/build && ctest', 8, '1/2 Test #1: parser_test ......***Failed    0.02 sec\n2/2 Test #2: lexer_test .......   Passed    0.01 sec\n50% tests passed, 1 tests failed out of 2\nThe following tests FAILED:\n\t  1 - parser_test (Failed)')
+      .bash('cd /workspace/build && ctest --rerun-failed --output-on-failure', 0, '1/1 Test #1: parser_test ......   Passed    0.02 sec\n100% tests passed, 0 tests failed out of 1');
+    expect(lessons(b)).toEqual([]);
+  });
+
+  it('not: a test run that failed on a missing module and passed after a setup command', () => {
+    const b = new TranscriptBuilder('Ajoute un test pour le calcul de la TVA.')
+      .bash('cd /workspace && python -m pytest -q', 1, "E   ModuleNotFoundError: No module named 'freezegun'\nFAILED tests/test_vat.py::test_rate - ModuleNotFoundError: No module named 'freezegun'\n1 failed in 0.20s")
+      .bash('cd /workspace && pip install -r requirements-dev.txt', 0, 'Successfully installed freezegun-1.5.1')
+      .bash('cd /workspace && python -m pytest -q', 0, '4 passed in 0.22s');
+    expect(lessons(b)).toHaveLength(1);
+  });
+});
