@@ -3,7 +3,10 @@
  * are written for these tests, with other tools and words than the corpus runs):
  * - tests that failed on their own assertions and passed after an edit of the repository (a test-setup file
  *   included) or with an option that changes what is checked (`--snapshot-update`, `--rerun-failed`) were fixed
- *   in the code: no "in this environment … what worked" lesson.
+ *   in the code: no "in this environment … what worked" lesson;
+ * - "no longer needed" in Gujarati, Malayalam, Bengali and Asturian states a change of the repository, and a
+ *   command said right before such a change after a dash ("from now on run X — Y is no longer needed") belongs to
+ *   that fact, not to a preference.
  */
 import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
@@ -44,5 +47,46 @@ describe('a test that failed on its assertions and was fixed in the code teaches
       .bash('cd /workspace && pip install -r requirements-dev.txt', 0, 'Successfully installed freezegun-1.5.1')
       .bash('cd /workspace && python -m pytest -q', 0, '4 passed in 0.22s');
     expect(lessons(b)).toHaveLength(1);
+  });
+});
+
+describe('"no longer needed" in more languages, and the command said before it, state a change', () => {
+  const changed = (b: TranscriptBuilder) => texts(b).filter((t) => t.includes('repository changed'));
+  const prefs = (b: TranscriptBuilder) => texts(b).filter((t) => t.startsWith('The user stated'));
+
+  it('Gujarati: the new command before a dash, the old setup no longer needed after it', () => {
+    const b = new TranscriptBuilder('હવેથી lint `./scripts/lint.sh` થી ચલાવો — તે પોતાનું virtualenv બનાવે છે, એટલે pip install ની હવે જરૂર નથી. કાર્ય: README માં ટાઈપો સુધારો.')
+      .edit('/workspace/README.md');
+    expect(changed(b)).toHaveLength(1);
+    expect(changed(b)[0]).toContain('./scripts/lint.sh');
+    expect(prefs(b)).toEqual([]);
+  });
+
+  it('Malayalam: a build step that need not be run any more', () => {
+    const b = new TranscriptBuilder('ഇനി മുതൽ `make assets` വേറെ ഓടിക്കേണ്ടതില്ല — `make serve` അത് ചെയ്യും. ലോഗിൻ പേജിലെ ബട്ടൺ നിറം മാറ്റുക.')
+      .edit('/workspace/web/login.css');
+    expect(changed(b)).toHaveLength(1);
+    expect(changed(b)[0]).toContain('make serve');
+  });
+
+  it('Bengali and Asturian', () => {
+    const bn = new TranscriptBuilder('Redis আর দরকার নেই, ক্যাশ এখন মেমরিতে থাকে। হেডারের লেখা ঠিক করো।').edit('/workspace/src/header.tsx');
+    const ast = new TranscriptBuilder("Yá nun usamos Redis: la caché va en memoria. Igua'l testu de la cabecera.").edit('/workspace/src/header.tsx');
+    expect(changed(bn)).toHaveLength(1);
+    expect(changed(ast)).toHaveLength(1);
+  });
+
+  it('not: a lasting rule said after the change stays a preference too', () => {
+    const b = new TranscriptBuilder('Wir benutzen Black nicht mehr; stattdessen ab sofort `ruff format` vor jedem Commit. Aufgabe: Tippfehler im README.')
+      .edit('/workspace/README.md');
+    expect(changed(b)).toHaveLength(1);
+    expect(prefs(b).some((t) => t.includes('ruff format'))).toBe(true);
+  });
+
+  it('not: a lasting command followed by an unrelated sentence', () => {
+    const b = new TranscriptBuilder('From now on run `./ci/check.sh` before you finish — it is what CI runs. Fix the typo in the README.')
+      .edit('/workspace/README.md');
+    expect(changed(b)).toEqual([]);
+    expect(prefs(b)).toHaveLength(1);
   });
 });
