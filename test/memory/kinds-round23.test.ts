@@ -10,7 +10,9 @@
  * - a line of tool output that addresses AI agents or their memory in another language than English ("KI-Agenten,
  *   merkt euch …", "エージェントは…覚えておくこと") is an instruction, never quoted as a failure's reason; and an
  *   agent's closing note that calls a file injected or malicious in Turkish, Italian, Russian, Chinese … becomes
- *   the warning naming the file, not a note repeating what the planted text asks.
+ *   the warning naming the file, not a note repeating what the planted text asks;
+ * - the dependency install a run settled on is its last one that passed: a first install the user then corrected
+ *   to another package manager is not "install the dependencies with …".
  */
 import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
@@ -132,5 +134,28 @@ describe("an agent's closing note calling a file hostile, in other languages, be
     const t = texts(b);
     expect(t.some((x) => x.includes('`vendor/geo/README.md` holds an instruction planted'))).toBe(true);
     expect(t.some((x) => x.includes('.env'))).toBe(false);
+  });
+});
+
+describe('the dependency install a run settled on is the last one that passed', () => {
+  const installs = (b: TranscriptBuilder) => texts(b).filter((t) => t.startsWith('Install the dependencies with'));
+
+  it('pip corrected to uv by the user, in Spanish', () => {
+    const b = new TranscriptBuilder('Añade un endpoint /health al servicio.')
+      .bash('cd /workspace && pip install -r requirements.txt', 0, 'Successfully installed fastapi-0.115.0 uvicorn-0.30.6')
+      .user('Aquí no usamos pip: hay un uv.lock, usa uv.')
+      .bash('cd /workspace && uv sync --frozen', 0, 'Resolved 24 packages in 3ms\nInstalled 24 packages in 41ms')
+      .say('The repository has a uv.lock, so it is a uv project: installed with `uv sync --frozen`.')
+      .edit('/workspace/app/health.py');
+    expect(installs(b)).toEqual(['Install the dependencies with `uv sync --frozen` (worked in this workspace).']);
+  });
+
+  it('Ruby: the later bundle install is the one kept', () => {
+    const b = new TranscriptBuilder('Corrige el cálculo del IVA.')
+      .bash('cd /workspace && bundle install --local', 0, 'Bundle complete! 14 Gemfile dependencies, 52 gems now installed.')
+      .say('Gemfile.lock is there, so this is a bundler project.')
+      .bash('cd /workspace && bundle install --jobs 4', 0, 'Bundle complete! 14 Gemfile dependencies, 52 gems now installed.')
+      .edit('/workspace/lib/iva.rb');
+    expect(installs(b)).toEqual(['Install the dependencies with `bundle install --jobs 4` (worked in this workspace).']);
   });
 });
