@@ -48,6 +48,14 @@ describe('a test that failed on its assertions and was fixed in the code teaches
     expect(lessons(b)).toEqual([]);
   });
 
+  it('not: a test that raised before its check (a region the sandbox lacks), fixed in conftest.py', () => {
+    const b = new TranscriptBuilder('Fix the failing upload test.')
+      .bash('cd /workspace && python -m pytest -q tests/test_upload.py', 1, "E   botocore.exceptions.NoRegionError: You must specify a region.\nFAILED tests/test_upload.py::test_upload - botocore.exceptions.NoRegionError: You must specify a region.\n1 failed in 0.30s")
+      .edit('/workspace/tests/conftest.py')
+      .bash('cd /workspace && python -m pytest -q tests/test_upload.py', 0, '3 passed in 0.28s');
+    expect(lessons(b)).toHaveLength(1);
+  });
+
   it('not: a test run that failed on a missing module and passed after a setup command', () => {
     const b = new TranscriptBuilder('Ajoute un test pour le calcul de la TVA.')
       .bash('cd /workspace && python -m pytest -q', 1, "E   ModuleNotFoundError: No module named 'freezegun'\nFAILED tests/test_vat.py::test_rate - ModuleNotFoundError: No module named 'freezegun'\n1 failed in 0.20s")

@@ -9,8 +9,16 @@ import { failedTestNames } from './flaky.js';
  */
 export function failedOnAssertions(output: string): boolean {
   if (failedTestNames(output, 1).length === 0) return false;
-  return !ENVIRONMENT.some((re) => re.test(output));
+  return !RAISED.test(output) && !ENVIRONMENT.some((re) => re.test(output));
 }
+
+/**
+ * An exception other than a failed assertion (`NoRegionError`, `TypeError`, `KeyError`, `IOException`): the test
+ * did not get to its check, and what raised may be the environment (a region, a credential, a file the sandbox
+ * lacks), fixed in a test-setup file (`conftest.py` pinning `AWS_DEFAULT_REGION`). `AssertionError`,
+ * `AssertionFailedError` and the like are the check itself.
+ */
+const RAISED = /\b(?!Assertion)[A-Z]\w*(Error|Exception)\b/;
 
 /**
  * Lines that name a problem of the environment, not of the code under test: whatever a test report around them
