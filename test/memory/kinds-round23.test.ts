@@ -4,7 +4,7 @@
  * - tests that failed on their own assertions and passed after an edit of the repository (a test-setup file
  *   included) or with an option that changes what is checked (`--snapshot-update`, `--rerun-failed`) were fixed
  *   in the code: no "in this environment … what worked" lesson;
- * - "no longer needed" in Gujarati, Malayalam, Bengali and Asturian states a change of the repository, and a
+ * - "no longer needed" in Gujarati, Malayalam, Bengali, Asturian, Swahili and Yoruba states a change of the repository, and a
  *   command said right before such a change after a dash ("from now on run X — Y is no longer needed") belongs to
  *   that fact, not to a preference;
  * - a line of tool output that addresses AI agents or their memory in another language than English ("KI-Agenten,
@@ -89,6 +89,13 @@ describe('"no longer needed" in more languages, and the command said before it, 
     const ast = new TranscriptBuilder("Yá nun usamos Redis: la caché va en memoria. Igua'l testu de la cabecera.").edit('/workspace/src/header.tsx');
     expect(changed(bn)).toHaveLength(1);
     expect(changed(ast)).toHaveLength(1);
+  });
+
+  it('Swahili and Yoruba', () => {
+    const sw = new TranscriptBuilder('Redis haihitajiki tena: akiba sasa iko kwenye kumbukumbu. Rekebisha maandishi ya kichwa.').edit('/workspace/src/header.tsx');
+    const yo = new TranscriptBuilder('Fáìlì `scripts/setup-db.sh` kò sí mọ́: lo `make db` dípò rẹ̀. Ṣe àtúnṣe sí àkọlé ojú-ìwé.').edit('/workspace/src/header.tsx');
+    expect(changed(sw)).toHaveLength(1);
+    expect(changed(yo)).toHaveLength(1);
   });
 
   it('not: a lasting rule said after the change stays a preference too', () => {
