@@ -1,4 +1,5 @@
 import { clipGraphemes } from '../tokens.js';
+import { INSTRUCTION_WORDS_WORLD } from './instruction-words.js';
 /**
  * Picks the lines of a failed command's output that say why it failed, wherever they are (a 300 KB build
  * log often has its one decisive line at the very end). Lines that read like instructions to an agent
@@ -69,5 +70,6 @@ const RESOURCE_MEMORY = /\b(out of memory|memory allocation|allocate memory|memo
 
 /** True when a text reads like an instruction aimed at an agent or its memory (for filters elsewhere). */
 export function looksLikeInstruction(text: string): boolean {
-  return INSTRUCTION_LIKE.test(text.replace(RESOURCE_MEMORY, ' '));
+  const t = text.replace(RESOURCE_MEMORY, ' ');
+  return INSTRUCTION_LIKE.test(t) || INSTRUCTION_WORDS_WORLD.test(t);
 }

@@ -18,9 +18,7 @@ export function repositoryChanges(view: RolloutView): RawMemory[] {
   const out: RawMemory[] = [];
   const users = view.said.filter((s) => s.role === 'user');
   for (const [i, s] of users.entries()) {
-    const parts = clauses(withoutQuotedSentences(s.text));
-    // The change, and right after it what to do now ("Run `npx vitest run` instead"), never the rest of the message.
-    const kept = parts.filter((c, j) => !ONE_OFF.test(c) && (CHANGED.test(c) || (j > 0 && CHANGED.test(parts[j - 1]!) && CONSEQUENCE.test(c))));
+    const kept = changeClauses(s.text);
     if (kept.length === 0) continue;
     const said = kept.join(' ');
     out.push(fact(i === 0 ? `The task states that the repository changed: “${clip(said, 600)}”` : `The user said the repository changed: “${clip(said, 600)}”`, s.line, said));
@@ -38,6 +36,40 @@ export function repositoryChanges(view: RolloutView): RawMemory[] {
     if (said) out.push(fact(`The agent's final message says the repository changed: “${clip(said, 400)}”`, final?.line ?? 1, said));
   }
   return out;
+}
+
+/**
+ * The clauses of what a person typed that state a change of the repository: the change, and what to do now
+ * beside it, never the rest of the message. What to do now follows the change ("Run `npx vitest run` instead")
+ * or precedes it in the same sentence, after a dash ("From now on run `./ci/check.sh` — it starts its own
+ * database, so the service is no longer needed"): the rule and the reason it replaces the old steps are one fact.
+ */
+export function changeClauses(text: string): string[] {
+  const cleaned = withoutQuotedSentences(text);
+  const parts = clauses(cleaned);
+  const isChange = (j: number) => j >= 0 && j < parts.length && !ONE_OFF.test(parts[j]!) && CHANGED.test(parts[j]!);
+  return parts.filter((c, j) => !ONE_OFF.test(c) && (CHANGED.test(c) || (isChange(j - 1) && CONSEQUENCE.test(c)) || ruleBeforeChange(cleaned, parts, j)));
+}
+
+/**
+ * Whether clause `j` of `parts` (the clauses of `text`) is a command said right before a change of the
+ * repository in the same sentence, after a dash: "From now on run `./ci/check.sh` — the service is no longer
+ * needed". It is what the change means for running things here, so it goes with the fact, not with the
+ * preferences. (A rule said after the change, "… no longer used; instead always run `x` before a commit",
+ * stays a preference as well.)
+ */
+export function ruleBeforeChange(text: string, parts: string[], j: number): boolean {
+  const next = parts[j + 1];
+  const c = parts[j]!;
+  return next !== undefined && !ONE_OFF.test(next) && CHANGED.test(next) && !CHANGED.test(c) && /`[^`]+`/.test(c) && dashBetween(text, c, next);
+}
+
+/** Whether `next` follows `clause` in `text` after a dash (— or –), not after a sentence end. */
+export function dashBetween(text: string, clause: string, next: string): boolean {
+  const at = text.indexOf(clause);
+  if (at < 0) return false;
+  const rest = text.slice(at + clause.length);
+  return /^\s+[—–]\s+/.test(rest) && rest.replace(/^\s+[—–]\s+/, '').startsWith(next);
 }
 
 /**

@@ -2,7 +2,8 @@
  * The word lists of `durable.ts` in the languages neither it nor `durable-more.ts` has: Icelandic, Welsh, Irish,
  * Maltese, Albanian, Basque, Galician, Afrikaans, Azerbaijani, Uzbek, Kazakh, Macedonian, Serbian (Cyrillic),
  * Belarusian, Georgian, Armenian, Mongolian, Urdu, Marathi, Nepali, Gujarati, Punjabi, Tamil, Telugu, Kannada,
- * Malayalam, Sinhala, Amharic, Estonian word orders (`ei kasuta enam`), Burmese, Khmer and Lao.
+ * Malayalam, Sinhala, Amharic, Estonian word orders (`ei kasuta enam`), Burmese, Khmer, Lao, Bengali and (for "no
+ * longer" only) Asturian, Swahili and Yoruba.
  * A person writes to an agent in their own language; these are closed-class words only (time, scope, "always",
  * "never", "this time", "no longer"): they decide the kind of a sentence, never its lesson.
  */
@@ -49,7 +50,7 @@ export const WORLD_ONE_OFF = [
 /** "We switched to …", "no longer …": the repository changed. */
 export const WORLD_CHANGED = [
   latin(
-    'ekki lengur|skiptum yfir í|fluttum yfir í|mwyach|a thuilleadh|nuk e përdorim më|nuk përdorim më|nuk nevojitet më|nuk është më|e kemi kaluar|kaluam në|ez da jada|jada ez|ez dugu gehiago|ez dugu jada|migratu dugu|aldatu dugu|xa non|nie meer nie|oorgeskakel na|artıq istifadə etmirik|artıq lazım deyil|keçdik|endi ishlatmaymiz|endi kerak emas|ei kasuta enam|ei ole enam|pole enam|ei vaja enam',
+    'ekki lengur|skiptum yfir í|fluttum yfir í|mwyach|a thuilleadh|nuk e përdorim më|nuk përdorim më|nuk nevojitet më|nuk është më|e kemi kaluar|kaluam në|ez da jada|jada ez|ez dugu gehiago|ez dugu jada|migratu dugu|aldatu dugu|xa non|nie meer nie|oorgeskakel na|artıq istifadə etmirik|artıq lazım deyil|keçdik|endi ishlatmaymiz|endi kerak emas|ei kasuta enam|ei ole enam|pole enam|ei vaja enam|yá nun|ya nun|haihitajiki tena|hazihitajiki tena|haipo tena|hakuna tena|kò sí mọ́|kò nílò mọ́|a kò lò mọ́',
   ),
-  '(енді қолданбаймыз|көштік|повеќе не|веће не|више не користимо|больш не|ужо не|აღარ|այլևս|այլեւս|ашиглахаа больсон|اب استعمال نہیں|اب ضرورت نہیں|منتقل ہو گئے|منتقل کر دیا|आता वापरत नाही|आता गरज नाही|अब प्रयोग गर्दैनौं|હવે ઉપયોગ નથી|ਹੁਣ ਨਹੀਂ ਵਰਤਦੇ|இனி பயன்படுத்துவதில்லை|இனி தேவையில்லை|மாறிவிட்டோம்|ఇక వాడటం లేదు|ಇನ್ನು ಬಳಸುವುದಿಲ್ಲ|ഇനി ഉപയോഗിക്കുന്നില്ല|තවදුරටත් භාවිතා නොකරමු|ከእንግዲህ አንጠቀምም)',
+  '(енді қолданбаймыз|көштік|повеќе не|веће не|више не користимо|больш не|ужо не|აღარ|այլևս|այլեւս|ашиглахаа больсон|اب استعمال نہیں|اب ضرورت نہیں|منتقل ہو گئے|منتقل کر دیا|आता वापरत नाही|आता गरज नाही|अब प्रयोग गर्दैनौं|હવે ઉપયોગ નથી|હવે જરૂર નથી|હવે જરૂરી નથી|আর দরকার নেই|আর প্রয়োজন নেই|আর ব্যবহার করি না|ਹੁਣ ਲੋੜ ਨਹੀਂ|ఇక అవసరం లేదు|ಇನ್ನು ಅಗತ್ಯವಿಲ್ಲ|ഇനി ആവശ്യമില്ല|ഇനി[^.\n]{0,80}േണ്ടതില്ല|ਹੁਣ ਨਹੀਂ ਵਰਤਦੇ|இனி பயன்படுத்துவதில்லை|இனி தேவையில்லை|மாறிவிட்டோம்|ఇక వాడటం లేదు|ಇನ್ನು ಬಳಸುವುದಿಲ್ಲ|ഇനി ഉപയോഗിക്കുന്നില്ല|තවදුරටත් භාවිතා නොකරමු|ከእንግዲህ አንጠቀምም)',
 ];

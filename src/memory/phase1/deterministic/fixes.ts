@@ -3,6 +3,7 @@ import { andedBefore, essentialCommand, filesWrittenBy, sameCommand, splitComman
 import { errorLines } from '../error-lines.js';
 import { jobOf } from '../command-job.js';
 import { failedTestNames } from './flaky.js';
+import { failedOnAssertions } from './code-fix.js';
 import { narrowedTo } from './narrowed.js';
 import { readOnlyCommand, setsUpService } from './services.js';
 import { segmentOutcome } from '../outcome.js';
@@ -299,6 +300,7 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
   // Only a rerun with nothing but looking in between is identical: a service started or anything else run is a change.
   if (fix.changes.length === 0 && !fix.changedBetween && failures.every((f) => sameRun(f, fix))) return flakyTest(failures, fix);
   if (unchanged && fix.changes.length === 0) return undefined; // another spelling of the same command passed: a retry, no lesson
+  if (fixedInCode(failures, fix)) return undefined;
   // A procedure is something to do again before the command; an edit of the repository was done once (issue 12 item 5).
   const needsSetup = unchanged && fix.changes.some((c) => !c.oneTime);
   const parts = failures.map((f, i) => {
@@ -346,6 +348,18 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
     importance: first.seg.category === 'system' || first.seg.category === 'install' || first.seg.category === 'build' ? 4 : 3,
     keywords: keywordsOf([first.seg.key, fix.resolverSeg.key, ...failures.flatMap((f) => errorLines(f.step.output ?? '', 1))]),
   };
+}
+
+/**
+ * Tests that failed on their own assertions and then passed after edits of the repository only, or with an
+ * option added to the same runner (`--snapshot-update`, `--rerun-failed`): a bug fixed in code, or a check
+ * changed, teaches no environment lesson (round 23; `code-fix.ts`). A setup command or a file outside the
+ * workspace among the changes keeps the lesson: that part is about the environment.
+ */
+function fixedInCode(failures: Failure[], fix: Fix): boolean {
+  if (failures.some((f) => f.seg.category !== 'test' || !failedOnAssertions(f.step.output ?? ''))) return false;
+  if (fix.changedBetween && fix.changes.length === 0) return false;
+  return fix.changes.every((c) => c.oneTime && c.text.startsWith('changing '));
 }
 
 /**

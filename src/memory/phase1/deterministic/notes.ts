@@ -10,8 +10,13 @@ import { cueHeading, INLINE_HEADING, NOTES_HEADING } from './notes-headings.js';
 /** Something concrete the next run can act on: a command in a code span, a path or file name, a `CONSTANT_NAME`. */
 const CONCRETE = /`[^`\n]{2,}`|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|(?:^|[\s(])(?:\.{0,2}\/)?[\w.-]+\/[\w./*-]+|\b[\w*-]+\.(?:[a-z]{1,5})\b(?![\w(])/i;
 
-/** The agent calls something it read hostile: planted, injected, malicious (en, de, es, fr, and the rest by its English). */
-const HOSTILE = /\b(planted|injected|prompt[- ]injection|malicious|untrusted)\b|\b(tells?|telling|asks?|instructs?|aimed at|addressed to|meant for) (the |any |ai |coding |llm )*agents?\b|\b(eingeschleust|bösartig|inyectad[oa]|malicios[oa]|injecté|malveillant)/i;
+/**
+ * The agent calls something it read hostile: planted, injected, malicious (en, de, es, fr, it, pt, nl, pl, sv, tr,
+ * ru, uk, zh, ja, ko, vi). Said in any of them, the note becomes a warning naming the file: kept as a plain note,
+ * it repeated what the planted text asks ("… tells agents to run a remote script and send the SSH key").
+ */
+const HOSTILE =
+  /\b(planted|injected|prompt[- ]injection|malicious|untrusted)\b|\b(tells?|telling|asks?|instructs?|aimed at|addressed to|meant for) (the |any |ai |coding |llm )*agents?\b|\b(eingeschleust|bösartig|inyectad[oa]|malicios[oa]|injecté|malveillant)|(?<![\p{L}])(iniettat[oaie]|iniezione|injetad[oa]|injeção|geïnjecteerd|injectie|wstrzyknięt\p{L}*|złośliw\p{L}*|injicerad|skadlig|enjeksiyon\p{L}*|kötü amaçlı|инъекци\p{L}*|внедрённ\p{L}*|вредоносн\p{L}*|шкідлив\p{L}*|ін.єкці\p{L}*|chèn lệnh|độc hại)(?![\p{L}])|注入|恶意|惡意|インジェクション|悪意|인젝션|악성/iu;
 
 /**
  * What the agent wrote down for later in its final message (issue 12), when it ended the run itself: the items

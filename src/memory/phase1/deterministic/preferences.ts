@@ -1,6 +1,7 @@
 import type { RawMemory } from '../../types.js';
 import type { RolloutView } from '../rollout.js';
 import { adoptedRules } from './adopted.js';
+import { dashBetween, ruleBeforeChange, withoutQuotedSentences } from './changes.js';
 import { CHANGED, ONE_OFF, clauses, statesLastingRule } from './durable.js';
 import { clip, keywordsOf } from './text.js';
 
@@ -11,7 +12,8 @@ import { clip, keywordsOf } from './text.js';
  * lasting clauses are kept, never the one-off part beside them ("reformat that file", "don't push this
  * branch"); one-off instructions, orders about this run and the task itself stay in the rollout summary.
  * A mid-run message with no lasting wording a list knows may still hold a rule the run adopted (`adopted.ts`).
- * A statement that the repository changed is a fact (`changes.ts`), not a preference.
+ * A statement that the repository changed is a fact (`changes.ts`), not a preference, and so is the rule said
+ * beside it as what to do now.
  */
 export function userPreferences(view: RolloutView): RawMemory[] {
   const users = view.said.filter((s) => s.role === 'user');
@@ -51,11 +53,14 @@ export function userPreferences(view: RolloutView): RawMemory[] {
  * are left to `changes.ts`.
  */
 function lastingClauses(text: string): string[] {
-  const parts = clauses(text).filter((c) => !CHANGED.test(c));
+  // What a change of the repository says to do now ("from now on run X — Y is no longer needed") is part of that fact.
+  const all = clauses(withoutQuotedSentences(text));
+  const leading = new Set(all.filter((_, j) => ruleBeforeChange(text, all, j)));
+  const parts = clauses(text).filter((c) => !CHANGED.test(c) && !leading.has(c));
   const kept: string[] = [];
   parts.forEach((c, i) => {
     // "Never put secrets in home.nix — use sops-nix for them": what follows a dash spells out the rule before it.
-    if (i > 0 && kept.at(-1)?.endsWith(parts[i - 1]!) && dashAfter(text, parts[i - 1]!, c) && !ONE_OFF.test(c) && !DEICTIC.test(c) && !/[?？]\s*$/.test(c)) {
+    if (i > 0 && kept.at(-1)?.endsWith(parts[i - 1]!) && dashBetween(text, parts[i - 1]!, c) && !ONE_OFF.test(c) && !DEICTIC.test(c) && !/[?？]\s*$/.test(c)) {
       kept[kept.length - 1] = `${kept.at(-1)} — ${c}`;
       return;
     }
@@ -64,12 +69,6 @@ function lastingClauses(text: string): string[] {
     else if (isLasting(c) || (i + 1 < parts.length && isLasting(parts[i + 1]!) && ANAPHORIC.test(parts[i + 1]!))) kept.push(c);
   });
   return isAcknowledgement(kept.join(' ')) ? [] : kept;
-}
-
-/** Whether `next` follows `clause` in `text` after a dash (— or –), not after a sentence end. */
-function dashAfter(text: string, clause: string, next: string): boolean {
-  const at = text.indexOf(clause);
-  return at >= 0 && new RegExp(`^\\s+[—–]\\s+`).test(text.slice(at + clause.length)) && text.slice(at + clause.length).replace(/^\s+[—–]\s+/, '').startsWith(next);
 }
 
 const isLasting = (c: string): boolean => statesLastingRule(c) && !DEICTIC.test(c);

@@ -106,7 +106,9 @@ export function commandsThatWorked(view: RolloutView, known: string[], preferenc
     const segs = splitCommand(cmdText);
     for (const seg of workSegments(segs)) {
       if (segmentOutcome(step, segs, seg) !== 'passed') continue;
-      if (seg.category === 'install' && isDependencyInstall(seg)) install ??= { cmd: essentialCommand(segs, seg), step, seg };
+      // The last install that passed is the one the run settled on: a first `npm install` that the user then
+      // corrected ("we always use pnpm here") is not how to install, the `pnpm install` after it is.
+      if (seg.category === 'install' && isDependencyInstall(seg)) install = { cmd: essentialCommand(segs, seg), step, seg };
       // Output sent to /dev/null cannot show failing tests: a 0 from it is only an exit code, which may lie.
       const isTest = seg.category === 'test' || (seg.category === 'other' && namedAsTests.some((n) => sameCommand(n, seg)));
       // Inside a loop (`for i in $(seq 1 20); do lune run tests | tail -n 1; done`) the suite is being rerun to
