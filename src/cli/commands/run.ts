@@ -205,6 +205,15 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
 }
 
 /**
+ * The snapshot that holds this run's code: its branch's when another session moved the head first (the head then
+ * holds that session's code: trial 23 F14, `run --apply` wrote the other run's changes and not its own), else the
+ * head, else the workspace snapshot; `undefined` when the run left none.
+ */
+export function runCodeSnapshot(r: Pick<SessionResult, 'branch' | 'head' | 'workspaceSnapshot'>): string | undefined {
+  return r.branch?.snapshot ?? r.head ?? r.workspaceSnapshot ?? undefined;
+}
+
+/**
  * The host directory is never changed by a run: say so, where the result is, and the command that brings it
  * back (or what `--apply` wrote).
  */
@@ -212,6 +221,15 @@ function whereTheResultIs(r: SessionResult, host: { dir: string; applied?: Apply
   const g = host.storeFlags ?? '';
   if (r.cancelled) return ['', `ended before the model's first reply: nothing was done, so nothing was saved (no snapshot, no rollout); ${host.dir} was not changed.`];
   if (host.applied) return ['', describeApply(host.applied)];
+  // Code that lost the race is on its branch; the head holds the other session's (trial 23 F7: "bring it" applied that).
+  if (r.branch) {
+    return [
+      '',
+      `${host.dir} was not changed: this run's code is on branch ${r.branch.name} (snapshot ${r.branch.snapshot}), not on the head of lineage ${r.lineage}, which holds another session's.`,
+      `  see it:   mnemara snapshot patch${g} ${r.branch.snapshot} -w ${shellWord(host.dir)}`,
+      `  bring it: mnemara apply${g} -w ${shellWord(host.dir)} --from ${r.branch.name}`,
+    ];
+  }
   const result = r.head ?? r.workspaceSnapshot;
   if (!result) return ['', `${host.dir} was not changed, and the run left no snapshot.`];
   return [
@@ -341,7 +359,7 @@ export function registerRunCommand(program: Command): void {
         },
       );
       // --apply: the run's changes into the host directory, only when the agent completed and a snapshot exists.
-      const target = result.head ?? result.workspaceSnapshot;
+      const target = runCodeSnapshot(result);
       let applied: ApplyResult | undefined;
       let applyError: unknown;
       if (opts.apply && result.outcome === 'completed' && target) {
