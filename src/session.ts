@@ -23,7 +23,7 @@ import { runAgentStep, sessionModelClient } from './session/agent-step.js';
 import { eventSink, progressOf, step } from './session/context.js';
 import { diffLessons, readEntries } from './session/lessons.js';
 import { readMemoryBlock, runPipelineOn } from './session/memory-step.js';
-import { adoptOrphans, endSessionRecord, markSessionRestored, openSessionScratch, recordSessionStart, removeDeadScratch, removeSpentRecords } from './session/orphans.js';
+import { adoptOrphans, endSessionRecord, markSessionRestored, openSessionScratch, recordRunClock, recordSessionStart, removeDeadScratch, removeSpentRecords } from './session/orphans.js';
 import { HeadPublisher } from './session/publish.js';
 import { pendingOnBranch } from './session/pending-branch.js';
 import { rescueStrandedSandboxes, sessionHasSandbox } from './session/stranded.js';
@@ -141,7 +141,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
   );
   emit({ type: 'started', rolloutId, lineage, lineageSource, ...(branch ? { branch } : {}), transcriptPath });
   // The parent of its workspace snapshot (step 6), kept where a rescue after a kill finds it.
-  await recordSessionStart(config.home, rolloutId, start.snapshotId ?? start.headAtStart ?? null);
+  await recordSessionStart(config.home, rolloutId, start.snapshotId ?? start.headAtStart ?? null, start.kind === 'fresh' || start.kind === 'memory-from' ? workspace : undefined);
 
   // A fresh copy is checked against the limits its workspace snapshot will apply before anything is copied: a
   // file no snapshot could hold would otherwise be copied in and refused only after the agent's whole run.
@@ -248,6 +248,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     // 5. Run the agent; its failures are outcomes. The transcript is appended on the host as the run goes. The
     // sandbox clock marks what the run creates (credential files are looked for among those, step 6).
     const runClock = await sandboxClock(sandbox);
+    await recordRunClock(config.home, rolloutId, runClock);
     const run = await step('agent', emit, timings, () =>
       runAgentStep({ sandbox, client, config, task: options.task, memoryBlock: memory.block, rolloutId, transcriptPath, emit, options }),
       (r) => `${r.outcome} after ${r.turns} turns`,

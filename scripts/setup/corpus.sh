@@ -42,7 +42,7 @@ setup_corpus() {
     return
   fi
   mkdir -p "$cache" || { record corpus "cannot create $cache (set MNEMARA_CORPUS_DIR to a writable directory)" "$t0"; return; }
-  say "caching the real-project test corpus ($CORPUS_PACKAGE@$CORPUS_VERSION + dev dependencies, ~350 MB) in $dest; log $log"
+  say "caching the real-project test corpus ($CORPUS_PACKAGE@$CORPUS_VERSION + dev dependencies, ~400 MB) in $dest; log $log"
   local attempt tmp
   for attempt in $(seq 1 "$CORPUS_ATTEMPTS"); do
     tmp=$(mktemp -d "$cache/.tmp-XXXXXX")

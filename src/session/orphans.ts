@@ -48,6 +48,14 @@ export interface SessionRecord {
    * is resolved.
    */
   start?: string | null;
+  /**
+   * The host directory a fresh copy (or a first run with another lineage's memory) was made from: a rescue after a
+   * kill tells the user's files there from the files the run wrote, and leaves the latter out when they hold a
+   * token, as the session would have (trial 23 F13). Absent for snapshot starts and in older records.
+   */
+  workspace?: string;
+  /** The sandbox's clock when the agent started (seconds): what the run wrote is newer. Absent before the agent ran. */
+  runClock?: number;
 }
 
 /** What is orphaned on one lineage: transcripts on no head, and snapshots holding rollouts on no head. */
@@ -373,8 +381,13 @@ export async function markSessionRestored(home: string, rolloutId: string): Prom
  * Records the snapshot a session's workspace starts from (`SessionRecord.start`; `null` for a fresh copy), as
  * soon as the start is resolved (best effort: a failure is logged, and a rescue then has no base).
  */
-export async function recordSessionStart(home: string, rolloutId: string, start: string | null): Promise<void> {
-  await patchSessionRecord(home, rolloutId, { start }, 'record the start snapshot in the session record');
+export async function recordSessionStart(home: string, rolloutId: string, start: string | null, workspace?: string): Promise<void> {
+  await patchSessionRecord(home, rolloutId, { start, ...(workspace !== undefined ? { workspace } : {}) }, 'record the start snapshot in the session record');
+}
+
+/** Records the sandbox's clock when the agent started (`SessionRecord.runClock`; best effort: a failure is logged). */
+export async function recordRunClock(home: string, rolloutId: string, runClock: number | null): Promise<void> {
+  if (runClock !== null) await patchSessionRecord(home, rolloutId, { runClock }, 'record the run clock in the session record');
 }
 
 /**

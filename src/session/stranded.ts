@@ -32,8 +32,10 @@ import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
 import type { SnapshotStore } from '../snapshot/types.js';
+import type { DirectoryStore } from '../snapshot/store/dir-store.js';
 import { endSessionRecord, readSessionRecord } from './orphans.js';
-import { redactLayoutInSandbox } from './redact-notes.js';
+import { inHostCheckout, type WasThere } from './credential-files.js';
+import { prepareWorkspace } from './prepare-snapshot.js';
 import { snapshotSandbox } from './snapshot-sandbox.js';
 import { tryClaim } from './claim.js';
 
@@ -61,6 +63,8 @@ export interface GoneSandbox {
   unrestored: boolean;
   /** The snapshot its session started from (`SessionRecord.start`); `null`: a fresh copy, or not recorded. */
   start: string | null;
+  /** What a rescue needs to tell the run's files from the user's (`SessionRecord`): the host checkout of a fresh copy, the run's clock and its start (ISO). */
+  record?: { workspace?: string; runClock?: number; startedAt: string };
 }
 
 /**
@@ -95,7 +99,7 @@ export async function findGoneSandboxes(store: SnapshotStore, home: string, line
     }
     const stranded = record !== null && !unrestored && savedIn === null;
     const killed = record !== null && !record.endedAt;
-    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded, killed, savedIn, unowned, unrestored, start: record?.start ?? null });
+    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded, killed, savedIn, unowned, unrestored, start: record?.start ?? null, ...(record ? { record: { startedAt: record.startedAt, ...(record.workspace !== undefined ? { workspace: record.workspace } : {}), ...(record.runClock !== undefined ? { runClock: record.runClock } : {}) } } : {}) });
   }
   return out;
 }
@@ -200,14 +204,24 @@ async function rescueOne(g: GoneSandbox, store: SnapshotStore, home: string, lay
     const sandbox = await DockerSandbox.attach(g.containerId);
     if (g.stranded) {
       onProgress?.({ step: 'recover', phase: 'progress', message: `snapshotting the workspace of stranded sandbox ${g.name} (rollout ${g.rolloutId})` });
-      // What the killed run left running (its command included) would keep writing while the tree is read.
-      await sandbox.stopLeftoverProcesses();
-      await redactLayoutInSandbox(sandbox, layout);
       // On the snapshot it started from, as its session would have: its notes and MEMORY.md edits then merge
       // three-way, not as conflicts (`orphan-notes.ts`). A start the store no longer has leaves it without one.
       const parent = g.start ? await store.get(g.start).catch(() => null) : null;
+      // The session's own step 6: leftover processes stopped, notes redacted, and the credential and token files
+      // the run wrote set aside (a rescue snapshotted a `.env` with a live key the session would have left out:
+      // trial 23 F13).
+      const prepared = await prepareWorkspace(sandbox, {
+        home,
+        rolloutId: g.rolloutId,
+        layout,
+        runClock: rescueClock(g),
+        wasThere: await wasThereAtStart(g, parent ? store : null),
+        keep: false,
+        ...(onProgress ? { onProgress } : {}),
+      });
       const rolloutIds = [...new Set([...(parent?.rolloutIds ?? []), g.rolloutId])];
-      const m = await snapshotSandbox(sandbox, store, { lineage: rescue.lineage, kind: 'workspace', parent: parent?.id ?? null, rolloutIds, ...(onProgress ? { onProgress } : {}) });
+      const skipped = prepared.skipped;
+      const m = await snapshotSandbox(sandbox, store, { lineage: rescue.lineage, kind: 'workspace', parent: parent?.id ?? null, rolloutIds, ...(skipped.length ? { skipped } : {}), ...(onProgress ? { onProgress } : {}) });
       rescue.snapshot = m.id;
     }
     await sandbox.close();
@@ -226,6 +240,35 @@ async function rescueOne(g: GoneSandbox, store: SnapshotStore, home: string, lay
     log.warn({ ...rescue }, rescue.gone ? 'a stranded sandbox was removed before its work was saved' : 'could not rescue a stranded sandbox; it is left running');
   }
   return rescue;
+}
+
+/**
+ * The clock from which a rescue counts files as the run's (sandbox seconds): the one the session recorded when its
+ * agent started, else its start time less a minute (the sandbox shares the host's clock), so what the restore
+ * wrote is looked at too and told apart by `wasThereAtStart`.
+ */
+function rescueClock(g: GoneSandbox): number | null {
+  if (g.record?.runClock !== undefined) return g.record.runClock;
+  const started = g.record ? Date.parse(g.record.startedAt) : Number.NaN;
+  return Number.isFinite(started) ? started / 1000 - 60 : null;
+}
+
+/**
+ * Whether a path was in the workspace before the run: in the start snapshot's tree, or in the host checkout a
+ * fresh copy was made from; `'unknown'` (such a file is kept, and named) when the session recorded neither.
+ */
+async function wasThereAtStart(g: GoneSandbox, store: SnapshotStore | null): Promise<WasThere> {
+  const treeOf = (store as Partial<Pick<DirectoryStore, 'tree'>> | null)?.tree?.bind(store);
+  if (g.start && treeOf) {
+    const tree = await treeOf(g.start).catch(() => null);
+    if (tree) {
+      const paths = new Set<string>();
+      for (const { path } of tree.walk()) paths.add(path);
+      return (rel) => paths.has(rel);
+    }
+  }
+  if (g.record?.workspace) return inHostCheckout(g.record.workspace);
+  return () => 'unknown';
 }
 
 /** Whether container `id` still exists; `true` when the engine cannot be asked (nothing is claimed gone then). */
