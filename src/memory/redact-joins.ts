@@ -81,8 +81,10 @@ export function joinToLength(text: string, isWholeToken: (head: string) => boole
     while (start > done && brk - start < 512 && HEAD_CHAR.test(text.charAt(start - 1))) start--;
     const head = text.slice(start, brk);
     const prefix = HEAD_PREFIX.exec(head);
-    if (!prefix || head.length <= prefix[0].length) continue;
+    if (!prefix) continue;
     const length = FIXED_LENGTH.find(([re]) => re.test(head))?.[1];
+    // A bare prefix at a line's end (`ghp_` ⏎ its 36 characters, trial 23 F1) only by the fixed length.
+    if (head.length === prefix[0].length && length === undefined) continue;
     let joined = head;
     let end = -1;
     // Parts while the token is short of its fixed length; joined only when they make it exactly that long.

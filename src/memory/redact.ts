@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 19;
+export const REDACTION_VERSION = 20;
 
 import type { SecretKind } from './redact-kinds.js';
 

@@ -364,6 +364,14 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'hex key after a chain name', text: 'fork: https://rpc.nodes.example/arbitrum/3c9e1e2d4b5a6978c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f6a7b8c9d0e1f2fa4e', secret: '3c9e1e2d4b5a6978c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f6a7b8c9d0e1f2fa4e', kind: 'secret' },
   { name: 'mixed-case key after a websocket host', text: 'WS_URL=wss://go.chain-gw.example/Ab3FAKE9dE4fG5hJ6kL7mN8pQ9rS0tU1', secret: 'Ab3FAKE9dE4fG5hJ6kL7mN8pQ9rS0tU1', kind: 'secret' },
   { name: 'a short key after /v2/', text: 'NODE_URL=https://eth-main.g.nodes.example/v2/FAKEq7Lm2Xz9Rb4Wd', secret: 'FAKEq7Lm2Xz9Rb4Wd', kind: 'secret' },
+  // Trial 23 F1 and F11.
+  { name: 'Italian: il segreto è X', text: 'il segreto è BasilicoFAKE77 per staging', secret: 'BasilicoFAKE77', kind: 'secret' },
+  { name: 'Russian password with a Cyrillic value', text: 'пароль: МедведьFAKE77Лес', secret: 'МедведьFAKE77Лес', kind: 'password' },
+  { name: 'set PASSWORD to X', text: 'before that set PASSWORD to QuinceFAKE88 in the CI settings', secret: 'QuinceFAKE88', kind: 'password' },
+  { name: 'a token split right after its prefix', text: "printf 'ghp_\\nFAKE567890abcdefghijABCDEFGHIJ123456\\n'", secret: 'FAKE567890abcdefghijABCDEFGHIJ123456', kind: 'github_token' },
+  { name: 'login as user:password', text: 'deploy, then login as admin:AdminFAKE88Pw', secret: 'AdminFAKE88Pw', kind: 'password' },
+  { name: 'user X, pass Y', text: 'staging: user admin, pass StgFAKE77pw', secret: 'StgFAKE77pw', kind: 'password' },
+  { name: 'basic auth X / Y', text: 'the proxy wants basic auth admin / PxFAKE99pw', secret: 'PxFAKE99pw', kind: 'password' },
   { name: 'short token head folded in a printf', text: "printf 'ghp_FAKE1\\nlitAbCdEfGhIjKl\\n\\nMnOpFAKEStUvWx12\\n' > t", secret: 'MnOpFAKEStUvWx12', kind: 'github_token' },
 ];
 
