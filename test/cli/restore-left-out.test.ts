@@ -4,7 +4,7 @@
  * took the snapshot had warned once. `snapshot restore` now says what the snapshot and those it builds on left
  * out (in `--json` as `leftOut`).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -44,4 +44,25 @@ describe('snapshot restore of a chain that left a path out', () => {
     const some = await cli('snapshot', 'restore', 'deep', join(tempDir(), 'some'), '--path', 'top.txt', '--json');
     expect((JSON.parse(some.stdout) as { leftOut: unknown[] }).leftOut).toEqual([]);
   }, 120_000);
+
+  // Trial 23 F10: after `snapshot prune --keep 1` the head's parent is gone; the restore wrote the whole tree and then
+  // ended with NOT_FOUND, exit 2, while walking the chain for this note.
+  it('restores a head whose parent was pruned, exit 0', async () => {
+    const home = tempDir();
+    const ws = tempDir();
+    writeFileSync(join(ws, 'a.txt'), 'a\n');
+    const cli = (...args: string[]) => execa(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { MNEMARA_HOME: home }, reject: false });
+    expect((await cli('snapshot', 'create', ws, '--lineage', 'p')).exitCode).toBe(0);
+    writeFileSync(join(ws, 'b.txt'), 'b\n');
+    expect((await cli('snapshot', 'create', ws, '--lineage', 'p')).exitCode).toBe(0);
+    const pruned = await cli('snapshot', 'prune', '--lineage', 'p', '--keep', '1', '--json');
+    expect(pruned.exitCode, pruned.stderr).toBe(0);
+    expect((JSON.parse(pruned.stdout) as { removedSnapshots: string[] }).removedSnapshots).toHaveLength(1);
+    const out = join(tempDir(), 'out');
+    const r = await cli('snapshot', 'restore', 'p', out, '--json');
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { leftOut: unknown[] }).leftOut).toEqual([]);
+    expect(readFileSync(join(out, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(readFileSync(join(out, 'b.txt'), 'utf8')).toBe('b\n');
+  }, 60_000);
 });
