@@ -110,7 +110,9 @@ export function judgeAgentEdits(edits: AgentMemoryEdits, view: RolloutView, writ
     }
     const why = supportsCorrection(was.text, text, ev);
     if (!why) {
-      out.rejected.push({ change, id: e.id, text, why: `no evidence in the transcript that "${clipped(was.text)}" is wrong; the entry stays` });
+      // The old text is redacted too: this reason is printed in a warning, and a repository's MEMORY.md held a token
+      // that went to stderr in clear (trial 23 F9).
+      out.rejected.push({ change, id: e.id, text, why: `no evidence in the transcript that "${clipped(redact(was.text))}" is wrong; the entry stays` });
       continue;
     }
     out.memories.push(asMemory(e, text));
@@ -119,7 +121,7 @@ export function judgeAgentEdits(edits: AgentMemoryEdits, view: RolloutView, writ
   for (const e of gone) {
     if (replaced.has(e.id)) continue;
     if (supportsDeletion(e, ev)) out.retired.push({ entry: e, reason: 'deleted', rolloutId: edits.rolloutId });
-    else out.rejected.push({ change: 'delete', id: e.id, text: e.text, why: 'deleted without evidence in the transcript that it is wrong; the entry stays' });
+    else out.rejected.push({ change: 'delete', id: e.id, text: redact(e.text), why: 'deleted without evidence in the transcript that it is wrong; the entry stays' });
   }
   return out;
 }
