@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { MnemaraError } from './errors.js';
 import { mnemaraHome } from './paths.js';
+import { AgentConfigSchema } from './agent.js';
+import { SandboxConfigSchema } from './sandbox.js';
 import {
   ENV_ALIASES,
   MnemaraConfigSchema,
@@ -180,11 +182,29 @@ function readConfigFile(file: string): [string, unknown][] {
 }
 
 /**
+ * Limits a workspace's own config file may lower but not raise above their defaults: how long a command runs (ms),
+ * how much of its output the model sees (bytes), and what a run may spend (turns, tokens).
+ */
+const CAPS: Record<string, number> = (() => {
+  const sandbox = SandboxConfigSchema.parse({});
+  const agent = AgentConfigSchema.parse({});
+  return { 'sandbox.execTimeoutMs': sandbox.execTimeoutMs, 'sandbox.maxOutputBytes': sandbox.maxOutputBytes, 'agent.maxTurns': agent.maxTurns, 'agent.maxTokens': agent.maxTokens };
+})();
+
+/**
  * A workspace's own config file travels with the repository, which may be someone else's: it must not choose
  * where the API key is sent or weaken the sandbox. Throws `INVALID_CONFIG` naming the options it tried.
  */
 function refuseTrusted(file: string, entries: [string, unknown][]): void {
   const tried = entries.map(([path]) => path).filter((path) => BY_PATH.get(path)?.trusted);
+  // Limits it may tighten but not loosen: a 27-hour command timeout, a 1 GB output cap or a billion-token spend
+  // chosen by whoever wrote the repository were taken as they were (trial 23 F8).
+  const raised = entries.filter(([path, value]) => path in CAPS && typeof value === 'number' && value > CAPS[path]!);
+  if (raised.length) {
+    throw new MnemaraError('INVALID_CONFIG', `${file} raises ${raised.map(([path, value]) => `${path} to ${String(value)} (default ${CAPS[path]})`).join(', ')}, which a workspace's own config file may only lower`, {
+      hint: 'A repository may not be yours: it may make these limits stricter, not looser. Raise them with --set option=value, an environment variable, $MNEMARA_HOME/config.json or --config FILE.',
+    });
+  }
   if (tried.length === 0) return;
   throw new MnemaraError('INVALID_CONFIG', `${file} sets ${tried.join(', ')}, which a workspace's own config file may not set`, {
     hint:

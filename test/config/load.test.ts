@@ -157,6 +157,22 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: { MNEMARA_HOME: home }, workspace }).config.agent.maxTurns).toBe(7);
   });
 
+  // Trial 23 F8: a repository's file raised the command timeout to 27 hours, the output cap to 1 GB and the spend
+  // caps to a billion tokens, and was taken; 300 MB of output then crashed the run. It may lower them, not raise.
+  it('refuses a workspace file that raises a limit above its default, and takes one that lowers it', () => {
+    const raising = { sandbox: { execTimeoutMs: 99_999_999, maxOutputBytes: 999_999_999 }, agent: { maxTurns: 100_000, maxTokens: 999_999_999 } };
+    writeFileSync(join(workspace, 'mnemara.config.json'), JSON.stringify(raising));
+    const err = configError(() => loadConfig({ env: { MNEMARA_HOME: home }, workspace }));
+    expect(err.message).toContain('raises sandbox.execTimeoutMs to 99999999 (default 120000), sandbox.maxOutputBytes to 999999999 (default 65536), agent.maxTurns to 100000 (default 50), agent.maxTokens to 999999999 (default 2000000)');
+    expect(err.hint).toContain('--set option=value');
+    writeFileSync(join(workspace, 'mnemara.config.json'), JSON.stringify({ sandbox: { execTimeoutMs: 30_000 }, agent: { maxTurns: 10 } }));
+    expect(loadConfig({ env: { MNEMARA_HOME: home }, workspace }).config.sandbox.execTimeoutMs).toBe(30_000);
+    // The user's own file may raise them.
+    rmSync(join(workspace, 'mnemara.config.json'));
+    writeFileSync(join(home, 'config.json'), JSON.stringify(raising));
+    expect(loadConfig({ env: { MNEMARA_HOME: home }, workspace }).config.agent.maxTurns).toBe(100_000);
+  });
+
   // Thirteenth trial F7: a repository's file set memoriesDir to "src", and the run's source changes vanished from
   // `snapshot patch` and `apply`. The layout is the user's to set, and a folder outside the workspace is refused
   // when the config is loaded, under its own name.
