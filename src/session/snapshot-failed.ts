@@ -27,7 +27,7 @@ export async function snapshotFailed(err: unknown, sandbox: Sandbox, transcriptP
     sandbox.kind !== 'docker'
       ? ''
       : there
-        ? `The sandbox ${id} is kept with the work in /workspace: \`mnemara recover\` saves it as a branch and removes the sandbox (or copy it out with \`docker cp ${id}:/workspace DIR\`). `
+        ? `The sandbox ${id} is kept with the work in /workspace: \`mnemara recover${where.store ? ` --store ${where.store}` : ''}\` saves it as a branch and removes the sandbox (or copy it out with \`docker cp ${id}:/workspace DIR\`). `
         : `The sandbox ${id} was removed by someone else during the run (e.g. \`mnemara sandbox prune --force\`), so the files the agent changed are lost; what was saved is the transcript. `;
   const kept = sandbox.kind === 'docker' && there;
   if (ioFailureCode(err)) {

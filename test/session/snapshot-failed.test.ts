@@ -20,6 +20,11 @@ describe('a failed workspace snapshot says what is true about the sandbox', () =
       expect(error.hint).toContain(`is kept with the work in /workspace`);
       expect(error.hint).toContain(`docker cp ${sb.id.slice(0, 12)}:/workspace`);
       expect(error.hint).toContain(TRANSCRIPT);
+      // A store of its own (`--store`): the recover the hint names must be told it (trial 23 F5: it rescued the
+      // work into the home's default store, where the next run on that store did not find it).
+      const elsewhere = await snapshotFailed(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }), sb, TRANSCRIPT, { home: '/home/dev/.mnemara', store: '/mnt/big/store' });
+      expect(elsewhere.error.hint).toContain('`mnemara recover --store /mnt/big/store` saves it as a branch');
+      expect(elsewhere.error.hint).toContain('`mnemara snapshot gc --grace 0 --store /mnt/big/store`');
     } finally {
       await sb.close();
     }
