@@ -4,7 +4,7 @@
  * A disk whose image was written within DISK_START_GRACE_MS is left alone unless its sandbox is named (recover
  * removing that container); once its image is older, it is an orphan. Real loop devices (needs root, as CI has).
  */
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -47,5 +47,24 @@ describe('sandbox disks of a starting session', () => {
     expect(await detachOrphanDisks(new Set(), undefined, old.home)).toEqual([old.device]);
     const named = await startingDisk('mnemara-removed-1');
     expect(await detachOrphanDisks(new Set(), new Set(['mnemara-removed-1']), named.home)).toEqual([named.device]);
+  });
+
+  // Trial 23 F18: a session killed between creating its image and attaching it left a 20 GiB sparse file that
+  // doctor, recover and prune never saw (they listed only loop devices).
+  it('an image no device backs is an orphan past the grace, and removed', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mnemara-disks-'));
+    homes.push(home);
+    mkdirSync(join(home, 'sandbox-disks'));
+    const young = join(home, 'sandbox-disks', 'mnemara-young-1.img');
+    const old = join(home, 'sandbox-disks', 'mnemara-killed-1.img');
+    writeFileSync(young, Buffer.alloc(4096));
+    writeFileSync(old, Buffer.alloc(4096));
+    const past = (Date.now() - DISK_START_GRACE_MS - 60_000) / 1000;
+    utimesSync(old, past, past);
+    expect(await listOrphanDisks(new Set(), home)).toEqual([{ device: null, backingFile: old }]);
+    expect(await listOrphanDisks(new Set(['mnemara-killed-1']), home)).toEqual([]);
+    expect(await detachOrphanDisks(new Set(), undefined, home)).toEqual([old]);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(young)).toBe(true);
   });
 });

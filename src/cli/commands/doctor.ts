@@ -308,7 +308,7 @@ async function checkGoneSandboxes(home: string, storeDir: string): Promise<Docto
       ...(stranded.length ? [`${stranded.length} container(s) of killed sessions that may hold unsaved work (${stranded.map((g) => `${g.name}: rollout ${g.rolloutId} of ${g.lineage}`).join(', ')})`] : []),
       ...(saved.length ? [`${saved.length} container(s) of killed sessions whose work is already in a workspace snapshot (${saved.map((g) => `${g.name}: rollout ${g.rolloutId} in ${g.savedIn}`).join(', ')})`] : []),
       ...(leftovers.length ? [`${leftovers.length} leftover container(s) of sessions that are gone (${leftovers.map((g) => g.name).join(', ')})`] : []),
-      ...(disks.length ? [`${disks.length} loop device(s) of removed sandboxes (${disks.map((d) => d.device).join(', ')})`] : []),
+      ...(disks.length ? [`${disks.length} loop device(s) or unattached image(s) of removed sandboxes (${disks.map((d) => d.device ?? d.backingFile).join(', ')})`] : []),
       ...(unowned.length ? [`${unowned.length} container(s) without a home label, made by an older mnemara, perhaps for another MNEMARA_HOME (${unowned.map((g) => g.name).join(', ')})`] : []),
     ];
     const fixes = [

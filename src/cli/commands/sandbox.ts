@@ -18,7 +18,7 @@ function describePrune(r: PruneResult, dryRun: boolean): string {
   for (const c of r.unlabelled) lines.push(`  unowned   ${c.name}  session ${c.session}  (${c.state}; no home label: made by an older mnemara, perhaps for another home; --include-unlabelled removes it)`);
   if (r.otherHomes) lines.push(`  left alone ${r.otherHomes} container(s) of other mnemara homes on this engine (prune them from their home)`);
   for (const f of r.failed) lines.push(`  could not remove ${f.id}: ${f.error}`);
-  if (r.disks?.length) lines.push(`detached ${r.disks.length} workspace loop device(s) of removed sandboxes (${r.disks.join(', ')})`);
+  if (r.disks?.length) lines.push(`freed ${r.disks.length} workspace loop device(s) or unattached image(s) of removed sandboxes (${r.disks.join(', ')})`);
   if (r.cacheEntries?.length) lines.push(`removed ${r.cacheEntries.length} workspace cache entr${r.cacheEntries.length === 1 ? 'y' : 'ies'}`);
   return lines.join('\n');
 }

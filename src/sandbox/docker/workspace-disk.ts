@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdir, open, readFile, realpath, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -141,22 +141,35 @@ export const DISK_START_GRACE_MS = 5 * 60_000;
  * The loop devices of sandboxes that are gone (their process was killed before `close()`): devices whose backing
  * file is in `<home>/sandbox-disks/` (default home `mnemaraHome()`; the directory as given or as the kernel names
  * it, symlinks resolved), named after no container in `live`, and whose image was not written in the last
- * `graceMs` (default DISK_START_GRACE_MS: a sandbox being created has its disk before its container). `[]` without losetup.
+ * `graceMs` (default DISK_START_GRACE_MS: a sandbox being created has its disk before its container); and, with
+ * `device: null`, the images there that no device backs, under the same rules. `[]` without losetup.
  */
-export async function listOrphanDisks(live: Set<string>, home?: string, graceMs = DISK_START_GRACE_MS): Promise<{ device: string; backingFile: string }[]> {
+export async function listOrphanDisks(live: Set<string>, home?: string, graceMs = DISK_START_GRACE_MS): Promise<{ device: string | null; backingFile: string }[]> {
   const given = sandboxDisksDir(home);
   const dirs = [...new Set([given, await realpath(given).catch(() => given)])];
   const out = await execa('losetup', ['--list', '--noheadings', '--output', 'NAME,BACK-FILE']).catch(() => null);
-  const found: { device: string; backingFile: string }[] = [];
+  const found: { device: string | null; backingFile: string }[] = [];
+  const attached = new Set<string>();
   for (const line of out?.stdout.split('\n') ?? []) {
     const m = /^(\S+)\s+(.*?)(?: \(deleted\))?$/.exec(line.trim());
     const dir = m && dirs.find((d) => m[2]!.startsWith(`${d}/`));
     if (!m || !dir) continue;
     const name = m[2]!.slice(dir.length + 1).replace(/\.img$/, '');
+    attached.add(name);
     if (live.has(name)) continue;
     const written = await stat(m[2]!).then((st) => st.mtimeMs, () => 0); // a deleted image: long unused
     if (Date.now() - written < graceMs) continue;
     found.push({ device: m[1]!, backingFile: m[2]! });
+  }
+  // An image no device backs: its session was killed between creating it and attaching it (trial 23 F18: a 20 GiB
+  // sparse file that doctor, recover and prune never saw). Past the grace, as a sandbox starting has one a moment.
+  if (out) {
+    for (const file of (await readdir(given).catch(() => [] as string[])).filter((n) => n.endsWith('.img'))) {
+      const name = file.replace(/\.img$/, '');
+      if (attached.has(name) || live.has(name)) continue;
+      const written = await stat(join(given, file)).then((st) => st.mtimeMs, () => Date.now());
+      if (Date.now() - written >= graceMs) found.push({ device: null, backingFile: join(given, file) });
+    }
   }
   return found;
 }
@@ -192,13 +205,20 @@ async function detachDevice(device: string, backingFile: string): Promise<boolea
 /**
  * Detaches the devices `listOrphanDisks` finds under `home` (only those of the sandboxes named in `only`, when
  * given, whatever their age; else those past DISK_START_GRACE_MS: a sandbox being created has its device before its container) and removes their images, in one call
- * (`detachDevice`). Returns the devices freed (also those another caller freed meanwhile). Never throws.
+ * (`detachDevice`); an image no device backs is only removed. Returns the devices freed (also those another caller
+ * freed meanwhile) and the paths of the unattached images removed. Never throws.
  */
 export async function detachOrphanDisks(live: Set<string>, only?: Set<string>, home?: string): Promise<string[]> {
   const detached: string[] = [];
   // Named sandboxes were just removed by the caller: their disks are orphans at once, however young.
   for (const d of await listOrphanDisks(live, home, only ? 0 : DISK_START_GRACE_MS)) {
     if (only && !only.has(basename(d.backingFile).replace(/\.img$/, ''))) continue;
+    if (d.device === null) {
+      // Never attached: only the file to remove.
+      await rm(d.backingFile, { force: true }).catch(() => {});
+      detached.push(d.backingFile);
+      continue;
+    }
     if (await detachDevice(d.device, d.backingFile)) detached.push(d.device);
     else log.warn({ device: d.device, backingFile: d.backingFile }, 'a workspace loop device is still in use after its sandbox was removed; the kernel frees it when its last user closes it');
     await rm(d.backingFile, { force: true }).catch(() => {});
