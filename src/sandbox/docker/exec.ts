@@ -94,10 +94,22 @@ export async function rawExec(container: Docker.Container, docker: Docker, req: 
   return first;
 }
 
-/** Has the reaper free the process table; true when it killed something. */
+/** When each sandbox was last warned about a full process table (ms): one warning a minute, not one a reclaim. */
+const warnedAt = new Map<string, number>();
+const WARN_EVERY_MS = 60_000;
+
+/**
+ * Has the reaper free the process table; true when it killed something. Said once a minute per sandbox at warn
+ * level (a fork storm of one command printed the same warning 13 times, trial 23 F6), the rest at debug.
+ */
 async function reclaim(container: Docker.Container, usage?: PidsUsage): Promise<boolean> {
   const killed = await reclaimProcessSlots(container);
-  if (killed) log.warn({ pids: usage }, 'the sandbox\'s process table was full: processes left by commands that ended were killed');
+  if (killed) {
+    const last = warnedAt.get(container.id) ?? 0;
+    const loud = Date.now() - last >= WARN_EVERY_MS;
+    if (loud) warnedAt.set(container.id, Date.now());
+    (loud ? log.warn : log.debug).call(log, { pids: usage }, 'the sandbox\'s process table was full: processes left by commands that ended were killed');
+  }
   return killed;
 }
 
