@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerSandbox } from '../../src/sandbox/docker/docker-sandbox.js';
+import { withStderr } from '../support/stderr.js';
 
 const PIDS = 128;
 
@@ -106,4 +107,29 @@ describe('a plain fork bomb in the background under the default limit (real Dock
       expect(next).toMatchObject({ exitCode: 0, stdout: 'alive\n', timedOut: false });
     }
   }, 120_000);
+});
+
+// Trial 23 F6: one fork storm printed "the sandbox's process table was full" 13 times in a row.
+describe('the full-table warning (real Docker)', () => {
+  let sb: DockerSandbox;
+  beforeAll(async () => {
+    sb = await DockerSandbox.create({ sessionId: 'reclaim-warn-test', pidsLimit: PIDS, maxWorkspaceBytes: 0 });
+  });
+  afterAll(async () => {
+    await sb?.close();
+  });
+
+  it('is said once for two storms a moment apart', async () => {
+    const bomb = `setsid bash -c 'bomb() { sleep 1000 & bomb | bomb & }; bomb' </dev/null >/dev/null 2>&1 & exit 0`;
+    const reclaims = await reaperReclaims(sb);
+    const { stderr } = await withStderr(async () => {
+      for (let i = 0; i < 2; i++) {
+        expect(await sb.exec(['bash', '-c', bomb], { timeoutMs: 30_000 })).toMatchObject({ exitCode: 0 });
+        await untilFull(sb.id);
+        expect(await sb.exec('echo alive', { timeoutMs: 30_000 })).toMatchObject({ exitCode: 0, stdout: 'alive\n' });
+      }
+    });
+    expect(await reaperReclaims(sb)).toBeGreaterThanOrEqual(reclaims + 2);
+    expect(stderr.split('process table was full').length - 1).toBe(1);
+  }, 180_000);
 });
