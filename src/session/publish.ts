@@ -1,5 +1,6 @@
 import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { logger } from '../config/logger.js';
+import { redactFile } from '../memory/redact-document.js';
 import { join } from 'node:path';
 import type { MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
@@ -154,7 +155,10 @@ export class HeadPublisher {
     lap('trust');
     if (this.trust) {
       // The trusted copy replaced the agent's MEMORY.md: its edits go to the pipeline as this rollout's proposals.
-      const start = await readFile(memoryMd, 'utf8').catch(() => null);
+      // Compared as the sandbox's copy was redacted before it was read (step 6): a repository's MEMORY.md with a
+      // token came back redacted, and that was judged the agent's "correction" of every such entry (trial 23 F9).
+      const read = await readFile(memoryMd, 'utf8').catch(() => null);
+      const start = read === null ? null : redactFile('MEMORY.md', read);
       this.agentMemoryMd = !oversized && start !== end ? { rolloutId: this.rolloutId, start, end } : undefined;
     }
     const entries = await readEntries(memoryMd);
