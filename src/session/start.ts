@@ -63,7 +63,7 @@ export async function resolveStart(
   for (const [flag, name] of [['--lineage', options.lineage], ['--memory-from', options.memoryFrom]] as const) {
     if (name !== undefined && !isValidLineage(name)) {
       throw new MnemaraError('INVALID_INPUT', `${flag} ${JSON.stringify(name)} is not a valid lineage name`, {
-        hint: 'Lineage names are /-separated segments of letters, digits, ".", "_" and "-", e.g. ci/main.',
+        hint: 'Lineage names are /-separated segments of letters, digits, ".", "_" and "-", not starting with "-", e.g. ci/main.',
       });
     }
   }

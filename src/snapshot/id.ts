@@ -18,9 +18,12 @@ export function newSnapshotId(now: Date = new Date()): string {
 /** Ids this store accepts (also what keeps an id from naming a path outside `snapshots/`). */
 export const SNAPSHOT_ID_RE = /^[0-9]{8}T[0-9]{9}Z-[0-9a-f]{8}$/;
 
-/** Lineage names: `/`-separated segments of `[A-Za-z0-9._-]`, no `.`-leading segment, at most 200 bytes. */
+/**
+ * Lineage names: `/`-separated segments of `[A-Za-z0-9._-]`, no `.`-leading segment, not starting with `-` (a
+ * lineage `-rf` was made, and `lineage show -rf` then read it as an option: trial 23 F16), at most 200 bytes.
+ */
 export function isValidLineage(name: string): boolean {
-  if (name.length === 0 || name.length > 200) return false;
+  if (name.length === 0 || name.length > 200 || name.startsWith('-')) return false;
   return name
     .split('/')
     .every((seg) => /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(seg) && !seg.endsWith('.lock') && !seg.endsWith('.tmp'));

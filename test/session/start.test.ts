@@ -78,6 +78,8 @@ describe('resolveStart', () => {
   it('refuses bad starts with an error that says what to do', async () => {
     await expect(resolveStart(store, { lineage: '../etc' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(resolveStart(store, { lineage: 'repo', memoryFrom: 'a b' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    // Trial 23 F16: a lineage `-rf` was made, and `lineage show -rf` read it as an option.
+    await expect(resolveStart(store, { lineage: '-rf' })).rejects.toMatchObject({ code: 'INVALID_INPUT', hint: expect.stringContaining('not starting with "-"') });
     await expect(resolveStart(store, { lineage: 'repo', from: head, memoryFrom: 'repo' })).rejects.toMatchObject({ code: 'USAGE' });
     await expect(resolveStart(store, { lineage: 'repo', memoryFrom: 'empty' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(resolveStart(store, { lineage: 'repo', from: '20200101T000000000Z-00000000' })).rejects.toMatchObject({ code: 'NOT_FOUND' });

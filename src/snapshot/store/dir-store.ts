@@ -148,7 +148,7 @@ export class DirectoryStore implements SnapshotStore {
     const onProgress = options.onProgress ?? noProgress;
     if (!isValidLineage(options.lineage)) {
       throw new MnemaraError('INVALID_INPUT', `invalid lineage name ${JSON.stringify(options.lineage)}`, {
-        hint: 'Use /-separated names of letters, digits, ".", "_" and "-" (e.g. ci/main).',
+        hint: 'Use /-separated names of letters, digits, ".", "_" and "-", not starting with "-" (e.g. ci/main).',
       });
     }
     if (options.kind !== 'workspace' && options.kind !== 'memory') {
