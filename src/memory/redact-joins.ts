@@ -117,6 +117,21 @@ export function joinToLength(text: string, isWholeToken: (head: string) => boole
   return done === 0 ? text : parts.join('') + text.slice(done);
 }
 
+/**
+ * An AWS secret access key (always 40 characters of base64's alphabet) cut over two lines after its label
+ * (`AWS secret: wJalr…` ⏎ `/bPxR…`, trial 23 F1: the label's rule took the first line and the rest was kept). The
+ * two parts are joined only when they make exactly 40; the label rules then take the whole value.
+ */
+const AWS_SECRET_CUT = /((?:aws[_ -]?)?secret[_ -]?(?:access[_ -]?)?key|aws[_ -]?secret)([ \t]*[:=][ \t]*["']?)([A-Za-z0-9/+]{8,39})(\\?\r?\n|\\{1,7}(?:r\\{1,7})?n)[ \t]*([A-Za-z0-9/+]{1,32})(?![A-Za-z0-9/+=])/gi;
+
+/** `text` with each AWS secret access key cut over two lines after its label joined (AWS_SECRET_CUT). Pure. */
+export function joinAwsSecret(text: string): string {
+  if (!/secret/i.test(text)) return text;
+  return text.replace(AWS_SECRET_CUT, (m, label: string, sep: string, head: string, _brk: string, tail: string) =>
+    head.length + tail.length === 40 ? `${label}${sep}${head}${tail}` : m,
+  );
+}
+
 /** One pass of joinSplitTokens: each break after a known prefix's head joined to the run after it. */
 function joinOnce(text: string, isWholeToken: (head: string) => boolean): string {
   // Found from each break backwards rather than by one regex that starts with the head's run: that tried every

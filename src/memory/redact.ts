@@ -28,7 +28,7 @@ import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD, isCurlSegment } from './red
 import { redactArgs, redactPrintfFormats } from './redact-args.js';
 import { BASE64_RUN, HEX_RUN, decodeBase64Text, decodeHexText, isHighEntropyValue, isWordy, redactWrappedBase64 } from './redact-encoded.js';
 import { redactAppendsTo, redactEscapes, redactFragments } from './redact-fragments.js';
-import { joinContinuations, joinSplitTokens, joinToLength } from './redact-joins.js';
+import { joinAwsSecret, joinContinuations, joinSplitTokens, joinToLength } from './redact-joins.js';
 import { redactPositional } from './redact-positional.js';
 import { redactInnerQuotes } from './redact-inner-quote.js';
 import { redactProse } from './redact-prose.js';
@@ -272,7 +272,7 @@ export function redact(text: string): string {
   // (then the next line is something else: two keys listed one a line); then any word continued with a backslash
   // whose joined form holds a secret.
   const isWhole = (head: string): boolean => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head));
-  const joined = joinSplitTokens(joinToLength(text, isWhole), isWhole);
+  const joined = joinSplitTokens(joinToLength(joinAwsSecret(text), isWhole), isWhole);
   // Last, config documents (a `cat` of an INI file, a heredoc's body), where a bare word under a secret key is a value.
   const continued = joinContinuations(joined, redactJoined);
   const out = redactConfigText(redactJoined(continued));

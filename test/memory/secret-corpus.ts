@@ -372,6 +372,7 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'login as user:password', text: 'deploy, then login as admin:AdminFAKE88Pw', secret: 'AdminFAKE88Pw', kind: 'password' },
   { name: 'user X, pass Y', text: 'staging: user admin, pass StgFAKE77pw', secret: 'StgFAKE77pw', kind: 'password' },
   { name: 'basic auth X / Y', text: 'the proxy wants basic auth admin / PxFAKE99pw', secret: 'PxFAKE99pw', kind: 'password' },
+  { name: 'an AWS secret access key cut over two lines after its label', text: 'AWS secret: FAKEwJalrXUtnFEMI/K7\n/bPxRfiCYFAKEKEYEXAM\n', secret: '/bPxRfiCYFAKEKEYEXAM', kind: 'secret' },
   { name: 'short token head folded in a printf', text: "printf 'ghp_FAKE1\\nlitAbCdEfGhIjKl\\n\\nMnOpFAKEStUvWx12\\n' > t", secret: 'MnOpFAKEStUvWx12', kind: 'github_token' },
 ];
 
