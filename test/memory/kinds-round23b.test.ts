@@ -2,10 +2,13 @@
  * Issue 12, kinds found on heldout-o in round 23b (each test failed before its rule changed; the transcripts are
  * written for these tests, with other tools and words than the corpus runs):
  * - a closing paragraph that says what a fresh sandbox (clone, container …) needs first is advice for the next
- *   run, kept as a note even without a "Notes:" heading.
+ *   run, kept as a note even without a "Notes:" heading;
+ * - Expecto (F#) reports a failed test as `[hh:mm:ss ERR] list.test failed in …`: a failure that passes on an
+ *   identical rerun is a flaky test.
  */
 import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
+import { failedTestNames } from '../../src/memory/phase1/deterministic/flaky.js';
 import { viewRollout } from '../../src/memory/phase1/rollout.js';
 import { TranscriptBuilder } from './phase1/build.js';
 
@@ -30,5 +33,22 @@ describe('a closing paragraph about what a fresh sandbox needs is a note', () =>
       .bash('cd /workspace && ./bin/migrate up', 0, 'applied 0042_last_seen')
       .say('Added migration 0042 with the `last_seen` column.\n\nI ran `./bin/migrate up` and it applied cleanly.');
     expect(notes(b)).toEqual([]);
+  });
+});
+
+describe('Expecto failures are read as failed tests', () => {
+  it('names the failed test of an Expecto report', () => {
+    const out = '[09:13:02 ERR] parser.handles empty input failed in 00:00:00.0120000.\nExpected [] but was [""]\n[09:13:02 INF] EXPECTO! 12 tests run in 00:00:00.41 for all – 11 passed, 0 ignored, 1 failed, 0 errored.';
+    expect(failedTestNames(out)).toEqual(['parser.handles empty input']);
+  });
+
+  it('a failure that passes on an identical rerun is flaky', () => {
+    const b = new TranscriptBuilder('Add a `trimEnd` option to the CSV writer.')
+      .edit('/workspace/src/Csv/Writer.fs')
+      .bash('cd /workspace && dotnet test tests/Csv.Tests', 1, '[09:13:02 ERR] timing.flush within budget failed in 00:00:00.2310000.\nExpected elapsed < 200ms but was 231ms\n[09:13:02 INF] EXPECTO! 40 tests run in 00:00:01.2 for all – 39 passed, 0 ignored, 1 failed, 0 errored.')
+      .bash('cd /workspace && dotnet test tests/Csv.Tests', 0, '[09:13:20 INF] EXPECTO! 40 tests run in 00:00:01.1 for all – 40 passed, 0 ignored, 0 failed, 0 errored. Success!');
+    const flaky = texts(b).filter((t) => t.startsWith('Flaky test'));
+    expect(flaky).toHaveLength(1);
+    expect(flaky[0]).toContain('timing.flush within budget');
   });
 });
