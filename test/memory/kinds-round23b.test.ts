@@ -4,7 +4,8 @@
  * - a closing paragraph that says what a fresh sandbox (clone, container …) needs first is advice for the next
  *   run, kept as a note even without a "Notes:" heading;
  * - Expecto (F#) reports a failed test as `[hh:mm:ss ERR] list.test failed in …`: a failure that passes on an
- *   identical rerun is a flaky test.
+ *   identical rerun is a flaky test;
+ * - a toolchain the run reached only behind `export PATH=<dir>:$PATH` (no failure showed it) is how it runs here.
  */
 import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
@@ -50,5 +51,35 @@ describe('Expecto failures are read as failed tests', () => {
     const flaky = texts(b).filter((t) => t.startsWith('Flaky test'));
     expect(flaky).toHaveLength(1);
     expect(flaky[0]).toContain('timing.flush within budget');
+  });
+});
+
+describe('a toolchain run only behind a PATH prefix', () => {
+  const onPath = (b: TranscriptBuilder) => texts(b).filter((t) => t.includes('is not on PATH here'));
+
+  it('every `gleam` command typed after `export PATH=/opt/gleam/bin:$PATH`', () => {
+    const b = new TranscriptBuilder('Přidej funkci `slugify` do modulu text.')
+      .bash('export PATH=/opt/gleam/bin:$PATH && gleam test', 0, '12 tests, 0 failures')
+      .edit('/workspace/src/text.gleam')
+      .bash('export PATH=/opt/gleam/bin:$PATH && gleam format src test && gleam test', 0, '13 tests, 0 failures');
+    expect(onPath(b)).toHaveLength(1);
+    expect(onPath(b)[0]).toContain('export PATH=/opt/gleam/bin:$PATH');
+  });
+
+  it('not: the program also ran without the prefix', () => {
+    const b = new TranscriptBuilder('Add a `slugify` function to the text module.')
+      .bash('gleam test', 0, '12 tests, 0 failures')
+      .edit('/workspace/src/text.gleam')
+      .bash('export PATH=/opt/gleam/bin:$PATH && gleam test', 0, '13 tests, 0 failures')
+      .bash('export PATH=/opt/gleam/bin:$PATH && gleam test', 0, '13 tests, 0 failures');
+    expect(onPath(b)).toEqual([]);
+  });
+
+  it('not: a directory of the workspace (`./node_modules/.bin`)', () => {
+    const b = new TranscriptBuilder('Add a `slugify` helper.')
+      .bash('export PATH=/workspace/node_modules/.bin:$PATH && vitest run', 0, '4 passed')
+      .edit('/workspace/src/text.ts')
+      .bash('export PATH=/workspace/node_modules/.bin:$PATH && vitest run', 0, '5 passed');
+    expect(onPath(b)).toEqual([]);
   });
 });
