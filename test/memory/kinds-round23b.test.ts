@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
 import { failedTestNames } from '../../src/memory/phase1/deterministic/flaky.js';
+import { statesLastingRule } from '../../src/memory/phase1/deterministic/durable.js';
 import { viewRollout } from '../../src/memory/phase1/rollout.js';
 import { TranscriptBuilder } from './phase1/build.js';
 
@@ -81,5 +82,23 @@ describe('a toolchain run only behind a PATH prefix', () => {
       .edit('/workspace/src/text.ts')
       .bash('export PATH=/workspace/node_modules/.bin:$PATH && vitest run', 0, '5 passed');
     expect(onPath(b)).toEqual([]);
+  });
+});
+
+describe('Greek "from here on" states a lasting rule', () => {
+  it('"Από εδώ και πέρα: …" and "από δω και μπρος …"', () => {
+    expect(statesLastingRule('Από εδώ και πέρα: τα μηνύματα των commit γράφονται στα αγγλικά.')).toBe(true);
+    expect(statesLastingRule('Και από δω και μπρος τρέχε το `cargo clippy` πριν από κάθε commit.')).toBe(true);
+  });
+
+  it('a mid-run message with it becomes a preference, its one-off sentence left out', () => {
+    const b = new TranscriptBuilder('Πρόσθεσε τη συνάρτηση `parse_date` στο `src/dates.c`.')
+      .edit('/workspace/src/dates.c')
+      .bash('cd /workspace && make check', 0, 'PASS: 9')
+      .user('Ωραία. Από εδώ και πέρα: κάθε νέα συνάρτηση παίρνει δοκιμή στο `tests/`. Αυτή τη φορά μην αλλάξεις το ChangeLog.');
+    const prefs = texts(b).filter((t) => t.startsWith('The user said mid-run'));
+    expect(prefs).toHaveLength(1);
+    expect(prefs[0]).toContain('tests/');
+    expect(prefs[0]).not.toContain('ChangeLog');
   });
 });
