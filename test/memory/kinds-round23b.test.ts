@@ -102,3 +102,27 @@ describe('Greek "from here on" states a lasting rule', () => {
     expect(prefs[0]).not.toContain('ChangeLog');
   });
 });
+
+describe('a lasting rule beside a change in the same clause', () => {
+  const prefs = (b: TranscriptBuilder) => texts(b).filter((t) => t.startsWith('The user said mid-run'));
+  const changes = (b: TranscriptBuilder) => texts(b).filter((t) => t.includes('repository changed'));
+
+  it('Portuguese: "daqui para frente lint com `x`, o `y` não existe mais"', () => {
+    const b = new TranscriptBuilder('Corrija o aviso de variável não usada em `src/app.py`.')
+      .edit('/workspace/src/app.py')
+      .user('Daqui para frente o lint é com `ruff check .`, o flake8 não existe mais aqui.')
+      .bash('cd /workspace && ruff check .', 0, 'All checks passed!');
+    expect(prefs(b)).toHaveLength(1);
+    expect(prefs(b)[0]).toContain('ruff check .');
+    expect(prefs(b)[0]).not.toContain('flake8');
+    expect(changes(b)).toHaveLength(1);
+  });
+
+  it('not: a clause that only states the change', () => {
+    const b = new TranscriptBuilder('Fix the unused-variable warning in `src/app.py`.')
+      .edit('/workspace/src/app.py')
+      .user('FYI, we switched from flake8 to `ruff`, flake8 is no longer used.')
+      .bash('cd /workspace && ruff check .', 0, 'All checks passed!');
+    expect(prefs(b)).toEqual([]);
+  });
+});
