@@ -2,7 +2,8 @@
  * Issue 12, kinds found on heldout-o in round 23b (each test failed before its rule changed; the transcripts are
  * written for these tests, with other tools and words than the corpus runs):
  * - a closing paragraph that says what a fresh sandbox (clone, container …) needs first is advice for the next
- *   run, kept as a note even without a "Notes:" heading;
+ *   run, kept as a note even without a "Notes:" heading, and so is one that says which of two commands to use
+ *   ("Run `a`, not `b`: …");
  * - Expecto (F#) reports a failed test as `[hh:mm:ss ERR] list.test failed in …`: a failure that passes on an
  *   identical rerun is a flaky test;
  * - a toolchain the run reached only behind `export PATH=<dir>:$PATH` (no failure showed it) is how it runs here.
@@ -27,6 +28,15 @@ describe('a closing paragraph about what a fresh sandbox needs is a note', () =>
       .say('Added migration 0042 with the `last_seen` column; `./bin/migrate up` applies it.\n\nIn a fresh container, Redis is not running and the queue schema is missing: `sudo service redis-server start`, then `./bin/queue-schema load`, then `./bin/migrate up`.');
     expect(notes(b)).toHaveLength(1);
     expect(notes(b)[0]).toContain('./bin/queue-schema load');
+  });
+
+  it('"Check with `x` (…), not `y`: …" after the report paragraph', () => {
+    const b = new TranscriptBuilder('Add a `timeoutMs` field to the job schema.')
+      .edit('/workspace/schema/job.json')
+      .bash('cd /workspace && npm run validate:configs', 0, 'validated 14 files')
+      .say('Added `timeoutMs` (integer, 1..600000) to the job schema; all configs validate.\n\nCheck with `npm run validate:configs` (it runs ajv over `configs/**/*.yaml`), not `npx ajv compile`: the latter only compiles the schema and never reads a config file.');
+    expect(notes(b)).toHaveLength(1);
+    expect(notes(b)[0]).toContain('npm run validate:configs');
   });
 
   it('not: a closing paragraph that reports what the run did', () => {
