@@ -136,3 +136,21 @@ describe('a lasting rule beside a change in the same clause', () => {
     expect(prefs(b)).toEqual([]);
   });
 });
+
+describe('pg_prove over a whole folder runs the tests', () => {
+  const runs = (b: TranscriptBuilder) => texts(b).filter((t) => t.startsWith('Run the tests with'));
+
+  it('`pg_prove -d shop_dev t/*.sql` passing', () => {
+    const b = new TranscriptBuilder('Add a CHECK constraint that order totals are not negative.')
+      .edit('/workspace/deploy/orders_total_check.sql', 'create')
+      .bash('cd /workspace && pg_prove -d shop_dev t/*.sql', 0, 't/orders.sql .. ok\nt/users.sql ... ok\nAll tests successful.\nResult: PASS');
+    expect(runs(b)).toEqual(['Run the tests with `pg_prove -d shop_dev t/*.sql` (passed in this workspace).']);
+  });
+
+  it('not: one file of the suite (`t/orders.sql`)', () => {
+    const b = new TranscriptBuilder('Add a CHECK constraint that order totals are not negative.')
+      .edit('/workspace/deploy/orders_total_check.sql', 'create')
+      .bash('cd /workspace && pg_prove -d shop_dev t/orders.sql', 0, 't/orders.sql .. ok\nAll tests successful.\nResult: PASS');
+    expect(runs(b)).toEqual([]);
+  });
+});
