@@ -154,3 +154,26 @@ describe('pg_prove over a whole folder runs the tests', () => {
     expect(runs(b)).toEqual([]);
   });
 });
+
+describe('"we no longer use X" in Hindi and Urdu states a change', () => {
+  const changes = (b: TranscriptBuilder) => texts(b).filter((t) => t.includes('repository changed'));
+  const prefs = (b: TranscriptBuilder) => texts(b).filter((t) => t.startsWith('The user said mid-run'));
+
+  it('Hindi: "अब हम pipenv इस्तेमाल नहीं करते — `uv run pytest` चलाओ"', () => {
+    const b = new TranscriptBuilder('`slugify` में यूनिकोड सपोर्ट जोड़ो।')
+      .edit('/workspace/src/text.py')
+      .user('अब हम pipenv इस्तेमाल नहीं करते — `uv sync` काफ़ी है। बस `uv run pytest` चलाओ।')
+      .bash('cd /workspace && uv run pytest -q', 0, '21 passed in 0.8s')
+      .say('यूनिकोड सपोर्ट जोड़ दिया; `uv run pytest` पास है।');
+    expect(changes(b)).toHaveLength(1);
+    expect(changes(b)[0]).toContain('pipenv');
+    expect(prefs(b)).toEqual([]);
+  });
+
+  it('Urdu: "اب ہم yarn استعمال نہیں کرتے"', () => {
+    const b = new TranscriptBuilder('Fix the date format in the footer.')
+      .edit('/workspace/src/footer.ts')
+      .user('اب ہم yarn استعمال نہیں کرتے، `pnpm install` کریں۔');
+    expect(changes(b)).toHaveLength(1);
+  });
+});

@@ -76,7 +76,7 @@ export const CHANGED = new RegExp(
     '(?<![\\wÀ-ɏ])(overgestapt|gemigreerd|niet meer)(?![\\wÀ-ɏ])',
     '(?<![\\wÀ-ɏ])(przeszliśmy|zmigrowaliśmy|już nie)(?![\\wąćęłńóśźż])',
     '(?<![\\wÀ-ɏḀ-ỿ])(bytt till|gått över till|migrerat till|inte längre|skiftet til|byttet til|ikke længere|ikke lenger|přešli jsme|už nepoužíváme|již nepoužíváme|geçtik|artık kullanmıyoruz|pindah ke|beralih ke|tidak berlaku lagi|tidak dipakai lagi|chuyển sang|không còn|đã bỏ)(?![\\wÀ-ɏḀ-ỿ])',
-    '(перейшли|більше не|μεταβήκαμε|μεταφερθήκαμε|πλέον δεν|δεν \S+ πλέον|पर स्विच|में माइग्रेट|अब ज़रूरत नहीं|अब जरूरत नहीं)',
+    '(перейшли|більше не|μεταβήκαμε|μεταφερθήκαμε|πλέον δεν|δεν \S+ πλέον|पर स्विच|में माइग्रेट|अब ज़रूरत नहीं|अब जरूरत नहीं|अब [^।.!?\n]{0,60}(इस्तेमाल|उपयोग|प्रयोग) नहीं (करते|करती|करता|होता|होती)|اب [^۔.!?\n]{0,60}استعمال نہیں (کرتے|کرتی|کرتا|ہوتا))',
     ...MORE_CHANGED,
     ...WORLD_CHANGED,
   ].join('|'),
