@@ -14,6 +14,9 @@ import { failedTestNames } from '../../src/memory/phase1/deterministic/flaky.js'
 import { statesLastingRule } from '../../src/memory/phase1/deterministic/durable.js';
 import { viewRollout } from '../../src/memory/phase1/rollout.js';
 import { TranscriptBuilder } from './phase1/build.js';
+import { dropSuperseded } from '../../src/memory/phase2/supersede.js';
+import type { Candidate } from '../../src/memory/phase2/merge.js';
+import type { MemoryKind } from '../../src/memory/types.js';
 
 const texts = (b: TranscriptBuilder): string[] => extractDeterministic(viewRollout(b.end('completed'), 'r')).map((m) => m.text);
 
@@ -175,5 +178,21 @@ describe('"we no longer use X" in Hindi and Urdu states a change', () => {
       .edit('/workspace/src/footer.ts')
       .user('اب ہم yarn استعمال نہیں کرتے، `pnpm install` کریں۔');
     expect(changes(b)).toHaveLength(1);
+  });
+});
+
+describe('an unfinished run failing on its own work retires no passing command', () => {
+  // `order` 0 is the newest run.
+  const cand = (text: string, order: number, kind: MemoryKind): Candidate => ({ kind, text, sources: [`r${order}`], importance: 3, at: `2026-01-0${5 - order}`, order, count: 1, ids: new Set([`m-${order}`]), keywords: [] });
+  const stale = (cs: Candidate[]) => dropSuperseded(cs).superseded.map((s) => s.stale.text);
+  const passed = 'Run the tests with `bats tests/*.bats` (passed in this workspace).';
+
+  it('not retired by the unfinished entry naming it as failed', () => {
+    const unfinished = 'Unfinished (turn limit): add the `--dry-run` flag. Unresolved: `bats tests/*.bats` failed: “not ok 7 dry run prints the plan”.';
+    expect(stale([cand(unfinished, 0, 'task_state'), cand(passed, 1, 'procedure')])).toEqual([]);
+  });
+
+  it('still retired by a finished run saying it failed', () => {
+    expect(stale([cand('`bats tests/*.bats` failed: bats is not installed in this image any more; use `make test`.', 0, 'pitfall'), cand(passed, 1, 'procedure')])).toEqual([passed]);
   });
 });
