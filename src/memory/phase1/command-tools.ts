@@ -20,7 +20,7 @@ const BY_SUBCOMMAND = new Set([
 const TASK_RUNNERS = /^(just|task|mage|invoke|inv|earthly)$/;
 
 /** Test runners known by name alone (`prove -lr t`, `busted`, `bats test/`). */
-const TEST_PROGRAMS = /^(prove|busted|bats|shellspec|gotestsum|nosetests|nose2|behave|cucumber|cucumber-js|robot|trial|phpspec|codecept|kaocha|elm-test|elm-test-rs|wdio|detox|testem|hspec-discover|tasty-discover|bashunit|roundup|cram|ward|testthat)$/;
+const TEST_PROGRAMS = /^(prove|pg_prove|busted|bats|shellspec|gotestsum|nosetests|nose2|behave|cucumber|cucumber-js|robot|trial|phpspec|codecept|kaocha|elm-test|elm-test-rs|wdio|detox|testem|hspec-discover|tasty-discover|bashunit|roundup|cram|ward|testthat)$/;
 
 /** Build tools known by name alone (`lazbuild x.lpi`, `msbuild App.sln`, `scons`, `ant jar`). */
 const BUILD_PROGRAMS = /^(lazbuild|fpc|msbuild|xbuild|scons|waf|premake5|b2|bjam|qmake|ant|nant|tup)$/;

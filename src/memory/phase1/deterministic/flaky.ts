@@ -7,7 +7,7 @@
  * (`15 - test_png16 (Failed)`), XCTest (`Test Case '-[M.C testX]' failed`), Julia (`name: Test Failed at`), TAP
  * (`not ok 3 - name`: prove, bats), Python unittest (`FAIL: test_x (mod.Class)`), clojure.test (`FAIL in (name)`),
  * Minitest (`FooTest#test_bar [file:12]`), elm-test (`✗ name`), Dart (`00:01 +3 -1: name [E]`), Erlang Common
- * Test (`%%% suite ==> case: FAILED`), PDK (`failed: rspec: ./spec/x_spec.rb:9:`), Dafny (a method whose
+ * Test (`%%% suite ==> case: FAILED`), Expecto (`[hh:mm:ss ERR] list.test failed in …`), PDK (`failed: rspec: ./spec/x_spec.rb:9:`), Dafny (a method whose
  * verification timed out: `Verification of 'Bank.Transfer' timed out`), and for runners not listed a line that is
  * an identifier-like test name (`a_suite:case`, `pkg.Class.method`, `file::name`) followed by FAILED. At most
  * `max`, in order of appearance, without duplicates.
@@ -48,6 +48,7 @@ export function failedTestNames(output: string, max = 3): string[] {
     else if ((m = /^\s*(?:✗|✘)\s+(.+?)\s*$/.exec(l))) add(m[1]); // elm-test, ward, others
     else if ((m = /^\d+:\d+ \+\d+(?: ~\d+)? -\d+: (.+?) \[E\]\s*$/.exec(l))) add(m[1]); // Dart test
     else if ((m = /^%%% (\w+) ==> (\w+): FAILED/.exec(l))) add(`${m[1]}:${m[2]}`); // Erlang Common Test
+    else if ((m = /^\[[\d:.]+ ERR\] (.+?) (?:failed|errored) in \d[\d:.]*\.?\s*$/.exec(l))) add(m[1]); // Expecto (`[10:42:17 ERR] suite.test failed in 00:00:00.52.`)
     else if ((m = /^[\s%#*>|-]*((?:[\w$-]+(?:::|==>|\.|:|#|\/| > | › ))+[\w$-]+)(?:\(\))?:?\s+\.*\s*(?:FAILED|FAIL)\s*$/.exec(l))) add(m[1]!.replace(/\s*==>\s*/, ':')); // other runners
     if (out.length >= max) break;
   }

@@ -16,12 +16,13 @@ import { finalNotes } from './notes.js';
 import { exitZeroFailures } from './exit-zero.js';
 import { flakyBesideFailures } from './flaky-rerun.js';
 import { foundAnotherWay } from './found-as.js';
+import { pathPrefixes } from './path-prefix.js';
 
 /**
  * The deterministic extractor: raw memories from the transcript's structure alone (no model, no network).
  * Rules, each in its own file: the user's lasting preferences, statements that the repository changed, a test command the user
  * named and the run left behind, an environment fact the user stated and the run's output showed, failures followed by what fixed
- * them, system packages installed, install and project-specific test commands that worked, test commands that exit 0 on failing tests or having run none, tests that
+ * them, a toolchain run only behind a PATH prefix, system packages installed, install and project-specific test commands that worked, test commands that exit 0 on failing tests or having run none, tests that
  * failed and not on an identical rerun that failed for another reason, secrets the run's commands printed (by name), what a
  * run that did not finish found about its environment, unfinished work at a limit, and what the agent noted for
  * later at the end of a run that completed. Every rule reads commands the agent ran and words the user typed, never instructions
@@ -35,6 +36,7 @@ export function extractDeterministic(view: RolloutView): RawMemory[] {
   memories.push(...commandsThatWorked(view, byKind(false), byKind(true)));
   memories.push(...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...unfinishedTask(view));
   memories.push(...foundAnotherWay(view, memories.map((m) => m.text)));
+  memories.push(...pathPrefixes(view, memories.map((m) => m.text)));
   memories.push(...finalNotes(view, memories.map((m) => m.text)));
   return memories.filter((m) => !dangerousEntry(m.text, view));
 }

