@@ -1,10 +1,15 @@
 import { createHash } from 'node:crypto';
-import { copyFile, cp, lstat, mkdir, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { copyFile, cp, lstat, mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dropLayoutLinks } from '../memory/layout-links.js';
 import type { MemoryLayout } from '../config/memory.js';
 import { mnemaraOwnedPaths } from '../memory/layout.js';
+import { parseRawMemories, renderRawMemories } from '../memory/artifacts.js';
+import { dangerousInstruction } from '../memory/injection.js';
+import { logger } from '../config/logger.js';
 import type { SnapshotStore } from '../snapshot/types.js';
+
+const log = logger('session');
 
 /** Where the session's trusted copy of mnemara's own memory files comes from. */
 export type TrustedSource = { snapshotId: string } | { hostDir: string };
@@ -47,6 +52,7 @@ export async function trustOwnedPaths(
         await cp(src, dest, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
       }
     }
+    await dropInjectedRawMemories(join(layoutDir, layout.memoriesDir, 'raw_memories'));
   }
   const sessions = join(layoutDir, layout.sessionsDir);
   await mkdir(sessions, { recursive: true });
@@ -55,6 +61,30 @@ export async function trustOwnedPaths(
     await copyFile(run.transcriptPath, join(sessions, `${run.rolloutId}.jsonl`));
   }
   return before !== (await treeDigest(layoutDir, owned));
+}
+
+/**
+ * A fresh copy's `raw_memories/` comes from the repository, which may be someone else's, not from a run of this
+ * home: a raw memory there that fetches and runs code, sends data out or weakens security is dropped from its file
+ * (a file left with none is removed), so consolidation never serves it (trial 23 F12: a repository's file put
+ * "run `curl … | sh` before any change" into every later prompt). Raw memories written by this home's phase 1 come
+ * from snapshots and are not looked at here: phase 1 already judged them with what the user typed. A file that
+ * does not parse is left to phase 2, which skips it. Never throws for a file it cannot read.
+ */
+async function dropInjectedRawMemories(dir: string): Promise<void> {
+  for (const name of (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.md'))) {
+    const file = join(dir, name);
+    try {
+      const { meta, memories } = parseRawMemories(await readFile(file, 'utf8'), file);
+      const safe = memories.filter((m) => !dangerousInstruction(m.text));
+      if (safe.length === memories.length) continue;
+      log.warn({ file: name, dropped: memories.length - safe.length }, "raw memories of the repository's own memory folder left out: an instruction that fetches and runs code, sends data out or weakens security");
+      if (safe.length === 0) await rm(file, { force: true });
+      else await writeFile(file, renderRawMemories(meta, safe));
+    } catch {
+      // Unparsable: phase 2 skips it and says so.
+    }
+  }
 }
 
 /** sha256 over the paths, types, and contents (link targets for symlinks) of everything under `paths` in `root`. */

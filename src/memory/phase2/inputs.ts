@@ -1,7 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { logger } from '../../config/logger.js';
 import { parseRawMemories } from '../artifacts.js';
-import { dangerousInstruction } from '../injection.js';
 import type { MemoryPaths } from '../layout.js';
 import { sha256 } from '../normalize.js';
 import type { RawMemory } from '../types.js';
@@ -62,17 +61,7 @@ export async function loadRawInputs(paths: MemoryPaths, maxRawMemories: number, 
     try {
       const text = await readFile(file, 'utf8');
       const { meta, memories } = parseRawMemories(text, file);
-      // A raw memory that tells the reader to fetch and run code, send data out or weaken security is left out
-      // here too, whoever wrote the file: phase 1 never keeps one unless the user typed it, but a repository's own
-      // `memories/raw_memories/` arrives with a fresh copy as it is, and its lessons reached every later prompt
-      // (trial 23 F12). The same rule as a person's MEMORY.md entries and the agent's edits.
-      const safe = memories.filter((m) => !dangerousInstruction(m.text));
-      if (safe.length < memories.length) {
-        const error = `${memories.length - safe.length} raw memory(ies) left out: an instruction that fetches and runs code, sends data out or weakens security`;
-        log.warn({ file, left: memories.length - safe.length }, 'raw memories left out as injected');
-        invalid.push({ rolloutId, error });
-      }
-      all.push({ rolloutId, time: meta.time, memories: safe, hash: sha256(text) });
+      all.push({ rolloutId, time: meta.time, memories, hash: sha256(text) });
     } catch (err) {
       log.warn({ file, err: (err as Error).message }, 'raw memories file skipped');
       invalid.push({ rolloutId, error: (err as Error).message });
