@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseMemoryMd, type MemoryEntry } from '../memory/memory-md.js';
+import { redact } from '../memory/redact.js';
 import type { LessonChanges } from './types.js';
 
 /** Entries of a MEMORY.md file; none when the file is missing or unreadable. */
@@ -10,7 +11,8 @@ export async function readEntries(file: string): Promise<MemoryEntry[]> {
 
 /**
  * What a session changed in MEMORY.md, by entry id (ids derive from normalized content, so a reworded lesson
- * is one removed and one added): `changed` = same id, other sources, importance or text.
+ * is one removed and one added): `changed` = same id, other sources, importance or text. `text` holds each
+ * named entry's words, redacted.
  */
 export function diffLessons(before: MemoryEntry[], after: MemoryEntry[]): LessonChanges {
   const old = new Map(before.map((e) => [e.id, e]));
@@ -24,6 +26,8 @@ export function diffLessons(before: MemoryEntry[], after: MemoryEntry[]): Lesson
   }
   const removed = before.filter((e) => !now.has(e.id)).map((e) => e.id);
   // Removed entries by their old words too: the summary names what left, not only how many (thirteenth trial F21).
-  const text = Object.fromEntries([...after.filter((e) => added.includes(e.id) || changed.includes(e.id)), ...before.filter((e) => removed.includes(e.id))].map((e) => [e.id, e.text]));
+  // Redacted: a repository's own MEMORY.md arrives as it is, and its removed entries were printed with their tokens
+  // and passwords in the run summary (re-trial of trial 23).
+  const text = Object.fromEntries([...after.filter((e) => added.includes(e.id) || changed.includes(e.id)), ...before.filter((e) => removed.includes(e.id))].map((e) => [e.id, redact(e.text)]));
   return { added, changed, removed, total: after.length, text };
 }

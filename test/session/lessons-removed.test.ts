@@ -22,4 +22,17 @@ describe('the lessons a run removed', () => {
     } as unknown as SessionResult);
     expect(summary).toContain('  - Run the linter with `npm run lint` (the CI uses it). [m-74bb0c2c] (memories/archive.md; mnemara memory restore m-74bb0c2c)');
   });
+
+  // Re-trial of trial 23: a repository's own MEMORY.md came in as it was, and its removed entries were printed in
+  // the run summary (stdout, CI logs) with their tokens and passwords.
+  it('are named redacted', () => {
+    const token = 'ghp_FAKErealLookingTokenAbcdefghijklmnop01';
+    const deploy = entry('m-11111111', `Deploy with \`DEPLOY_TOKEN=${token} ./deploy.sh\`.`);
+    const db = entry('m-33333333', 'The staging db password is HostileFAKE_9911.');
+    const lessons = diffLessons([deploy, db], []);
+    const said = JSON.stringify(lessons.text);
+    expect(said).not.toContain(token);
+    expect(said).not.toContain('HostileFAKE_9911');
+    expect(lessons.removed.sort()).toEqual(['m-11111111', 'm-33333333']);
+  });
 });
