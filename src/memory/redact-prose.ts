@@ -91,7 +91,7 @@ export const PROSE_LATIN_FOR = new RegExp(
  * string, and taking it broke the document (issue 10, ninth trial).
  */
 export const PROSE_CJK = new RegExp(
-  `(密码|密碼|口令|密钥|密鑰|令牌|パスワード|暗証番号|秘密鍵|トークン|비밀번호|암호)((?:${SP}*(?:是|为|為|は|が|:|：|=|는|은)${SP}*)+|${SP}+)(["'“「『]?)([!#-&(-[\\]-~]{6,})(["'”」』]?)`,
+  `(密码|密碼|口令|密钥|密鑰|令牌|パスワード|暗証番号|秘密鍵|トークン|비밀번호|암호)((?:${SP}*(?:是|为|為|は|が|:|：|=|는|은)${SP}*)+|${SP}+)(["'“「『]?)([!#-&(-[\\]-~\\p{L}\\p{N}]{6,})(["'”」』]?)`,
   'gu',
 );
 
@@ -335,6 +335,8 @@ export function redactProse(text: string): string {
     return `${word}${sep}${user}${slash}${q}${marker('password')}${trail}${q2}`;
   });
   out = out.replace(PROSE_CJK, (m, word: string, sep: string, q: string, value: string, q2: string) => {
+    // A value in CJK letters needs a digit: "密码是龙虎88山水" is one (re-trial of trial 23), "密码是不能为空的哦" is a sentence.
+    if (/[^\x00-\x7f]/.test(value) && !/[0-9]/.test(value)) return m;
     if (!isProseValue(value, true)) return m;
     // Sentence punctuation after the value stays, as in PROSE_LATIN: `密码是X,` in a list, `X)` in a note.
     const trail = value.match(/[.,;:!?)]+$/)?.[0] ?? '';

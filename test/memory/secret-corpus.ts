@@ -373,6 +373,7 @@ export const SECRET_CORPUS: Array<{ name: string; text: string; secret: string; 
   { name: 'user X, pass Y', text: 'staging: user admin, pass StgFAKE77pw', secret: 'StgFAKE77pw', kind: 'password' },
   { name: 'basic auth X / Y', text: 'the proxy wants basic auth admin / PxFAKE99pw', secret: 'PxFAKE99pw', kind: 'password' },
   { name: 'an AWS secret access key cut over two lines after its label', text: 'AWS secret: FAKEwJalrXUtnFEMI/K7\n/bPxRfiCYFAKEKEYEXAM\n', secret: '/bPxRfiCYFAKEKEYEXAM', kind: 'secret' },
+  { name: 'Chinese: a value in CJK letters and digits', text: '测试库的密码是龙虎FAKE88山水，请保密', secret: '龙虎FAKE88山水', kind: 'password' },
   { name: 'short token head folded in a printf', text: "printf 'ghp_FAKE1\\nlitAbCdEfGhIjKl\\n\\nMnOpFAKEStUvWx12\\n' > t", secret: 'MnOpFAKEStUvWx12', kind: 'github_token' },
 ];
 
