@@ -246,9 +246,12 @@ const PROSE_NEXT_LINE = new RegExp(
  */
 const PROSE_TRIGGER = /pass|\bpwd?\b|wort|secr|segre|segred|секрет|sekret|basic[- ]auth|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|parol|jelsz|sandi|laluan|heslo|lösenord|passord|adgangskod|salasan|khẩu|lozink|geslo|slaptažod|парол|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugang|anmelde|log[io]n|sign-in|cred|identifiant|toegang|inlog|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호|كلمة|رمز|گذرواژه|סיסמ|पासवर्ड|κωδικ|συνθηματικ|รหัสผ่าน/i;
 
-/** "set PASSWORD to X", "change the db password to X", "rotate API_TOKEN to X" (trial 23 F1): the value after `to`. */
+/**
+ * "set PASSWORD to X", "change the db password to X", "rotate API_TOKEN to X" (trial 23 F1): the value after `to`.
+ * The name ends in the word (`SECRET_KEY` too): "updated tokenizer to v2.1.0" is no secret.
+ */
 const SET_TO = new RegExp(
-  `\\b((?:set|change|changed|rotate|rotated|update|updated|reset)${SP}+(?:the${SP}+|your${SP}+|our${SP}+)?(?:[\\p{L}\\p{N}_.-]+${SP}+)?[\\p{L}\\p{N}_.-]*(?:pass(?:word|wd|phrase)?|pwd?|secret|token|api[_ -]?key)[\\p{L}\\p{N}_.-]*${SP}+to${SP}+)(["'“]?)([^\\s"'”]{6,})`,
+  `\\b((?:set|change|changed|rotate|rotated|update|updated|reset)${SP}+(?:the${SP}+|your${SP}+|our${SP}+)?(?:[\\p{L}\\p{N}_.-]+${SP}+)?[\\p{L}\\p{N}_.-]*(?:pass(?:word|wd|phrase)?|pwd?|secret|token|api[_ -]?key)(?:[_-]?key)?${SP}+to${SP}+)(["'“]?)([^\\s"'”]{6,})`,
   'giu',
 );
 /**

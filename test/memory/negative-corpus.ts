@@ -39,6 +39,7 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'API paths of words and digits after a version', text: 'GET https://api.example.com/v2/getUserProfile2024x and https://api.example.com/v1/Users1234Accounts5678' },
   { name: 'documented default and words after secret words', text: "the password field must be at least 8 characters; the test uses password 'password'. il segreto è semplice; set timeout to 3000ms; log in as admin:admin; set PASSWORD to $DB_PASSWORD" },
   { name: 'CJK sentences after a password word', text: '密码是不能为空的哦。パスワードは必須です。비밀번호는 필수입니다' },
+  { name: 'a name that only starts like a secret word, set to a version', text: 'updated tokenizer to v2.1.0 and set passport to AB1234567 in the fixture' },
   { name: 'base64 of plain text', text: Buffer.from('hello world, this is only a harmless sentence').toString('base64') },
   { name: 'image digest', text: 'image: ghcr.io/acme/app@sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae' },
   { name: 'ci cache key', text: 'key: ${{ runner.os }}-node-${{ hashFiles(\'**/package-lock.json\') }}' },
