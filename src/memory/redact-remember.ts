@@ -1,5 +1,5 @@
 /**
- * The memory of `rememberingRedact` (redact.ts): while `rememberInto` runs a redaction, every secret value a rule
+ * The memory of `rememberingRedact` (redact-parts.ts): while `rememberInto` runs a redaction, every secret value a rule
  * replaces is noted in the caller's set, so later parts of the same document can have the value replaced where
  * it appears bare, and every file a token fragment was written to, so that later appends to it (the token's
  * rest, written by another command) go too. Kept apart from the rules so that they only call `remember`.

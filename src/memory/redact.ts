@@ -27,12 +27,12 @@ const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD, isCurlSegment } from './redact-clients.js';
 import { redactArgs, redactPrintfFormats } from './redact-args.js';
 import { BASE64_RUN, HEX_RUN, decodeBase64Text, decodeHexText, isHighEntropyValue, isWordy, redactWrappedBase64 } from './redact-encoded.js';
-import { redactAppendsTo, redactEscapes, redactFragments } from './redact-fragments.js';
+import { redactEscapes, redactFragments } from './redact-fragments.js';
 import { joinAwsSecret, joinContinuations, joinSplitTokens, joinToLength } from './redact-joins.js';
 import { redactPositional } from './redact-positional.js';
 import { redactInnerQuotes } from './redact-inner-quote.js';
 import { redactProse } from './redact-prose.js';
-import { remember, rememberInto } from './redact-remember.js';
+import { remember } from './redact-remember.js';
 import { redactHidden } from './redact-views.js';
 import { SECRET_QUERY_PARAM, URL_PATH_KEY, URL_WITH_PATH, redactPathKeys } from './redact-urls.js';
 import { redactSpacedAssignments } from './redact-spaced.js';
@@ -346,25 +346,6 @@ function redactJoined(text: string): string {
     return decoded !== null && redactShapes(decoded) !== decoded ? marker('hex_secret') : m;
   });
   return redactProse(out);
-}
-
-/**
- * A `redact` for one document written in parts (a transcript, record by record): every secret value a rule
- * replaced in an earlier part (an assignment, a client flag, a prose statement; 8 characters or more) is also
- * replaced wherever it appears later, bare — `export API_PASS=…` then `echo $API_PASS` prints the value with no
- * name beside it, where no rule can see it is secret; and a token's rest appended to the file an earlier part
- * wrote its fragment to (`echo -n ghp_ab12 > /tmp/t`, then `echo -n cd34… >> /tmp/t`). Values and paths are kept
- * in memory only, for the returned function's life. Pure otherwise; never throws.
- */
-export function rememberingRedact(): (text: string) => string {
-  const seen = new Set<string>();
-  const files = new Map<string, SecretKind>();
-  return (text: string): string => {
-    if (!text) return text;
-    let out = rememberInto(seen, () => redactAppendsTo(redact(text), files, marker), files);
-    for (const value of seen) if (out.includes(value)) out = out.split(value).join(marker('secret'));
-    return out;
-  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createModelClient, runAgent, toolStyleFor, type AgentEvent, type ModelClient } from '../agent/index.js';
 import type { Outcome, Usage } from '../transcript/schema.js';
 import type { MnemaraConfig } from '../config/schema.js';
-import { rememberingRedact } from '../memory/redact.js';
+import { rememberingRedact } from '../memory/redact-parts.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { SessionEvent, SessionOptions } from './types.js';
 

@@ -17,46 +17,17 @@ import { dropLayoutLinks } from '../memory/layout-links.js';
 import { logger } from '../config/logger.js';
 import { MemoryLayoutSchema, type MemoryLayout } from '../config/memory.js';
 import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';
-import { writeFileAtomic } from '../snapshot/fs-atomic.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
 import { codeOnHead } from './code-contained.js';
 import { adoptOrphanNotes } from './orphan-notes.js';
 import { sessionBranch } from './publish.js';
+import { recordPath, writeSessionRecord, type SessionRecord } from './session-record.js';
+
+// The record's lifecycle lives in session-record.ts; these stay importable from here, where adoption reads them.
+export { endSessionRecord, markSessionRestored, readSessionRecord, recordRunClock, recordSessionStart, writeSessionRecord, type SessionRecord } from './session-record.js';
 
 const log = logger('session.orphans');
 const HOST = hostname();
-
-/** `<home>/transcripts/<rollout-id>.session.json`: who ran a rollout, for adoption after a crash. */
-export interface SessionRecord {
-  rolloutId: string;
-  lineage: string;
-  pid: number;
-  host: string;
-  /** ISO 8601 UTC. */
-  startedAt: string;
-  /** Set when the session ended (however): its process no longer owns the rollout. */
-  endedAt?: string;
-  /**
-   * `pending` until the sandbox's /workspace holds the whole start (the restore step ended), then `done`. A
-   * sandbox whose session died while `pending` has no work in it (the agent never ran). Absent in older records.
-   */
-  restore?: 'pending' | 'done';
-  /**
-   * The snapshot the session's workspace started from (the parent its workspace snapshot gets; `null`: a fresh
-   * copy), written once the start is resolved. A stranded sandbox rescued after a kill is snapshotted on it, so
-   * its notes and MEMORY.md edits merge three-way like a live run's. Absent in older records and before the start
-   * is resolved.
-   */
-  start?: string | null;
-  /**
-   * The host directory a fresh copy (or a first run with another lineage's memory) was made from: a rescue after a
-   * kill tells the user's files there from the files the run wrote, and leaves the latter out when they hold a
-   * token, as the session would have (trial 23 F13). Absent for snapshot starts and in older records.
-   */
-  workspace?: string;
-  /** The sandbox's clock when the agent started (seconds): what the run wrote is newer. Absent before the agent ran. */
-  runClock?: number;
-}
 
 /** What is orphaned on one lineage: transcripts on no head, and snapshots holding rollouts on no head. */
 export interface Orphans {
@@ -70,7 +41,6 @@ export interface Orphans {
   snapshots: { id: string; rolloutIds: string[] }[];
 }
 
-const recordPath = (home: string, rolloutId: string): string => join(home, 'transcripts', `${rolloutId}.session.json`);
 
 /**
  * The scratch directory of a starting session under `<home>/tmp`, named with the process id so that a later
@@ -81,27 +51,6 @@ export async function openSessionScratch(home: string, rolloutId: string, lineag
   const dir = await mkdtemp(join(home, 'tmp', `session-${rolloutId}-p${process.pid}-`));
   await writeSessionRecord(home, rolloutId, lineage);
   return dir;
-}
-
-/** Writes the session record of a starting session (best effort: a failure only costs adoption after a crash). */
-export async function writeSessionRecord(home: string, rolloutId: string, lineage: string): Promise<void> {
-  const record: SessionRecord = { rolloutId, lineage, pid: process.pid, host: HOST, startedAt: new Date().toISOString(), restore: 'pending' };
-  try {
-    await mkdir(join(home, 'transcripts'), { recursive: true });
-    await writeFileAtomic(recordPath(home, rolloutId), `${JSON.stringify(record)}\n`);
-  } catch (err) {
-    log.warn({ err: (err as Error).message, rolloutId }, 'could not write the session record');
-  }
-}
-
-/** The session record of `rolloutId`, or `null` when there is none or it cannot be read. */
-export async function readSessionRecord(home: string, rolloutId: string): Promise<SessionRecord | null> {
-  try {
-    const r = JSON.parse(await readFile(recordPath(home, rolloutId), 'utf8')) as SessionRecord;
-    return typeof r.lineage === 'string' && r.rolloutId === rolloutId ? r : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Whether process `pid` on this host still runs (a zombie counts as gone: it will never write again). */
@@ -360,51 +309,4 @@ export async function removeSpentRecords(home: string, lineage: string, hasSandb
   }
   if (removed.length) log.info({ lineage, removed }, 'removed the records of sessions that died before their agent ran');
   return removed;
-}
-
-/** Rewrites a session record with `patch` (best effort, as `writeSessionRecord`: a failure is logged as `what`). */
-async function patchSessionRecord(home: string, rolloutId: string, patch: Partial<SessionRecord>, what: string): Promise<void> {
-  try {
-    const r = JSON.parse(await readFile(recordPath(home, rolloutId), 'utf8')) as SessionRecord;
-    await writeFileAtomic(recordPath(home, rolloutId), `${JSON.stringify({ ...r, ...patch })}\n`);
-  } catch (err) {
-    log.warn({ err: (err as Error).message, rolloutId }, `could not ${what}`);
-  }
-}
-
-/** Marks a session record's restore as done (best effort: a failure is logged). */
-export async function markSessionRestored(home: string, rolloutId: string): Promise<void> {
-  await patchSessionRecord(home, rolloutId, { restore: 'done' }, 'mark the session record restored');
-}
-
-/**
- * Records the snapshot a session's workspace starts from (`SessionRecord.start`; `null` for a fresh copy), as
- * soon as the start is resolved (best effort: a failure is logged, and a rescue then has no base).
- */
-export async function recordSessionStart(home: string, rolloutId: string, start: string | null, workspace?: string): Promise<void> {
-  await patchSessionRecord(home, rolloutId, { start, ...(workspace !== undefined ? { workspace } : {}) }, 'record the start snapshot in the session record');
-}
-
-/** Records the sandbox's clock when the agent started (`SessionRecord.runClock`; best effort: a failure is logged). */
-export async function recordRunClock(home: string, rolloutId: string, runClock: number | null): Promise<void> {
-  if (runClock !== null) await patchSessionRecord(home, rolloutId, { runClock }, 'record the run clock in the session record');
-}
-
-/**
- * Ends a session record: removed when the rollout reached the head (`landed`), else marked as ended (the rollout,
- * on no head, is an orphan from here on).
- */
-export async function endSessionRecord(home: string, rolloutId: string, landed: boolean): Promise<void> {
-  const path = recordPath(home, rolloutId);
-  if (landed) {
-    await rm(path, { force: true });
-    return;
-  }
-  try {
-    const r = JSON.parse(await readFile(path, 'utf8')) as SessionRecord;
-    // Atomic: on a full disk the write fails and the old record stays whole (a dead pid marks it orphaned too).
-    await writeFileAtomic(path, `${JSON.stringify({ ...r, endedAt: new Date().toISOString() })}\n`);
-  } catch {
-    // No record (it could not be written): nothing to mark.
-  }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { redact, rememberingRedact } from '../../src/memory/redact.js';
+import { redact } from '../../src/memory/redact.js';
+import { rememberingRedact } from '../../src/memory/redact-parts.js';
 import { NEGATIVE_CORPUS } from './negative-corpus.js';
 import { SECRET_CORPUS } from './secret-corpus.js';
 

@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { redact, rememberingRedact } from '../../src/memory/redact.js';
+import { redact } from '../../src/memory/redact.js';
+import { rememberingRedact } from '../../src/memory/redact-parts.js';
 import { TranscriptWriter } from '../../src/transcript/writer.js';
 
 /**

@@ -5,7 +5,7 @@ import { mnemaraHome } from '../../config/paths.js';
 import type { MemoryLayout } from '../../config/memory.js';
 import { findOrphans } from '../../session/orphans.js';
 import { findPendingOnHeads } from '../../session/pending.js';
-import { findDamagedHeads } from '../../snapshot/head-health.js';
+import { findDamagedHeads, type DamagedRef } from '../../snapshot/head-health.js';
 import { DAMAGED_HEAD_HINT, SnapshotCorruptError } from '../../snapshot/errors.js';
 import { openStore } from '../../snapshot/index.js';
 import { ENGINE_HINT, LABEL, assertEngine, dockerClient, sandboxImageStatus, sandboxImageTag } from '../../sandbox/index.js';
@@ -232,7 +232,7 @@ async function checkStoreTemp(storeDir: string): Promise<DoctorCheck> {
  * were never extracted (a session killed during phase 1; a warning, `recover` runs the pipeline).
  */
 async function checkHeadsAndPending(storeDir: string, layout: MemoryLayout): Promise<DoctorCheck[]> {
-  let damaged: Awaited<ReturnType<typeof findDamagedHeads>>;
+  let damaged: DamagedRef[];
   try {
     damaged = await findDamagedHeads(await openStore(storeDir));
   } catch (err) {
