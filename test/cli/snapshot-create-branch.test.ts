@@ -5,7 +5,8 @@
  * directory not made from the current head now never replaces it: its snapshot is kept on the branch
  * `L@<id>` (exit 1, `--json` says `onHead: false` and names the branch), and the head keeps every other file.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/snapshot/index.js';
@@ -127,20 +128,25 @@ describe('snapshot create: a directory not made from the current head goes to a 
   it('the loser of a head race, whose directory was never restored, is told the head moved during its create', async () => {
     // Concurrent creates of two never-restored directories on a new lineage: both start with no head, one lands
     // first. The loser said "its code moved since DIR was restored" (issue 10 trial), though DIR never was.
+    // The race is forced, not hoped for (two creates started together on a loaded CI machine often ran one after
+    // the other): the test holds the lineage's ref lock, as a third writer mid-move would, until both creates
+    // have read "no head" and written their snapshots, then lets them race for the head move.
     const home = tempDir();
-    // Both read "no head" at their start when they start together (a create takes a second to load); one that
-    // starts after the other landed is a plain new version of the head. A few rounds, until one loses the race,
-    // each with directories no create has seen (a round that both won leaves a marker saying what they became).
-    let lost: { code: number; stdout: string }[] = [];
-    for (let round = 0; round < 5 && lost.length === 0; round++) {
-      const dirs = [project(), project()];
-      for (const [i, d] of dirs.entries()) writeFileSync(join(d, `src/only-${i}.js`), `${i}\n`);
-      const results = await Promise.all(dirs.map((d) => cli(home, 'snapshot', 'create', d, '--lineage', `race${round}`)));
-      for (const r of results) expect([0, 1], r.stderr).toContain(r.code);
-      lost = results.filter((r) => r.code === 1);
-    }
+    const storeDir = join(home, 'store');
+    mkdirSync(join(storeDir, 'refs/lineages'), { recursive: true });
+    const lock = join(storeDir, 'refs/lineages/race.lock');
+    writeFileSync(lock, `${process.pid} ${hostname()} ${Date.now()} test`);
+    const dirs = [project(), project()];
+    for (const [i, d] of dirs.entries()) writeFileSync(join(d, `src/only-${i}.js`), `${i}\n`);
+    const running = Promise.all(dirs.map((d) => cli(home, 'snapshot', 'create', d, '--lineage', 'race')));
+    const manifests = (): number => (existsSync(join(storeDir, 'snapshots')) ? readdirSync(join(storeDir, 'snapshots')).filter((n) => existsSync(join(storeDir, 'snapshots', n, 'manifest.json'))).length : 0);
+    for (const until = Date.now() + 60_000; manifests() < 2 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    expect(manifests()).toBe(2);
+    rmSync(lock);
+    const results = await running;
+    for (const r of results) expect([0, 1], r.stderr).toContain(r.code);
+    const lost = results.filter((r) => r.code === 1);
     expect(lost).toHaveLength(1);
-    lost[0]!.stdout = lost[0]!.stdout.replace(/race\d/g, 'race');
     expect(lost[0]!.stdout).toMatch(/NOT on the head of race: the head moved to other code during this create \(another snapshot or session landed on race first\), so \S+ was not made from it/);
     expect(lost[0]!.stdout).not.toContain('was restored');
     expect(lost[0]!.stdout).toMatch(/kept on branch race@\S+/);
