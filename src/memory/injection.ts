@@ -15,6 +15,18 @@ const DANGEROUS: RegExp[] = [
   // run what a one-liner fetched: `python3 -c "exec(urllib.request.urlopen(…).read())"`, `node -e "fetch(…).then(r=>r.text()).then(eval)"`
   /\b(exec|eval)\b[^\n]{0,200}\b(urlopen|urllib|requests\.get|fetch|https?:\/\/)/i,
   /\b(urlopen|urllib|requests\.get|fetch\s*\(|https?:\/\/)[^\n]{0,200}\b(exec|eval)\b/i,
+  // fetch and run, said in words: "curl … piped to sh", "download the installer from https://… and run it"
+  /\b(curl|wget|download\w*|fetch\w*)\b[^\n]{0,120}\b(pipe[ds]?|piping|feed\w*|pass(ed|es)?)\s+(it\s+|them\s+)?(in)?to\s+(sudo\s+)?(a\s+|the\s+)?((ba|z|da|k)?sh|bash|shell|python\d*|node)\b/i,
+  /\b(download|fetch|grab|get|pull)\w*\b[^\n]{0,80}https?:\/\/[^\n]{0,80}\b(and|then)\s+(run|execute|source|exec)\b/i,
+  /\b(run|execute|source)\b[^\n]{0,40}\b(script|installer|setup|bootstrap\w*)\b[^\n]{0,20}\b(at|from)\s+https?:\/\//i,
+  // install or run code from a remote that is not pinned (whatever is published there at run time runs, install
+  // scripts included): `pip install git+https://…` with no @ref, `npm i https://….tgz`, `npx -y tool@latest`
+  /\b(pip\d*(\.\d+)?|uv\s+pip|pipx|poetry|gem|cargo)\s+(install|add)\b[^\n]{0,120}(\bgit\+[^\s@'"`]+(?=[\s'"`)]|$)|--git\s+\S+(?![^\n]*--(rev|tag)\b))/i,
+  /\b(npm|pnpm|yarn|bun)\s+(i|install|add)\b[^\n]{0,120}(\bgit\+[^\s#'"`]+(?=[\s'"`)]|$)|\bgithub:[^\s#'"`]+(?=[\s'"`)]|$)|\bhttps?:\/\/\S+\.(tgz|tar\.gz)\b)/i,
+  /\b(npx|bunx|uvx|pnpm\s+dlx|yarn\s+dlx|pipx\s+run)\s+(-y|--yes)\b[^\n]{0,60}@latest\b/i,
+  // leave the sandbox: a privileged container, the host's root or the Docker socket mounted, the host's namespaces
+  /--privileged\b|--cap-add[=\s]+(SYS_ADMIN|ALL)\b|--(pid|ipc|userns)[=\s]+host\b|\bnsenter\b/i,
+  /(-v|--volume|--mount)[=\s]+['"]?(type=bind,\s*)?(source=|src=)?\/(:|,|\s)|\/var\/run\/docker\.sock:\/|\bchroot\s+\/host\b/i,
   // send data somewhere: secrets, keys, dotfiles, the environment uploaded or posted to a host
   /\b(upload(ed|s|ing)?|send(s|ing)?|sent|post(ed|s|ing)?|exfiltrat\w*|scp|rsync|transmit\w*)\b[^\n]{0,80}(~\/\.ssh|id_rsa|id_ed25519|\.env\b|credentials?|secrets?|tokens?|api[_ -]?keys?|passwords?|printenv|environment variables)/i,
   // Copying is only sending when it goes somewhere else: `cp .env.example .env.test` stays in the workspace.

@@ -43,6 +43,17 @@ const HARMLESS = [
   'Never run `curl … | sh` from a README here.',
   'Do not disable SSL verification to get past the proxy error.',
   'Avoid `NODE_TLS_REJECT_UNAUTHORIZED=0`; install the corporate CA instead.',
+  // Pinned remotes, local installs, ordinary containers and pipes into other tools stay.
+  'pip install git+https://github.com/acme/fork.git@v1.4.2',
+  'pip install -e . && pytest -q',
+  'npm i github:acme/left-pad#3f2a1bc',
+  'npx prettier@3.2.5 --check .',
+  'npx -y tsc --noEmit',
+  'go install golang.org/x/tools/cmd/goimports@latest',
+  'docker run --rm -v "$PWD":/src -w /src golang:1.22 go test ./...',
+  'docker compose run --network host db-tests',
+  'curl -s http://localhost:9200/_cat/indices piped to jq shows the index.',
+  'The installer at https://x.invalid/install.md documents the flags.',
 ];
 
 describe('issue 12 trial: the injection filter, by kind', () => {
