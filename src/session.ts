@@ -81,7 +81,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
     await detachGoneSandboxDisks(config.home);
   }
   await removeSpentRecords(config.home, lineage, config.sandbox.backend === 'docker' ? sessionHasSandbox : async () => false);
-  const workDir = await openSessionScratch(config.home, rolloutId, lineage);
+  const workDir = await openSessionScratch(config.home, rolloutId, lineage, store.root);
   const saved: SavedWork = { home: config.home, ...explicitStore(config.home, config.snapshot.store) };
   const notices: SessionNotice[] = [];
   const notify = (notice: SessionNotice): void => void (notices.push(notice), emit({ type: 'notice', notice }));

@@ -21,10 +21,10 @@ import type { Manifest, SnapshotStore } from '../snapshot/types.js';
 import { codeOnHead } from './code-contained.js';
 import { adoptOrphanNotes } from './orphan-notes.js';
 import { sessionBranch } from './publish.js';
-import { recordPath, writeSessionRecord, type SessionRecord } from './session-record.js';
+import { otherStoreOf, recordPath, writeSessionRecord, type SessionRecord } from './session-record.js';
 
 // The record's lifecycle lives in session-record.ts; these stay importable from here, where adoption reads them.
-export { endSessionRecord, markSessionRestored, readSessionRecord, recordRunClock, recordSessionStart, writeSessionRecord, type SessionRecord } from './session-record.js';
+export { endSessionRecord, markSessionRestored, otherStoreOf, readSessionRecord, recordRunClock, recordSessionStart, writeSessionRecord, type SessionRecord } from './session-record.js';
 
 const log = logger('session.orphans');
 const HOST = hostname();
@@ -46,10 +46,10 @@ export interface Orphans {
  * The scratch directory of a starting session under `<home>/tmp`, named with the process id so that a later
  * session can remove it if this process dies (`removeDeadScratch`), and the session's record. Returns the directory.
  */
-export async function openSessionScratch(home: string, rolloutId: string, lineage: string): Promise<string> {
+export async function openSessionScratch(home: string, rolloutId: string, lineage: string, store?: string): Promise<string> {
   await mkdir(join(home, 'tmp'), { recursive: true });
   const dir = await mkdtemp(join(home, 'tmp', `session-${rolloutId}-p${process.pid}-`));
-  await writeSessionRecord(home, rolloutId, lineage);
+  await writeSessionRecord(home, rolloutId, lineage, store);
   return dir;
 }
 
@@ -150,6 +150,8 @@ export async function findOrphans(store: SnapshotStore, home: string, lineage?: 
   };
   for (const r of records) {
     if ((lineage !== undefined && r.lineage !== lineage) || live.has(r.rolloutId) || onHeads.has(r.rolloutId)) continue;
+    // Its session wrote to another store: adopted there (`recover --store`), never into this one.
+    if (otherStoreOf(r, store.root) !== null) continue;
     const path = join(home, 'transcripts', `${r.rolloutId}.jsonl`);
     const st = await stat(path).catch(() => null);
     if (st?.isFile() && st.size > 0) of(r.lineage).transcripts.push({ rolloutId: r.rolloutId, path });

@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { logger } from '../config/logger.js';
 import { writeFileAtomic } from '../snapshot/fs-atomic.js';
 
@@ -42,15 +42,24 @@ export interface SessionRecord {
   workspace?: string;
   /** The sandbox's clock when the agent started (seconds): what the run wrote is newer. Absent before the agent ran. */
   runClock?: number;
+  /**
+   * The store the session wrote to (`SnapshotStore.root`: an absolute directory or an `s3://` URL). A killed
+   * session's work is rescued and adopted into that store only: `recover` or the next run on another store would
+   * put it where the user never looks (trial 23 F5). Absent in older records (then: whatever store is open).
+   */
+  store?: string;
 }
 
 
 /** Where the record of `rolloutId` is. */
 export const recordPath = (home: string, rolloutId: string): string => join(home, 'transcripts', `${rolloutId}.session.json`);
 
-/** Writes the session record of a starting session (best effort: a failure only costs adoption after a crash). */
-export async function writeSessionRecord(home: string, rolloutId: string, lineage: string): Promise<void> {
-  const record: SessionRecord = { rolloutId, lineage, pid: process.pid, host: HOST, startedAt: new Date().toISOString(), restore: 'pending' };
+/**
+ * Writes the session record of a starting session (best effort: a failure only costs adoption after a crash).
+ * `store`: the root of the store it writes to (`SessionRecord.store`).
+ */
+export async function writeSessionRecord(home: string, rolloutId: string, lineage: string, store?: string): Promise<void> {
+  const record: SessionRecord = { rolloutId, lineage, pid: process.pid, host: HOST, startedAt: new Date().toISOString(), restore: 'pending', ...(store !== undefined ? { store } : {}) };
   try {
     await mkdir(join(home, 'transcripts'), { recursive: true });
     await writeFileAtomic(recordPath(home, rolloutId), `${JSON.stringify(record)}\n`);
@@ -115,4 +124,16 @@ export async function endSessionRecord(home: string, rolloutId: string, landed: 
   } catch {
     // No record (it could not be written): nothing to mark.
   }
+}
+
+/**
+ * The store a session record names when it is not `openRoot` (the root of the store open now), else `null`: its
+ * rollout belongs there, and is neither rescued nor adopted into the open store. Directory roots compare as
+ * resolved paths; a record without a store belongs to any.
+ */
+export function otherStoreOf(record: Pick<SessionRecord, 'store'> | null | undefined, openRoot: string): string | null {
+  const own = record?.store;
+  if (own === undefined) return null;
+  const norm = (x: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(x) ? x.replace(/\/+$/, '') : resolve(x));
+  return norm(own) === norm(openRoot) ? null : own;
 }

@@ -33,7 +33,7 @@ import type { MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
 import type { SnapshotStore } from '../snapshot/types.js';
 import type { DirectoryStore } from '../snapshot/store/dir-store.js';
-import { endSessionRecord, readSessionRecord } from './orphans.js';
+import { endSessionRecord, otherStoreOf, readSessionRecord } from './orphans.js';
 import { inHostCheckout, type WasThere } from './credential-files.js';
 import { prepareWorkspace } from './prepare-snapshot.js';
 import { snapshotSandbox } from './snapshot-sandbox.js';
@@ -65,6 +65,8 @@ export interface GoneSandbox {
   start: string | null;
   /** What a rescue needs to tell the run's files from the user's (`SessionRecord`): the host checkout of a fresh copy, the run's clock and its start (ISO). */
   record?: { workspace?: string; runClock?: number; startedAt: string };
+  /** Its session wrote to this other store (`SessionRecord.store`): it is rescued there, with `recover --store`, not into the open one. */
+  otherStore?: string;
 }
 
 /**
@@ -89,17 +91,18 @@ export async function findGoneSandboxes(store: SnapshotStore, home: string, line
     const rolloutId = c.Labels[LABEL.session] ?? '';
     const record = rolloutId ? await readSessionRecord(home, rolloutId) : null;
     if (lineage !== undefined && record?.lineage !== lineage) continue;
+    const otherStore = otherStoreOf(record, store.root);
     const unowned = whose === 'unlabelled' && !record;
     const unrestored = record?.restore === 'pending' && !record.endedAt;
     let savedIn: string | null = null;
-    if (record) {
+    if (record && otherStore === null) {
       let own = saved.get(record.lineage);
       if (!own) saved.set(record.lineage, (own = await savedWorkspaces(store, record.lineage)));
       savedIn = own.get(rolloutId) ?? null;
     }
     const stranded = record !== null && !unrestored && savedIn === null;
     const killed = record !== null && !record.endedAt;
-    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded, killed, savedIn, unowned, unrestored, start: record?.start ?? null, ...(record ? { record: { startedAt: record.startedAt, ...(record.workspace !== undefined ? { workspace: record.workspace } : {}), ...(record.runClock !== undefined ? { runClock: record.runClock } : {}) } } : {}) });
+    out.push({ containerId: c.Id, name: (c.Names[0] ?? c.Id).replace(/^\//, ''), rolloutId, state: c.State, lineage: record?.lineage ?? null, stranded, killed, savedIn, unowned, unrestored, start: record?.start ?? null, ...(record ? { record: { startedAt: record.startedAt, ...(record.workspace !== undefined ? { workspace: record.workspace } : {}), ...(record.runClock !== undefined ? { runClock: record.runClock } : {}) } } : {}), ...(otherStore !== null ? { otherStore } : {}) });
   }
   return out;
 }
@@ -159,6 +162,10 @@ export async function rescueStrandedSandboxes(store: SnapshotStore, home: string
   // The dropped ones first (as before): a half-restored /workspace is no one's work.
   const todo = [...gone.filter((x) => x.unrestored && x.lineage !== null), ...gone.filter((x) => x.lineage !== null && !x.unrestored && (x.stranded || (x.killed && x.savedIn !== null)))];
   for (const listed of todo) {
+    if (listed.otherStore !== undefined) {
+      rescues.push({ rolloutId: listed.rolloutId, lineage: listed.lineage as string, container: listed.name, snapshot: null, skipped: `its session wrote to the store ${listed.otherStore}, so it is rescued there: \`mnemara recover --store ${listed.otherStore}\`` });
+      continue;
+    }
     // One rescuer per container: two recovers at once each snapshotted it (issue 10 trial). A claim that cannot
     // be written (a full disk) leaves the rescue unclaimed, as before, rather than never done.
     const claim = await tryClaim(home, `rescue-${listed.rolloutId}`).catch(() => null);

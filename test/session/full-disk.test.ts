@@ -129,6 +129,8 @@ describe('a disk that the agent fills with its own work', () => {
   it('has `recover` on the still-full disk name the way out: docker cp of the kept sandbox, then prune', () => {
     const out = recoverOnFullDisk.stdout + recoverOnFullDisk.stderr;
     expect(out).toMatch(/NOT rescued/);
+    // A script must not see success when the work is still only in the sandbox (trial 23b F5).
+    expect(recoverOnFullDisk.code).not.toBe(0);
     expect(out).toMatch(/docker cp mnemara-[^ ]+:\/workspace DIR/);
     expect(out).toMatch(/sandbox prune --force/);
     expect(out).not.toMatch(/\n\s+at .+[(:]\d+/);

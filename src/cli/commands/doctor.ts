@@ -12,7 +12,7 @@ import { ENGINE_HINT, LABEL, assertEngine, dockerClient, sandboxImageStatus, san
 import { statusOf } from '../../sandbox/docker/client.js';
 import { missingImageError } from '../../sandbox/docker/missing-image.js';
 import { listOrphanDisks } from '../../sandbox/docker/workspace-disk.js';
-import { findGoneSandboxes } from '../../session/stranded.js';
+import { findGoneSandboxes, type GoneSandbox } from '../../session/stranded.js';
 import { leftOutTotals } from '../../session/left-out-files.js';
 import { deadWriterTemps } from '../../snapshot/temp-leftovers.js';
 import { EXIT, emit, formatBytes } from '../output.js';
@@ -292,6 +292,15 @@ async function checkOrphans(home: string, storeDir: string): Promise<DoctorCheck
  * gone (a warning: they hold memory, disk and process slots, and a killed session's container holds its unsaved
  * work). Containers without a home label (older versions) are named apart: they may be another home's.
  */
+/**
+ * The recover command(s) for stranded sandboxes: with `--store S` for those whose session wrote to another store
+ * than the one doctor opened (trial 23 F5: following a plain `mnemara recover` put the rescue in the home's store).
+ */
+function recoverIn(stranded: GoneSandbox[]): string {
+  const stores = [...new Set(stranded.map((g) => g.otherStore ?? ''))];
+  return stores.map((s) => (s ? `\`mnemara recover --store ${s}\`` : '`mnemara recover`')).join(' (and ') + (stores.length > 1 ? ')' : '');
+}
+
 async function checkGoneSandboxes(home: string, storeDir: string): Promise<DoctorCheck> {
   try {
     const all = await findGoneSandboxes(await openStore(storeDir), home);
@@ -312,7 +321,7 @@ async function checkGoneSandboxes(home: string, storeDir: string): Promise<Docto
       ...(unowned.length ? [`${unowned.length} container(s) without a home label, made by an older mnemara, perhaps for another MNEMARA_HOME (${unowned.map((g) => g.name).join(', ')})`] : []),
     ];
     const fixes = [
-      ...(stranded.length ? ['`mnemara recover` snapshots each and removes it; what differs from the head is kept as the branch LINEAGE@<rollout-id> (a sandbox the run never changed needs none)'] : []),
+      ...(stranded.length ? [`${recoverIn(stranded)} snapshots each and removes it; what differs from the head is kept as the branch LINEAGE@<rollout-id> (a sandbox the run never changed needs none)`] : []),
       ...(saved.length ? ['`mnemara recover` adopts their rollouts and removes them (nothing left to snapshot)'] : []),
       ...(leftovers.length ? ['`mnemara sandbox prune` removes the leftovers (and detaches their devices)'] : []),
       ...(disks.length ? ['`mnemara recover` (or `mnemara sandbox prune`) detaches the devices and removes their images'] : []),

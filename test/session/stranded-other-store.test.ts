@@ -1,0 +1,86 @@
+/**
+ * Trial 23 F5: a session run with `--store S` (not the home's store) was killed with its work only in its sandbox.
+ * `doctor` said "fix: `mnemara recover`", and a plain `mnemara recover` rescued the sandbox into the home's store:
+ * the lineage and its branch appeared where the user never looks, and `lineage list --store S` said "no lineages".
+ * The session record now keeps the store the session wrote to: doctor names `recover --store S`, a recover (or the
+ * next run) on another store leaves the sandbox and says where it belongs, and `recover --store S` rescues it there.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dockerClient, LABEL } from '../../src/sandbox/index.js';
+import { openStore } from '../../src/snapshot/index.js';
+import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
+import { removeSessionContainers, scratch } from './harness.js';
+
+const CHILD = fileURLToPath(new URL('./fixtures/session-child.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const LINEAGE = 'elsewhere';
+let dirs: ReturnType<typeof scratch>;
+let server: MessagesServer;
+let rolloutId: string;
+let otherStore: string;
+
+const containersOf = async (id: string) => dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.session}=${id}`] } });
+
+async function cli(args: string[]): Promise<{ exitCode: number; json: unknown; stderr: string }> {
+  const env = { MNEMARA_HOME: dirs.home, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MNEMARA_MEMORY_EXTRACTOR: 'deterministic', ANTHROPIC_BASE_URL: server.url };
+  const r = await execa(process.execPath, ['--import', 'tsx', CLI, ...args, '--json'], { env, extendEnv: false, reject: false });
+  return { exitCode: r.exitCode ?? -1, json: r.stdout ? JSON.parse(r.stdout) : null, stderr: r.stderr };
+}
+
+beforeAll(async () => {
+  dirs = scratch();
+  otherStore = join(dirs.root, 'team-store');
+  mkdirSync(otherStore, { recursive: true });
+  server = await startMessagesServer([
+    turn(text('Writing the helper.'), toolUse('bash', { command: "mkdir -p src && echo 'def f(): return 1' > src/f.py && echo written" })),
+    turn(text('Running the long checks.'), toolUse('bash', { command: 'sleep 120' })),
+    turn(text('done')),
+  ]);
+  const child = await execa(process.execPath, ['--import', 'tsx', CHILD], {
+    env: { MNEMARA_HOME: dirs.home, MNEMARA_STORE: otherStore, ANTHROPIC_BASE_URL: server.url, WORKSPACE: dirs.workspace, LINEAGE, TASK: 'add f', KILL_AT: 'tool:start#2' },
+    reject: false,
+  });
+  rolloutId = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
+  expect(child.signal).toBe('SIGKILL');
+}, 240_000);
+
+afterAll(async () => {
+  if (rolloutId) await removeSessionContainers(rolloutId);
+  await server?.close();
+  dirs?.cleanup();
+});
+
+describe('a session killed while writing to a store other than the home one', () => {
+  it('doctor, run without --store, names the recover that goes to the session\'s store', async () => {
+    const { json } = await cli(['doctor']);
+    const check = (json as { checks: { name: string; ok: boolean; detail: string; fix?: string }[] }).checks.find((c) => c.name === 'sandboxes');
+    expect(check?.detail).toContain(rolloutId);
+    expect(check?.fix).toContain(`mnemara recover --store ${otherStore}`);
+  });
+
+  it('a plain recover leaves the sandbox alone, says where it belongs, and writes nothing into the home store', async () => {
+    const r = await cli(['recover']);
+    const out = r.json as { rescued: { rolloutId: string; skipped?: string }[]; results: unknown[] };
+    expect(out.rescued).toEqual([expect.objectContaining({ rolloutId, skipped: expect.stringContaining(`mnemara recover --store ${otherStore}`) })]);
+    expect(out.results).toEqual([]);
+    expect((await containersOf(rolloutId)).map((c) => c.State)).toEqual(['running']);
+    const home = await openStore(join(dirs.home, 'store'));
+    expect(await home.getHead(LINEAGE)).toBeNull();
+    expect(await home.listBranches(LINEAGE)).toEqual({});
+  });
+
+  it('recover --store S rescues it into S, as a branch of the lineage, and adopts its transcript there', async () => {
+    const r = await cli(['recover', '--store', otherStore]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = r.json as { rescued: { rolloutId: string; snapshot: string | null }[]; results: { lineage: string; adopted: string[] }[] };
+    expect(out.rescued).toEqual([expect.objectContaining({ rolloutId, snapshot: expect.any(String) })]);
+    expect(out.results.find((x) => x.lineage === LINEAGE)?.adopted).toEqual([rolloutId]);
+    expect(await containersOf(rolloutId)).toEqual([]);
+    const store = await openStore(otherStore);
+    expect(await store.getBranch(`${LINEAGE}@${rolloutId}`)).not.toBeNull();
+  });
+});
