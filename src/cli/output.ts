@@ -1,3 +1,4 @@
+import { notWritableError } from '../config/access-errors.js';
 import { MnemaraError } from '../config/errors.js';
 import { explicitStore, ioFailureCode, ioFailureError } from '../config/io-errors.js';
 import { mnemaraHome } from '../config/paths.js';
@@ -66,7 +67,9 @@ export function emit(json: boolean, value: unknown, human: () => string): void {
  */
 export function reportError(thrown: unknown, json: boolean, command?: string): number {
   // A full disk or failing device is not a bug: one clear message, no stack trace.
-  const err = !(thrown instanceof MnemaraError) && ioFailureCode(thrown) ? ioFailureError(thrown, 'writing', { home: loadHome(), ...explicitStore(loadHome(), storeOnCommandLine()), ...(command ? { command } : {}) }) : thrown;
+  // So is a home or store this process may not write (a read-only mount, another user's directory).
+  const denied = thrown instanceof MnemaraError ? null : notWritableError(thrown, loadHome());
+  const err = denied ?? (!(thrown instanceof MnemaraError) && ioFailureCode(thrown) ? ioFailureError(thrown, 'writing', { home: loadHome(), ...explicitStore(loadHome(), storeOnCommandLine()), ...(command ? { command } : {}) }) : thrown);
   const known = err instanceof MnemaraError;
   const code = known ? err.code : 'INTERNAL';
   const message = err instanceof Error ? err.message : String(err);
