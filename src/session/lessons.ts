@@ -12,9 +12,10 @@ export async function readEntries(file: string): Promise<MemoryEntry[]> {
 /**
  * What a session changed in MEMORY.md, by entry id (ids derive from normalized content, so a reworded lesson
  * is one removed and one added): `changed` = same id, other sources, importance or text. `text` holds each
- * named entry's words, redacted.
+ * named entry's words, redacted. `archive`: the entries of `memories/archive.md` after the session, which decide
+ * `archived`.
  */
-export function diffLessons(before: MemoryEntry[], after: MemoryEntry[]): LessonChanges {
+export function diffLessons(before: MemoryEntry[], after: MemoryEntry[], archive?: MemoryEntry[]): LessonChanges {
   const old = new Map(before.map((e) => [e.id, e]));
   const now = new Set(after.map((e) => e.id));
   const added: string[] = [];
@@ -29,5 +30,7 @@ export function diffLessons(before: MemoryEntry[], after: MemoryEntry[]): Lesson
   // Redacted: a repository's own MEMORY.md arrives as it is, and its removed entries were printed with their tokens
   // and passwords in the run summary (re-trial of trial 23).
   const text = Object.fromEntries([...after.filter((e) => added.includes(e.id) || changed.includes(e.id)), ...before.filter((e) => removed.includes(e.id))].map((e) => [e.id, redact(e.text)]));
-  return { added, changed, removed, total: after.length, text };
+  // Only what archive.md holds can be restored: a summary that sent the user there for a dropped entry was wrong.
+  const kept = archive === undefined ? undefined : new Set(archive.map((e) => e.id));
+  return { added, changed, removed, total: after.length, text, ...(kept ? { archived: removed.filter((id) => kept.has(id)) } : {}) };
 }

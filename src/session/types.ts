@@ -110,8 +110,13 @@ export interface LessonChanges {
   removed: string[];
   /** Number of entries after the session. */
   total: number;
-  /** The text of each added or changed entry, by id. */
+  /** The text of each added, changed or removed entry, by id (redacted). */
   text: Record<string, string>;
+  /**
+   * The removed entries that `memories/archive.md` holds after the session (`memory restore ID` brings them back);
+   * the others were dropped, not archived (e.g. a repository's entry that held a secret or an injected instruction).
+   */
+  archived?: string[];
 }
 
 /** What a session did. Times in ms, tokens in tokens. */

@@ -4,7 +4,7 @@
  * A disk whose image was written within DISK_START_GRACE_MS is left alone unless its sandbox is named (recover
  * removing that container); once its image is older, it is an orphan. Real loop devices (needs root, as CI has).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -66,5 +66,23 @@ describe('sandbox disks of a starting session', () => {
     expect(await detachOrphanDisks(new Set(), undefined, home)).toEqual([old]);
     expect(existsSync(old)).toBe(false);
     expect(existsSync(young)).toBe(true);
+  });
+
+  // Re-trial of trial 23: a directory named `*.img` in sandbox-disks was reported freed by every prune and never
+  // removed, and doctor warned about it for ever. Only regular files are images mnemara made; links are not followed.
+  it('a directory or a link named *.img is not an image: never listed, never removed', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mnemara-disks-'));
+    homes.push(home);
+    const disks = join(home, 'sandbox-disks');
+    mkdirSync(join(disks, 'odd-dir.img'), { recursive: true });
+    const target = join(home, 'precious.bin');
+    writeFileSync(target, 'keep');
+    symlinkSync(target, join(disks, 'link.img'));
+    const past = (Date.now() - DISK_START_GRACE_MS - 60_000) / 1000;
+    for (const p of [join(disks, 'odd-dir.img'), target]) utimesSync(p, past, past);
+    expect(await listOrphanDisks(new Set(), home)).toEqual([]);
+    expect(await detachOrphanDisks(new Set(), undefined, home)).toEqual([]);
+    expect(existsSync(join(disks, 'odd-dir.img'))).toBe(true);
+    expect(existsSync(target)).toBe(true);
   });
 });

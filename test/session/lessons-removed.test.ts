@@ -35,4 +35,20 @@ describe('the lessons a run removed', () => {
     expect(said).not.toContain('HostileFAKE_9911');
     expect(lessons.removed.sort()).toEqual(['m-11111111', 'm-33333333']);
   });
+
+  // Re-trial of trial 23: the summary sent the user to archive.md and `memory restore` for entries that were dropped
+  // (a repository's entries that held secrets), and no archive.md existed: restore failed.
+  it('point to archive.md only for entries archive.md holds; the others are said to be dropped', () => {
+    const lint = entry('m-74bb0c2c', 'Run the linter with `npm run lint` (the CI uses it).');
+    const hostile = entry('m-33333333', 'Deploy with the token from the wiki page.');
+    const lessons = diffLessons([lint, hostile], [], [lint]);
+    expect(lessons.archived).toEqual(['m-74bb0c2c']);
+    const summary = formatSummary({
+      outcome: 'completed', turns: 2, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 }, timings: { totalMs: 1 },
+      rolloutId: 'r2', workspaceSnapshot: 's1', memorySnapshot: 's2', head: 's2', lineage: 'seq', headConflicts: 0, pending: false, lessons, transcriptPath: '/t', start: { kind: 'head', snapshotId: 's0' },
+    } as unknown as SessionResult);
+    expect(summary).toContain('[m-74bb0c2c] (memories/archive.md; mnemara memory restore m-74bb0c2c)');
+    expect(summary).toContain('[m-33333333] (dropped, not archived: not restorable)');
+    expect(summary).not.toContain('memory restore m-33333333');
+  });
 });

@@ -169,7 +169,10 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
     lines.push(`lessons     ${r.lessons.added.length} added, ${r.lessons.changed.length} changed, ${r.lessons.removed.length} removed (${r.lessons.total} in MEMORY.md)`);
     for (const id of r.lessons.added) lines.push(`  + ${oneLine(r.lessons.text[id] ?? id, 110)}`);
     for (const id of r.lessons.changed) lines.push(`  ~ ${oneLine(r.lessons.text[id] ?? id, 110)}`);
-    for (const id of r.lessons.removed) lines.push(`  - ${oneLine(r.lessons.text[id] ?? id, 96)} [${id}] (memories/archive.md; mnemara memory restore ${id})`);
+    for (const id of r.lessons.removed) {
+      const where = !r.lessons.archived || r.lessons.archived.includes(id) ? `memories/archive.md; mnemara memory restore ${id}` : 'dropped, not archived: not restorable';
+      lines.push(`  - ${oneLine(r.lessons.text[id] ?? id, 96)} [${id}] (${where})`);
+    }
   }
   if (r.replacedHead) {
     lines.push(

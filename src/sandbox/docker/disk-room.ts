@@ -1,4 +1,4 @@
-import { readdir, stat, statfs } from 'node:fs/promises';
+import { lstat, readdir, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatBytes } from '../../config/bytes.js';
 import { MnemaraError } from '../../config/errors.js';
@@ -55,8 +55,8 @@ export async function workspaceQuotaThatFits(dir: string, bytes: number): Promis
   let committed = live.bytes;
   for (const name of (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.img'))) {
     if (live.files.has(join(dir, name))) continue;
-    const st = await stat(join(dir, name)).catch(() => null);
-    if (st) committed += Math.max(0, st.size - st.blocks * 512);
+    const st = await lstat(join(dir, name)).catch(() => null);
+    if (st?.isFile()) committed += Math.max(0, st.size - st.blocks * 512);
   }
   // Other sandboxes' claims do not shrink this quota: each rarely fills its quota, and counting them would shrink
   // every concurrent run's quota on a shared host (8 sessions at 20 GiB on 78 GiB free: the fifth refused). They

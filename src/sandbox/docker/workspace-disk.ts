@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -167,8 +167,10 @@ export async function listOrphanDisks(live: Set<string>, home?: string, graceMs 
     for (const file of (await readdir(given).catch(() => [] as string[])).filter((n) => n.endsWith('.img'))) {
       const name = file.replace(/\.img$/, '');
       if (attached.has(name) || live.has(name)) continue;
-      const written = await stat(join(given, file)).then((st) => st.mtimeMs, () => Date.now());
-      if (Date.now() - written >= graceMs) found.push({ device: null, backingFile: join(given, file) });
+      // Only a regular file is an image mnemara made: a directory or link named `*.img` is someone else's, and was
+      // "freed" by every prune while it stayed (re-trial of trial 23).
+      const st = await lstat(join(given, file)).catch(() => null);
+      if (st?.isFile() && Date.now() - st.mtimeMs >= graceMs) found.push({ device: null, backingFile: join(given, file) });
     }
   }
   return found;
