@@ -1,4 +1,4 @@
-import { lstat, readdir, stat, statfs } from 'node:fs/promises';
+import { lstat, readdir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatBytes } from '../../config/bytes.js';
 import { MnemaraError } from '../../config/errors.js';
