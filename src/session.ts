@@ -179,9 +179,10 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     // (the trusted copy publish needs, without unpacking the snapshot again).
     let baseline: ChangeBaseline | undefined;
     let trustedDir: string | undefined;
+    let hostSkipped: Array<{ path: string; reason: string }> = [];
     await step('restore', emit, timings, async () => {
       const began = Date.now();
-      await restoreWorkspace(sandbox, store, start, {
+      hostSkipped = await restoreWorkspace(sandbox, store, start, {
         workspace, ignore: config.snapshot.ignore, layout, onProgress,
         // A fill that fails (a path in a directory the sandbox user may not write) is caught by the check below.
         ...(cached && start.snapshotId ? { fill: () => fillFromCache(sandbox, store, cached, start.snapshotId!).catch((err: Error) => log.debug({ err: err.message }, 'replacing paths in the cached image failed')) } : {}),
@@ -275,7 +276,8 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       const wasThere: WasThere = start.kind === 'snapshot' || start.kind === 'head' ? (rel) => (baseline ? baseline.listing.entries.has(rel) : 'unknown') : inHostCheckout(workspace);
       prepared = await prepareWorkspace(sandbox, { home: config.home, rolloutId, layout, runClock, wasThere, keep: config.snapshot.keepCredentialFiles, fromSnapshot: start.kind === 'snapshot' || start.kind === 'head', onProgress });
       Object.assign(parts, prepared.timings);
-      const skipped = prepared.skipped;
+      // What the host copy left out (a FIFO, a socket) is missing from this snapshot too: its manifest says so.
+      const skipped = [...prepared.skipped, ...hostSkipped.filter((h) => !prepared!.skipped.some((p) => p.path === h.path)).map((h) => ({ path: h.path, reason: `not copied from the host workspace into the sandbox: ${h.reason}` }))];
       const report: { mode?: WorkspaceSnapshotMode; timings?: SnapshotTimings } = {};
       try {
         return await snapshotSandbox(sandbox, store, { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress, ...(skipped.length ? { skipped } : {}) }, baseline, report);

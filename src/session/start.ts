@@ -96,12 +96,13 @@ export async function resolveStart(
 /**
  * The host directory as an uncompressed tar stream (symlinks kept as links, names byte for byte), minus the
  * ignore patterns. FIFOs, sockets, devices and unreadable files are left out, each logged and reported
- * through `onProgress`: nothing ever opens (and waits on) a FIFO.
+ * through `onProgress` (and pushed to `skipped`, when given): nothing ever opens (and waits on) a FIFO.
  */
-export function hostDirectoryTar(dir: string, ignore: string[], onProgress?: OnProgress): Readable {
+export function hostDirectoryTar(dir: string, ignore: string[], onProgress?: OnProgress, skipped?: Array<{ path: string; reason: string }>): Readable {
   return directoryTar(dir, {
     ignore: compileIgnore(ignore),
     onSkip: (skip) => {
+      skipped?.push({ path: skip.path, reason: skip.reason });
       log.warn(skip, 'left out of the sandbox copy of the workspace');
       onProgress?.({ step: 'restore', phase: 'progress', message: `skipped ${skip.path}: ${skip.reason}` });
     },
@@ -128,7 +129,9 @@ export async function excludeLayoutFromGit(sandbox: Sandbox, layout: MemoryLayou
  * Step 3: fills the sandbox's workspace. A snapshot or head start streams the snapshot's merged tree
  * (`exportTar`, guarded); a fresh start streams the host directory; `memory-from` streams the host directory
  * without its memory layout, then the lineage head's memory layout: the checkout's own `memories/` and
- * `sessions/` are replaced, not merged with the lineage's.
+ * `sessions/` are replaced, not merged with the lineage's. Returns what the host directory's copy left out (FIFOs,
+ * sockets, devices, unreadable files: `{ path, reason }`, `[]` for a snapshot start), for the workspace snapshot's
+ * `skipped`, so a later restore says they are missing (trial 23 F4: the run warned at its start, the restore never).
  */
 export async function restoreWorkspace(
   sandbox: Sandbox,
@@ -144,13 +147,14 @@ export async function restoreWorkspace(
     /** For a snapshot start: fills the workspace instead of the whole export (from a cached image, `cached-restore.ts`). */
     fill?: () => Promise<void>;
   },
-): Promise<void> {
+): Promise<Array<{ path: string; reason: string }>> {
+  const skipped: Array<{ path: string; reason: string }> = [];
   if ((start.kind === 'snapshot' || start.kind === 'head') && start.snapshotId) {
     if (options.fill) await options.fill();
     else await sandbox.putArchive(await store.exportTar(start.snapshotId, options.onProgress ? { onProgress: options.onProgress } : {}), sandbox.workspaceDir);
   } else {
     const layoutDirs = start.kind === 'memory-from' ? [`/${options.layout.memoriesDir}`, `/${options.layout.sessionsDir}`] : [];
-    await sandbox.putArchive(hostDirectoryTar(options.workspace, [...options.ignore, ...layoutDirs], options.onProgress), sandbox.workspaceDir);
+    await sandbox.putArchive(hostDirectoryTar(options.workspace, [...options.ignore, ...layoutDirs], options.onProgress, skipped), sandbox.workspaceDir);
     if (start.kind === 'memory-from' && start.snapshotId) {
       const paths = [options.layout.memoriesDir, options.layout.sessionsDir];
       await sandbox.putArchive(await store.exportTar(start.snapshotId, { paths }), sandbox.workspaceDir);
@@ -158,6 +162,7 @@ export async function restoreWorkspace(
   }
   await options.afterFill?.();
   await excludeLayoutFromGit(sandbox, options.layout);
+  return skipped;
 }
 
 /** The session options that choose where a run starts (`--from`, `--memory-from`), for `resolveStart`. */
