@@ -39,6 +39,11 @@ describe('a session interrupted before the model replied', () => {
     expect(existsSync(result.transcriptPath)).toBe(false);
     expect(readdirSync(join(dirs.home, 'transcripts')).filter((n) => n.startsWith(result.rolloutId))).toEqual([]);
     expect(await findOrphans(store, dirs.home)).toEqual([]);
-    expect(formatSummary(result)).toContain("ended before the model's first reply: nothing was done, so nothing was saved");
+    const summary = formatSummary(result);
+    expect(summary).toContain("ended before the model's first reply: nothing was done, so nothing was saved");
+    // One story (trial 23 F15): no "rollout pending", no transcript line naming a file that does not exist.
+    expect(summary).not.toContain('pending');
+    expect(summary).not.toContain(result.transcriptPath);
+    expect(summary).toMatch(/memory +none \(no rollout\)/);
   });
 });

@@ -1,6 +1,7 @@
 import { credentialMessage } from '../../session/credential-files.js';
 import { secretFileMessage, type SecretFile } from '../../session/secret-files.js';
 import { secretKeyFileMessage } from '../../session/secret-key-files.js';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -162,7 +163,9 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
     `time        ${secs(r.timings.totalMs)} (agent ${secs(r.timings.agent)}, restore ${secs(r.timings.restore)}, snapshot ${secs(r.timings['snapshot-workspace'])}, memory ${secs(r.timings['memory-pipeline'])})`,
     `rollout     ${r.rolloutId}`,
     `workspace   snapshot ${r.workspaceSnapshot ?? '(none)'}`,
-    `memory      ${r.memorySnapshot ? `snapshot ${r.memorySnapshot}` : r.pipelineError ? `NOT consolidated: ${r.pipelineError}` : r.memorySkipped ? 'not generated: the run was stopped (SIGTERM); the rollout is pending' : 'not generated (rollout pending)'}`,
+    // A run cancelled before the model's first reply has no rollout: "pending" and a transcript path that does not
+    // exist contradicted the closing line (trial 23 F15).
+    `memory      ${r.memorySnapshot ? `snapshot ${r.memorySnapshot}` : r.pipelineError ? `NOT consolidated: ${r.pipelineError}` : r.memorySkipped ? 'not generated: the run was stopped (SIGTERM); the rollout is pending' : r.cancelled ? 'none (no rollout)' : 'not generated (rollout pending)'}`,
     `lineage     ${r.lineage} → head ${r.head ?? '(unchanged)'}${r.headConflicts ? ` (head moved ${r.headConflicts}× meanwhile; merged)` : ''}`,
   ];
   if (r.lessons) {
@@ -200,7 +203,7 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
   for (const n of r.notices ?? []) lines.push(`${n.kind === 'host-memory-replaced' ? 'note' : 'warning'}     ${n.message}`, `            ${n.hint}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
   for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore${g} ${b.name} DIR (or snapshot diff${g} ${b.name} ${r.head ?? 'HEAD'})`);
-  lines.push(`transcript  ${r.transcriptPath}`);
+  if (!r.cancelled || existsSync(r.transcriptPath)) lines.push(`transcript  ${r.transcriptPath}`);
   lines.push(...whereTheResultIs(r, host));
   if (r.keptSandbox) lines.push(`sandbox     kept: ${r.keptSandbox} (remove with mnemara sandbox prune${g})`);
   if (r.pipelineError || r.memorySkipped) lines.push('', 'The rollout stays pending; the next session on the lineage (or `mnemara recover`) extracts it.');
