@@ -14,6 +14,7 @@ import type { MnemaraConfig } from '../config/schema.js';
 import { existingWorkspaceDir, memoryPaths } from '../memory/layout.js';
 import { workspaceLineage } from '../session/start.js';
 import { openSnapshotStore, type AnyStore } from '../snapshot/index.js';
+import { maxOf } from '../config/arrays.js';
 
 /** Where the memory is: a directory on the host, or a lineage head in the store. */
 export type MemorySource =
@@ -50,7 +51,7 @@ export async function holdsMemory(dir: string, config: MnemaraConfig): Promise<b
 export async function lineageLines(store: AnyStore): Promise<string[]> {
   const heads = await store.listHeads();
   const names = Object.keys(heads).sort();
-  const width = Math.max(0, ...names.map((n) => n.length));
+  const width = maxOf(names.map((n) => n.length), 0);
   return names.map((n) => `  ${n.padEnd(width)}  head ${heads[n]}`);
 }
 

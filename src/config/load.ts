@@ -2,8 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { MnemaraError } from './errors.js';
 import { mnemaraHome } from './paths.js';
-import { AgentConfigSchema } from './agent.js';
-import { SandboxConfigSchema } from './sandbox.js';
+import { describeRefusal, refusalError, workspaceRefusals, type RefusedValue } from './workspace-rule.js';
 import {
   ENV_ALIASES,
   MnemaraConfigSchema,
@@ -26,6 +25,8 @@ export interface LoadedConfig {
   sources: Record<string, ConfigSource>;
   /** Config files read, lowest precedence first. */
   files: string[];
+  /** Values of the workspace's file that were not taken (only with `refusals: 'report'`; else empty). */
+  refused: RefusedValue[];
 }
 
 /** A value set on the command line: the option's dotted path, the raw value and the flag that set it. */
@@ -44,6 +45,12 @@ export interface LoadConfigOptions {
   /** `--config FILE`: read instead of the workspace's and `$MNEMARA_HOME/config.json`. */
   configFile?: string;
   cwd?: string;
+  /**
+   * What to do with values the workspace's file may not set (`workspace-rule.ts`): `throw` (default) the
+   * `INVALID_CONFIG` error that names them; `report`: leave them out and list them in `LoadedConfig.refused`,
+   * for `mnemara config` to show.
+   */
+  refusals?: 'throw' | 'report';
 }
 
 /** Name of the per-workspace config file. */
@@ -182,44 +189,13 @@ function readConfigFile(file: string): [string, unknown][] {
 }
 
 /**
- * Limits a workspace's own config file may lower but not raise above their defaults: how long a command runs (ms),
- * how much of its output the model sees (bytes), and what a run may spend (turns, tokens).
- */
-const CAPS: Record<string, number> = (() => {
-  const sandbox = SandboxConfigSchema.parse({});
-  const agent = AgentConfigSchema.parse({});
-  return { 'sandbox.execTimeoutMs': sandbox.execTimeoutMs, 'sandbox.maxOutputBytes': sandbox.maxOutputBytes, 'agent.maxTurns': agent.maxTurns, 'agent.maxTokens': agent.maxTokens };
-})();
-
-/**
- * A workspace's own config file travels with the repository, which may be someone else's: it must not choose
- * where the API key is sent or weaken the sandbox. Throws `INVALID_CONFIG` naming the options it tried.
- */
-function refuseTrusted(file: string, entries: [string, unknown][]): void {
-  const tried = entries.map(([path]) => path).filter((path) => BY_PATH.get(path)?.trusted);
-  // Limits it may tighten but not loosen: a 27-hour command timeout, a 1 GB output cap or a billion-token spend
-  // chosen by whoever wrote the repository were taken as they were (trial 23 F8).
-  const raised = entries.filter(([path, value]) => path in CAPS && typeof value === 'number' && value > CAPS[path]!);
-  if (raised.length) {
-    throw new MnemaraError('INVALID_CONFIG', `${file} raises ${raised.map(([path, value]) => `${path} to ${String(value)} (default ${CAPS[path]})`).join(', ')}, which a workspace's own config file may only lower`, {
-      hint: 'A repository may not be yours: it may make these limits stricter, not looser. Raise them with --set option=value, an environment variable, $MNEMARA_HOME/config.json or --config FILE.',
-    });
-  }
-  if (tried.length === 0) return;
-  throw new MnemaraError('INVALID_CONFIG', `${file} sets ${tried.join(', ')}, which a workspace's own config file may not set`, {
-    hint:
-      'These decide where your API key goes and how isolated the agent is, and the repository may not be yours. ' +
-      'Set them with --set option=value, an environment variable, $MNEMARA_HOME/config.json or --config FILE.',
-  });
-}
-
-/**
  * Loads the effective configuration: defaults < config file(s) < environment < flags, validated by
  * `MnemaraConfigSchema`. Files: `--config FILE` alone when given; else `$MNEMARA_HOME/config.json` then the
  * workspace's `mnemara.config.json` (the workspace's wins). Relative paths in a file are resolved against the
  * file's directory; from env and flags against `cwd`. `snapshot.store` defaults to `<home>/store`. The workspace's
- * file may not set trusted options (`OptionInfo.trusted`: the API endpoint and key, the sandbox's backend, image,
- * network and limits, the store).
+ * file may not set trusted options (`OptionInfo.trusted`: the API endpoint and key, the models, the sandbox's
+ * backend, image, network and limits, the store) nor raise a capped one above its default (`workspace-rule.ts`);
+ * with `refusals: 'report'` such values are left out and listed in `refused` instead of thrown.
  * Throws `MnemaraError` `INVALID_CONFIG` naming the option, the value, its source and what is allowed, or
  * `NOT_FOUND` for an unreadable `--config` file.
  */
@@ -256,9 +232,15 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     : [join(home, 'config.json'), ...(options.workspace ? [join(resolve(cwd, options.workspace), WORKSPACE_CONFIG_FILE)] : [])].filter(
         (f) => existsSync(f),
       );
+  const refused: RefusedValue[] = [];
   for (const file of files) {
-    const entries = readConfigFile(file);
-    if (!options.configFile && file !== join(home, 'config.json')) refuseTrusted(file, entries);
+    let entries = readConfigFile(file);
+    if (!options.configFile && file !== join(home, 'config.json')) {
+      const mine = workspaceRefusals(file, entries);
+      if (mine.length && options.refusals !== 'report') throw refusalError(file, mine);
+      for (const r of mine) refused.push(r);
+      entries = entries.filter(([path]) => !mine.some((r) => r.path === path));
+    }
     for (const [path, value] of entries) put(path, value, { kind: 'file', name: file }, dirname(file));
   }
 
@@ -295,7 +277,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const config = parsed.data;
   if (config.snapshot.store === undefined) config.snapshot.store = join(config.home, 'store');
   for (const option of OPTIONS) sources[option.path] ??= { kind: 'default' };
-  return { config, sources, files };
+  return { config, sources, files, refused };
 }
 
 /** Masks a secret for display: the first 3 and last 4 characters when long enough, else `***`. */
@@ -305,20 +287,24 @@ export function maskSecret(value: string): string {
 
 /**
  * The configuration as a list of rows for display: dotted path, value (secrets masked), source, and the
- * environment variable that sets it.
+ * environment variable that sets it; `refused` when the workspace's file set the option and was not obeyed
+ * (`LoadedConfig.refused`): what it asked for and why not.
  * `value` is `undefined` for an unset optional option.
  */
 export function describeConfig(
   loaded: LoadedConfig,
-): { option: string; value: unknown; source: string; env: string }[] {
+): { option: string; value: unknown; source: string; env: string; refused?: string }[] {
+  const mask = (option: OptionInfo, value: unknown): unknown => (option.isSecret && typeof value === 'string' ? maskSecret(value) : value);
   return OPTIONS.map((option) => {
     const value = getPath(loaded.config, option.path.split('.'));
     const source = loaded.sources[option.path] ?? { kind: 'default' };
+    const refused = (loaded.refused ?? []).find((r) => r.path === option.path);
     return {
       option: option.path,
-      value: option.isSecret && typeof value === 'string' ? maskSecret(value) : value,
+      value: mask(option, value),
       source: describeSource(source),
       env: envNameOf(option.path),
+      ...(refused ? { refused: describeRefusal({ ...refused, value: mask(option, refused.value) }) } : {}),
     };
   });
 }

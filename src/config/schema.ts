@@ -49,7 +49,8 @@ export interface OptionInfo {
   /** Printed masked by `mnemara config`. */
   isSecret: boolean;
   /**
-   * Decides where the user's key goes or how isolated the agent is: a workspace's own `mnemara.config.json`
+   * Decides where the user's key goes, which model they pay for, how isolated the agent is or how the store
+   * spends their disk: a workspace's own `mnemara.config.json`
    * (the repository may be someone else's) may not set it; flags, env, `$MNEMARA_HOME/config.json` and
    * `--config FILE` may.
    */
@@ -59,11 +60,13 @@ export interface OptionInfo {
 /** Options that name host paths (resolved to absolute when loaded). */
 const PATH_OPTIONS = new Set(['home', 'snapshot.store']);
 /**
- * Options (and sections, with a trailing dot) that only the user may set; see `OptionInfo.trusted`. The memory
+ * Options (and sections, with a trailing dot) that only the user may set; see `OptionInfo.trusted`. The models:
+ * a repository would choose what the user pays for (issue #10). The store's compression and chain length: either
+ * direction costs the user's disk or time (workspace-rule.ts). The memory
  * layout too: what it names is left out of `snapshot patch` and `apply`, so a repository's file that set it to
  * `src` hid the run's source changes from review (thirteenth trial F7).
  */
-const TRUSTED = ['home', 'anthropic.', 'sandbox.backend', 'sandbox.dockerHost', 'sandbox.image', 'sandbox.network', 'sandbox.memoryBytes', 'sandbox.cpus', 'sandbox.pidsLimit', 'sandbox.tmpBytes', 'sandbox.maxWorkspaceBytes', 'sandbox.workspaceCacheBytes', 'snapshot.store', 'snapshot.keepCredentialFiles', 'memory.layout.'];
+const TRUSTED = ['home', 'anthropic.', 'agent.model', 'memory.model', 'snapshot.codec', 'snapshot.level', 'snapshot.maxChainLength', 'sandbox.backend', 'sandbox.dockerHost', 'sandbox.image', 'sandbox.network', 'sandbox.memoryBytes', 'sandbox.cpus', 'sandbox.pidsLimit', 'sandbox.tmpBytes', 'sandbox.maxWorkspaceBytes', 'sandbox.workspaceCacheBytes', 'snapshot.store', 'snapshot.keepCredentialFiles', 'memory.layout.'];
 const SECRET_NAME = /(key|token|secret|password)$/i;
 
 type AnyDef = { type: string; innerType?: z.ZodType; element?: z.ZodType; entries?: Record<string, string> };

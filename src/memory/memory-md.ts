@@ -1,6 +1,7 @@
 import { MemoryKindSchema, type MemoryKind } from './types.js';
 import { entryId } from './normalize.js';
 import { clipGraphemes } from './tokens.js';
+import { pushAll } from '../config/arrays.js';
 
 /**
  * `memories/MEMORY.md`, the handbook (issue 5, "Formats"). People read and edit it; mnemara parses it back.
@@ -108,7 +109,8 @@ export function renderMemoryMd(entries: MemoryEntry[], info: HandbookInfo, block
     '> Keep the `<!-- id:… -->` note at the end of an entry: it links the entry to the rollouts it came from.',
     '',
   ];
-  const put = (b: HandBlock): void => void out.push(...b.lines, '');
+  // A hand-written block is as long as whoever wrote the file made it: not spread into push().
+  const put = (b: HandBlock): void => void pushAll(out, b.lines).push('');
   for (const b of blocks) if (b.after === null) put(b);
   for (const kind of KIND_ORDER) {
     const of = entries.filter((e) => e.kind === kind);

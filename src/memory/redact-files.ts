@@ -8,6 +8,7 @@ import { redact, redactDeep } from './redact.js';
 import { redactFile } from './redact-document.js';
 import { redactedName } from './redact-tree.js';
 import { encodedFileVerdict, redactUtf16 } from './redact-encoded-files.js';
+import { pushAll } from '../config/arrays.js';
 
 const log = logger('memory.redact');
 
@@ -126,7 +127,7 @@ export async function reRedactLayout(paths: MemoryPaths): Promise<{ changed: str
     if (!name.endsWith('.jsonl') || !(await lstat(path).then((st) => st.isFile(), () => false))) continue;
     if (await reRedactTranscript(path)) changed.push(rel(path));
   }
-  changed.push(...(await redactForeignMemoryFiles(paths)).map((f) => rel(join(paths.memoriesDir, f))));
+  pushAll(changed, (await redactForeignMemoryFiles(paths)).map((f) => rel(join(paths.memoriesDir, f))));
   let handbookDirty = false;
   for (const file of [paths.memoryMd, paths.summaryMd]) {
     const text = await readFile(file, 'utf8').catch(() => null);

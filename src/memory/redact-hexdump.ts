@@ -4,6 +4,7 @@
  * line width, or written as spaced byte groups beside an offset, stayed whole in the hex.
  */
 import { decodeHexText } from './redact-encoded.js';
+import { pushAll } from '../config/arrays.js';
 
 /** A dump line's hex bytes, or `null` when the line is not a hex dump line. */
 function lineHex(line: string): string | null {
@@ -41,7 +42,8 @@ export function redactHexDumps(text: string, marker: string, hasSecret: (decoded
     }
     const decoded = hex.length >= 24 ? decodeHexText(hex) : null;
     if (decoded !== null && hasSecret(decoded)) out.push(marker);
-    else out.push(...lines.slice(i, j));
+    // Not spread into push(): a block runs to 262 144 hex digits, 131 072 lines of `00`, past the stack.
+    else pushAll(out, lines.slice(i, j));
     i = j;
   }
   return out.join('\n');

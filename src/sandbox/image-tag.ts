@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../config/version.js';
+import { pushAll } from '../config/arrays.js';
 
 /** Repository of the sandbox image; the tag is the content hash. */
 export const SANDBOX_IMAGE_REPO = 'mnemara-sandbox';
@@ -51,7 +52,7 @@ async function listFiles(dir: string, prefix: string): Promise<string[]> {
   }
   for (const e of entries) {
     const rel = `${prefix}/${e.name}`;
-    if (e.isDirectory()) out.push(...(await listFiles(join(dir, e.name), rel)));
+    if (e.isDirectory()) pushAll(out, await listFiles(join(dir, e.name), rel));
     else if (e.isFile()) out.push(rel);
   }
   return out.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));

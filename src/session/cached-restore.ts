@@ -19,6 +19,7 @@ import type { MergedTree, TreeEntry } from '../snapshot/tree.js';
 import type { Manifest, RestoreLimits, SnapshotStore } from '../snapshot/types.js';
 import type { SessionStart } from './types.js';
 import type { ListedEntry, WorkspaceListing } from './workspace-listing.js';
+import { pushAll } from '../config/arrays.js';
 
 const log = logger('session');
 
@@ -91,7 +92,7 @@ function differences(a: MergedTree, b: MergedTree): string[] {
     if (!other || !sameEntry(node.entry, other)) out.push(path);
     bEntries.delete(path);
   }
-  out.push(...bEntries.keys());
+  pushAll(out, bEntries.keys());
   return out;
 }
 

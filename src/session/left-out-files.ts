@@ -7,6 +7,7 @@
 import { chmod, lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { logger } from '../config/logger.js';
+import { minOf } from '../config/arrays.js';
 
 const log = logger('session');
 
@@ -77,7 +78,7 @@ export interface LeftOutTotals {
 /** Totals over `listLeftOut(home)`. Never throws. */
 export async function leftOutTotals(home: string): Promise<LeftOutTotals> {
   const runs = await listLeftOut(home);
-  const oldest = runs.length ? Math.min(...runs.map((r) => r.oldestMs)) : null;
+  const oldest = runs.length ? minOf(runs.map((r) => r.oldestMs)) : null;
   return {
     dir: leftOutRoot(home),
     runs: runs.length,

@@ -6,6 +6,7 @@ import { confine, virtualName, type VirtualRoot } from './confine.js';
 import { listDir, numberLines, readText, writeTextAtomic } from './files.js';
 import type { ToolOutput } from './types.js';
 import { parseInput } from './input.js';
+import { spliceAll } from '../../config/arrays.js';
 
 /** The tool definition Claude knows: Anthropic's text editor, `text_editor_20250728`. */
 export function editorDefinition(maxViewChars: number): BetaToolTextEditor20250728 {
@@ -150,7 +151,7 @@ async function insert(ctx: EditorContext, input: Extract<EditorInput, { command:
     throw new ToolError(`Invalid insert_line ${input.insert_line}: it must be within [0, ${lines.length}] for ${f.shown}`);
   }
   const added = insertText.replace(/\n$/, '').split('\n');
-  lines.splice(input.insert_line, 0, ...added);
+  spliceAll(lines, input.insert_line, 0, added);
   const next = lines.join('\n') + (trailingNewline ? '\n' : '');
   await writeTextAtomic(ctx.sandbox, f.real, f.shown, next, ctx.maxFileBytes);
   return {

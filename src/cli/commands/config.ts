@@ -40,8 +40,11 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Loads the configuration from the common flags plus a command's own flag values (flags > env > file > defaults). */
-export function loadCliConfig(opts: ConfigCliOptions, flags: FlagValue[] = []): LoadedConfig {
+/**
+ * Loads the configuration from the common flags plus a command's own flag values (flags > env > file > defaults).
+ * `refusals`: see `LoadConfigOptions.refusals` (every command but `config` stops on a refused workspace value).
+ */
+export function loadCliConfig(opts: ConfigCliOptions, flags: FlagValue[] = [], refusals: 'throw' | 'report' = 'throw'): LoadedConfig {
   const common: FlagValue[] = [];
   if (opts.home !== undefined) common.push({ path: 'home', value: opts.home, flag: '--home' });
   if (opts.store !== undefined) common.push({ path: 'snapshot.store', value: opts.store, flag: '--store' });
@@ -58,6 +61,7 @@ export function loadCliConfig(opts: ConfigCliOptions, flags: FlagValue[] = []): 
     flags: [...common, ...flags],
     ...(opts.workspace !== undefined ? { workspace: opts.workspace } : {}),
     ...(opts.config !== undefined ? { configFile: opts.config } : {}),
+    refusals,
   });
 }
 
@@ -81,11 +85,15 @@ export function registerConfigCommand(program: Command): void {
           'Secrets (API keys) are printed masked. Every option is described in docs/configuration.md.',
       )
       .option('-w, --workspace <dir>', `workspace whose ${WORKSPACE_CONFIG_FILE} to read`, '.')
-      .option('--json', 'print one JSON document: {files, options: [{option, value, source, env}]}'),
+      .option('--json', 'print one JSON document: {files, options: [{option, value, source, env, refused?}], refused: [{path, file, why, cap?}]}'),
   ).action((opts: ConfigCliOptions & { json?: boolean }) => {
-    const loaded = loadCliConfig(opts);
+    // Shown, not thrown: the user asking what a repository's file does should see every value and which ones were
+    // refused (a run in that workspace stops on them, with the same names).
+    const loaded = loadCliConfig(opts, [], 'report');
     const rows = describeConfig(loaded);
-    emit(Boolean(opts.json), { files: loaded.files, options: rows.map((r) => ({ ...r, value: r.value ?? null })) }, () => {
+    // The refused values themselves stay in the rows' text (masked there when secret), not in the JSON list.
+    const refused = loaded.refused.map(({ value: _value, ...r }) => r);
+    emit(Boolean(opts.json), { files: loaded.files, options: rows.map((r) => ({ ...r, value: r.value ?? null })), refused }, () => {
       const width = (key: 'option' | 'value'): number =>
         Math.max(...rows.map((r) => (key === 'option' ? r.option : show(r.value)).length), key.length);
       const [w1, w2] = [width('option'), Math.min(width('value'), 48)];
@@ -93,7 +101,10 @@ export function registerConfigCommand(program: Command): void {
         `config files: ${loaded.files.length ? loaded.files.join(', ') : '(none)'}`,
         '',
         `${'option'.padEnd(w1)}  ${'value'.padEnd(w2)}  source`,
-        ...rows.map((r) => `${r.option.padEnd(w1)}  ${show(r.value).padEnd(w2)}  ${r.source}`),
+        ...rows.map((r) => `${r.option.padEnd(w1)}  ${show(r.value).padEnd(w2)}  ${r.source}${r.refused ? `; ${r.refused}` : ''}`),
+        ...(loaded.refused.length
+          ? ['', `refused: ${loaded.refused.length} value(s) of the workspace's own config file (above); \`mnemara run\` in this workspace stops until they are removed or set by you (--set, env, $MNEMARA_HOME/config.json)`]
+          : []),
       ];
       return lines.join('\n');
     });

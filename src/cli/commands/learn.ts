@@ -10,6 +10,7 @@ import { supportedFormats } from '../../transcript/importers/index.js';
 import { describeSource, holdsMemory, onMemoryDir, resolveMemorySource, type MemorySource } from '../memory-source.js';
 import { EXIT, emit, progressPrinter, shellWord } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+import { maxOf, pushAll } from '../../config/arrays.js';
 
 /** Whether a store is there to look in (a URL: asked; a directory: only when it exists, so that none is made). */
 const storeExists = (store: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(store) || existsSync(store);
@@ -82,20 +83,20 @@ export function renderReport(report: LearnReport, workspace = process.cwd(), lin
     Object.entries(r.unknown).map(([k, n]) => `${k}×${n}`).join(', ') || '0',
     Object.entries(r.damaged).map(([k, n]) => `${k}×${n}`).join(', ') || '0',
   ]);
-  const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
+  const widths = head.map((h, i) => Math.min(60, maxOf(rows.map((r) => r[i]!.length), h.length)));
   const line = (cells: string[]) => cells.map((c, i) => (c.length > widths[i]! ? `${c.slice(0, widths[i]! - 1)}…` : c.padEnd(widths[i]!))).join('  ').trimEnd();
   const out = [report.dryRun ? 'dry run: nothing stored' : '', line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].filter((l) => l !== '');
   const skipped = Object.entries(report.skipped);
   if (skipped.length) out.push('', 'skipped:', ...skipped.map(([why, n]) => `  ${n} × ${why}`));
   const changed = report.files.flatMap((f) => f.rollouts.filter((r) => r.status !== 'same').map((r) => `  ${r.status} ${r.rolloutId} (${r.records} records${r.lessons !== null ? `, ${r.lessons} lessons` : ''})`));
   const same = report.files.flatMap((f) => f.rollouts).filter((r) => r.status === 'same').length;
-  if (changed.length) out.push('', report.dryRun ? 'would store:' : 'stored:', ...changed);
+  if (changed.length) pushAll(out, ['', report.dryRun ? 'would store:' : 'stored:', ...changed]);
   if (same) out.push('', `${same} already learned (no-op)`);
   const p = report.pipeline;
   if (p) {
+    out.push('');
+    pushAll(out, p.pending.map((x) => `pending ${x.rolloutId}: ${x.error}`));
     out.push(
-      '',
-      ...p.pending.map((x) => `pending ${x.rolloutId}: ${x.error}`),
       p.phase2Error
         ? `consolidation failed (${p.phase2Error.code}): ${p.phase2Error.message}; the previous MEMORY.md is kept`
         : p.consolidated

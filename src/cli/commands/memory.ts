@@ -14,6 +14,7 @@ import { describeSource, lineageLines, memoryStore, onMemoryDir, resolveMemorySo
 import { EXIT, emit, progressPrinter } from '../output.js';
 import { namedValues, redactNamedValues } from '../memory-redact.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+import { pushAll } from '../../config/arrays.js';
 
 type Opts = ConfigCliOptions & { json?: boolean; workspace: string; lineage?: string };
 
@@ -33,7 +34,7 @@ function describe(o: MemoryOverview, where: string): string {
   const summary = new Set(o.summaryIds);
   for (const kind of KIND_ORDER) {
     const of = o.entries.filter((e) => e.kind === kind);
-    if (of.length) lines.push('', SECTION_TITLES[kind], ...of.map((e) => entryLine(e, summary.has(e.id))));
+    if (of.length) pushAll(lines, ['', SECTION_TITLES[kind], ...of.map((e) => entryLine(e, summary.has(e.id)))]);
   }
   return lines.join('\n');
 }

@@ -10,6 +10,7 @@
 import { categoryOf, positionalArgs, type CommandCategory } from './command-category.js';
 import { tokenize, type ShellToken } from './shell-words.js';
 import { unwrap } from './unwrap.js';
+import { pushAll } from '../../config/arrays.js';
 
 export type { CommandCategory };
 
@@ -73,7 +74,7 @@ export function splitCommand(command: string, depth = 0): Segment[] {
   }
   push('');
   const segments: Segment[] = [];
-  for (const g of groups) segments.push(...classify(command, g.tokens, g.joiner, depth));
+  for (const g of groups) pushAll(segments, classify(command, g.tokens, g.joiner, depth));
   return segments;
 }
 

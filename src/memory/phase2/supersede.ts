@@ -6,6 +6,7 @@ import { moreStaleTerms } from './stale-terms-more.js';
 import { workaroundsNoLongerNeeded } from './workaround.js';
 import { namingDeletedFiles } from './deleted-files.js';
 import { exitCodesNowTrusted } from './trusted-exit.js';
+import { pushAll } from '../../config/arrays.js';
 
 /**
  * "The newer fact wins" (issue 5, phase 2): finds older candidates that a newer one contradicts.
@@ -97,7 +98,7 @@ export function staleTerms(text: string): StaleTerm[] {
   for (const m of text.matchAll(new RegExp(`\\bvan\\s+${W}\\s+naar\\s+${W}\\s+(?:overgestapt|gemigreerd|gegaan)`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
   for (const m of text.matchAll(new RegExp(`(?:przeszliśmy|zmigrowaliśmy)\\s+(?:\\S+\\s+)?z\\s+${W}\\s+na\\s+${W}`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
   for (const m of text.matchAll(new RegExp(`(?:migrat[oi]|passati)\\s+(?:\\w+\\s+)?da\\s+${W}\\s+a\\s+${W}`, 'gi'))) out.push({ term: m[1]!, replacement: m[2]! });
-  out.push(...moreStaleTerms(text));
+  pushAll(out, moreStaleTerms(text));
   return out
     .map((t) => ({ ...t, term: clean(t.term), ...(t.replacement ? { replacement: clean(t.replacement) } : {}) }))
     .filter((t) => t.term.length >= 2 && !STOP_TERMS.has(t.term.toLowerCase()) && !/^\d+(\.\d+)*$/.test(t.term));

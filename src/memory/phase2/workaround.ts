@@ -1,4 +1,5 @@
 import type { Candidate } from './merge.js';
+import { pushAll } from '../../config/arrays.js';
 
 /**
  * "The workaround is no longer needed" (issue 12, kind 1: a real contradiction, read from structure): a
@@ -30,7 +31,7 @@ export function envSetupBefore(worked: string, failed: string): string[] | undef
   for (const part of head.split(/\s*(?:&&|;)\s*/)) {
     const words = part.replace(/^(export|declare -x)\s+/, '').split(/\s+/).filter(Boolean);
     if (words.length === 0 || !words.every((x) => /^[A-Za-z_][A-Za-z0-9_]*=\S*$/.test(x))) return undefined;
-    assignments.push(...words);
+    pushAll(assignments, words);
   }
   return assignments;
 }

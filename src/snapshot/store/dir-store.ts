@@ -38,6 +38,7 @@ import type { ExtractedContent } from '../write-entry.js';
 import { writeLayerBlob } from './layer-writer.js';
 import { ManifestStore } from './manifests.js';
 import { LineageRefs } from './refs.js';
+import { spliceAll } from '../../config/arrays.js';
 
 const log = logger('snapshot');
 
@@ -193,7 +194,7 @@ export class DirectoryStore implements SnapshotStore {
       let written: Awaited<ReturnType<typeof writeLayerBlob<Awaited<ReturnType<typeof packLayer>>>>> | undefined;
       let indexParent: IndexParent | undefined;
       for (let attempt = 1; !written; attempt++) {
-        skipped.splice(0, skipped.length, ...fromSource);
+        spliceAll(skipped, 0, skipped.length, fromSource);
         // Loaded per attempt: packing updates it in place into the new snapshot's tree.
         const loaded = parent ? await this.loadParentTree(parent, limits) : null;
         const parentTree = loaded?.tree ?? null;

@@ -1,6 +1,7 @@
 import { splitCommand } from '../commands.js';
 import { lastAssistantText, sentencesOf } from '../findings.js';
 import { commandOf, isEdit, type RolloutView } from '../rollout.js';
+import { pushAll } from '../../../config/arrays.js';
 
 /**
  * Dependency manifests of the ecosystems the rules know: a line added here is a library the project now uses.
@@ -26,8 +27,8 @@ function editNames(view: RolloutView, manifestOnly: boolean): { added: string[];
     const manifest = MANIFEST.test(String(s.input.path));
     const oldWords = names(String(s.input.old_str ?? ''));
     const newWords = names(String(s.input.new_str ?? s.input.file_text ?? ''));
-    if (manifest) added.push(...newWords.filter((w) => !oldWords.includes(w)));
-    if (manifest || !manifestOnly) removed.push(...oldWords.filter((w) => !newWords.includes(w)));
+    if (manifest) pushAll(added, newWords.filter((w) => !oldWords.includes(w)));
+    if (manifest || !manifestOnly) pushAll(removed, oldWords.filter((w) => !newWords.includes(w)));
   }
   return { added, removed };
 }
@@ -43,8 +44,8 @@ function commandNames(view: RolloutView): { added: string[]; removed: string[] }
       const operands = seg.args.filter((a) => !a.startsWith('-'));
       const head = `${seg.program} ${operands[0] ?? ''}`;
       const words = operands.slice(1).flatMap(names);
-      if (ADDS.test(head)) added.push(...words);
-      else if (REMOVES.test(head)) removed.push(...words);
+      if (ADDS.test(head)) pushAll(added, words);
+      else if (REMOVES.test(head)) pushAll(removed, words);
     }
   }
   return { added, removed };

@@ -3,6 +3,7 @@ import { essentialCommand, splitCommand, workSegments, type Segment } from '../c
 import { commandOf, type RolloutView, type Step } from '../rollout.js';
 import { outputShowsFailure, reportsFailingTests, printedStatus } from '../outcome.js';
 import { clip, keywordsOf, quote } from './text.js';
+import { pushAll } from '../../../config/arrays.js';
 
 /** Each test segment of a step whose output reports failing tests, with its command's segments and the first summary line. */
 function* failingTestRuns(view: RolloutView): Generator<{ step: Step; segs: Segment[]; seg: Segment; said: string }> {
@@ -36,7 +37,7 @@ export function exitZeroFailures(view: RolloutView): RawMemory[] {
       keywords: keywordsOf([seg.key, 'exit code', 'tests']),
     });
   }
-  out.push(...reportedAfter(view, seen), ...wrapperExitZero(view, seen), ...trustedExitCodes(view, seen));
+  pushAll(out, [...reportedAfter(view, seen), ...wrapperExitZero(view, seen), ...trustedExitCodes(view, seen)]);
   return out;
 }
 

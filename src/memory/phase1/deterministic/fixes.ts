@@ -15,6 +15,7 @@ import { editShown, environmentPath, isConfigPath, oneTimeEdit } from './config-
 import { invocationError, notFound, otherBinary, runnerAdded } from './another-form.js';
 import { madePathOf, related, setupSegments } from './fix-related.js';
 import { typedAs, typedSetup, unknownToolSetup } from './chain-setup.js';
+import { maxOf } from '../../../config/arrays.js';
 
 /** The directory each step starts in (`where.ts`). */
 function directories(steps: Step[]): Map<number, string> {
@@ -212,7 +213,7 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
       // The environment set up in front stays with the command (`export X=… && cmd`), unless a setup step comes
       // after it: `Register-PSRepository …; Install-Module … -Repository …; Invoke-Build Test` keeps its order.
       const setup = [...setupSegments(next, segs, target), ...unknownSetup].filter((s) => segs.indexOf(s) < segs.indexOf(match) && !typedBefore.has(s.text));
-      const lastSetup = Math.max(-1, ...setup.filter((s) => s.category !== 'env').map((s) => segs.indexOf(s)));
+      const lastSetup = maxOf(setup.filter((s) => s.category !== 'env').map((s) => segs.indexOf(s)), -1);
       const before = setup
         .filter((s, k, all) => all.indexOf(s) === k && (s.category !== 'env' || segs.indexOf(s) < lastSetup))
         .sort((a, b) => segs.indexOf(a) - segs.indexOf(b));

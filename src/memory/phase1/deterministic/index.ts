@@ -17,6 +17,7 @@ import { exitZeroFailures } from './exit-zero.js';
 import { flakyBesideFailures } from './flaky-rerun.js';
 import { foundAnotherWay } from './found-as.js';
 import { pathPrefixes } from './path-prefix.js';
+import { pushAll } from '../../../config/arrays.js';
 
 /**
  * The deterministic extractor: raw memories from the transcript's structure alone (no model, no network).
@@ -33,11 +34,12 @@ export function extractDeterministic(view: RolloutView): RawMemory[] {
   const fixes = failureFixes(view);
   const memories = [...userPreferences(view), ...repositoryChanges(view), ...commandsLeftBehind(view), ...confirmedByRun(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
   const byKind = (preference: boolean) => memories.filter((m) => (m.kind === 'preference') === preference).map((m) => m.text);
-  memories.push(...commandsThatWorked(view, byKind(false), byKind(true)));
-  memories.push(...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...unfinishedTask(view));
-  memories.push(...foundAnotherWay(view, memories.map((m) => m.text)));
-  memories.push(...pathPrefixes(view, memories.map((m) => m.text)));
-  memories.push(...finalNotes(view, memories.map((m) => m.text)));
+  // Appended with pushAll, not push(...): a transcript of many commands gives as many entries as it likes.
+  pushAll(memories, commandsThatWorked(view, byKind(false), byKind(true)));
+  pushAll(memories, [...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...unfinishedTask(view)]);
+  pushAll(memories, foundAnotherWay(view, memories.map((m) => m.text)));
+  pushAll(memories, pathPrefixes(view, memories.map((m) => m.text)));
+  pushAll(memories, finalNotes(view, memories.map((m) => m.text)));
   return memories.filter((m) => !dangerousEntry(m.text, view));
 }
 

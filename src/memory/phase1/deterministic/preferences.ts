@@ -4,6 +4,7 @@ import { adoptedRules } from './adopted.js';
 import { dashBetween, ruleBeforeChange, withoutQuotedSentences } from './changes.js';
 import { CHANGED, ONE_OFF, clauses, statesLastingRule } from './durable.js';
 import { clip, keywordsOf } from './text.js';
+import { pushAll } from '../../../config/arrays.js';
 
 /**
  * The user's lasting preferences (issue 12): only a clause stated as lasting (`statesLastingRule`: "from now
@@ -22,7 +23,7 @@ export function userPreferences(view: RolloutView): RawMemory[] {
   for (const s of midRun) {
     const kept = lastingClauses(s.text.trim());
     if (kept.length === 0) {
-      out.push(...adoptedRules(view, s));
+      pushAll(out, adoptedRules(view, s));
       continue;
     }
     out.push({

@@ -3,6 +3,7 @@ import { essentialCommand, sameCommand, splitCommand, systemPackages, workSegmen
 import { segmentOutcome } from '../outcome.js';
 import { commandOf, type RolloutView, type Step } from '../rollout.js';
 import { keywordsOf } from './text.js';
+import { pushAll } from '../../../config/arrays.js';
 
 /**
  * System packages the run installed (apt-get, apk, dnf …) that succeeded: the workspace needs them and
@@ -180,7 +181,7 @@ function testCommandsNamedByUser(view: RolloutView): Segment[] {
     for (const m of s.text.matchAll(/`([^`\n]{2,200})`/g)) {
       const before = s.text.slice(Math.max(0, m.index! - 40), m.index!).split(CLAUSE_END).at(-1) ?? '';
       const after = s.text.slice(m.index! + m[0].length, m.index! + m[0].length + 40).split(CLAUSE_END)[0] ?? '';
-      if (TEST_WORD.test(`${before} ${after}`)) out.push(...workSegments(splitCommand(m[1]!)));
+      if (TEST_WORD.test(`${before} ${after}`)) pushAll(out, workSegments(splitCommand(m[1]!)));
     }
   }
   return out;
