@@ -38,6 +38,7 @@ import { DockerSandbox } from './sandbox/docker/docker-sandbox.js';
 import { copyLayoutFromSandbox } from './session/layout-io.js';
 import type { SessionEvent, SessionHooks, SessionNotice, SessionOptions, SessionResult, SessionStep } from './session/types.js';
 import { startNotice } from './session/host-memory.js';
+import { keepLayoutInSnapshots } from './memory/layout.js';
 import { networkNotice } from './session/network-notice.js';
 import { hostCredentialFiles, hostCredentialsNotice } from './session/host-credentials.js';
 import { largeSnapshotNotice } from './session/large-snapshot.js';
@@ -68,7 +69,9 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const chosen = options.lineage !== undefined ? { lineage: options.lineage, source: 'named' as const } : await workspaceLineage(workspace);
   const lineage = chosen.lineage;
   const client = sessionModelClient(config);
-  const store = await openSnapshotStore(config.snapshot.store as string, config.snapshot, { home: config.home });
+  // The memory layout is in every snapshot, whatever `snapshot.ignore` says (a repository's `memories` pattern).
+  const snapshotIgnore = keepLayoutInSnapshots(config.snapshot.ignore, config.memory.layout);
+  const store = await openSnapshotStore(config.snapshot.store as string, { ...config.snapshot, ignore: snapshotIgnore }, { home: config.home });
   const rolloutId = newRolloutId();
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
   await removeDeadScratch(config.home);
@@ -214,7 +217,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
           } else if (caching) {
             parts['restore.cached'] = 0;
           }
-          if (listing) baseline = { listing, parent: start.snapshotId, ignore: config.snapshot.ignore };
+          if (listing) baseline = { listing, parent: start.snapshotId, ignore: keepLayoutInSnapshots(config.snapshot.ignore, layout) };
           // The restored tree is the start snapshot exactly, and nothing but mnemara has run yet: cache it, unless
           // the image just used already is that snapshot's.
           if (caching && listing && !(cached && parts['restore.cached'] === 1 && cached.entry.snapshot === start.snapshotId)) {

@@ -11,7 +11,7 @@ import { dropLayoutLinks } from '../memory/layout-links.js';
 import { MnemaraError } from '../config/errors.js';
 import { defaultStoreDir } from '../config/paths.js';
 import type { MnemaraConfig } from '../config/schema.js';
-import { existingWorkspaceDir, memoryPaths } from '../memory/layout.js';
+import { existingWorkspaceDir, memoryPaths, snapshotConfigKeepingLayout } from '../memory/layout.js';
 import { workspaceLineage } from '../session/start.js';
 import { openSnapshotStore, type AnyStore } from '../snapshot/index.js';
 import { maxOf } from '../config/arrays.js';
@@ -35,7 +35,7 @@ export interface MemoryTarget {
 }
 
 export function memoryStore(config: MnemaraConfig): Promise<AnyStore> {
-  return openSnapshotStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot, { home: config.home });
+  return openSnapshotStore(config.snapshot.store ?? defaultStoreDir(), snapshotConfigKeepingLayout(config), { home: config.home });
 }
 
 /** True when `dir` holds a memory layout with a MEMORY.md (or a state file) of its own. */

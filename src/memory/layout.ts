@@ -105,6 +105,22 @@ export function mnemaraOwnedPaths(layout: MemoryLayout = { memoriesDir: 'memorie
   return [`${mem}/MEMORY.md`, `${mem}/memory_summary.md`, `${mem}/archive.md`, `${mem}/.state.json`, `${mem}/.imports.json`, `${mem}/rollout_summaries`, `${mem}/raw_memories`, ses];
 }
 
+/**
+ * `ignore` (the `snapshot.ignore` patterns) with the memory layout's folders kept (`!/memories`, `!/sessions`,
+ * appended, see `compileIgnore`): a pattern of a repository's config (`memories`, `*.md`) left the run's transcript
+ * and MEMORY.md out of every snapshot, and the rollout was on the head in name only. Patterns a call adds after
+ * these (a checkout that lacks the layout inherits it from the parent) still apply.
+ */
+export function keepLayoutInSnapshots(ignore: string[], layout: MemoryLayout = { memoriesDir: 'memories', sessionsDir: 'sessions' }): string[] {
+  const dirs = [checkRelative('memoriesDir', layout.memoriesDir), checkRelative('sessionsDir', layout.sessionsDir)].map((d) => d.split(sep).join('/'));
+  return [...ignore, ...dirs.map((d) => `!/${d}`)];
+}
+
+/** `config.snapshot` with `keepLayoutInSnapshots` applied to its `ignore`: what a store that snapshots the layout is opened with. */
+export function snapshotConfigKeepingLayout<T extends { ignore: string[] }>(config: { snapshot: T; memory: { layout: MemoryLayout } }): T {
+  return { ...config.snapshot, ignore: keepLayoutInSnapshots(config.snapshot.ignore, config.memory.layout) };
+}
+
 /** The lines `.git/info/exclude` gets for a layout: anchored folder patterns such as `/memories/`. */
 export function gitExcludeEntries(layout: MemoryLayout): string[] {
   return [layout.memoriesDir, layout.sessionsDir].map((d) => `/${checkRelative('layout', d).split(sep).join('/')}/`);

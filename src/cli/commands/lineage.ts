@@ -6,12 +6,13 @@ import { openStore, type DirectoryStore } from '../../snapshot/index.js';
 import { emit, formatBytes } from '../output.js';
 import { snapshotRef } from '../snapshot-ref.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+import { snapshotConfigKeepingLayout } from '../../memory/layout.js';
 
 type Opts = ConfigCliOptions & { json?: boolean };
 
 async function store(opts: Opts): Promise<DirectoryStore> {
   const { config } = loadCliConfig(opts);
-  return openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
+  return openStore(config.snapshot.store ?? defaultStoreDir(), snapshotConfigKeepingLayout(config));
 }
 
 const size = (bytes: number | undefined): string => (bytes === undefined ? '?' : formatBytes(bytes));

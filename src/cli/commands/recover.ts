@@ -13,6 +13,7 @@ import { detachGoneSandboxDisks } from '../../sandbox/docker/gone-disks.js';
 import { waitClaim } from '../../session/claim.js';
 import { EXIT, emit, formatBytes, progressPrinter } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+import { snapshotConfigKeepingLayout } from '../../memory/layout.js';
 
 /** How long (s) a recover waits for another one on the same home: a rescue of a big container takes minutes. */
 const DEFAULT_WAIT_S = 900;
@@ -57,7 +58,7 @@ export function registerRecoverCommand(program: Command): void {
   addConfigOptions(cmd).action(async (opts: ConfigCliOptions & { lineage?: string; dryRun?: boolean; json?: boolean; wait?: string }) => {
     const json = Boolean(opts.json);
     const { config } = loadCliConfig(opts);
-    const store = await openStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot);
+    const store = await openStore(config.snapshot.store ?? defaultStoreDir(), snapshotConfigKeepingLayout(config));
     if (opts.lineage !== undefined) await assertKnownLineage(store, config.home, opts.lineage);
     if (opts.dryRun) {
       const orphans = await findOrphans(store, config.home, opts.lineage);

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MnemaraError } from '../../config/errors.js';
 import { defaultStoreDir } from '../../config/paths.js';
-import { existingWorkspaceDir } from '../../memory/layout.js';
+import { existingWorkspaceDir, snapshotConfigKeepingLayout } from '../../memory/layout.js';
 import { describeTreeRedaction, redactLayoutTree } from '../../memory/redact-tree.js';
 import { findOrphans } from '../../session/orphans.js';
 import { defaultLineage } from '../../session/start.js';
@@ -33,7 +33,7 @@ type Opts = ConfigCliOptions & { json?: boolean };
 
 async function store(opts: Opts): Promise<AnyStore> {
   const { config } = loadCliConfig(opts);
-  return openSnapshotStore(config.snapshot.store ?? defaultStoreDir(), config.snapshot, { home: config.home });
+  return openSnapshotStore(config.snapshot.store ?? defaultStoreDir(), snapshotConfigKeepingLayout(config), { home: config.home });
 }
 
 /** The store for the maintenance commands, which work on directories; an S3 store is refused with what to do instead. */
