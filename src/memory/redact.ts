@@ -35,7 +35,7 @@ import { redactProse } from './redact-prose.js';
 import { remember } from './redact-remember.js';
 import { redactHidden } from './redact-views.js';
 import { SECRET_QUERY_PARAM, URL_PATH_KEY, URL_WITH_PATH, redactPathKeys } from './redact-urls.js';
-import { redactSpacedAssignments } from './redact-spaced.js';
+import { redactKeyBlankValue, redactSpacedAssignments } from './redact-spaced.js';
 import { redactPairs } from './redact-pairs.js';
 import { redactAwsSecretBesideId } from './redact-aws.js';
 import { isSecretName } from './secret-names.js';
@@ -335,6 +335,7 @@ function redactJoined(text: string): string {
       });
     }
   }
+  out = redactKeyBlankValue(out, (name) => marker(assignmentKind(name)), remember);
   out = redactCookies(out, marker('secret'));
   out = redactPositional(out, marker('password'), isClientSecret, remember);
   out = redactArgs(out, marker('password'), isClientSecret, isSecretName, remember);
