@@ -36,8 +36,11 @@ const SEP = `(?:[ \\t]*${BREAK}[ \\t]*|[ \\t]*(?:\\+|&|,|:|->|→|…|\\.\\.\\.)
 /** "… plus the body Z234…", "then the rest: Z234…": words naming the second part, allowed after the connector. */
 const PART_WORDS = '(?:(?:the|its|a)[ \\t]+)?(?:rest|body|remainder|suffix|second part|secret part)(?:[ \\t]+is)?[ \\t]*:?[ \\t]*';
 
-/** Group 1 the prefix, 2 its closing quote, 3 the separator, 4 the body's opening quote, 5 the body. */
-const SPLIT = new RegExp(`(?<![A-Za-z0-9])(${PREFIXES.join('|')})([\`"'*]*)(${SEP}(?:${PART_WORDS})?)([\`"'*]*)([A-Za-z0-9_-]{8,200})(?![A-Za-z0-9_-])`, 'g');
+/**
+ * Group 1 the prefix, 2 its closing quote, 3 the separator (the word "prefix" or "part" allowed first, and two
+ * separators: "ghp_ part, then the rest: …"), 4 the body's opening quote, 5 the body.
+ */
+const SPLIT = new RegExp(`(?<![A-Za-z0-9])(${PREFIXES.join('|')})([\`"'*]*)((?:[ \\t]+(?:prefix|part|head))?${SEP}(?:${SEP})?(?:${PART_WORDS})?)([\`"'*]*)([A-Za-z0-9_-]{8,200})(?![A-Za-z0-9_-])`, 'g');
 /** A body that begins a token of its own (two tokens listed one after the other) is no body. */
 const OWN_PREFIX = new RegExp(`^(?:${PREFIXES.join('|')})`);
 

@@ -42,6 +42,8 @@ describe('prose that spells a split token out: a prefix, a connector, the body',
     `el token es ghp_ y luego ${GH}`,
     `das Token ist ghp_ und dann ${GH}`,
     `anthropic: sk-ant- + api03-FAKEq9Xv2Lm7Rt4Wz8Kp1Ns6Bd3Hf0Jc5`,
+    `the sk_test_ prefix and then 51H8FAKEu2e3abcdefGHIJKLmnop`,
+    `ghp_ part, then the rest: ${GH}`,
   ])('%s', (text) => {
     const out = redact(text);
     expect(out).toMatch(/\[REDACTED:[a-z_]+\]/);
