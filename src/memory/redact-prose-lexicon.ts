@@ -9,6 +9,8 @@ export const WORDS = [
   // A word and its copula where the copula is also an English word ("to", "on"): only after that language's word
   // (trial 22: Polish "hasło to X" is how it is said; "token to X" or "secret on X" in English are no such form).
   'hasło to', 'haslo to', 'salasana on', 'salasanani on', 'parool on', 'parooli on',
+  // The same with an adjective between (trial 24's kind: "hasło tymczasowe to X").
+  ...['tymczasowe', 'nowe', 'tajne', 'aktualne', 'główne', 'domyślne', 'stare'].flatMap((adj) => [`hasło ${adj} to`, `haslo ${adj} to`]),
   // English (redact.ts's older rule covers "password X" and "password is X" with digits; this adds the rest)
   'password', 'passphrase', 'passcode', 'pass phrase', 'pin code', 'secret key', 'signing key', 'encryption key', 'master key', 'secret', 'api key', 'access token', 'token',
   // The short forms people write in notes and chat ("pw is X", "pwd: X"); a path after them is not a value.
@@ -79,6 +81,6 @@ export const ADJECTIVES = [
 /** Words that open what a password is for: "the password FOR the server is X", "das Passwort FÜR den Server lautet X". */
 export const FOR_WORDS = [
   'for', 'of', 'to', 'on', 'für', 'fürs', 'zum', 'zur', 'vom', 'von', 'des', 'der', 'pour', 'du', 'de', 'del', 'de la', 'da', 'do', 'della', 'dello',
-  'per', 'para', 'voor', 'van', 'dla', 'do', 'для', 'от', 'için',
+  'per', 'para', 'voor', 'van', 'dla', 'do', 'для', 'от', 'için', 'di', 'dei', 'degli', 'delle', 'pro', 'na',
 ];
 

@@ -87,11 +87,12 @@ function isToldValue(raw: string, quoted: boolean): boolean {
 /**
  * Whether a value with no password word before it is a password by its look: 8+ characters, letters (any script)
  * and digits, and upper and lower case or digits inside the letters (`Hazel77Nut`, `walnut66shell`, `Байкал99Лёд`);
- * not a name with a number after it (`Release2024`, `Operator2`), a digest, a path or a marker. Remembered.
+ * not a name with a number after it (`Release2024`, `Operator2`), a digest or UUID, a version, a path or a marker.
+ * Remembered.
  */
 export function isStrongValue(raw: string): boolean {
   const v = raw.replace(/[.,;:!?)。、，！？]+$/, '');
-  if (v.length < 8 || REDACTED_RE.test(v) || /^[$<{%]/.test(v) || /^[0-9a-f]+$/i.test(v) || v.includes('/') || FILE_NAME.test(v)) return false;
+  if (v.length < 8 || REDACTED_RE.test(v) || /^[$<{%]/.test(v) || /^[0-9a-f-]+$/i.test(v) || /^v?\d+(?:\.\d+)+/.test(v) || v.includes('/') || FILE_NAME.test(v)) return false;
   if (!/[0-9]/.test(v) || !/\p{L}/u.test(v) || /^\p{L}\p{Ll}+[0-9]{1,4}$/u.test(v) || isDevDefault(v)) return false;
   const mixed = /\p{Lu}/u.test(v) && /\p{Ll}/u.test(v);
   if (!mixed && !/\p{L}[0-9]+\p{L}/u.test(v) && !/[^\p{L}\p{N}]/u.test(v)) return false;

@@ -109,6 +109,7 @@ describe('an account and its password after log-in words', () => {
       'pass for the first time', 'the first pass is slower', 'user admin and pass the test', 'auth: admin required', 'http basic auth is disabled',
       'basic auth admin admin', 'use admin / admin for basic auth', 'log in to the dashboard as admin with 2FA', 'login as admin with Release2024',
       'connected as postgres with sslmode=require', 'user root and password from the vault', 'pass for admin is in 1password',
+      'commit 3f2c1b0a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b / 6f1c2a4e-8b3d-4c5e-9f7a-1b2c3d4e5f60 for login', 'sign in as a guest', 'pass for admin is required',
     ]);
   });
 });
@@ -120,6 +121,9 @@ describe('a password word and what it is for, then the value with no verb', () =
     ['password for staging KestrelFake88', 'KestrelFake88'],
     ['la password del db LupoFake55', 'LupoFake55'],
     ['hasło do bazy WisłaFake88', 'WisłaFake88'],
+    ['la password di staging è NebbiaFake44', 'NebbiaFake44'],
+    ['hasło tymczasowe to JabłkoFake61', 'JabłkoFake61'],
+    ['пароль для админки ТайгаFake88', 'ТайгаFake88'],
   ])('%s', (text, value) => expectGone(text, value));
 
   it('keeps names with a number and prose after "for"', () => {
