@@ -49,7 +49,7 @@ const VERBS = [
   'is now', 'is still', 'is currently', 'ist jetzt', 'ist nun', 'lautet jetzt', 'lautet nun', 'est maintenant', 'es ahora', 'é agora', 'è ora', 'is nu',
   'changed to', 'set to', 'rotated to', 'reset to', 'updated to', 'geändert auf', 'geändert zu', 'gesetzt auf', 'changé en', 'cambiada a',
   // The same in the passive (trial 24: "the password was changed to X"), per language.
-  ...['was', 'has been', 'had been', 'is', 'got', 'will be', 'has now been', 'was just']
+  ...['was', 'has been', 'had been', 'is', 'is now', 'was now', 'got', 'will be', 'has now been', 'was just']
     .flatMap((aux) => ['changed', 'set', 'reset', 'updated', 'rotated', 'switched', 'moved'].map((verb) => `${aux} ${verb} to`)),
   'wurde geändert auf', 'wurde geändert zu', 'wurde geändert in', 'wurde gesetzt auf', 'wurde zurückgesetzt auf', 'ist jetzt',
   'a été changé en', 'a été changée en', 'a été modifié en', 'a été modifiée en', 'a été changé pour', 'a été changée pour',

@@ -43,8 +43,11 @@ const USER_AND_PASS = new RegExp(
 );
 /** "pass for admin is X", "pw for root: X". Group 1 up to the value, 2 it. */
 const PASS_FOR = new RegExp(`((?<![\\p{L}\\p{N}_])(?:${PASS})${SP}+(?:for|of|für|pour|per|para|voor|для|от)${SP}+(?:the${SP}+)?${USER}(?:${SP}+(?:user|account))?(?:${SP}+(?:is|=|ist|est|es|è|é|lautet)${SP}*[:=]?|${SP}*[:=：])${SP}*)${VALUE}`, 'giu');
-/** "auth: admin X", "http basic admin X", "basic auth admin X", "creds root X": a label, an account, a blank, the value. */
-const LABEL_PAIR = new RegExp(`((?<![\\p{L}\\p{N}_])(?:(?:http[- ])?basic(?:[- ]auth(?:entication)?)?|http[- ]auth|auth|creds|credentials|login)(?:${SP}*[:=]${SP}*|${SP}+)${USER}${SP}+)${VALUE}`, 'giu');
+/**
+ * "auth: admin X", "http basic admin X", "basic auth admin X", "auth admin:X": a label, an account, a blank, `:` or
+ * `/`, the value.
+ */
+const LABEL_PAIR = new RegExp(`((?<![\\p{L}\\p{N}_])(?:(?:http[- ])?basic(?:[- ]auth(?:entication)?)?|http[- ]auth|auth|creds|credentials|login)(?:${SP}*[:=]${SP}*|${SP}+)${USER}(?:${SP}+|:|${SP}*/${SP}*))${VALUE}`, 'giu');
 /** "use admin / X for basic auth", "admin / X to log in": an account, `/`, the value, then what it is for. */
 const PAIR_FOR_AUTH = new RegExp(
   `((?<![\\p{L}\\p{N}_./-])${USER}${SP}*/${SP}*)${VALUE}(?=${SP}+(?:for|to|as|when|on)${SP}+(?:[\\p{L}\\p{N}-]+${SP}+){0,3}?(?:(?:http[- ])?(?:basic[- ])?auth\\w*|log(?:ging)?[ -]?in|login|sign(?:ing)?[ -]?in|credentials|creds)\\b)`,
