@@ -10,54 +10,18 @@ import { PROSE_PASSPHRASE, PROSE_PIN, isPassphraseWords, isWordPassword, startsW
 import { remember } from './redact-remember.js';
 import { REDACTED_RE } from './redact-boundaries.js';
 import { isDevDefault } from './redact-dev-defaults.js';
+import { redactProsePairs } from './redact-prose-pairs.js';
+import { ADJECTIVES, FOR_WORDS, VERBS_LATIN, WORDS } from './redact-prose-lexicon.js';
 
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
-
-/** The word for password, passphrase, secret, token or API key, per language. */
-const WORDS = [
-  // A word and its copula where the copula is also an English word ("to", "on"): only after that language's word
-  // (trial 22: Polish "hasło to X" is how it is said; "token to X" or "secret on X" in English are no such form).
-  'hasło to', 'haslo to', 'salasana on', 'salasanani on', 'parool on', 'parooli on',
-  // English (redact.ts's older rule covers "password X" and "password is X" with digits; this adds the rest)
-  'password', 'passphrase', 'passcode', 'pass phrase', 'pin code', 'secret key', 'signing key', 'encryption key', 'master key', 'secret', 'api key', 'access token', 'token',
-  // The short forms people write in notes and chat ("pw is X", "pwd: X"); a path after them is not a value.
-  'pw', 'pwd', 'passwd',
-  // "pass" alone is a step ("the first pass is slower"); after what it opens it is the short form of password.
-  ...['db', 'database', 'admin', 'root', 'user', 'login', 'account', 'ssh', 'wifi', 'wi-fi', 'mysql', 'postgres', 'redis', 'smtp', 'mail', 'ftp', 'vpn', 'vault']
-    .flatMap((what) => [`${what} pass`, `${what}-pass`, `${what}_pass`]),
-  // German
-  'Passwort', 'Kennwort', 'Passphrase', 'Zugangsdaten', 'Zugangscode', 'Zugang', 'Anmeldedaten', 'Geheimnis', 'Schlüssel', 'Token',
-  // French
-  'mot de passe', 'phrase secrète', 'clé API', 'clé secrète', 'jeton',
-  // Spanish, Portuguese, Italian
-  'contraseña', 'clave', 'senha', 'palavra-passe', 'chave', 'parola d\'ordine', 'chiave',
-  // Dutch, Polish, Russian, Turkish
-  'wachtwoord', 'toegangscode', 'hasło', 'пароль', 'ключ', 'токен', 'şifre', 'parola',
-  // "Secret" in Italian, Spanish, Portuguese, Russian, Polish (trial 23 F1: "il segreto è X" was kept)
-  'segreto', 'secreto', 'segredo', 'секрет', 'sekret',
-  // Hungarian, Indonesian/Malay, Czech/Slovak, Swedish, Norwegian/Danish, Finnish, Estonian, Vietnamese, Romanian,
-  // Croatian/Serbian, Slovenian, Lithuanian, Latvian, Bulgarian (trial 22 F3: "jelszó: X", "kata sandi: X" kept)
-  'jelszó', 'jelszava', 'kata sandi', 'kata laluan', 'heslo', 'lösenord', 'lösenordet', 'passord', 'passordet', 'adgangskode',
-  'adgangskoden', 'salasana', 'parool', 'mật khẩu', 'parolă', 'parola de acces', 'lozinka', 'geslo', 'slaptažodis', 'parole', 'парола',
-  // Arabic, Persian, Hebrew, Hindi, Greek, Thai (thirteenth trial F10: "كلمة المرور هي X" was kept)
-  'كلمة المرور', 'كلمة السر', 'رمز المرور', 'رمز عبور', 'گذرواژه', 'סיסמה', 'הסיסמה', 'סיסמא', 'पासवर्ड', 'κωδικός', 'συνθηματικό', 'รหัสผ่าน',
-];
-
-const VERBS_LATIN = [
-  'is', 'was', 'are', 'equals', 'ist', 'lautet', 'war', 'est', 'était', 'es', 'era', 'é', 'è', 'era', 'is', 'jest', 'это', 'olarak',
-  'هي', 'هو', 'است', 'היא', 'הוא', 'है', 'είναι', 'คือ',
-  // Copulas of the words above that are no English words: Czech/Slovak/Croatian "je", Swedish "är", Norwegian and
-  // Danish "er", Vietnamese "là", Indonesian "adalah"/"ialah", Romanian "este", Lithuanian "yra", Latvian "ir".
-  'je', 'är', 'er', 'là', 'adalah', 'ialah', 'este', 'yra', 'ir',
-  // A change told in a commit message or a note ("rotate: staging password is now X", "password changed to X").
-  'is now', 'is still', 'is currently', 'ist jetzt', 'ist nun', 'lautet jetzt', 'lautet nun', 'est maintenant', 'es ahora', 'é agora', 'è ora', 'is nu',
-  'changed to', 'set to', 'rotated to', 'reset to', 'updated to', 'geändert auf', 'geändert zu', 'gesetzt auf', 'changé en', 'cambiada a',
-];
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A blank within a line (no-break spaces included: French puts one before `:`): word and value share a line. */
 const SP = '[^\\S\\r\\n]';
+
+/** An adjective between the word and its verb or `:` ("la chiave segreta è X"), optional. */
+const ADJ = `(?:${SP}+(?:${ADJECTIVES.map(escape).join('|')})(?=${SP}*[:：]|${SP}+(?:${VERBS_LATIN.map(escape).join('|')}|${FOR_WORDS.map(escape).join('|')})${SP}))?`;
 
 /**
  * `<word> [verb|:|=| - ] ["']value["']` in the Latin and Cyrillic scripts (`:` with or without the French space
@@ -65,15 +29,9 @@ const SP = '[^\\S\\r\\n]';
  * `startsWord` on the match, not with a leading lookbehind (V8 would try that at every position of the text).
  */
 export const PROSE_LATIN = new RegExp(
-  `(${WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])((?:${SP}+(?:${VERBS_LATIN.map(escape).join('|')}))?${SP}*[:=：]?${SP}*|${SP}+[-–—]${SP}+)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
+  `(${WORDS.map(escape).join('|')})(?![\\p{L}\\p{N}_-])(${ADJ}(?:${SP}+(?:${VERBS_LATIN.map(escape).join('|')}))?${SP}*[:=：]?${SP}*|${SP}+[-–—]${SP}+)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
   'giu',
 );
-
-/** Words that open what a password is for: "the password FOR the server is X", "das Passwort FÜR den Server lautet X". */
-const FOR_WORDS = [
-  'for', 'of', 'to', 'on', 'für', 'fürs', 'zum', 'zur', 'vom', 'von', 'des', 'der', 'pour', 'du', 'de', 'del', 'de la', 'da', 'do', 'della', 'dello',
-  'per', 'para', 'voor', 'van', 'dla', 'do', 'для', 'от', 'için',
-];
 
 /**
  * `<word> <for|für|du …> <1 to 4 words> <verb|:> value`: "Das Passwort für den Server lautet X", "the password for
@@ -81,7 +39,7 @@ const FOR_WORDS = [
  * FOR_WORDS (so "the password reset link is …" stays) and stay on the line; the verb or `:` is required.
  */
 export const PROSE_LATIN_FOR = new RegExp(
-  `(${WORDS.map(escape).join('|')})(${SP}+(?:${FOR_WORDS.map(escape).join('|')})(?:${SP}+[\\p{L}\\p{N}_.@-]{1,40}){1,4}?(?:${SP}+(?:${VERBS_LATIN.map(escape).join('|')})${SP}*[:：]?|${SP}*[:：])${SP}*)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
+  `(${WORDS.map(escape).join('|')})(${ADJ}${SP}+(?:${FOR_WORDS.map(escape).join('|')})(?:${SP}+[\\p{L}\\p{N}_.@-]{1,40}){1,4}?(?:${SP}+(?:${VERBS_LATIN.map(escape).join('|')})${SP}*[:：]?|${SP}*[:：])${SP}*)(["'«“„]?)([^\\s"'«»“”„]{6,})(["'»”“]?)`,
   'giu',
 );
 
@@ -244,16 +202,8 @@ const PROSE_NEXT_LINE = new RegExp(
  * A word every prose rule needs (a superset of WORDS, LOGIN_WORDS, the CJK words, PROSE_KEY's, the passphrase and
  * PIN words).
  */
-const PROSE_TRIGGER = /pass|\bpwd?\b|wort|secr|segre|segred|секрет|sekret|basic[- ]auth|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|parol|jelsz|sandi|laluan|heslo|lösenord|passord|adgangskod|salasan|khẩu|lozink|geslo|slaptažod|парол|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugang|anmelde|log[io]n|sign-in|cred|identifiant|toegang|inlog|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호|كلمة|رمز|گذرواژه|סיסמ|पासवर्ड|κωδικ|συνθηματικ|รหัสผ่าน/i;
+const PROSE_TRIGGER = /pass|tajem|tajom|tajn|hemlig|hemmelig|salaisuus|titok|sır|secretul|тайна|klucz|klíč|kľúč|nyckel|nøkkel|nøgle|avain|anahtar|kulcs|cheia|ključ|\bpwd?\b|wort|secr|segre|segred|секрет|sekret|basic[- ]auth|token|key|cl[ée]|jeton|contrase|clave|senha|chave|chiave|woord|has[łl]o|пароль|parol|jelsz|sandi|laluan|heslo|lösenord|passord|adgangskod|salasan|khẩu|lozink|geslo|slaptažod|парол|ключ|токен|şifre|parola|geheim|schl[üu]ssel|zugang|anmelde|log[io]n|sign-in|cred|identifiant|toegang|inlog|pin|密|口令|令牌|パスワード|暗証|トークン|비밀|암호|كلمة|رمز|گذرواژه|סיסמ|पासवर्ड|κωδικ|συνθηματικ|รหัสผ่าน/i;
 
-/**
- * "set PASSWORD to X", "change the db password to X", "rotate API_TOKEN to X" (trial 23 F1): the value after `to`.
- * The name ends in the word (`SECRET_KEY` too): "updated tokenizer to v2.1.0" is no secret.
- */
-const SET_TO = new RegExp(
-  `\\b((?:set|change|changed|rotate|rotated|update|updated|reset)${SP}+(?:the${SP}+|your${SP}+|our${SP}+)?(?:[\\p{L}\\p{N}_.-]+${SP}+)?[\\p{L}\\p{N}_.-]*(?:pass(?:word|wd|phrase)?|pwd?|secret|token|api[_ -]?key)(?:[_-]?key)?${SP}+to${SP}+)(["'“]?)([^\\s"'”]{6,})`,
-  'giu',
-);
 /**
  * An account and its password written together without a password word before the value (trial 23 F11): "login as
  * admin:X", "signed in with deploy:X", "user admin, pass X", "basic auth admin / X". Group 1 up to the value, 2 the
@@ -268,7 +218,7 @@ const ACCOUNT_WITH_PASSWORD = [
 /** Sentence punctuation after a value, kept after its marker. */
 const trailOf = (value: string): string => /[.,;:!?)]+$/.exec(value)?.[0] ?? '';
 
-/** The value of SET_TO or ACCOUNT_WITH_PASSWORD when it is one (not a variable, a dev default or a word); remembered. */
+/** The value of ACCOUNT_WITH_PASSWORD when it is one (not a variable, a dev default or a word); remembered. */
 function isToldValue(raw: string, quoted: boolean): boolean {
   const v = raw.replace(/[.,;:!?)]+$/, '');
   if (isDevDefault(v) || !isProseValue(v, quoted)) return false;
@@ -284,11 +234,9 @@ function isToldValue(raw: string, quoted: boolean): boolean {
 export function redactProse(text: string): string {
   // Most records of a transcript name no secret word at all: one cheap test spares every prose pass.
   let out = text.includes('/') || text.includes('|') ? redactAccountPairs(text) : text;
+  out = redactProsePairs(out);
   if (!PROSE_TRIGGER.test(out)) return out;
   out = redactUseAs(out);
-  out = out.replace(SET_TO, (m, pre: string, q: string, value: string) =>
-    isToldValue(value, q !== '') ? `${pre}${q}${marker(/pass|pwd?\b/i.test(pre) ? 'password' : 'secret')}${trailOf(value)}` : m,
-  );
   for (const re of ACCOUNT_WITH_PASSWORD) out = out.replace(re, (m, pre: string, value: string) => (isToldValue(value, false) ? `${pre}${marker('password')}${trailOf(value)}` : m));
   out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
     // A spaced assignment (`secret = toUint8Array(secret)`) is code's: the assignment rules judge it, knowing code

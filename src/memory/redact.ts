@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 20;
+export const REDACTION_VERSION = 21;
 
 import type { SecretKind } from './redact-kinds.js';
 
@@ -35,13 +35,14 @@ import { redactProse } from './redact-prose.js';
 import { remember } from './redact-remember.js';
 import { redactHidden } from './redact-views.js';
 import { SECRET_QUERY_PARAM, URL_PATH_KEY, URL_WITH_PATH, redactPathKeys } from './redact-urls.js';
-import { redactSpacedAssignments } from './redact-spaced.js';
+import { redactKeyBlankValue, redactSpacedAssignments } from './redact-spaced.js';
 import { redactPairs } from './redact-pairs.js';
 import { redactAwsSecretBesideId } from './redact-aws.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
 import { AFTER_ESCAPE, insideWord, REDACTED_RE } from './redact-boundaries.js';
 import { redactKnownValues } from './redact-known.js';
+import { redactSplitPrefixes } from './redact-split-prefix.js';
 import { redactCookies } from './redact-cookies.js';
 import { redactHexDumps } from './redact-hexdump.js';
 import { isTallyCount } from './redact-tally.js';
@@ -272,6 +273,9 @@ export function redact(text: string): string {
   // (then the next line is something else: two keys listed one a line); then any word continued with a backslash
   // whose joined form holds a secret.
   const isWhole = (head: string): boolean => /^\[REDACTED:[a-z_]+\]$/.test(applyShapes(head));
+  // A bare prefix apart from its body (on the next line, or "ghp_ plus …" in prose): replaced here, not joined, so
+  // the check below (a join that redacted nothing is undone) does not undo it.
+  text = redactSplitPrefixes(text, (token) => (isWhole(token) ? applyShapes(token) : null));
   const joined = joinSplitTokens(joinToLength(joinAwsSecret(text), isWhole), isWhole);
   // Last, config documents (a `cat` of an INI file, a heredoc's body), where a bare word under a secret key is a value.
   const continued = joinContinuations(joined, redactJoined);
@@ -331,6 +335,7 @@ function redactJoined(text: string): string {
       });
     }
   }
+  out = redactKeyBlankValue(out, (name) => marker(assignmentKind(name)), remember);
   out = redactCookies(out, marker('secret'));
   out = redactPositional(out, marker('password'), isClientSecret, remember);
   out = redactArgs(out, marker('password'), isClientSecret, isSecretName, remember);

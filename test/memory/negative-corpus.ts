@@ -89,4 +89,9 @@ export const NEGATIVE_CORPUS: Array<{ name: string; text: string }> = [
   { name: 'lower-cased redaction markers', text: 'mysql -uroot -p[redacted:password] db\npassword: [redacted:password]\nexport API_TOKEN=[redacted:secret]' },
   { name: 'copulas and words of the round-22 languages without a value', text: 'the token to access2 the api\nthe secret on line12 is fine\nheslo je povinné\nlösenordet är fel\njelszó: kötelező\nsalasana on väärä\nhasło to wymagane pole' },
   { name: 'a camel-case variable named after the secret', text: 'const opts = {\n  password: clientPassword,\n  passphrase: signingPassphrase;\n};\nthe password is userPassword' },
+  // Round 24 (new-user trial 24): beside the split-prefix, adjective, passive, "as", log-in pair, CJK and key-blank rules.
+  { name: 'prose about token prefixes without a body', text: 'GitHub tokens start with ghp_ and are 40 characters long; Stripe uses sk_live_ and sk_test_ prefixes\nxoxb-\nhello world' },
+  { name: 'log-in and change prose without a password', text: 'login as admin with sudo\npass for the first time\nchanged to v2\nthe password was changed to a longer one\nuser admin and pass the test\nhttp basic auth is disabled' },
+  { name: 'adjectives and CJK sentences without a value', text: 'la password segreta è obbligatoria\nthe new password is required\n密码：必须填写\n密码: 不能为空\nexport TOKEN as an environment variable' },
+  { name: 'secret-named keys before words, paths and hashes', text: 'aws_secret_access_key environment variable\nclient_secret is required\naws_secret_access_key ~/.aws/credentials\nsecret_key 0123456789abcdef0123456789abcdef01234567' },
 ];
