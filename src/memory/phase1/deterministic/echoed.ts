@@ -67,8 +67,9 @@ const count = (text: string, word: string): number => text.split(word).length - 
 
 /** The final message names `span` outside a sentence that says it was left alone. */
 function repeatedAsRule(final: string, span: string): boolean {
-  const sentences = final.split(/(?<=[.!?;。])\s+|\n+/).filter((s) => s.includes(span));
-  return sentences.some((s) => !LEFT_ALONE.test(s));
+  // The part of the sentence around the span ("Set X (name unchanged), added a `runbook_url` annotation").
+  const parts = final.split(/(?<=[.!?;。])\s+|\n+|[,;，、()]/).filter((s) => s.includes(span));
+  return parts.some((s) => !LEFT_ALONE.test(s));
 }
 
 const LEFT_ALONE = /\b(untouched|unchanged|left (it |them )?(alone|as (it|they) (is|are|was|were))|not (touched|changed|modified|edited)|did not (touch|change|modify|edit)|didn't (touch|change|modify|edit))\b/i;

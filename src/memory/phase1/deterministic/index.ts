@@ -4,6 +4,7 @@ import { sentencesOf } from '../findings.js';
 import type { RolloutView } from '../rollout.js';
 import { failureFixes } from './fixes.js';
 import { userPreferences } from './preferences.js';
+import { agentAcknowledged } from './agent-noted.js';
 import { repositoryChanges } from './changes.js';
 import { commandsLeftBehind } from './left-behind.js';
 import { confirmedByRun } from './confirmed.js';
@@ -32,6 +33,8 @@ import { pathPrefixes } from './path-prefix.js';
 export function extractDeterministic(view: RolloutView): RawMemory[] {
   const fixes = failureFixes(view);
   const memories = [...userPreferences(view), ...repositoryChanges(view), ...commandsLeftBehind(view), ...confirmedByRun(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
+  const preferences = memories.filter((m) => m.kind === 'preference').map((m) => m.text);
+  memories.push(...agentAcknowledged(view, preferences));
   const byKind = (preference: boolean) => memories.filter((m) => (m.kind === 'preference') === preference).map((m) => m.text);
   memories.push(...commandsThatWorked(view, byKind(false), byKind(true)));
   memories.push(...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...unfinishedTask(view));
