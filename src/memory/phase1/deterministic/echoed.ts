@@ -24,7 +24,7 @@ export function echoedRules(view: RolloutView, message: Said): RawMemory[] {
   const task = view.said.find((s) => s.role === 'user')?.text ?? view.task;
   const kept = parts.filter((clause) => {
     if (/[?？]\s*$/.test(clause) || ONE_OFF.test(clause) || renamed(view, toolSpans(clause))) return false;
-    return toolSpans(clause).some((span) => !task.includes(span) && repeatedAsRule(final, span));
+    return toolSpans(clause).some((span) => !task.includes(span) && (repeatedAsRule(final, span) || followedAgain(view, message.at, span)));
   });
   if (kept.length === 0) return [];
   const said = kept.map((c) => `“${clip(c, 400)}”`).join(' ');
@@ -44,6 +44,20 @@ export function toolSpans(clause: string): string[] {
   return [...clause.matchAll(/`([^`\n]+)`/g)]
     .map((m) => m[1]!.trim())
     .filter((s) => s.length >= 3 && (/\s/.test(s) || (!/\//.test(s) && !/^[\w-]+\.(py|js|ts|rs|go|md|txt|json|ya?ml|toml|cfg|ini|lock|sh|c|h|cc|cpp|rb|java|kt|sol|vy|sls|rego|tf|xml|html|css)$/i.test(s))));
+}
+
+/**
+ * The run followed `span` in two later steps or more: commands that ran it, edits that wrote it (`#lang
+ * racket/base` at the top of each new file). An order for this run is carried out once.
+ */
+function followedAgain(view: RolloutView, after: number, span: string): boolean {
+  let times = 0;
+  for (const step of view.steps) {
+    if (step.at < after) continue;
+    const cmd = commandOf(step);
+    if (cmd ? cmd.includes(span) : isEdit(step) && count(String(step.input.new_str ?? step.input.file_text ?? ''), span) > count(String(step.input.old_str ?? ''), span)) times++;
+  }
+  return times >= 2;
 }
 
 /**
