@@ -5,6 +5,7 @@ import type { RolloutView } from '../rollout.js';
 import { failureFixes } from './fixes.js';
 import { userPreferences } from './preferences.js';
 import { agentAcknowledged } from './agent-noted.js';
+import { sourceConstraints } from './source-comments.js';
 import { repositoryChanges } from './changes.js';
 import { commandsLeftBehind } from './left-behind.js';
 import { confirmedByRun } from './confirmed.js';
@@ -37,7 +38,7 @@ export function extractDeterministic(view: RolloutView): RawMemory[] {
   memories.push(...agentAcknowledged(view, preferences));
   const byKind = (preference: boolean) => memories.filter((m) => (m.kind === 'preference') === preference).map((m) => m.text);
   memories.push(...commandsThatWorked(view, byKind(false), byKind(true)));
-  memories.push(...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...unfinishedTask(view));
+  memories.push(...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...sourceConstraints(view), ...unfinishedTask(view));
   memories.push(...foundAnotherWay(view, memories.map((m) => m.text)));
   memories.push(...pathPrefixes(view, memories.map((m) => m.text)));
   memories.push(...finalNotes(view, memories.map((m) => m.text)));
