@@ -1,5 +1,5 @@
 import type { RawMemory } from '../../types.js';
-import { commandOf, isEdit, type RolloutView, type Said } from '../rollout.js';
+import { commandOf, isEdit, succeeded, type RolloutView, type Said } from '../rollout.js';
 import { CHANGED, ONE_OFF, clauses } from './durable.js';
 import { clip, keywordsOf } from './text.js';
 
@@ -24,7 +24,7 @@ export function echoedRules(view: RolloutView, message: Said): RawMemory[] {
   const task = view.said.find((s) => s.role === 'user')?.text ?? view.task;
   const kept = parts.filter((clause) => {
     if (/[?？]\s*$/.test(clause) || ONE_OFF.test(clause) || renamed(view, toolSpans(clause))) return false;
-    return toolSpans(clause).some((span) => !task.includes(span) && (repeatedAsRule(final, span) || followedAgain(view, message.at, span)));
+    return toolSpans(clause).some((span) => !task.includes(span) && !onlyFailed(view, message.at, span) && (repeatedAsRule(final, span) || followedAgain(view, message.at, span)));
   });
   if (kept.length === 0) return [];
   const said = kept.map((c) => `“${clip(c, 400)}”`).join(' ');
@@ -44,6 +44,12 @@ export function toolSpans(clause: string): string[] {
   return [...clause.matchAll(/`([^`\n]+)`/g)]
     .map((m) => m[1]!.trim())
     .filter((s) => s.length >= 3 && (/\s/.test(s) || (!/\//.test(s) && !/^[\w-]+\.(py|js|ts|rs|go|md|txt|json|ya?ml|toml|cfg|ini|lock|sh|c|h|cc|cpp|rb|java|kt|sol|vy|sls|rego|tf|xml|html|css)$/i.test(s))));
+}
+
+/** Every later command that ran `span` failed (`cargo nextest run` not installed): the run could not adopt it. */
+function onlyFailed(view: RolloutView, after: number, span: string): boolean {
+  const ran = view.steps.filter((st) => st.at > after && (commandOf(st) ?? '').includes(span));
+  return ran.length > 0 && !ran.some((st) => succeeded(st));
 }
 
 /**
@@ -86,4 +92,4 @@ function repeatedAsRule(final: string, span: string): boolean {
   return parts.some((s) => !LEFT_ALONE.test(s));
 }
 
-const LEFT_ALONE = /\b(untouched|unchanged|left (it |them )?(alone|as (it|they) (is|are|was|were))|not (touched|changed|modified|edited)|did not (touch|change|modify|edit)|didn't (touch|change|modify|edit))\b/i;
+const LEFT_ALONE = /\b(renamed?|untouched|unchanged|left (it |them )?(alone|as (it|they) (is|are|was|were))|not (touched|changed|modified|edited)|did not (touch|change|modify|edit)|didn't (touch|change|modify|edit))\b/i;
