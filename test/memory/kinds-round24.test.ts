@@ -8,7 +8,7 @@
  * - a rule the agent acknowledges in its final message ("Noted: …", "Going forward, …") naming something the
  *   user typed in code form (`agent-noted.ts`);
  * - "that goes for all future …" is a lasting marker;
- * - a constraint in a source comment the agent read, in a file it then edited, is a fact (`source-comments.ts`).
+ * - a constraint in a source comment the agent read in the repository's own code is a fact (`source-comments.ts`).
  */
 import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
@@ -122,7 +122,7 @@ describe('a constraint in a source comment the agent read', () => {
       .filter((t) => t.startsWith('Constraint (comment in'));
   const viewed = '    30\tpub struct Header {\n    31\t    // Wire format v2 is parsed by the field firmware: the field order is frozen.\n    32\t    // Never reorder or remove fields; add new ones only behind `flags`.\n    33\t    pub magic: u32,';
 
-  it('kept for a file the run then edited, in a run typed in another language', () => {
+  it('kept, in a run typed in another language', () => {
     const b = new TranscriptBuilder('Ongeza sehemu ya `crc` kwenye `Header`.')
       .tool('str_replace_based_edit_tool', { command: 'view', path: '/workspace/src/header.rs' }, viewed)
       .edit('/workspace/src/header.rs')
@@ -133,9 +133,10 @@ describe('a constraint in a source comment the agent read', () => {
     expect(got[0]).toContain('Never reorder or remove fields');
   });
 
-  it('not: a file the run only read', () => {
+  it('not: a vendored file, nor a comment that only describes ("fields they do not declare")', () => {
     const b = new TranscriptBuilder('Ongeza sehemu ya `crc` kwenye `Footer`.')
-      .tool('str_replace_based_edit_tool', { command: 'view', path: '/workspace/src/header.rs' }, viewed)
+      .tool('str_replace_based_edit_tool', { command: 'view', path: '/workspace/vendor/wire/src/header.rs' }, viewed)
+      .tool('str_replace_based_edit_tool', { command: 'view', path: '/workspace/schema/footer.cue' }, '     4\t// #Footer is closed: definitions reject fields they do not declare.\n     5\t#Footer: {')
       .edit('/workspace/src/footer.rs');
     expect(facts(b)).toEqual([]);
   });

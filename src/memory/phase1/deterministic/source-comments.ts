@@ -5,10 +5,11 @@ import { commandOf, type RolloutView } from '../rollout.js';
 import { clip, keywordsOf } from './text.js';
 
 /**
- * A constraint stated in a source comment the agent read, in a file the run then edited (round 24): "// Never
- * reorder, rename or remove existing fields; only append new ones", "# do NOT switch to the *Async methods yet".
- * It binds every later change of that file, whatever the task was and whatever language the user wrote in.
- * Only comment lines (`//`, `#`, `--`, `;`, `/*`, `*`) with a word that forbids or freezes, with the comment
+ * A constraint stated in a source comment the agent read in the repository's own code (round 24; not under
+ * `vendor/`, `node_modules/` …): "// Never reorder, rename or remove existing fields; only append new ones",
+ * "…; do NOT switch to the *Async methods yet". It binds every later change of that file, whatever the task was
+ * and whatever language the user wrote in.
+ * Only comment lines (`//`, `#`, `--`, `;`, `/*`, `*`) that forbid ("never X", "do not X" at a sentence's head, "must not") or freeze, with the comment
  * lines right around them (the reason), from the output of a view or a `cat`/`sed -n`/`head` of the file; never
  * a line aimed at an agent or one that tells to fetch and run code (a planted instruction), nor a generated
  * file's "DO NOT EDIT" marker. One `fact` per file (importance 4).
@@ -20,7 +21,7 @@ export function sourceConstraints(view: RolloutView): RawMemory[] {
     const path = viewedPath(step.name, step.input, commandOf(step));
     if (!path || seen.has(path) || !step.output) continue;
     const rel = path.replace(/^\/workspace\//, '');
-    if (!view.filesChanged.includes(rel)) continue;
+    if (/(^|\/)(node_modules|vendor|vendored|third_party|\.venv|site-packages|deps)\//.test(rel)) continue;
     const said = constraintComment(step.output);
     if (!said) continue;
     seen.add(path);
@@ -45,8 +46,8 @@ function viewedPath(name: string, input: Record<string, unknown>, cmd: string | 
 /** Words of a line planted for an agent or its memory ("AI agents: never …", "remember to …"). */
 const AIMED_AT_AGENT = /\b(memory|memories|remember|instructions?|ignore (all|any|the|previous)|assistants?|agents?|LLMs?|AI|note to)\b/i;
 
-const COMMENT = /^\s*(?:\/\/+|#+|--|;+|\/\*+|\*)\s?(.*?)\s*(?:\*\/)?$/;
-const FORBIDS = /\b(never|do not|don't|must not|must stay|must remain|is frozen|are frozen|only append)\b/i;
+const COMMENT = /^\s*(?:\/\/+|#+|--|;+|\/\*+|\*)\s+(.*?)\s*(?:\*\/)?$/;
+const FORBIDS = /(^|[.;:—–-]\s*)(never|do not|don't)\s+\w+|\bmust (not|stay|remain)\b|\b(is|are) frozen\b|\bonly append\b/i;
 
 /** The comment block (at most three lines) around the first comment line that forbids or freezes something. */
 function constraintComment(output: string): string | undefined {
