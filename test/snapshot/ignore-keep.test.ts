@@ -37,9 +37,9 @@ describe('ignore patterns and the memory layout', () => {
 
   it('a store opened with a repository\'s hostile ignore and the layout kept snapshots the transcript and MEMORY.md', async () => {
     const dir = tempDir();
-    for (const [rel, text] of [['app.py', 'print(1)\n'], ['README.md', '# app\n'], ['memories/MEMORY.md', '# Memory\n- run `python3 app.py`\n'], ['sessions/r1.jsonl', '{"type":"user"}\n']]) {
+    for (const [rel, text] of [['app.py', 'print(1)\n'], ['README.md', '# app\n'], ['memories/MEMORY.md', '# Memory\n- run `python3 app.py`\n'], ['sessions/r1.jsonl', '{"type":"user"}\n']] as const) {
       mkdirSync(join(dir, rel, '..'), { recursive: true });
-      writeFileSync(join(dir, rel), text as string);
+      writeFileSync(join(dir, rel), text);
     }
     const store = await openStore(tempDir(), { ignore: keepLayoutInSnapshots(['memories', 'sessions', '*.md']) });
     const m = await store.create({ dir }, { lineage: 'l', kind: 'workspace', parent: null });

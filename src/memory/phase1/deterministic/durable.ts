@@ -97,7 +97,7 @@ export function clauses(text: string): string[] {
  */
 const LASTING_MARKER = new RegExp(
   [
-    "(?<![\\wÀ-ɏ])(from now on|going forward|in future|in the future|from here on|in (this|the|our) (repo|repository|project|codebase)|(repo|project)[- ]wide|by default|as a rule|our convention|house style|keep using|(we|this repo|this project) (always )?(use|uses|prefer|prefers|support|supports|don't use|do not use|never use)|that goes for every|on purpose|deliberately|like the rest of the (log|code|codebase|repo|project)|[\\w-]+s here (are|must|should|need to) )(?![\\wÀ-ɏ])",
+    "(?<![\\wÀ-ɏ])(from now on|going forward|in future|in the future|from here on|in (this|the|our) (repo|repository|project|codebase)|(repo|project)[- ]wide|by default|as a rule|our convention|house style|keep using|(we|this repo|this project) (always )?(use|uses|prefer|prefers|support|supports|don't use|do not use|never use)|that goes for every|(that|this) goes for all|(for|to) (all|any) future [\\w-]+|on purpose|deliberately|like the rest of the (log|code|codebase|repo|project)|[\\w-]+s here (are|must|should|need to) )(?![\\wÀ-ɏ])",
     '(?<![\\wÀ-ɏ])(everything|every file|all files|anything) (in|under) [\\w./-]+/',
     '(?<![\\wÀ-ɏ])(ab jetzt|ab sofort|von nun an|künftig|zukünftig|in zukunft|grundsätzlich|in diesem (repo|projekt)|wir (nutzen|verwenden))(?![\\wÀ-ɏ])',
     "(?<![\\wÀ-ɏ])(désormais|à partir de maintenant|à l'avenir|dans ce (dépôt|projet)|on utilise)(?![\\wÀ-ɏ])",

@@ -4,6 +4,8 @@ import { sentencesOf } from '../findings.js';
 import type { RolloutView } from '../rollout.js';
 import { failureFixes } from './fixes.js';
 import { userPreferences } from './preferences.js';
+import { agentAcknowledged } from './agent-noted.js';
+import { sourceConstraints } from './source-comments.js';
 import { repositoryChanges } from './changes.js';
 import { commandsLeftBehind } from './left-behind.js';
 import { confirmedByRun } from './confirmed.js';
@@ -33,10 +35,12 @@ import { pushAll } from '../../../config/arrays.js';
 export function extractDeterministic(view: RolloutView): RawMemory[] {
   const fixes = failureFixes(view);
   const memories = [...userPreferences(view), ...repositoryChanges(view), ...commandsLeftBehind(view), ...confirmedByRun(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
+  const preferences = memories.filter((m) => m.kind === 'preference').map((m) => m.text);
+  pushAll(memories, agentAcknowledged(view, preferences));
   const byKind = (preference: boolean) => memories.filter((m) => (m.kind === 'preference') === preference).map((m) => m.text);
   // Appended with pushAll, not push(...): a transcript of many commands gives as many entries as it likes.
   pushAll(memories, commandsThatWorked(view, byKind(false), byKind(true)));
-  pushAll(memories, [...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...unfinishedTask(view)]);
+  pushAll(memories, [...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...sourceConstraints(view), ...unfinishedTask(view)]);
   pushAll(memories, foundAnotherWay(view, memories.map((m) => m.text)));
   pushAll(memories, pathPrefixes(view, memories.map((m) => m.text)));
   pushAll(memories, finalNotes(view, memories.map((m) => m.text)));

@@ -1,6 +1,7 @@
 import type { RawMemory } from '../../types.js';
 import type { RolloutView } from '../rollout.js';
 import { adoptedRules } from './adopted.js';
+import { echoedRules } from './echoed.js';
 import { dashBetween, ruleBeforeChange, withoutQuotedSentences } from './changes.js';
 import { CHANGED, ONE_OFF, clauses, statesLastingRule } from './durable.js';
 import { clip, keywordsOf } from './text.js';
@@ -23,7 +24,8 @@ export function userPreferences(view: RolloutView): RawMemory[] {
   for (const s of midRun) {
     const kept = lastingClauses(s.text.trim());
     if (kept.length === 0) {
-      pushAll(out, adoptedRules(view, s));
+      const adopted = adoptedRules(view, s);
+      pushAll(out, adopted.length ? adopted : echoedRules(view, s));
       continue;
     }
     out.push({
