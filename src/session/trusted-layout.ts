@@ -40,6 +40,9 @@ export async function trustOwnedPaths(
 ): Promise<boolean> {
   const owned = mnemaraOwnedPaths(layout);
   const before = await treeDigest(layoutDir, owned);
+  // Nothing is written through a link: a layout folder that is a link (a checkout's `sessions -> /srv/www`) made the
+  // run's transcript land in the directory it named, outside every workspace (trial 24 N8).
+  await dropLayoutLinks(layoutDir, layout);
   if ('snapshotId' in source) {
     await store.restoreToDirectory(source.snapshotId, layoutDir, { paths: owned });
     await dropLayoutLinks(layoutDir, layout);
@@ -48,10 +51,12 @@ export async function trustOwnedPaths(
       const dest = join(layoutDir, rel);
       await rm(dest, { recursive: true, force: true });
       const src = join(source.hostDir, rel);
-      if (await lstat(src).then(() => true, () => false)) {
+      // A link in the checkout's layout (or above it) is no memory file: not followed, not copied.
+      if (await lstat(src).then((st) => !st.isSymbolicLink(), () => false) && !(await linkOnTheWay(source.hostDir, rel))) {
         await cp(src, dest, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
       }
     }
+    await dropLayoutLinks(layoutDir, layout);
     await dropInjectedRawMemories(join(layoutDir, layout.memoriesDir, 'raw_memories'));
   }
   const sessions = join(layoutDir, layout.sessionsDir);
@@ -85,6 +90,15 @@ async function dropInjectedRawMemories(dir: string): Promise<void> {
       // Unparsable: phase 2 skips it and says so.
     }
   }
+}
+
+/** Whether a folder between `root` and `rel` (exclusive) is a symbolic link (`memories -> /elsewhere`). */
+async function linkOnTheWay(root: string, rel: string): Promise<boolean> {
+  const parts = rel.split('/').slice(0, -1);
+  for (let i = 1; i <= parts.length; i++) {
+    if (await lstat(join(root, ...parts.slice(0, i))).then((st) => st.isSymbolicLink(), () => false)) return true;
+  }
+  return false;
 }
 
 /** sha256 over the paths, types, and contents (link targets for symlinks) of everything under `paths` in `root`. */

@@ -6,7 +6,7 @@
  * file's other lessons stay and reach MEMORY.md. This home's own raw memories (from snapshots) are not filtered:
  * phase 1 judged them with what the user typed ("skip the e2e suite in the sandbox" is a lesson there).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,5 +53,30 @@ describe("a repository's own raw memories in a fresh copy", () => {
     writeFileSync(paths.rawMemories('r1'), renderRawMemories(meta, [raw('pitfall', 'The e2e suite needs the staging VPN; skip it in the sandbox.')]));
     await consolidate({ paths, config: CONFIG, mode: 'deterministic', now: () => new Date('2026-12-05T01:00:00Z') });
     expect(await readFile(paths.memoryMd, 'utf8')).toContain('staging VPN');
+  });
+
+  // Trial 24 N8: a checkout whose `sessions` (or `memories`) is a link to a host directory made the run write its
+  // whole transcript there, outside every workspace; the layout's pipeline then refused the link and the rollout
+  // stayed pending. Links in the checkout's layout are not copied or followed, nor links already in the copy.
+  it('a layout folder that is a link: nothing is written where it points, the transcript lands in a real folder', async () => {
+    const host = mkdtempSync(join(tmpdir(), 'mnemara-host-links-'));
+    const victim = mkdtempSync(join(tmpdir(), 'mnemara-victim-'));
+    const victimMem = mkdtempSync(join(tmpdir(), 'mnemara-victim-mem-'));
+    writeFileSync(join(victimMem, 'MEMORY.md'), 'VICTIM ORIGINAL\n');
+    symlinkSync(victim, join(host, 'sessions'));
+    symlinkSync(victimMem, join(host, 'memories'));
+    const layoutDir = mkdtempSync(join(tmpdir(), 'mnemara-layout-'));
+    // The sandbox's copy holds the same links (the host copy kept them as links).
+    symlinkSync(victim, join(layoutDir, 'sessions'));
+    symlinkSync(victimMem, join(layoutDir, 'memories'));
+    const transcript = join(host, '..', `t-${Date.now()}.jsonl`);
+    writeFileSync(transcript, '{"type":"user","text":"hello"}\n');
+    const store = await openStore(mkdtempSync(join(tmpdir(), 'mnemara-store-')));
+    await trustOwnedPaths(layoutDir, LAYOUT, { hostDir: host }, store, { rolloutId: 'r-now', transcriptPath: transcript });
+    expect(readdirSync(victim)).toEqual([]);
+    expect(readdirSync(victimMem)).toEqual(['MEMORY.md']);
+    expect(readFileSync(join(victimMem, 'MEMORY.md'), 'utf8')).toBe('VICTIM ORIGINAL\n');
+    expect(lstatSync(join(layoutDir, 'sessions')).isDirectory()).toBe(true);
+    expect(readFileSync(join(layoutDir, 'sessions', 'r-now.jsonl'), 'utf8')).toContain('hello');
   });
 });
