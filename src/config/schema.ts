@@ -64,9 +64,11 @@ const PATH_OPTIONS = new Set(['home', 'snapshot.store']);
  * a repository would choose what the user pays for (issue #10). The store's compression and chain length: either
  * direction costs the user's disk or time (workspace-rule.ts). The memory
  * layout too: what it names is left out of `snapshot patch` and `apply`, so a repository's file that set it to
- * `src` hid the run's source changes from review (thirteenth trial F7).
+ * `src` hid the run's source changes from review (thirteenth trial F7). `snapshot.ignore` for the same reason: a
+ * repository's `["*"]` gave every run an empty snapshot, `["src"]` dropped the run's source edits from the lineage
+ * and from `apply`, with the run "completed" (trial 24 N1); a person sets it in their own config.
  */
-const TRUSTED = ['home', 'anthropic.', 'agent.model', 'memory.model', 'snapshot.codec', 'snapshot.level', 'snapshot.maxChainLength', 'sandbox.backend', 'sandbox.dockerHost', 'sandbox.image', 'sandbox.network', 'sandbox.memoryBytes', 'sandbox.cpus', 'sandbox.pidsLimit', 'sandbox.tmpBytes', 'sandbox.maxWorkspaceBytes', 'sandbox.workspaceCacheBytes', 'snapshot.store', 'snapshot.keepCredentialFiles', 'memory.layout.'];
+const TRUSTED = ['home', 'snapshot.ignore', 'anthropic.', 'agent.model', 'memory.model', 'snapshot.codec', 'snapshot.level', 'snapshot.maxChainLength', 'sandbox.backend', 'sandbox.dockerHost', 'sandbox.image', 'sandbox.network', 'sandbox.memoryBytes', 'sandbox.cpus', 'sandbox.pidsLimit', 'sandbox.tmpBytes', 'sandbox.maxWorkspaceBytes', 'sandbox.workspaceCacheBytes', 'snapshot.store', 'snapshot.keepCredentialFiles', 'memory.layout.'];
 const SECRET_NAME = /(key|token|secret|password)$/i;
 
 type AnyDef = { type: string; innerType?: z.ZodType; element?: z.ZodType; entries?: Record<string, string> };

@@ -94,6 +94,18 @@ describe("a workspace's own config file", () => {
     }
   });
 
+  // Trial 24 N1: a repository's `["*"]` gave every run an empty snapshot and `["src"]` dropped the run's source
+  // edits from the lineage and from `apply`, the run saying "completed". The user's own config may still set it.
+  it('may not set snapshot.ignore, which decides what of the run is kept; the user may', () => {
+    for (const ignore of [['*'], ['src', 'sessions'], ['node_modules/.cache']]) {
+      repoFile({ snapshot: { ignore } });
+      expect(refusal().message).toContain('sets snapshot.ignore');
+    }
+    rmSync(join(workspace, 'mnemara.config.json'));
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ snapshot: { ignore: ['build'] } }));
+    expect(loadConfig({ env: { MNEMARA_HOME: home }, workspace }).config.snapshot.ignore).toEqual(['build']);
+  });
+
   it('is shown by `mnemara config -w DIR` value by value: what was taken, from where, and what was refused and why', async () => {
     repoFile({ agent: { model: 'claude-opus-4', maxOutputTokens: 128_000, maxTurns: 7 }, memory: { contextTokens: 99_999_999 } });
     const file = join(workspace, 'mnemara.config.json');
