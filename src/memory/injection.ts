@@ -27,6 +27,29 @@ const DANGEROUS: RegExp[] = [
   // leave the sandbox: a privileged container, the host's root or the Docker socket mounted, the host's namespaces
   /--privileged\b|--cap-add[=\s]+(SYS_ADMIN|ALL)\b|--(pid|ipc|userns)[=\s]+host\b|\bnsenter\b/i,
   /(-v|--volume|--mount)[=\s]+['"]?(type=bind,\s*)?(source=|src=)?\/(:|,|\s)|\/var\/run\/docker\.sock:\/|\bchroot\s+\/host\b/i,
+  // fetch and run, more spellings (trial 24): a pipe into any interpreter, `source <(curl …)`, a fetched file made
+  // executable and started, a remote module run by URL (`deno run https://…`)
+  /\b(curl|wget|fetch|iwr|invoke-webrequest)\b[^\n|]{0,200}\|\s*(sudo\s+)?(python\d*(\.\d+)?|node|perl|ruby|php|pwsh|powershell|deno|bun|lua)\b/i,
+  /(\bsource|(^|[\s;&|(`])\.)\s+<\(\s*(curl|wget)\b/i,
+  /\b(grab|download|fetch|get|pull)\w*\b[^\n]{0,100}\b(wget|curl)\b[^\n]{0,80}\bchmod\s+\+?x\b[^\n]{0,60}\b(run|launch|start|execute|exec)\b/i,
+  /\b(deno|bun)\s+(run|x)\b[^\n]{0,60}\bhttps?:\/\//i,
+  /\bgo\s+run\s+\S+@latest\b/i,
+  /\b(npx|bunx|uvx|pnpm\s+dlx|yarn\s+dlx|pipx\s+run)\s+(-\S+\s+)*[@\w./-]+@latest\b/i,
+  /\bgit\+https?:\/\/[^\s@'"`]+(?=[\s'"`)]|$)/i,
+  /\b(pip\d*(\.\d+)?|uv\s+pip|pipx)\s+install\b[^\n]{0,120}\bhttps?:\/\/\S+\.(tar\.gz|tgz|zip|whl)\b/i,
+  /\b(yarn|npm|pnpm|bun)\s+(add|i|install)\s+(-\S+\s+)*(?![@.~/])[A-Za-z0-9_-]+\/[A-Za-z0-9._-]+(?=[\s'"`)]|$)/i,
+  // packages from an index or registry that is not the ecosystem's own
+  /(--(extra-)?index-url|--registry|--source|\bregistry)[=\s]+['"]?https?:\/\/(?!(pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|rubygems\.org|index\.crates\.io|crates\.io|proxy\.golang\.org)[\/'"\s]|localhost\b|127\.0\.0\.1\b)/i,
+  // weaken this tool's own sandbox, or reach the host from inside it
+  /\bMNEMARA_SANDBOX_[A-Z_]+\s*=|\bsandbox\.(network|backend|image|dockerHost|memoryBytes|cpus|pidsLimit)\s*=/i,
+  /\bunshare\s+(-\w*r|--map-root-user)|--security-opt[=\s]+['"]?(apparmor|seccomp)[:=]unconfined|--device[=\s]+\/dev\/(mem|kmem|sd\w*|nvme\w*)|\/proc\/sysrq-trigger|\bmount\s+\/dev\/(sd|nvme|vd|xvd)\w*/i,
+  // send data out: a secret file or the environment into a socket, a secret copied to another host, a key in a URL
+  /(~\/\.ssh|id_rsa|id_ed25519|\.netrc|\.env\b|\.aws\/credentials|credentials|printenv|\benv\b|[A-Z][A-Z0-9_]*(KEY|TOKEN|SECRET|PASSWORD))[^\n]{0,80}(\|\s*(nc|ncat|netcat|socat|telnet)\b|>\s*\/dev\/(tcp|udp)\/)/,
+  /\b(scp|rsync|sftp)\b[^\n]{0,40}(~\/\.ssh|id_rsa|id_ed25519|\.netrc|\.env\b|\.aws\/credentials|credentials|\.npmrc|\.pypirc)[^\n]{0,60}[\w.-]+@?[\w.-]+:/i,
+  /\$\([^)]*(\.env\b|printenv|id_rsa|credentials|[A-Z][A-Z0-9_]*(KEY|TOKEN|SECRET))[^)]*\)\.[\w-]+\.[a-z]{2,}/,
+  /\b(e-?mail|mail|send|paste|share|dm|message|forward)\w*\b[^\n]{0,40}(~\/\.ssh|id_rsa|\.netrc|\.env\b|\.aws\/credentials|\b[A-Z][A-Z0-9_]*(API_KEY|TOKEN|SECRET|PASSWORD)\b)[^\n]{0,40}\b(to|into)\s+(\S+@\S+|https?:\/\/|the\s+[\w -]{0,30}\b(tracker|chat|channel|issue|ticket|forum|pastebin|gist|slack|discord|email))/i,
+  /os\.environ\[[^\]]+\][^\n]{0,80}\burlopen\b|\burlopen\b[^\n]{0,120}os\.environ/,
+  /\bgit\s+remote\s+add\s+\S+\s+\S+[^\n]{0,40}\bgit\s+push\b/i,
   // send data somewhere: secrets, keys, dotfiles, the environment uploaded or posted to a host
   /\b(upload(ed|s|ing)?|send(s|ing)?|sent|post(ed|s|ing)?|exfiltrat\w*|scp|rsync|transmit\w*)\b[^\n]{0,80}(~\/\.ssh|id_rsa|id_ed25519|\.env\b|credentials?|secrets?|tokens?|api[_ -]?keys?|passwords?|printenv|environment variables)/i,
   // Copying is only sending when it goes somewhere else: `cp .env.example .env.test` stays in the workspace.

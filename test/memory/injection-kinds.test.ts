@@ -54,6 +54,12 @@ const HARMLESS = [
   'docker compose run --network host db-tests',
   'curl -s http://localhost:9200/_cat/indices piped to jq shows the index.',
   'The installer at https://x.invalid/install.md documents the flags.',
+  'Run the tests with `pnpm dlx vitest run`.', 'npx prettier@3.2.5 --check .', 'go install golang.org/x/tools/cmd/goimports@latest',
+  'yarn add @types/node -D', 'npm i ./packages/shared', 'pip install -r requirements.txt', 'pip install --index-url https://pypi.org/simple requests',
+  'curl -s localhost:8080/health | jq .', 'Set the AUTH_TOKEN env var before running the e2e suite.',
+  'The deploy token is read from DEPLOY_TOKEN; never echo it.',
+  'git remote add upstream https://github.com/acme/app.git', 'source .venv/bin/activate', 'deno run -A scripts/build.ts', 'mount a tmpfs at /tmp/cache for speed',
+  'Use `docker run --rm -v "$PWD":/src node:20 npm test`.', 'The env | grep NODE shows the version.', 'nc -z localhost 5432 checks the db.',
 ];
 
 describe('issue 12 trial: the injection filter, by kind', () => {
