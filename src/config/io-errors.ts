@@ -86,7 +86,7 @@ export function ioFailureError(err: unknown, doing: string, saved: SavedWork): M
   const cleanup = `\`mnemara snapshot gc --grace 0${flag}\`, \`mnemara snapshot prune --keep 5${flag}\``;
   const verify = `\`mnemara snapshot verify${flag}\``;
   if (other) {
-    const again = `then run \`mnemara ${saved.command}\` again. The store is still valid (${verify}).`;
+    const again = `then run \`mnemara ${saved.command}${flag}\` again. The store is still valid (${verify}).`;
     const hint = full
       ? `Free space on the filesystem of ${where} (\`df -h ${where}\`): ${cleanup}, files of your own there; ${again}`
       : `Check the filesystem of ${where} (\`dmesg\`, \`df -h ${where}\`); ${again}`;

@@ -27,7 +27,7 @@ import { DockerSandbox } from '../sandbox/docker/docker-sandbox.js';
 import { ownerAlive } from '../sandbox/docker/prune.js';
 import { ownershipOf } from '../sandbox/docker/home-label.js';
 import { detachOrphanDisks } from '../sandbox/docker/workspace-disk.js';
-import { ioFailureCode, ioFailureError } from '../config/io-errors.js';
+import { explicitStore, ioFailureCode, ioFailureError } from '../config/io-errors.js';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
@@ -243,7 +243,7 @@ async function rescueOne(g: GoneSandbox, store: SnapshotStore, home: string, lay
       rescue.gone = true;
     }
     // A full disk says so, and what to do, as a session's workspace snapshot does.
-    rescue.error = ioFailureCode(err) ? ((e) => `${e.message} ${e.hint ?? ''}`.trim())(ioFailureError(err, `snapshotting the workspace of sandbox ${g.name}`, { home })) : (err as Error).message;
+    rescue.error = ioFailureCode(err) ? ((e) => `${e.message} ${e.hint ?? ''}`.trim())(ioFailureError(err, `snapshotting the workspace of sandbox ${g.name}`, { home, ...explicitStore(home, store.root), command: 'recover' })) : (err as Error).message;
     log.warn({ ...rescue }, rescue.gone ? 'a stranded sandbox was removed before its work was saved' : 'could not rescue a stranded sandbox; it is left running');
   }
   return rescue;

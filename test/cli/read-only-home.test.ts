@@ -29,9 +29,12 @@ describe('a home or store this process may not write', () => {
   it.each([['snapshot', 'list'], ['lineage', 'list'], ['doctor', '--json']])('%s %s on a read-only home: one clear message, no stack trace', async (...args) => {
     const r = await cli(ro, ...args);
     if (args[0] === 'doctor') {
-      // doctor reports, it does not crash: its checks say what failed.
+      // doctor reports, it does not crash: its checks say what failed, the home first (trial 24 N4: it said "ready").
       expect(r.code).toBe(1);
       noStack(r.stdout + r.stderr);
+      const writable = (JSON.parse(r.stdout) as { checks: { name: string; ok: boolean; required: boolean; detail: string }[] }).checks.find((c) => c.name === 'writable');
+      expect(writable).toMatchObject({ ok: false, required: true });
+      expect(writable?.detail).toContain(`cannot write ${ro}`);
       return;
     }
     expect(r.code).toBe(3);

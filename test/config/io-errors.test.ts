@@ -45,6 +45,15 @@ describe('ioFailureError', () => {
     expect(io.hint).toMatch(/dmesg.*then run `mnemara gc` again/);
   });
 
+  // Trial 24 N3: `recover --store S` on a full S said to free the home's filesystem and to run gc, prune and recover
+  // without --store (the home's store). A store other than the home's is named in every command of the hint.
+  it('names the store that filled, and passes its --store to every command it gives', () => {
+    const e = ioFailureError(enospc, 'snapshotting the workspace of sandbox x', { home: '/h', store: '/mnt/tiny', command: 'recover' });
+    expect(e.hint).toContain('df -h /mnt/tiny');
+    expect(e.hint).toContain('mnemara snapshot gc --grace 0 --store /mnt/tiny');
+    expect(e.hint).toContain('then run `mnemara recover --store /mnt/tiny` again');
+  });
+
   it('the run command itself keeps the run wording', () => {
     expect(ioFailureError(enospc, 'writing', { home: '/h', command: 'run' }).message).toMatch(/Nothing of this run was saved/);
     expect(ioFailureCode(ioFailureError(eio, 'writing', { home: '/h' }))).toBe('EIO');

@@ -15,7 +15,7 @@ describe('mnemara doctor and sandbox prune', () => {
   it('doctor passes here, and warns (without failing) when no model access is configured', async () => {
     const r = await mnemara(['doctor', '--json'], { ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' });
     const out = JSON.parse(r.stdout) as { ok: boolean; checks: { name: string; ok: boolean; required: boolean; fix?: string }[] };
-    expect(out.checks.map((c) => c.name)).toEqual(['node', 'docker', 'image', 'disk (mnemara home)', 'disk (docker)', 'model', 'orphans', 'left-out', 'heads', 'pending', 'store temp', 'sandboxes']);
+    expect(out.checks.map((c) => c.name)).toEqual(['node', 'docker', 'image', 'disk (mnemara home)', 'disk (docker)', 'writable', 'model', 'orphans', 'left-out', 'heads', 'pending', 'store temp', 'sandboxes']);
     expect(out.checks.find((c) => c.name === 'model')).toMatchObject({ ok: false, required: false });
     expect(out.checks.find((c) => c.name === 'model')?.fix).toContain('ANTHROPIC_API_KEY');
     expect(out.ok).toBe(true);

@@ -2,6 +2,8 @@ import { statfs } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { mnemaraHome } from '../../config/paths.js';
+import { explicitStore } from '../../config/io-errors.js';
+import { checkWritable } from '../doctor-writable.js';
 import type { MemoryLayout } from '../../config/memory.js';
 import { findOrphans } from '../../session/orphans.js';
 import { findPendingOnHeads } from '../../session/pending.js';
@@ -190,8 +192,13 @@ export async function runDoctorChecks(options: { dockerHost?: string; image?: st
   if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
   const store = options.store && isS3Url(options.store) ? [await checkStore(options.store, home)] : [];
   const local = options.store && !isS3Url(options.store) ? options.store : join(home, 'store');
-  return [node, engine, image, ...disks, ...store, checkModelAccess(), await checkOrphans(home, local), await checkLeftOut(home, options.leftOutDays ?? 7), ...(await checkHeadsAndPending(local, options.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' })), ...(isS3Url(options.store ?? '') ? [] : [await checkStoreTemp(local)]), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
+  const checks = [node, engine, image, ...disks, checkWritable(home, local), ...store, checkModelAccess(), await checkOrphans(home, local), await checkLeftOut(home, options.leftOutDays ?? 7), ...(await checkHeadsAndPending(local, options.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' })), ...(isS3Url(options.store ?? '') ? [] : [await checkStoreTemp(local)]), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
+  // A store other than the home's: every recover a fix names must go to it (trial 24: pasted as printed, a plain
+  // `mnemara recover` looked in the home's store and refused the rollouts).
+  const flag = explicitStore(home, options.store).store;
+  return flag ? checks.map((c) => (c.fix ? { ...c, fix: c.fix.replaceAll('`mnemara recover`', `\`mnemara recover --store ${flag}\``) } : c)) : checks;
 }
+
 
 /**
  * Files runs set aside instead of packing (`<home>/left-out/`): secrets the user may still want, so a warning with
