@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { loadConfig } from '../../src/config/load.js';
 import type { MnemaraConfig } from '../../src/config/schema.js';
 import { dockerClient, LABEL } from '../../src/sandbox/index.js';
@@ -105,4 +106,19 @@ export function blobsText(home: string): string {
   };
   walk(home);
   return all;
+}
+
+/** The containers of one session (labelled with its rollout id), in any state. */
+export const sessionContainers = async (rolloutId: string) => dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.session}=${rolloutId}`] } });
+
+const CLI_MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+/**
+ * Runs the CLI with `--json` on `home` (deterministic extractor, the scripted model at `baseUrl`, nothing else of
+ * this process's environment); never throws for an exit code. `json`: the parsed stdout, or null when empty.
+ */
+export async function cliJson(home: string, baseUrl: string, args: string[]): Promise<{ exitCode: number; json: unknown; stderr: string }> {
+  const env = { MNEMARA_HOME: home, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MNEMARA_MEMORY_EXTRACTOR: 'deterministic', ANTHROPIC_BASE_URL: baseUrl };
+  const r = await execa(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args, '--json'], { env, extendEnv: false, reject: false });
+  return { exitCode: r.exitCode ?? -1, json: r.stdout ? JSON.parse(r.stdout) : null, stderr: r.stderr };
 }

@@ -10,26 +10,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerClient, LABEL } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
-import { removeSessionContainers, scratch } from './harness.js';
+import { cliJson, removeSessionContainers, scratch, sessionContainers } from './harness.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/session-child.ts', import.meta.url));
-const CLI = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const LINEAGE = 'elsewhere';
 let dirs: ReturnType<typeof scratch>;
 let server: MessagesServer;
 let rolloutId: string;
 let otherStore: string;
 
-const containersOf = async (id: string) => dockerClient().listContainers({ all: true, filters: { label: [`${LABEL.session}=${id}`] } });
-
-async function cli(args: string[]): Promise<{ exitCode: number; json: unknown; stderr: string }> {
-  const env = { MNEMARA_HOME: dirs.home, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', MNEMARA_MEMORY_EXTRACTOR: 'deterministic', ANTHROPIC_BASE_URL: server.url };
-  const r = await execa(process.execPath, ['--import', 'tsx', CLI, ...args, '--json'], { env, extendEnv: false, reject: false });
-  return { exitCode: r.exitCode ?? -1, json: r.stdout ? JSON.parse(r.stdout) : null, stderr: r.stderr };
-}
+const containersOf = sessionContainers;
+const cli = (args: string[]) => cliJson(dirs.home, server.url, args);
 
 beforeAll(async () => {
   dirs = scratch();
