@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { redact } from '../../src/memory/redact.js';
+import { expectGone, kept } from './redact-expect.js';
 
 /** New-user trial 24: `aws_secret_access_key wJalr…`, a blank where the `=` was; the same for any secret-named key. */
-function expectGone(text: string, value: string): void {
-  const out = redact(text);
-  expect(out, text).not.toContain(value);
-  expect(out).toMatch(/\[REDACTED:[a-z_]+\]/);
-  expect(redact(out)).toBe(out);
-}
-
-const kept = (texts: string[]): void => {
-  for (const text of texts) expect(redact(text), text).toBe(text);
-};
-
 describe('a secret-named key, a blank, a value of its shape', () => {
   it.each([
     ['aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEKEY9X', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEKEY9X'],

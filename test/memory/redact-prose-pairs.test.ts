@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { redact } from '../../src/memory/redact.js';
+import { expectGone, kept } from './redact-expect.js';
 
 /**
  * New-user trial 24: credentials told in prose that the rules kept, each as a kind with unseen variants (other
  * names, values, languages), and look-alikes of each kind that stay.
  */
-function expectGone(text: string, value: string): void {
-  const out = redact(text);
-  expect(out, text).not.toContain(value);
-  expect(out).toMatch(/\[REDACTED:[a-z_]+\]/);
-  expect(redact(out)).toBe(out);
-}
-
-const kept = (texts: string[]): void => {
-  for (const text of texts) expect(redact(text), text).toBe(text);
-};
-
 describe('an adjective between the secret word and its verb', () => {
   it.each([
     ['la chiave segreta è PomodoroFake42', 'PomodoroFake42'],

@@ -122,3 +122,16 @@ export async function cliJson(home: string, baseUrl: string, args: string[]): Pr
   const r = await execa(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args, '--json'], { env, extendEnv: false, reject: false });
   return { exitCode: r.exitCode ?? -1, json: r.stdout ? JSON.parse(r.stdout) : null, stderr: r.stderr };
 }
+
+const SESSION_CHILD = fileURLToPath(new URL('./fixtures/session-child.ts', import.meta.url));
+
+/**
+ * Runs a session in a child process (`fixtures/session-child.ts`) with `env` (MNEMARA_HOME, ANTHROPIC_BASE_URL,
+ * WORKSPACE, LINEAGE, TASK, KILL_AT, …) and waits for it to end; returns the rollout id it printed at its start
+ * and the signal that ended it (`SIGKILL` when KILL_AT was reached).
+ */
+export async function runChildSession(env: Record<string, string>): Promise<{ rolloutId: string; signal: string | undefined }> {
+  const child = await execa(process.execPath, ['--import', 'tsx', SESSION_CHILD], { env, reject: false });
+  const rolloutId = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
+  return { rolloutId, signal: child.signal };
+}

@@ -7,14 +7,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/snapshot/index.js';
 import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
-import { cliJson, removeSessionContainers, scratch, sessionContainers } from './harness.js';
+import { cliJson, removeSessionContainers, runChildSession, scratch, sessionContainers } from './harness.js';
 
-const CHILD = fileURLToPath(new URL('./fixtures/session-child.ts', import.meta.url));
 const LINEAGE = 'elsewhere';
 let dirs: ReturnType<typeof scratch>;
 let server: MessagesServer;
@@ -33,11 +30,8 @@ beforeAll(async () => {
     turn(text('Running the long checks.'), toolUse('bash', { command: 'sleep 120' })),
     turn(text('done')),
   ]);
-  const child = await execa(process.execPath, ['--import', 'tsx', CHILD], {
-    env: { MNEMARA_HOME: dirs.home, MNEMARA_STORE: otherStore, ANTHROPIC_BASE_URL: server.url, WORKSPACE: dirs.workspace, LINEAGE, TASK: 'add f', KILL_AT: 'tool:start#2' },
-    reject: false,
-  });
-  rolloutId = (JSON.parse(child.stdout.split('\n')[0] as string) as { rolloutId: string }).rolloutId;
+  const child = await runChildSession({ MNEMARA_HOME: dirs.home, MNEMARA_STORE: otherStore, ANTHROPIC_BASE_URL: server.url, WORKSPACE: dirs.workspace, LINEAGE, TASK: 'add f', KILL_AT: 'tool:start#2' });
+  rolloutId = child.rolloutId;
   expect(child.signal).toBe('SIGKILL');
 }, 240_000);
 

@@ -2,8 +2,6 @@ import type { RawMemory } from '../../types.js';
 import { andedBefore, essentialCommand, filesWrittenBy, sameCommand, splitCommand, workSegments, type Segment } from '../commands.js';
 import { errorLines } from '../error-lines.js';
 import { jobOf } from '../command-job.js';
-import { failedTestNames } from './flaky.js';
-import { failedOnAssertions } from './code-fix.js';
 import { narrowedTo } from './narrowed.js';
 import { readOnlyCommand, setsUpService } from './services.js';
 import { segmentOutcome } from '../outcome.js';
@@ -16,6 +14,7 @@ import { invocationError, notFound, otherBinary, runnerAdded } from './another-f
 import { madePathOf, related, setupSegments } from './fix-related.js';
 import { typedAs, typedSetup, unknownToolSetup } from './chain-setup.js';
 import { maxOf } from '../../../config/arrays.js';
+import { addsOptions, fixedInCode, flakyTest, sameRun, type Failure, type Fix } from './fix-kinds.js';
 
 /** The directory each step starts in (`where.ts`). */
 function directories(steps: Step[]): Map<number, string> {
@@ -75,27 +74,6 @@ export function unresolvedFailures(view: RolloutView): Array<{ step: Step; comma
   return out;
 }
 
-interface Failure {
-  step: Step;
-  seg: Segment;
-}
-interface Fix {
-  chain: Failure[];
-  resolver: Step;
-  resolverSegs: Segment[];
-  resolverSeg: Segment;
-  /** `oneTime`: an edit of a file of the repository (committed with the run's work): never a step to repeat. */
-  changes: Array<{ step: Step; text: string; oneTime?: boolean }>;
-  /** A command between the failure and the resolver that did more than look (`readOnlyCommand`). */
-  changedBetween: boolean;
-  /** The resolver failed too, on another error: the changes fixed the first one only (`movedPast`). */
-  movedPast?: boolean;
-  /**
-   * The failure was "command not found" (or an option added got it past its error) and the resolver is the form
-   * in which it ran (it may then have failed on something else).
-   */
-  ranAs?: boolean;
-}
 
 /**
  * Whether `after` (the same command, run again after a change) no longer shows the error `before` failed on
@@ -350,62 +328,3 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
     keywords: keywordsOf([first.seg.key, fix.resolverSeg.key, ...failures.flatMap((f) => errorLines(f.step.output ?? '', 1))]),
   };
 }
-
-/**
- * Tests that failed on their own assertions and then passed after edits of the repository only, or with an
- * option added to the same runner (`--snapshot-update`, `--rerun-failed`): a bug fixed in code, or a check
- * changed, teaches no environment lesson (round 23; `code-fix.ts`). A setup command or a file outside the
- * workspace among the changes keeps the lesson: that part is about the environment.
- */
-function fixedInCode(failures: Failure[], fix: Fix): boolean {
-  if (failures.some((f) => f.seg.category !== 'test' || !failedOnAssertions(f.step.output ?? ''))) return false;
-  if (fix.changedBetween && fix.changes.length === 0) return false;
-  return fix.changes.every((c) => c.oneTime && c.text.startsWith('changing '));
-}
-
-/**
- * The identical command failed and then passed with nothing changed in between (no edit, no setup): the
- * failing tests are flaky. A lesson naming them (read from the runner's report), so that the next run reruns
- * before it debugs; nothing when the report names no test (a bare retry teaches nothing).
- */
-function flakyTest(failures: Failure[], fix: Fix): RawMemory | undefined {
-  if (fix.resolverSeg.category !== 'test' || failures.some((f) => f.seg.text !== failures[0]!.seg.text)) return undefined;
-  const names = failedTestNames(failures[0]!.step.output ?? '');
-  if (names.length === 0) return undefined;
-  const why = errorLines(failures[0]!.step.output ?? '', 1)[0];
-  const cmd = clip(essentialCommand(fix.resolverSegs, fix.resolverSeg), 160);
-  return {
-    kind: 'pitfall',
-    text: `Flaky test${names.length > 1 ? 's' : ''}: ${names.map((n) => `\`${clip(n, 120)}\``).join(', ')} failed and then passed on an identical rerun of \`${cmd}\` with no change in between${why ? ` (it said ${quote(why)})` : ''}. Rerun once before debugging such a failure.`,
-    evidence: { lines: [...new Set([failures[0]!.step.callLine, failures[0]!.step.resultLine ?? failures[0]!.step.callLine, fix.resolver.callLine])].sort((a, b) => a - b), ...(why ? { quote: clip(why, 200) } : {}) },
-    importance: 3,
-    keywords: keywordsOf(['flaky', ...names]),
-  };
-}
-
-/**
- * The rerun is the failing run again: the same command, and nothing in the rerun's line that the failing one
- * lacked (`cd /workspace && mix deps.get && mix test` → `cd /workspace && mix test`); output filters
- * (`| tail -20`) and changes of directory do not count.
- */
-function sameRun(failure: Failure, fix: Fix): boolean {
-  if (commandOf(failure.step) === commandOf(fix.resolver)) return true;
-  // As typed (an environment assignment in front is a change), less redirections of its output.
-  const typed = (seg: Segment) => seg.text.replace(/\s*\d*>&\d+|\s*\d*>>?\s*\/dev\/null/g, '').trim();
-  if (typed(failure.seg) !== typed(fix.resolverSeg)) return false;
-  const had = new Set(splitCommand(commandOf(failure.step) ?? '').map(typed));
-  return fix.resolverSegs.every((s) => s.piped || s.category === 'shell' || s.category === 'inspect' || had.has(typed(s)));
-}
-
-/** `after` is `before` with options added (`-w ghc-9.6.4`, `--offline`), every word of `before` kept in order. */
-function addsOptions(before: Segment, after: Segment): boolean {
-  if (!sameCommand({ ...before, canonical: before.key } as Segment, { ...after, canonical: after.key } as Segment) || after.args.length <= before.args.length) return false;
-  let k = 0;
-  const extra: string[] = [];
-  for (const a of after.args) {
-    if (k < before.args.length && a === before.args[k]) k += 1;
-    else extra.push(a);
-  }
-  return k === before.args.length && extra.some((a) => a.startsWith('-'));
-}
-
