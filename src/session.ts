@@ -94,7 +94,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
     const branch = 'branch' in chosen ? chosen.branch : undefined;
     const result = await stepsOf({ options, emit, onProgress, timings, began, workspace, lineage, lineageSource: chosen.source, ...(baseLineage ? { baseLineage } : {}), ...(branch ? { branch } : {}), client, store, rolloutId, transcriptPath, workDir, saved, notify });
     if (notices.length) result.notices = notices;
-    landed = result.head !== null || result.cancelled === true;
+    landed = result.head !== null || result.nothingSaved === true;
     return result;
   } catch (err) {
     if (!(err instanceof MnemaraError) && ioFailureCode(err)) throw ioFailureError(err, 'running the session', saved);
@@ -265,7 +265,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       await rm(transcriptPath, { force: true });
       return {
         rolloutId, lineage, start, outcome: run.outcome, ...(run.error ? { agentError: run.error } : {}), turns: 0, usage: run.usage, workspaceSnapshot: null, memorySnapshot: null, head: start.headAtStart,
-        pending: false, headConflicts: 0, lessons: null, cancelled: true, transcriptPath, timings: { ...timings, totalMs: Date.now() - began, parts },
+        pending: false, headConflicts: 0, lessons: null, nothingSaved: true, timings: { ...timings, totalMs: Date.now() - began, parts },
       };
     }
 

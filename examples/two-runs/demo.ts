@@ -103,8 +103,8 @@ const store = await openStore(join(home, 'store'));
 const memDir = mkdtempSync(join(scratch, 'mnemara-demo-memory-'));
 const head = await store.getHead(lineage);
 if (head) await store.restoreToDirectory(head, join(memDir, 'head'), { paths: ['memories'] });
-const t1 = await toolCalls(one.result.transcriptPath);
-const t2 = await toolCalls(two.result.transcriptPath);
+const t1 = await toolCalls(one.result.transcriptPath!);
+const t2 = await toolCalls(two.result.transcriptPath!);
 
 // The summary part of the block (the instructions around it are the same every run; --verbose shows them).
 const summary = t2.memoryBlock && !verbose ? /<memory_summary>\n?([\s\S]*?)\n?<\/memory_summary>/.exec(t2.memoryBlock)?.[1] : t2.memoryBlock;

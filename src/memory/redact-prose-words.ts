@@ -83,6 +83,9 @@ export function isWordPassword(word: string, sep: string, value: string): boolea
   // A camel-case name that itself says secret (`password: clientPassword,` in an object literal) is the variable
   // that holds it, as `secret-values.ts` reads `clientSecret` (re-trial of trial 21).
   if (/^[a-z]+(?:[A-Z][a-z]+)+$/.test(value) && isSecretName(value)) return false;
+  // After a bare `:` a value of capitalised parts is a type (`password: SecretStr` of a pydantic model,
+  // `password: PasswordField`): one typed as a password after a label is not written as a class name.
+  if (/^[ \t]*[:：][ \t]*$/.test(sep) && /^(?:\p{Lu}\p{Ll}+){2,}$/u.test(value)) return false;
   // A capitalised value is a name, not a word of the sentence: after "password:" or "is" a sentence goes on in
   // lower case (German adjectives and participles too), so only the stop-list applies to it. The word endings
   // would keep "Cielonublado" (-ado) and "Tournesoljaunevif" (-if): passwords joined from words end like words.

@@ -155,8 +155,9 @@ export function isProseValue(raw: string, quoted: boolean): boolean {
   if (quoted) return true;
   // Joined by hyphens: `a.b.c` and `a_b_c` are code's member accesses and names (`token: data.access_token`).
   if (/^[A-Za-z]+(?:-[A-Za-z]+){2,}$/.test(v) && !NOT_VALUES.has(v.toLowerCase())) return true;
-  // Mixed case alone, but not a camel-case name of code (`token: accessToken,`).
-  return /[a-z]/.test(v) && /[A-Z]/.test(v.slice(1)) && /[^A-Za-z]/.test(v) === false && v.length >= 8 && !/^[a-z]+(?:[A-Z][a-z]*)+$/.test(v);
+  // Mixed case alone, but not a camel-case name of code (`token: accessToken,`) nor a type's (`password: SecretStr`
+  // in a pydantic model, `token: AccessToken`): capitalised word parts are a name, a password breaks the pattern.
+  return /[a-z]/.test(v) && /[A-Z]/.test(v.slice(1)) && /[^A-Za-z]/.test(v) === false && v.length >= 8 && !/^[a-z]+(?:[A-Z][a-z]*)+$/.test(v) && !/^(?:[A-Z][a-z]+){2,}$/.test(v);
 }
 
 /**

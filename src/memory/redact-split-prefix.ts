@@ -32,15 +32,21 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A line break, real or escaped in a string (`\n`, `\\n`), with a blank line between allowed. */
 const BREAK = '(?:\\\\?\\r?\\n|\\\\{1,7}(?:r\\\\{1,7})?n)(?:[ \\t]*(?:\\r?\\n|\\\\{1,7}(?:r\\\\{1,7})?n))?';
 /** What stands between the parts: a break, a sign, a connector word, or blanks only. */
-const SEP = `(?:[ \\t]*${BREAK}[ \\t]*|[ \\t]*(?:\\+|&|,|:|->|→|…|\\.\\.\\.)[ \\t]*|[ \\t]+(?:${CONNECTORS.sort((a, b) => b.length - a.length).map(escape).join('|')})[ \\t]*[:,]?[ \\t]+|[ \\t]+)`;
+const WORDS = CONNECTORS.sort((a, b) => b.length - a.length).map(escape).join('|');
+/**
+ * A connector word may stand in brackets ("ghp_ (then) Z234…", "[and]") and come after a sign's blank ("— then —"):
+ * how people set the word apart is not part of what it says.
+ */
+const SEP = `(?:[ \\t]*${BREAK}[ \\t]*|[ \\t]*(?:\\+|&|,|:|->|→|…|\\.\\.\\.|—|–|--?)[ \\t]*|(?:[ \\t]+|(?<=[ \\t]))(?:\\((?:${WORDS})\\)|\\[(?:${WORDS})\\]|(?:${WORDS}))[ \\t]*[:,]?[ \\t]+|[ \\t]+)`;
 /** "… plus the body Z234…", "then the rest: Z234…": words naming the second part, allowed after the connector. */
 const PART_WORDS = '(?:(?:the|its|a)[ \\t]+)?(?:rest|body|remainder|suffix|second part|secret part)(?:[ \\t]+is)?[ \\t]*:?[ \\t]*';
 
 /**
- * Group 1 the prefix, 2 its closing quote, 3 the separator (the word "prefix" or "part" allowed first, and two
- * separators: "ghp_ part, then the rest: …"), 4 the body's opening quote, 5 the body.
+ * Group 1 the prefix, 2 its closing quote, 3 the separator (the word "prefix" or "part" allowed first, and up to
+ * three separators: "ghp_ part, then the rest: …", "ghp_ — then — …"), 4 the body's opening quote or bracket
+ * ("AKIA plus <7QXN…>"), 5 the body.
  */
-const SPLIT = new RegExp(`(?<![A-Za-z0-9])(${PREFIXES.join('|')})([\`"'*]*)((?:[ \\t]+(?:prefix|part|head))?${SEP}(?:${SEP})?(?:${PART_WORDS})?)([\`"'*]*)([A-Za-z0-9_-]{8,200})(?![A-Za-z0-9_-])`, 'g');
+const SPLIT = new RegExp(`(?<![A-Za-z0-9])(${PREFIXES.join('|')})([\`"'*]*)((?:[ \\t]+(?:prefix|part|head))?${SEP}(?:${SEP}){0,2}(?:${PART_WORDS})?)([\`"'*<([]*)([A-Za-z0-9_-]{8,200})(?![A-Za-z0-9_-])`, 'g');
 /** A body that begins a token of its own (two tokens listed one after the other) is no body. */
 const OWN_PREFIX = new RegExp(`^(?:${PREFIXES.join('|')})`);
 

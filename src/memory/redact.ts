@@ -16,7 +16,7 @@
  * The version of the rules below. Raise it with every change that redacts more: the memory pipeline then
  * re-redacts, once, the files an older mnemara wrote into a memory layout (`redact-files.ts`).
  */
-export const REDACTION_VERSION = 21;
+export const REDACTION_VERSION = 22;
 
 import type { SecretKind } from './redact-kinds.js';
 
@@ -37,6 +37,7 @@ import { redactHidden } from './redact-views.js';
 import { SECRET_QUERY_PARAM, URL_PATH_KEY, URL_WITH_PATH, redactPathKeys } from './redact-urls.js';
 import { redactKeyBlankValue, redactSpacedAssignments } from './redact-spaced.js';
 import { redactPairs } from './redact-pairs.js';
+import { redactExpressionLiterals } from './redact-expression-literals.js';
 import { redactAwsSecretBesideId } from './redact-aws.js';
 import { isSecretName } from './secret-names.js';
 import { LOCAL_HOST, isDevDefault } from './redact-dev-defaults.js';
@@ -218,6 +219,9 @@ function replaceAssignment(colon: boolean) {
   return (m: string, name: string, sep: string, dq?: string, sq?: string, bare?: string, offset?: number, whole?: string): string => {
     const value = dq ?? sq ?? bare ?? '';
     if (isTallyCount(name, value, whole ?? m, offset ?? 0)) return m;
+    // In code (`$password = ConvertTo-SecureString 'X' -AsPlainText`) a bare word given an argument is a command or
+    // call, not the value: its literal is redactExpressionLiterals' to judge.
+    if (bare !== undefined && /\s/.test(sep) && /^[ \t]+["'(]/.test((whole ?? '').slice((offset ?? 0) + m.length))) return m;
     if (!isSecretName(name)) {
       if (!isHighEntropyValue(name, value)) return m;
       const q = dq !== undefined ? '"' : sq !== undefined ? "'" : '';
@@ -303,6 +307,7 @@ function redactJoined(text: string): string {
     }
     return isHighEntropyValue(name, value) ? `${q}${name}${q}${sep}${vq}${marker('high_entropy')}${vq}` : m;
   };
+  out = redactExpressionLiterals(out, (name) => marker(assignmentKind(/pw$/i.test(name) ? 'password' : name)), remember);
   // Before the `NAME: value` rule, which reads grep's `secrets.h:4:#define …` as a value under `secrets.h`.
   out = redactSpacedAssignments(out, (name) => marker(assignmentKind(name)), remember);
   out = redactPairs(out, (name) => marker(assignmentKind(name)), remember);

@@ -132,10 +132,10 @@ export interface SessionResult {
   /** Snapshot of the workspace after the run, whatever the outcome. `null` when snapshotting failed, or `cancelled`. */
   workspaceSnapshot: string | null;
   /**
-   * Ended before the model's first reply (interrupted, or a model error): no tool ran, nothing was done, so nothing
-   * was saved (no snapshot, no rollout, no transcript; the head as it was).
+   * Ended before the model's first reply (`outcome` says why: `interrupted`, or `error` for a refused key or a 500):
+   * no tool ran, nothing was done, so nothing was saved (no snapshot, no rollout, no transcript; the head as it was).
    */
-  cancelled?: true;
+  nothingSaved?: true;
   /** Snapshot of the consolidated memory; `null` when the pipeline did not run or failed. */
   memorySnapshot: string | null;
   /** The lineage head when the session ended (`null` when it could not be moved). */
@@ -168,8 +168,8 @@ export interface SessionResult {
   adoptedBranches?: Array<{ name: string; snapshot: string }>;
   /** Warnings about the host checkout's files (`SessionNotice`), as they were emitted; absent when none. */
   notices?: SessionNotice[];
-  /** Host copy of the transcript (redacted as written). */
-  transcriptPath: string;
+  /** Host copy of the transcript (redacted as written); absent with `nothingSaved` (none was written). */
+  transcriptPath?: string;
   /** Sandbox left running (`--keep-sandbox`). */
   keptSandbox?: string;
   /**

@@ -121,7 +121,10 @@ describe('mnemara run: sessions', () => {
     const run = await mnemara(['run', '-w', dirs.workspace, '--task', 'anything', '--lineage', 'never-answered', '--json'], { ANTHROPIC_BASE_URL: server.url });
     expect(run.exitCode).toBe(1);
     const r = JSON.parse(run.stdout) as SessionResult;
-    expect(r).toMatchObject({ outcome: 'error', cancelled: true, workspaceSnapshot: null, head: null });
+    expect(r).toMatchObject({ outcome: 'error', nothingSaved: true, workspaceSnapshot: null, head: null });
+    // A refused request is an error, not a cancellation, and no transcript was written to point to (trial 24).
+    expect(r).not.toHaveProperty('cancelled');
+    expect(r).not.toHaveProperty('transcriptPath');
     expect(r.agentError).toContain('404');
     expect(await (await openStore(join(dirs.home, 'store'))).getHead('never-answered')).toBeNull();
   }, 120_000);

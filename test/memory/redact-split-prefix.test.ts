@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redact } from '../../src/memory/redact.js';
+import { expectGone } from './redact-expect.js';
 
 /** New-user trial 24: a provider token written as its bare prefix and its body apart. */
 const GH = 'Q7x2FAKEabcdefghijKLMNOPQRST98765432'; // 36: a classic token's body
@@ -61,4 +62,10 @@ describe('prose that spells a split token out: a prefix, a connector, the body',
       'ghp_ and gho_ and ghs_ are GitHub prefixes',
     ]) expect(redact(text), text).toBe(text);
   });
+});
+
+describe('a split token whose connector is set apart (re-trial of trial 24)', () => {
+  const body = 'Z2345abcdEFGH6789ijklMNOP0123qrstUV';
+  for (const text of [`the token is ghp_ (then) ${body}`, `ghp_ [then] ${body}`, `ghp_ — then — ${body}`, `the key id is AKIA plus <7QXN3K2M9PLW4R8T>`])
+    it(text.slice(0, 30), () => expectGone(text, /[A-Z0-9]{16}>|Z2345abcd/.exec(text)![0].replace('>', '')));
 });

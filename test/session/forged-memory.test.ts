@@ -77,7 +77,7 @@ describe('files only mnemara writes are taken from the start, not from the sandb
     const out = join(dirs.root, 'head-sessions');
     await store.restoreToDirectory(runs[1]!.head as string, out, { paths: ['sessions'] });
     for (const r of runs) {
-      expect(readFileSync(join(out, 'sessions', `${r.rolloutId}.jsonl`), 'utf8')).toBe(readFileSync(r.transcriptPath, 'utf8'));
+      expect(readFileSync(join(out, 'sessions', `${r.rolloutId}.jsonl`), 'utf8')).toBe(readFileSync(r.transcriptPath!, 'utf8'));
     }
   });
 });

@@ -49,7 +49,7 @@ describe("the model credential mnemara sends, echoed in the API's error", () => 
     expect(run.outcome).toBe('error');
     expect(server.requests.length).toBeGreaterThanOrEqual(2);
     expect(formatSummary(run)).not.toContain(KEY);
-    expect(readFileSync(run.transcriptPath, 'utf8')).toContain('is not allowed for model');
+    expect(readFileSync(run.transcriptPath!, 'utf8')).toContain('is not allowed for model');
     expect(blobsText(dirs.home)).not.toContain(KEY);
     expect(allText(dirs.home)).not.toContain(KEY);
   });

@@ -76,7 +76,7 @@ describe('a run whose model fails mid-run', () => {
     expect(r.outcome).toBe('error');
     expect(r.agentError).toMatch(/500|api_error|scripted/i);
     expect(r.workspaceSnapshot).not.toBeNull();
-    const types = transcriptTypes(r.transcriptPath);
+    const types = transcriptTypes(r.transcriptPath!);
     expect(types[0]?.type).toBe('session_meta');
     expect(types.map((t) => t.type)).toContain('tool_result');
     expect(types.at(-1)).toMatchObject({ type: 'session_end', outcome: 'error' });

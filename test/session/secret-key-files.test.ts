@@ -123,7 +123,7 @@ describe('config files the run wrote with values under secret-named keys', () =>
   });
 
   it('leave no value in the transcript: not the heredoc that wrote them, not the cat that printed them', () => {
-    const transcript = readFileSync(run.transcriptPath, 'utf8');
+    const transcript = readFileSync(run.transcriptPath!, 'utf8');
     expect(transcript).toContain('spring.datasource.password = [REDACTED:password]');
     const left = [...CONFIG_SECRET_CORPUS, ...SOURCE_SECRET_CORPUS, ...MEMORY_NOTES, REMOTE, { path: 'commit message', secret: REMOTE.commitSecret }].filter((c) => transcript.includes(c.secret)).map((c) => c.path);
     expect(left).toEqual([]);

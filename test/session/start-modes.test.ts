@@ -53,9 +53,9 @@ describe('--memory-from', () => {
     // The code was fresh (the bug was there again: the policy had to fix it), the lesson came along.
     const first = server.messageRequests[before]!;
     expect(systemText(first)).toContain('./scripts/check.sh');
-    expect(readFileSync(r.transcriptPath, 'utf8')).toContain('total += int(number)');
-    expect(commandsRun(r.transcriptPath)).not.toContain('python3 -m unittest discover tests');
-    expect(commandsRun(r.transcriptPath)).toContain('./scripts/check.sh');
+    expect(readFileSync(r.transcriptPath!, 'utf8')).toContain('total += int(number)');
+    expect(commandsRun(r.transcriptPath!)).not.toContain('python3 -m unittest discover tests');
+    expect(commandsRun(r.transcriptPath!)).toContain('./scripts/check.sh');
     const store = await openStore(join(dirs.home, 'store'));
     expect(await store.getHead('ci/main')).toBe(r.head);
   }, 120_000);

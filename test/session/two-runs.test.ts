@@ -61,9 +61,9 @@ describe('two runs on one lineage', () => {
     const system = systemText(server2.messageRequests[0]!);
     expect(system).toContain('scripts/check.sh');
     // The scripted policy tries the obvious (failing) test command only when memory does not say better.
-    expect(commandsRun(one.transcriptPath)).toContain('python3 -m unittest discover tests');
-    expect(commandsRun(two.transcriptPath)).not.toContain('python3 -m unittest discover tests');
-    expect(commandsRun(two.transcriptPath).slice(0, 2)).toEqual(['grep -n -i -E "test|check" memories/MEMORY.md', './scripts/check.sh']);
+    expect(commandsRun(one.transcriptPath!)).toContain('python3 -m unittest discover tests');
+    expect(commandsRun(two.transcriptPath!)).not.toContain('python3 -m unittest discover tests');
+    expect(commandsRun(two.transcriptPath!).slice(0, 2)).toEqual(['grep -n -i -E "test|check" memories/MEMORY.md', './scripts/check.sh']);
   });
 
   it("leaves MEMORY.md citing run 1's rollout, at a head that is run 2's memory snapshot", async () => {

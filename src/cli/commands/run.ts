@@ -1,7 +1,6 @@
 import { credentialMessage } from '../../session/credential-files.js';
 import { secretFileMessage, type SecretFile } from '../../session/secret-files.js';
 import { secretKeyFileMessage } from '../../session/secret-key-files.js';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -161,11 +160,11 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
     `turns       ${r.turns}`,
     `tokens      ${n(r.usage.inputTokens)} in, ${n(r.usage.outputTokens)} out, ${n(r.usage.cacheReadTokens)} cache read, ${n(r.usage.cacheCreationTokens)} cache write`,
     `time        ${secs(r.timings.totalMs)} (agent ${secs(r.timings.agent)}, restore ${secs(r.timings.restore)}, snapshot ${secs(r.timings['snapshot-workspace'])}, memory ${secs(r.timings['memory-pipeline'])})`,
-    `rollout     ${r.rolloutId}`,
+    `rollout     ${r.nothingSaved ? 'none (ended before the model\'s first reply)' : r.rolloutId}`,
     `workspace   snapshot ${r.workspaceSnapshot ?? '(none)'}`,
-    // A run cancelled before the model's first reply has no rollout: "pending" and a transcript path that does not
-    // exist contradicted the closing line (trial 23 F15).
-    `memory      ${r.memorySnapshot ? `snapshot ${r.memorySnapshot}` : r.pipelineError ? `NOT consolidated: ${r.pipelineError}` : r.memorySkipped ? 'not generated: the run was stopped (SIGTERM); the rollout is pending' : r.cancelled ? 'none (no rollout)' : 'not generated (rollout pending)'}`,
+    // A run that ended before the model's first reply has no rollout: "pending" and a transcript path that does not
+    // exist contradicted the closing line (trial 23 F15, trial 24).
+    `memory      ${r.memorySnapshot ? `snapshot ${r.memorySnapshot}` : r.pipelineError ? `NOT consolidated: ${r.pipelineError}` : r.memorySkipped ? 'not generated: the run was stopped (SIGTERM); the rollout is pending' : r.nothingSaved ? 'none (no rollout)' : 'not generated (rollout pending)'}`,
     `lineage     ${r.lineage} → head ${r.head ?? '(unchanged)'}${r.headConflicts ? ` (head moved ${r.headConflicts}× meanwhile; merged)` : ''}`,
   ];
   if (r.lessons) {
@@ -203,7 +202,7 @@ export function formatSummary(r: SessionResult, host: { dir: string; applied?: A
   for (const n of r.notices ?? []) lines.push(`${n.kind === 'host-memory-replaced' ? 'note' : 'warning'}     ${n.message}`, `            ${n.hint}`);
   if (r.adopted?.length) lines.push(`adopted     ${r.adopted.length} orphaned rollout(s) of earlier sessions: ${r.adopted.join(', ')}`);
   for (const b of r.adoptedBranches ?? []) lines.push(`            their code is on branch ${b.name}: mnemara snapshot restore${g} ${b.name} DIR (or snapshot diff${g} ${b.name} ${r.head ?? 'HEAD'})`);
-  if (!r.cancelled || existsSync(r.transcriptPath)) lines.push(`transcript  ${r.transcriptPath}`);
+  if (r.transcriptPath) lines.push(`transcript  ${r.transcriptPath}`);
   lines.push(...whereTheResultIs(r, host));
   if (r.keptSandbox) lines.push(`sandbox     kept: ${r.keptSandbox} (remove with mnemara sandbox prune${g})`);
   if (r.pipelineError || r.memorySkipped) lines.push('', 'The rollout stays pending; the next session on the lineage (or `mnemara recover`) extracts it.');
@@ -225,7 +224,7 @@ export function runCodeSnapshot(r: Pick<SessionResult, 'branch' | 'head' | 'work
  */
 function whereTheResultIs(r: SessionResult, host: { dir: string; applied?: ApplyResult; storeFlags?: string }): string[] {
   const g = host.storeFlags ?? '';
-  if (r.cancelled) return ['', `ended before the model's first reply: nothing was done, so nothing was saved (no snapshot, no rollout); ${host.dir} was not changed.`];
+  if (r.nothingSaved) return ['', `ended before the model's first reply: nothing was done, so nothing was saved (no snapshot, no rollout); ${host.dir} was not changed.`];
   if (host.applied) return ['', describeApply(host.applied)];
   // Code that lost the race is on its branch; the head holds the other session's (trial 23 F7: "bring it" applied that).
   if (r.branch) {
@@ -358,8 +357,11 @@ export function registerRunCommand(program: Command): void {
             } else if (event.type === 'notice') {
               if (!json) writeErr(`${event.notice.kind === 'host-memory-replaced' ? 'note' : 'warning'}: ${event.notice.message}\n  ${event.notice.hint}\n`);
             } else printTool(event);
-            if (!json && event.type === 'progress' && event.progress.step === 'agent' && event.progress.phase === 'start' && transcriptPath) {
+            // Named when the model's first reply begins, the moment the file is first written: a run that ends
+            // before has none (trial 24), and the summary then says nothing was saved.
+            if (!json && event.type === 'model' && event.phase === 'answering' && transcriptPath) {
               writeErr(`  transcript ${transcriptPath}\n`);
+              transcriptPath = undefined;
             }
           },
         },
