@@ -1,5 +1,5 @@
 /**
- * `npx tsx scripts/eval-memory/corpus-build.ts` — writes the corpus (`test/fixtures/corpus/{dev,heldout,heldout-kinds,heldout-c,heldout-d,heldout-e,heldout-f,heldout-g,heldout-h,heldout-i,heldout-j,heldout-k,heldout-l,heldout-m,heldout-n,heldout-o,heldout-p,heldout-q}/`)
+ * `npx tsx scripts/eval-memory/corpus-build.ts` — writes the corpus (`test/fixtures/corpus/{dev,heldout,heldout-kinds,heldout-c,heldout-d,heldout-e,heldout-f,heldout-g,heldout-h,heldout-i,heldout-j,heldout-k,heldout-l,heldout-m,heldout-n,heldout-o,heldout-p,heldout-q,heldout-r}/`)
  * from its hand-written specs (`test/fixtures/corpus/src/*.runs.ts`): per run `<id>.json` (Anthropic
  * Messages form, fixtures README) and `<id>.labels.json`. The builder only wraps steps in messages: ids,
  * `[exit code: N]` and `is_error` as the fixtures format defines them.
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     await writeFile(join(dir, `${s.id}.labels.json`), JSON.stringify(labels, null, 1) + '\n');
   }
   const bySplit = (x: string) => specs.filter((s) => s.split === x).length;
-  console.log(`corpus: ${specs.length} runs (${bySplit('dev')} dev, ${bySplit('heldout')} heldout, ${bySplit('heldout-kinds')} heldout-kinds, ${bySplit('heldout-c')} heldout-c, ${bySplit('heldout-d')} heldout-d, ${bySplit('heldout-e')} heldout-e, ${bySplit('heldout-f')} heldout-f, ${bySplit('heldout-g')} heldout-g, ${bySplit('heldout-h')} heldout-h, ${bySplit('heldout-i')} heldout-i, ${bySplit('heldout-j')} heldout-j, ${bySplit('heldout-k')} heldout-k, ${bySplit('heldout-l')} heldout-l, ${bySplit('heldout-m')} heldout-m, ${bySplit('heldout-n')} heldout-n, ${bySplit('heldout-o')} heldout-o, ${bySplit('heldout-p')} heldout-p, ${bySplit('heldout-q')} heldout-q)`);
+  console.log(`corpus: ${specs.length} runs (${bySplit('dev')} dev, ${bySplit('heldout')} heldout, ${bySplit('heldout-kinds')} heldout-kinds, ${bySplit('heldout-c')} heldout-c, ${bySplit('heldout-d')} heldout-d, ${bySplit('heldout-e')} heldout-e, ${bySplit('heldout-f')} heldout-f, ${bySplit('heldout-g')} heldout-g, ${bySplit('heldout-h')} heldout-h, ${bySplit('heldout-i')} heldout-i, ${bySplit('heldout-j')} heldout-j, ${bySplit('heldout-k')} heldout-k, ${bySplit('heldout-l')} heldout-l, ${bySplit('heldout-m')} heldout-m, ${bySplit('heldout-n')} heldout-n, ${bySplit('heldout-o')} heldout-o, ${bySplit('heldout-p')} heldout-p, ${bySplit('heldout-q')} heldout-q, ${bySplit('heldout-r')} heldout-r)`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
