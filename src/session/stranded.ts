@@ -144,6 +144,8 @@ export interface Rescue {
   gone?: boolean;
   /** Left to another process that is rescuing it now (why, with its pid): nothing done here, not a failure. */
   skipped?: string;
+  /** With `skipped`: its session wrote to this other store, where `recover --store` rescues it (its work is still only in the container). */
+  otherStore?: string;
 }
 
 /**
@@ -163,7 +165,7 @@ export async function rescueStrandedSandboxes(store: SnapshotStore, home: string
   const todo = [...gone.filter((x) => x.unrestored && x.lineage !== null), ...gone.filter((x) => x.lineage !== null && !x.unrestored && (x.stranded || (x.killed && x.savedIn !== null)))];
   for (const listed of todo) {
     if (listed.otherStore !== undefined) {
-      rescues.push({ rolloutId: listed.rolloutId, lineage: listed.lineage as string, container: listed.name, snapshot: null, skipped: `its session wrote to the store ${listed.otherStore}, so it is rescued there: \`mnemara recover --store ${listed.otherStore}\`` });
+      rescues.push({ rolloutId: listed.rolloutId, lineage: listed.lineage as string, container: listed.name, snapshot: null, otherStore: listed.otherStore, skipped: `its session wrote to the store ${listed.otherStore}, so it is rescued there: \`mnemara recover --store ${listed.otherStore}\`` });
       continue;
     }
     // One rescuer per container: two recovers at once each snapshotted it (issue 10 trial). A claim that cannot

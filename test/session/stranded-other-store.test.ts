@@ -51,6 +51,8 @@ describe('a session killed while writing to a store other than the home one', ()
 
   it('a plain recover leaves the sandbox alone, says where it belongs, and writes nothing into the home store', async () => {
     const r = await cli(['recover']);
+    // Exit 1: its work is still only in the container (trial 24: exit 0 read as "all recovered").
+    expect(r.exitCode, r.stderr).toBe(1);
     const out = r.json as { rescued: { rolloutId: string; skipped?: string }[]; results: unknown[] };
     expect(out.rescued).toEqual([expect.objectContaining({ rolloutId, skipped: expect.stringContaining(`mnemara recover --store ${otherStore}`) })]);
     expect(out.results).toEqual([]);

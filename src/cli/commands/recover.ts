@@ -133,6 +133,8 @@ export function registerRecoverCommand(program: Command): void {
             .join('\n'),
     );
     if (failed.length) process.exitCode = EXIT.internal;
+    // Work left in a container for another store's recover is not recovered yet: a script must not read "done".
+    else if (rescued.some((r) => r.otherStore !== undefined)) process.exitCode = EXIT.failed;
   });
 }
 
