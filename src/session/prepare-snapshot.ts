@@ -5,6 +5,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { credentialMessage, leaveOutCredentialFiles, type CredentialFile, type WasThere } from './credential-files.js';
 import { setAside } from './left-out.js';
 import { redactLayoutInSandbox } from './redact-notes.js';
+import { redactGitMessagesInSandbox } from './redact-git-messages.js';
 import { leaveOutSecretFiles, secretFileMessage, type SecretFile } from './secret-files.js';
 import { findSecretKeyFiles, secretKeyFileMessage, type SecretKeyFile } from './secret-key-files.js';
 
@@ -22,7 +23,7 @@ export interface PreparedWorkspace {
   skipped: { path: string; reason: string }[];
   /**
    * Time of each part, ms, as `SessionResult.timings.parts` names them, in the order they started:
-   * `snapshot.stop-processes`, `snapshot.redact-notes`, `snapshot.secret-keys` (it runs beside the next two, so
+   * `snapshot.stop-processes`, `snapshot.redact-notes`, `snapshot.redact-git-messages`, `snapshot.secret-keys` (it runs beside the next two, so
    * the parts may add up to more than the step), `snapshot.credential-files`, `snapshot.token-files`.
    */
   timings: Record<string, number>;
@@ -33,7 +34,8 @@ export interface PreparedWorkspace {
  * 1. Every process the agent's commands left running (`cmd &`, `nohup`, `setsid`, double forks) is killed, so
  *    nothing writes into the tree (above all `memories/`) while it is read or after its notes were redacted.
  * 2. The memory layout is redacted in place (`redact-notes.ts`): with `fromSnapshot` (the tree was restored from a
- *    snapshot), only the files changed since `runClock`.
+ *    snapshot), only the files changed since `runClock`; so are git's commit message files and reflogs the run
+ *    changed (`redact-git-messages.ts`).
  * 3. Credential files the run created, and files it created that hold a token, are set aside on the host
  *    (`<home>/left-out/<rollout-id>/`) and listed as skipped (`credential-files.ts`, `secret-files.ts`).
  * 4. Config files the run wrote with a value under a secret-named key are reported, not left out (`secret-key-files.ts`).
@@ -61,6 +63,8 @@ export async function prepareWorkspace(
   // Restored from a snapshot (whose layout was redacted when written): only what the run changed is read again.
   const since = ctx.fromSnapshot && ctx.runClock !== null ? { since: ctx.runClock } : {};
   await timed('redact-notes', () => redactLayoutInSandbox(sandbox, ctx.layout, since));
+  const gitMessages = await timed('redact-git-messages', () => redactGitMessagesInSandbox(sandbox, ctx.runClock));
+  if (gitMessages.length) say(`redacted a secret in git's own notes of the run's commits (the objects are kept whole): ${gitMessages.join(', ')}`);
   const leaveOut = (rel: string, savedAs?: string): Promise<string | null> => setAside(sandbox, ctx.home, ctx.rolloutId, rel, savedAs);
   const runClock = ctx.runClock;
   const skipDirs = [ctx.layout.memoriesDir, ctx.layout.sessionsDir];

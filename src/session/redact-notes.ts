@@ -113,8 +113,11 @@ async function changedFiles(sandbox: Sandbox, dir: string, since: number): Promi
   return { names, files };
 }
 
-/** Regular files of a tar stream, by entry path (`./` stripped); a file over the cap keeps only its first bytes. */
-async function readTextFiles(tar: NodeJS.ReadableStream, entries: string[]): Promise<Map<string, Buffer>> {
+/**
+ * Regular files of a tar stream, by entry path (`./` stripped), every entry's path pushed to `entries`; a file over
+ * 64 MiB keeps only its first bytes and a NUL (so that it reads as not redactable in place). Rejects on a bad stream.
+ */
+export async function readTextFiles(tar: NodeJS.ReadableStream, entries: string[]): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
   const parser = new Parser({
     onReadEntry: (entry: ReadEntry) => {
