@@ -216,6 +216,14 @@ const ACCOUNT_WITH_PASSWORD = [
   new RegExp(`(\\bbasic[- ]auth(?:entication)?${SP}+[\\p{L}\\p{N}_.@-]{1,64}${SP}*[/:]${SP}*)([^\\s"'\`]{6,})`, 'giu'),
 ];
 
+/**
+ * "login as admin with password123", "signed in as deploy using Tr0ub4dor&3" (trial 24): the word after the account
+ * is a password only when it is a strong one (isStrongPassword) or a password word with digits or signs glued on
+ * (`password123`, `Passw0rd!`, `secret2024`): "with sudo", "with SSO", "with Release2024" (a name) stay.
+ */
+const LOGIN_AS_WITH = new RegExp(`(\\b(?:log(?:ged)?[ -]?in|sign(?:ed)?[ -]?in)${SP}+as${SP}+[\\p{L}\\p{N}_.@-]{1,64}${SP}+(?:with|using)${SP}+)([^\\s"'\`]{6,})`, 'giu');
+const WEAK_PASSWORD = /^(?:p[a@]s{2}(?:w[o0]rd)?|p[a@]s{2}w[o0]rd|secret|s3cr3t|letmein|qwerty|welcome|changeme)[0-9!@#$%^&*]+$/i;
+
 /** Sentence punctuation after a value, kept after its marker. */
 const trailOf = (value: string): string => /[.,;:!?)]+$/.exec(value)?.[0] ?? '';
 
@@ -239,6 +247,12 @@ export function redactProse(text: string): string {
   if (!PROSE_TRIGGER.test(out)) return out;
   out = redactUseAs(out);
   for (const re of ACCOUNT_WITH_PASSWORD) out = out.replace(re, (m, pre: string, value: string) => (isToldValue(value, false) ? `${pre}${marker('password')}${trailOf(value)}` : m));
+  out = out.replace(LOGIN_AS_WITH, (m, pre: string, value: string) => {
+    const bare = value.slice(0, value.length - trailOf(value).length);
+    if (!(isStrongPassword(bare) || WEAK_PASSWORD.test(bare)) || isDevDefault(bare)) return m;
+    remember(bare);
+    return `${pre}${marker('password')}${trailOf(value)}`;
+  });
   out = out.replace(PROSE_SECRET, (m, word: string, sep: string, q: string, value: string) => {
     // A spaced assignment (`secret = toUint8Array(secret)`) is code's: the assignment rules judge it, knowing code
     // from `.env`. An unspaced one stays here: to them `--from-literal=password=…` is one word.

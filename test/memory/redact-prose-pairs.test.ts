@@ -94,6 +94,10 @@ describe('an account and its password after log-in words', () => {
     ['try ops / FlintFake77Spark to log in', 'FlintFake77Spark'],
   ])('%s', (text, value) => expectGone(text, value));
 
+  it('takes a weak password after "login as X with" (trial 24)', () => {
+    for (const [text, value] of <Array<[string, string]>>[['login as admin with password123', 'password123'], ['then log in as qa using Passw0rd!', 'Passw0rd'], ['signed in as ops with secret2024.', 'secret2024']]) expectGone(text, value);
+  });
+
   it('keeps log-in prose without a password', () => {
     kept([
       'login as admin with sudo', 'log in as admin:admin', 'login as admin with SSO enabled', 'sign in with Google to continue',
