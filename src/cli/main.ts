@@ -76,10 +76,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// A reader that stops early (`mnemara --help | head`) closes the pipe: that is not an error of ours.
+// A reader that stops early (`mnemara --help | head`, `mnemara run … | head`) closes the pipe: not an error of ours,
+// and no reason to stop. What would have been printed is dropped; the command goes on to its end: exiting here
+// removed a run's sandbox before its snapshot and lost the agent's work, exit 0 (trial 25).
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok);
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') return;
     throw err;
   });
 }
