@@ -5,14 +5,21 @@
  * `--memory-from` replaces the checkout's `memories/` and `sessions/` with the source lineage's. Both keep their
  * rule; these notices name the file and what to do instead.
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { MemoryLayout } from '../config/memory.js';
+import { readRegularFile } from '../config/regular-file.js';
 import { memoryPaths } from '../memory/layout.js';
 import type { SessionNotice, SessionStart } from './types.js';
 
-/** The file's bytes, or null when it is not there (or not readable as a file). */
-const bytesOf = (path: string): Promise<Buffer | null> => readFile(path).catch(() => null);
+/** A MEMORY.md past this (bytes) is no memory file a person keeps: not compared, so no notice. */
+const MAX_COMPARED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The file's bytes, or null when it is not there or not a regular file within the bound: the checkout is the
+ * repository's, and its `MEMORY.md` may be a link to `/dev/zero` or to any host file, or a FIFO (trial 25).
+ */
+const bytesOf = (path: string): Promise<Buffer | null> => readRegularFile(path, MAX_COMPARED_BYTES);
 
 /**
  * The `host-memory-ignored` notice when the checkout `workspace` holds a `MEMORY.md` (of `layout`) whose bytes
