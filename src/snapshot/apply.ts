@@ -79,16 +79,29 @@ export function linksOutside(patch: string): Array<{ path: string; target: strin
 }
 
 /**
+ * Since when (ms) `dir` must be unchanged for `rolloutIds` to be applied over it: the start of the first rollout
+ * the last apply into it (`lastApply`, `apply-record.ts`) did not hold, and never before that apply ended; without
+ * a record, or one of another history (a rollout it held is not in `rolloutIds`), the first rollout's start. Null
+ * when the ids name no run. Pure.
+ */
+export function unchangedSince(rolloutIds: string[], lastApply?: { rolloutIds: string[]; at: number } | null): number | null {
+  if (!lastApply || !lastApply.rolloutIds.every((id) => rolloutIds.includes(id))) return firstRolloutStart(rolloutIds);
+  const held = new Set(lastApply.rolloutIds);
+  const newer = firstRolloutStart(rolloutIds.filter((id) => !held.has(id)));
+  return newer === null ? lastApply.at : Math.max(newer, lastApply.at);
+}
+
+/**
  * Writes what `snapshot` holds beyond the host directory `dir` into `dir` (memory layout, `.git/` and caches
- * excluded). Throws `MnemaraError('HOST_CHANGED')` (exit 2) when `dir` was written after the snapshot's first
- * rollout started and `force` is not set, naming what changed; `GIT_MISSING` without git; `APPLY_FAILED` when
- * `git apply` refuses (nothing is written then).
+ * excluded). Throws `MnemaraError('HOST_CHANGED')` (exit 2) when `dir` was written after the first run it does not
+ * hold started (`unchangedSince`, with `lastApply`) and `force` is not set, naming what changed; `GIT_MISSING`
+ * without git; `APPLY_FAILED` when `git apply` refuses (nothing is written then).
  */
 export async function applyToHost(
   store: AnyStore,
   snapshot: string,
   dir: string,
-  options: PatchOptions & { force?: boolean; check?: boolean },
+  options: PatchOptions & { force?: boolean; check?: boolean; lastApply?: { rolloutIds: string[]; at: number } | null },
 ): Promise<ApplyResult> {
   const manifest = await store.get(snapshot);
   const patch = await makePatch(store, { dir }, { snapshot }, { ...options, binary: true });
@@ -99,7 +112,7 @@ export async function applyToHost(
   const outside = linksOutside(patch.bytes.toString('latin1'));
   if (outside.length) result.linksOutside = outside;
   if (!options.force) {
-    const since = firstRolloutStart(manifest.rolloutIds);
+    const since = unchangedSince(manifest.rolloutIds, options.lastApply);
     if (since === null) {
       throw new MnemaraError('HOST_CHANGED', `snapshot ${snapshot} names no run, so whether ${dir} changed since cannot be told`, {
         hint: 'Pass --force to apply it anyway, or look at the patch first: mnemara snapshot patch SNAPSHOT -w DIR.',

@@ -6,7 +6,9 @@
 import { mkdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyToHost, linksOutside } from '../../src/snapshot/apply.js';
+import { applySnapshot } from '../../src/cli/commands/apply.js';
+import { applyToHost, linksOutside, unchangedSince } from '../../src/snapshot/apply.js';
+import { testConfig } from '../session/harness.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { tempDir } from './helpers.js';
 
@@ -65,5 +67,61 @@ describe('apply', () => {
       'diff --git a/f b/f\nnew file mode 100644\nindex 0000000..3333333\n--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+/not/a/link\n',
     ].join('');
     expect(linksOutside(patch)).toEqual([{ path: 'l1', target: '/work/x' }]);
+  });
+});
+
+/**
+ * Trial 25 N7 (medium): after one `mnemara apply`, every later apply of the lineage refused: the host-changed check
+ * compared with the lineage's first run, so the files that apply wrote looked like the user's edits. The apply is
+ * recorded in the home; the next one judges from the first run the directory does not hold yet.
+ */
+describe('apply after apply', () => {
+  it('unchangedSince: from the first run the last apply did not hold, never before it ended', () => {
+    const [t1, t2, t3] = [Date.UTC(2026, 11, 6, 2, 0), Date.UTC(2026, 11, 6, 3, 0), Date.UTC(2026, 11, 6, 4, 0)];
+    const ids = [rolloutIdAt(t1), rolloutIdAt(t2), rolloutIdAt(t3)];
+    expect(unchangedSince(ids)).toBe(t1);
+    expect(unchangedSince(ids, { rolloutIds: ids.slice(0, 1), at: t1 + 5 })).toBe(t2);
+    // A run that started before the apply ended: the apply's own writes are no change of the user's.
+    expect(unchangedSince(ids, { rolloutIds: ids.slice(0, 1), at: t2 + 5 })).toBe(t2 + 5);
+    expect(unchangedSince(ids, { rolloutIds: ids, at: t3 + 9 })).toBe(t3 + 9);
+    // A record of another history (a rollout this snapshot does not hold) is not used.
+    expect(unchangedSince(ids, { rolloutIds: [rolloutIdAt(t1 - 1)], at: t3 })).toBe(t1);
+  });
+
+  it('the next run of the lineage applies over the first apply, and a later edit of the user is still guarded', async () => {
+    const home = tempDir();
+    const config = testConfig(home, 'http://127.0.0.1:9');
+    const store = await openStore(join(home, 'store'));
+    const host = tempDir();
+    tree(host);
+    // Run 1 started, changed README.md; applied.
+    const ran1 = tempDir();
+    tree(ran1);
+    await new Promise((r) => setTimeout(r, 20));
+    const r1 = rolloutIdAt(Date.now());
+    writeFileSync(join(ran1, 'README.md'), 'readme\nrun 1\n');
+    const s1 = await store.create({ dir: ran1 }, { lineage: 'n7', kind: 'workspace', rolloutIds: [r1] });
+    expect((await applySnapshot(config, s1.id, host, {})).applied).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+    // Run 2 starts after that apply, from the head: adds a file.
+    const ran2 = tempDir();
+    tree(ran2);
+    writeFileSync(join(ran2, 'README.md'), 'readme\nrun 1\n');
+    const r2 = rolloutIdAt(Date.now());
+    writeFileSync(join(ran2, 'src', 'lib', 'c.js'), 'export const c = 3;\n');
+    const s2 = await store.create({ dir: ran2 }, { lineage: 'n7', kind: 'workspace', rolloutIds: [r1, r2], parent: s1.id });
+    // Without the record (the old check) the first apply's README.md was "changed after the run started".
+    await expect(applyToHost(store, s2.id, host, LAYOUT)).rejects.toMatchObject({ code: 'HOST_CHANGED' });
+    expect(await applySnapshot(config, s2.id, host, {})).toMatchObject({ applied: true, added: ['src/lib/c.js'] });
+    // A user edit after run 3 started is still refused.
+    const r3 = rolloutIdAt(Date.now());
+    await new Promise((r) => setTimeout(r, 20));
+    writeFileSync(join(host, 'README.md'), 'readme\nrun 1\nmine\n');
+    const ran3 = tempDir();
+    tree(ran3);
+    writeFileSync(join(ran3, 'README.md'), 'readme\nrun 1\n');
+    writeFileSync(join(ran3, 'src', 'lib', 'c.js'), 'export const c = 4;\n');
+    const s3 = await store.create({ dir: ran3 }, { lineage: 'n7', kind: 'workspace', rolloutIds: [r1, r2, r3], parent: s2.id });
+    await expect(applySnapshot(config, s3.id, host, {})).rejects.toMatchObject({ code: 'HOST_CHANGED' });
   });
 });

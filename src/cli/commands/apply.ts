@@ -5,6 +5,8 @@ import type { MnemaraConfig } from '../../config/schema.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
 import { assertHomeOutside, defaultLineage } from '../../session/start.js';
 import { applyToHost, type ApplyResult } from '../../snapshot/apply.js';
+import { readApplyRecord, writeApplyRecord } from '../../snapshot/apply-record.js';
+import { logger } from '../../config/logger.js';
 import { memoryStore } from '../memory-source.js';
 import { snapshotRef } from '../snapshot-ref.js';
 import { emit, listedPath } from '../output.js';
@@ -23,14 +25,28 @@ export function describeApply(r: ApplyResult): string {
   ].join('\n');
 }
 
-/** Applies `snapshot` to the host directory `dir` with the configuration's memory layout and ignore list. */
+/**
+ * Applies `snapshot` to the host directory `dir` with the configuration's memory layout and ignore list, and
+ * records what `dir` then holds (`apply-record.ts`), so that the next apply judges host changes from there. Throws
+ * what `applyToHost` throws.
+ */
 export async function applySnapshot(config: MnemaraConfig, snapshot: string, dir: string, flags: { force?: boolean; check?: boolean }): Promise<ApplyResult> {
   const { memoriesDir, sessionsDir } = config.memory.layout;
   // A home inside the directory is no file of the run's: the patch would delete it, store and all.
   await assertHomeOutside(dir, config.home, config.snapshot.store ?? config.home);
   const store = await memoryStore(config);
-  return applyToHost(store, snapshot, dir, { layoutDirs: [memoriesDir, sessionsDir], ignore: config.snapshot.ignore, ...flags });
+  const lastApply = await readApplyRecord(config.home, dir);
+  const r = await applyToHost(store, snapshot, dir, { layoutDirs: [memoriesDir, sessionsDir], ignore: config.snapshot.ignore, ...flags, lastApply });
+  // Also when there was nothing to write: the directory holds the snapshot either way.
+  if (!flags.check) {
+    await writeApplyRecord(config.home, dir, snapshot, (await store.get(snapshot)).rolloutIds, Date.now()).catch((err: Error) =>
+      log.warn({ err: err.message }, 'could not record the apply; the next apply into this directory judges changes from the lineage\'s first run'),
+    );
+  }
+  return r;
 }
+
+const log = logger('cli');
 
 type Opts = ConfigCliOptions & { workspace: string; lineage?: string; from?: string; force?: boolean; check?: boolean; json?: boolean };
 
@@ -44,7 +60,7 @@ export function registerApplyCommand(program: Command): void {
         'A run never changes the host directory: its result is a snapshot on the lineage. `apply` writes what the ' +
           "lineage head (or --from SNAPSHOT) holds beyond the host directory into it, with `git apply` (all or nothing), " +
           'leaving out the memory layout, .git/ and build caches. It refuses when the host directory was written after ' +
-          "the lineage's first run started (your edits would be overwritten) unless --force. " +
+          "the first run it does not hold yet started (your edits would be overwritten) unless --force. " +
           '`mnemara snapshot patch SNAPSHOT -w DIR` prints the same patch without applying it.',
       )
       .option('-w, --workspace <dir>', 'host directory to write into', '.')
