@@ -199,8 +199,15 @@ async function gitDiff(tmp: string, binary: boolean): Promise<Buffer> {
     'git',
     [...(binary ? ['-c', `core.attributesFile=${attributes}`] : []), 'diff', '--no-index', '--binary', '--full-index', '--no-renames', '--no-color', '--no-ext-diff', '--src-prefix=', '--dst-prefix=', 'a', 'b'],
     // No user or system git config: a diff.external, color or prefix setting must not change the patch.
-    { cwd: tmp, reject: false, stripFinalNewline: false, encoding: 'buffer', env: { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } },
+    // execa's default bound (100 MB) stopped git on a patch the size checks allow (trial 25 N8: reported as "git
+    // could not be run"); the bound is the patch text's own limit (PATCH_MAX_TEXT_BYTES).
+    { cwd: tmp, reject: false, stripFinalNewline: false, encoding: 'buffer', maxBuffer: PATCH_MAX_TEXT_BYTES, env: { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } },
   );
+  if (r.isMaxBuffer) {
+    throw new MnemaraError('INVALID_INPUT', `cannot make a patch: its text is over the ${PATCH_MAX_TEXT_BYTES} bytes a patch may hold`, {
+      hint: 'Take large files from the snapshot directly (mnemara snapshot restore ID DIR --path PATH), and add them to snapshot.ignore (MNEMARA_SNAPSHOT_IGNORE) so the patch leaves them out; then make the patch again.',
+    });
+  }
   if (r.exitCode === undefined) throw gitMissing(r.originalMessage ?? r.message);
   if (r.exitCode !== 0 && r.exitCode !== 1) {
     throw new MnemaraError('PATCH_FAILED', `git diff failed (exit ${r.exitCode}): ${gitStderr(r.stderr).slice(0, 500)}`, {
@@ -231,6 +238,11 @@ export function gitStderr(stderr: unknown): string {
 export const PATCH_MAX_FILE_BYTES = 256 * 1024 * 1024;
 /** Largest sum of file sizes (bytes, both sides) a patch carries, for the same reasons. */
 export const PATCH_MAX_TOTAL_BYTES = 384 * 1024 * 1024;
+/**
+ * Largest patch text (bytes) read from git: the base85 form of `PATCH_MAX_TOTAL_BYTES` (1.25×) with room for
+ * headers, below V8's longest string (~512 MiB).
+ */
+export const PATCH_MAX_TEXT_BYTES = 500 * 1024 * 1024;
 
 /**
  * Refuses, before git runs, a patch holding a file over `PATCH_MAX_FILE_BYTES` or more than

@@ -4,6 +4,7 @@
  * `git --version`. Such a patch is now refused before git runs, naming the file and how to take it instead
  * (`snapshot restore --path`) and leave it out (`snapshot.ignore`). Sparse files: no disk.
  */
+import { randomBytes } from 'node:crypto';
 import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,4 +49,17 @@ describe('patches with large files', () => {
     expect(gitStderr(new Uint8Array(Buffer.from('fatal: Out of memory\n')))).toBe('fatal: Out of memory');
     expect(gitStderr(' plain ')).toBe('plain');
   });
+
+  // Trial 25 N8: a patch the size checks allow, over execa's default 100 MB output bound, failed as "git could not
+  // be run … Install git". 90 MB of incompressible new files make ~112 MB of base85.
+  it('makes a patch whose text is over 100 MB', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'small.txt'), 'one\n');
+    const store = await openStore(join(tempDir(), 'store'));
+    const m = await store.create({ dir }, { lineage: 'big-text', kind: 'workspace' });
+    for (const n of [1, 2, 3]) writeFileSync(join(dir, `blob${n}.bin`), randomBytes(30 * 1024 * 1024));
+    const patch = await makePatch(store, { snapshot: m.id }, { dir }, { ...layout, binary: true });
+    expect(patch.added.sort()).toEqual(['blob1.bin', 'blob2.bin', 'blob3.bin']);
+    expect(patch.bytes.length).toBeGreaterThan(100_000_000);
+  }, 180_000);
 });
