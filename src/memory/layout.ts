@@ -2,6 +2,7 @@ import { readFile, stat, appendFile, mkdir } from 'node:fs/promises';
 import { isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { MnemaraError } from '../config/errors.js';
 import type { MemoryLayout } from '../config/memory.js';
+import { compileIgnore } from '../snapshot/ignore.js';
 
 /** Absolute paths of one memory layout inside a workspace directory (DESIGN.md, "Memory layout"). */
 export interface MemoryPaths {
@@ -110,10 +111,23 @@ export function mnemaraOwnedPaths(layout: MemoryLayout = { memoriesDir: 'memorie
  * appended, see `compileIgnore`): a pattern of a repository's config (`memories`, `*.md`) left the run's transcript
  * and MEMORY.md out of every snapshot, and the rollout was on the head in name only. Patterns a call adds after
  * these (a checkout that lacks the layout inherits it from the parent) still apply.
+ *
+ * A folder above a nested layout (`.mn/` of `.mn/memories`) that the patterns ignore is kept itself and its other
+ * entries are ignored again (`!/.mn`, then a pattern for all below it): a walk prunes an ignored folder before it
+ * reaches the kept one inside (trial 25: the run's transcript under `.mn/sessions` was in no workspace snapshot).
  */
 export function keepLayoutInSnapshots(ignore: string[], layout: MemoryLayout = { memoriesDir: 'memories', sessionsDir: 'sessions' }): string[] {
   const dirs = [checkRelative('memoriesDir', layout.memoriesDir), checkRelative('sessionsDir', layout.sessionsDir)].map((d) => d.split(sep).join('/'));
-  return [...ignore, ...dirs.map((d) => `!/${d}`)];
+  const out = [...ignore];
+  for (const d of dirs) {
+    const segs = d.split('/');
+    for (let k = 1; k < segs.length; k++) {
+      const above = segs.slice(0, k).join('/');
+      if (compileIgnore(out)(above)) out.push(`!/${above}`, `/${above}/*/**`);
+    }
+    out.push(`!/${d}`);
+  }
+  return out;
 }
 
 /** `config.snapshot` with `keepLayoutInSnapshots` applied to its `ignore`: what a store that snapshots the layout is opened with. */

@@ -51,4 +51,25 @@ describe('ignore patterns and the memory layout', () => {
     expect(paths.has('README.md')).toBe(false);
     expect(paths.has('app.py')).toBe(true);
   });
+
+  // Trial 25 N1: with the layout under a folder (`.mn/memories`, `.mn/sessions`) and a user's `["*", "!src"]`, the
+  // walk pruned `.mn` before it reached the kept folders: the run's transcript was in no workspace snapshot.
+  it('a nested layout is kept when the user ignores the folder above it, and only the layout of that folder', async () => {
+    const layout = { memoriesDir: '.mn/memories', sessionsDir: '.mn/sessions' };
+    const patterns = keepLayoutInSnapshots(['*', '!src'], layout);
+    const ignored = compileIgnore(patterns);
+    for (const p of ['.mn', '.mn/memories', '.mn/memories/MEMORY.md', '.mn/sessions/r1.jsonl', 'src', 'src/a.py']) expect(ignored(p), p).toBe(false);
+    for (const p of ['.mn/other.txt', '.mn/cache', '.mn/cache/x', 'README.md', 'build']) expect(ignored(p), p).toBe(true);
+    // A user pattern that never ignored the folder above adds nothing: its other entries stay as the user had them.
+    expect(keepLayoutInSnapshots(['*.log'], layout)).toEqual(['*.log', '!/.mn/memories', '!/.mn/sessions']);
+    const dir = tempDir();
+    for (const [rel, text] of [['src/a.py', 'print(1)\n'], ['.mn/memories/MEMORY.md', '# Memory\n'], ['.mn/sessions/r1.jsonl', '{"type":"user"}\n'], ['.mn/other.txt', 'x\n'], ['README.md', '# r\n']] as const) {
+      mkdirSync(join(dir, rel, '..'), { recursive: true });
+      writeFileSync(join(dir, rel), text);
+    }
+    const store = await openStore(tempDir(), { ignore: patterns });
+    const m = await store.create({ dir }, { lineage: 'nested', kind: 'workspace', parent: null });
+    const paths = [...(await store.tree(m.id, { hashContent: false })).walk()].map((e) => e.path).sort();
+    expect(paths).toEqual(['.mn', '.mn/memories', '.mn/memories/MEMORY.md', '.mn/sessions', '.mn/sessions/r1.jsonl', 'src', 'src/a.py']);
+  });
 });
