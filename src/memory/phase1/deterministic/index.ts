@@ -19,6 +19,8 @@ import { exitZeroFailures } from './exit-zero.js';
 import { flakyBesideFailures } from './flaky-rerun.js';
 import { foundAnotherWay } from './found-as.js';
 import { pathPrefixes } from './path-prefix.js';
+import { commandsRetired } from './retired.js';
+import { checkSwitched } from './switched-check.js';
 import { pushAll } from '../../../config/arrays.js';
 
 /**
@@ -34,7 +36,9 @@ import { pushAll } from '../../../config/arrays.js';
  */
 export function extractDeterministic(view: RolloutView): RawMemory[] {
   const fixes = failureFixes(view);
-  const memories = [...userPreferences(view), ...repositoryChanges(view), ...commandsLeftBehind(view), ...confirmedByRun(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
+  const leftBehind = commandsLeftBehind(view);
+  pushAll(leftBehind, checkSwitched(view, leftBehind.map((m) => m.text)));
+  const memories = [...userPreferences(view), ...repositoryChanges(view), ...leftBehind, ...commandsRetired(view, leftBehind.map((m) => m.text)), ...confirmedByRun(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
   const preferences = memories.filter((m) => m.kind === 'preference').map((m) => m.text);
   pushAll(memories, agentAcknowledged(view, preferences));
   const byKind = (preference: boolean) => memories.filter((m) => (m.kind === 'preference') === preference).map((m) => m.text);

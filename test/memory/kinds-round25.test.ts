@@ -1,0 +1,80 @@
+/**
+ * Issue 12, kinds found on the tuned parts in round 25 (each test failed before its rule; the transcripts are
+ * written for these tests, with other tools, repositories and languages than the corpus runs). The rules read
+ * structure — code spans, what the run ran, what the final message repeats — not a language's words:
+ * - a command the user says is retired, that the run never ran and the final message names only to say the run
+ *   did without it, is a fact phase 2 reads to retire older entries (`retired.ts`), never the user's rule;
+ * - one message naming two checks of one kind, the run passing the one the final message names and never
+ *   running the other, is a switch (`switched-check.ts`).
+ */
+import { describe, expect, it } from 'vitest';
+import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
+import { viewRollout } from '../../src/memory/phase1/rollout.js';
+import { staleTerms } from '../../src/memory/phase2/supersede.js';
+import { TranscriptBuilder } from './phase1/build.js';
+
+const all = (b: TranscriptBuilder) => extractDeterministic(viewRollout(b.end('completed'), 'r'));
+const ofKind = (b: TranscriptBuilder, kind: string) => all(b).filter((m) => m.kind === kind).map((m) => m.text);
+
+describe('a command the user retires in a language no list knows', () => {
+  it('the task says it is not needed; the run never runs it and the final message says it did without it', () => {
+    // Quechua-like invented wording: "the new image has the gems; `bundle-audit` and the apt steps are no longer needed".
+    const b = new TranscriptBuilder('Musuq imagenpiqa gemkuna kachkanñam, chayrayku `bundle-audit` hinallataq apt ruraykunapas manañam necesitakunchu. `Invoice#total` allichay.')
+      .edit('/workspace/app/models/invoice.rb')
+      .bash('cd /workspace && bundle exec rspec spec/models/invoice_spec.rb', 0, '14 examples, 0 failures')
+      .say('Fixed `Invoice#total` rounding; the invoice specs pass. The gems were already installed, so no `bundle-audit` step was needed.');
+    const facts = ofKind(b, 'fact').filter((t) => t.includes('obsolete'));
+    expect(facts).toHaveLength(1);
+    expect(facts[0]).toContain('`bundle-audit` is now obsolete');
+    expect(staleTerms(facts[0]!).map((t) => t.term)).toContain('bundle-audit');
+    expect(ofKind(b, 'preference')).toEqual([]);
+  });
+
+  it('mid-run, echoed as "…, not `X`": a retirement, not a rule', () => {
+    const b = new TranscriptBuilder('Add a dark theme to the docs site.')
+      .edit('/workspace/site/theme.css')
+      .user('Kupu: kāore mātou e whakamahi ana i `gulp vendor-assets` ināianei.')
+      .bash('cd /workspace && node build/assets.mjs', 0, 'assets: 14 files copied')
+      .say('Dark theme added; the assets are copied by build/assets.mjs now, not `gulp vendor-assets`.');
+    expect(ofKind(b, 'preference')).toEqual([]);
+    const facts = ofKind(b, 'fact').filter((t) => t.includes('obsolete'));
+    expect(facts).toHaveLength(1);
+    expect(facts[0]).toContain('`gulp vendor-assets`');
+  });
+
+  it('not: an API the user forbids (a rule), nor a command the final message says it could not run', () => {
+    const api = new TranscriptBuilder('Add a retry loop to the poller.')
+      .edit('/workspace/poller/loop.py')
+      .user('Kāore he `time.sleep` i roto i ngā kōhao.')
+      .bash('cd /workspace && pytest -q tests/test_loop.py', 0, '5 passed')
+      .say('Retry loop added with the scheduler; no `time.sleep` in the loop.');
+    expect(ofKind(api, 'fact').filter((t) => t.includes('obsolete'))).toEqual([]);
+    const couldNot = new TranscriptBuilder('Fix the date parser; `make e2e` must stay green.')
+      .edit('/workspace/src/dates.ts')
+      .bash('cd /workspace && npx vitest run src/dates.test.ts', 0, 'Tests  8 passed (8)')
+      .say('Fixed the parser; unit tests pass. I did not run `make e2e` (it needs Docker).');
+    expect(ofKind(couldNot, 'fact').filter((t) => t.includes('obsolete'))).toEqual([]);
+  });
+});
+
+describe('a switch of checks the run carried out', () => {
+  it('two checks in two clauses: the one run and reported replaces the one never run', () => {
+    // Aymara-like invented wording: "add `--since`. Careful: not `tox -e unit` by hand any more. The tests go through `just test`."
+    const b = new TranscriptBuilder('`--since` yapxataña. Amuyt\'aña: janiw `tox -e unit` amparampi. Yatxatawinakax `just test` tuqiw sarapxi.')
+      .edit('/workspace/src/cli.py')
+      .bash('cd /workspace && just test 2>&1 | tail -2', 0, '== 41 passed in 3.2s ==')
+      .say('Added `--since`; `just test` passes (41 tests).');
+    const facts = ofKind(b, 'fact').filter((t) => t.includes('instead of'));
+    expect(facts).toHaveLength(1);
+    expect(facts[0]).toContain('with `just test` (it passed) instead of `tox -e unit`');
+    expect(staleTerms(facts[0]!).map((t) => t.term)).toContain('tox -e unit');
+  });
+
+  it('not: both checks in one clause ("make sure both pass")', () => {
+    const b = new TranscriptBuilder('Fix the overflow in `Ring::push` and make sure `make check` and `cargo test` pass.')
+      .edit('/workspace/src/ring.rs')
+      .bash('cd /workspace && cargo test', 0, 'test result: ok. 22 passed')
+      .say('Fixed the overflow in `Ring::push`; `cargo test` passes.');
+    expect(ofKind(b, 'fact').filter((t) => t.includes('instead of'))).toEqual([]);
+  });
+});
