@@ -78,3 +78,21 @@ describe('a switch of checks the run carried out', () => {
     expect(ofKind(b, 'fact').filter((t) => t.includes('instead of'))).toEqual([]);
   });
 });
+
+describe('a PATH prefix the suite needs stays part of the test command', () => {
+  it('a directory outside the system ones makes a default command the project\'s', () => {
+    const b = new TranscriptBuilder('Add a `/healthz` location to the gateway config.')
+      .edit('/workspace/conf/gateway.conf')
+      .bash('cd /workspace && PATH=/usr/local/haproxy/sbin:$PATH make test 2>&1 | tail -2', 0, 't/healthz.t .. ok\nAll tests successful.')
+      .say('Added `/healthz`; the gateway tests pass.');
+    expect(ofKind(b, 'procedure')).toEqual(['Run the tests with `PATH=/usr/local/haproxy/sbin:$PATH make test` (passed in this workspace).']);
+  });
+
+  it('not: a PATH that only repeats the system directories', () => {
+    const b = new TranscriptBuilder('Add a `/healthz` location to the gateway config.')
+      .edit('/workspace/conf/gateway.conf')
+      .bash('cd /workspace && PATH=/usr/local/bin:$PATH make test', 0, 'All tests successful.')
+      .say('Added `/healthz`; the gateway tests pass.');
+    expect(ofKind(b, 'procedure')).toEqual([]);
+  });
+});
