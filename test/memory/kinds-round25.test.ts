@@ -11,6 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
 import { viewRollout } from '../../src/memory/phase1/rollout.js';
 import { staleTerms } from '../../src/memory/phase2/supersede.js';
+import { filesMissing } from '../../src/memory/phase1/missing.js';
+import { extractRollout } from '../../src/memory/phase1/index.js';
+import { filesGone } from '../../src/memory/phase2/task-state.js';
+import { dropSuperseded } from '../../src/memory/phase2/supersede.js';
+import type { Candidate } from '../../src/memory/phase2/merge.js';
 import { TranscriptBuilder } from './phase1/build.js';
 
 const all = (b: TranscriptBuilder) => extractDeterministic(viewRollout(b.end('completed'), 'r'));
@@ -94,5 +99,34 @@ describe('a PATH prefix the suite needs stays part of the test command', () => {
       .bash('cd /workspace && PATH=/usr/local/bin:$PATH make test', 0, 'All tests successful.')
       .say('Added `/healthz`; the gateway tests pass.');
     expect(ofKind(b, 'procedure')).toEqual([]);
+  });
+});
+
+describe('a path a later run did not find', () => {
+  const moved = () =>
+    new TranscriptBuilder('Regenera los stubs del cliente.')
+      .bash('cd /workspace && bash tools/gen_stubs.sh', 127, 'bash: tools/gen_stubs.sh: No such file or directory')
+      .bash('cd /workspace && ls scripts', 0, 'codegen.sh')
+      .bash('cd /workspace && bash scripts/codegen.sh && cargo check', 0, 'Finished dev profile')
+      .say('Regenerated the stubs with `scripts/codegen.sh`.');
+
+  it('phase 1 lists it as missing: named by a command, not found, not made, not passing later', () => {
+    expect(filesMissing(viewRollout(moved().end('completed'), 'r'))).toEqual(['tools/gen_stubs.sh']);
+    // A path only the tool's output names (a build's own file) is a missing step, not a moved file; one the run then makes is there.
+    const step = new TranscriptBuilder('Build the firmware.')
+      .bash('cd /workspace && make -C fw', 2, 'make: ../tools/bin/packer: No such file or directory')
+      .bash('cd /workspace && cat .env.local', 1, 'cat: .env.local: No such file or directory')
+      .bash('cd /workspace && cp .env.example .env.local && cat .env.local', 0, 'PORT=8080');
+    expect(filesMissing(viewRollout(step.end('completed'), 'r'))).toEqual([]);
+  });
+
+  it('phase 2 retires an older entry naming it', async () => {
+    const e = await extractRollout({ records: moved().end('completed'), transcriptPath: 'sessions/r.jsonl', mode: 'deterministic' });
+    expect(e.summary.filesChanged).toContain('tools/gen_stubs.sh (missing)');
+    const cand = (text: string): Candidate => ({ kind: 'procedure', text, sources: ['r1'], importance: 4, at: '2026-05-08', order: 1, count: 1, ids: new Set([text]), keywords: [] });
+    const old = cand('`cargo check` needs `bash tools/gen_stubs.sh` first.');
+    const other = cand('Run the tests with `cargo nextest run`.');
+    const r = dropSuperseded([old, other], [{ order: 0, passed: [], deleted: filesGone(e.summary.filesChanged) }]);
+    expect(r.superseded.map((x) => x.stale)).toEqual([old]);
   });
 });
