@@ -130,3 +130,26 @@ describe('a path a later run did not find', () => {
     expect(r.superseded.map((x) => x.stale)).toEqual([old]);
   });
 });
+
+describe('an exit code the final message says is right now', () => {
+  const run = (final: string) =>
+    new TranscriptBuilder('Ongeza sheria ya `DiskAlmostFull`. Kumbuka: `just check` imerekebishwa.')
+      .edit('/workspace/alerts/disk.yml')
+      .bash('cd /workspace && just check 2>&1 | tail -3', 1, 'alerts/disk.yml: FAILED: expected 1 alert, got 0\nerror: Recipe `check` failed on line 3 with exit code 1')
+      .edit('/workspace/alerts/disk.yml')
+      .bash('cd /workspace && just check', 0, 'alerts/disk.yml: SUCCESS')
+      .say(final);
+
+  it('a failing run with a non-zero status, and the final message on its exit code: trusted, and it retires the older pitfall', () => {
+    const facts = ofKind(run('Added `DiskAlmostFull`; `just check` now exits non-zero when an alert test fails (my first threshold failed it).'), 'fact').filter((t) => t.includes('exits non-zero when tests fail'));
+    expect(facts).toHaveLength(1);
+    expect(facts[0]).toMatch(/^`just check` exits non-zero when tests fail/);
+    const cand = (kind: Candidate['kind'], text: string, order: number): Candidate => ({ kind, text, sources: [`r${order}`], importance: 4, at: '2026-05-08', order, count: 1, ids: new Set([text]), keywords: [] });
+    const old = cand('pitfall', '`just check` exits 0 even when it fails (it printed “FAILED:” with status 0): read its output.', 1);
+    expect(dropSuperseded([old, cand('fact', facts[0]!, 0)], []).superseded.map((x) => x.stale)).toEqual([old]);
+  });
+
+  it('not: a failing run the final message says nothing about the exit code of', () => {
+    expect(ofKind(run('Added `DiskAlmostFull`; `just check` passes.'), 'fact').filter((t) => t.includes('exits non-zero'))).toEqual([]);
+  });
+});
