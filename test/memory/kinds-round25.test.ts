@@ -153,3 +153,21 @@ describe('an exit code the final message says is right now', () => {
     expect(ofKind(run('Added `DiskAlmostFull`; `just check` passes.'), 'fact').filter((t) => t.includes('exits non-zero'))).toEqual([]);
   });
 });
+
+describe('a command written out in the closing summary with its output filter', () => {
+  const run = (cmd: string, final: string) =>
+    new TranscriptBuilder('Corrige le rendu du panneau latéral.')
+      .edit('/workspace/src/Sidebar.cs')
+      .bash(`cd /workspace && ${cmd} 2>&1 | tail -3`, 0, 'Passed!  - Failed: 0, Passed: 31, Skipped: 0, Total: 31')
+      .say(final);
+
+  it('the command without `| tail`, when it is more than the default', () => {
+    const got = ofKind(run('xvfb-run -a dotnet test', 'Rendu corrigé. Lancé `xvfb-run -a dotnet test | tail -3` : 31 tests passent.'), 'procedure');
+    expect(got).toEqual(["Run the tests with `xvfb-run -a dotnet test` (the agent's closing summary gives it; it passed in this workspace)."]);
+  });
+
+  it('not: the ecosystem\'s default alone, nor a command the run never passed', () => {
+    expect(ofKind(run('dotnet test', 'Rendu corrigé. Lancé `dotnet test | tail -3` : 31 tests passent.'), 'procedure')).toEqual([]);
+    expect(ofKind(run('dotnet test', 'Rendu corrigé. À lancer : `xvfb-run -a dotnet test | tail -3`.'), 'procedure')).toEqual([]);
+  });
+});

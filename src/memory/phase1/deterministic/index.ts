@@ -21,6 +21,7 @@ import { foundAnotherWay } from './found-as.js';
 import { pathPrefixes } from './path-prefix.js';
 import { commandsRetired } from './retired.js';
 import { checkSwitched } from './switched-check.js';
+import { summaryCommands } from './summary-commands.js';
 import { pushAll } from '../../../config/arrays.js';
 
 /**
@@ -46,6 +47,7 @@ export function extractDeterministic(view: RolloutView): RawMemory[] {
   pushAll(memories, commandsThatWorked(view, byKind(false), byKind(true)));
   pushAll(memories, [...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...sourceConstraints(view), ...unfinishedTask(view)]);
   pushAll(memories, foundAnotherWay(view, memories.map((m) => m.text)));
+  pushAll(memories, summaryCommands(view, memories.map((m) => m.text)));
   pushAll(memories, pathPrefixes(view, memories.map((m) => m.text)));
   pushAll(memories, finalNotes(view, memories.map((m) => m.text)));
   return memories.filter((m) => !dangerousEntry(m.text, view));

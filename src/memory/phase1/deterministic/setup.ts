@@ -210,7 +210,7 @@ function habitVariable(assignment: string): boolean {
     .every((d) => /^(\$\{?PATH\}?|\/usr\/local\/s?bin|\/usr\/s?bin|\/s?bin)\/?$/.test(d));
 }
 
-function isProjectSpecificTest(seg: Segment): boolean {
+export function isProjectSpecificTest(seg: Segment): boolean {
   let args = seg.args;
   if (/^python[\d.]*$/.test(seg.program) && args[0] === '-m') args = args.slice(2);
   // Where make runs (`make -C test/host`) is the suite's folder, not a part of it.
