@@ -15,6 +15,7 @@ import { filesMissing } from '../../src/memory/phase1/missing.js';
 import { extractRollout } from '../../src/memory/phase1/index.js';
 import { filesGone } from '../../src/memory/phase2/task-state.js';
 import { dropSuperseded } from '../../src/memory/phase2/supersede.js';
+import { prohibitionsNowLifted } from '../../src/memory/phase2/lifted-prohibitions.js';
 import type { Candidate } from '../../src/memory/phase2/merge.js';
 import { TranscriptBuilder } from './phase1/build.js';
 
@@ -169,5 +170,34 @@ describe('a command written out in the closing summary with its output filter', 
   it('not: the ecosystem\'s default alone, nor a command the run never passed', () => {
     expect(ofKind(run('dotnet test', 'Rendu corrigé. Lancé `dotnet test | tail -3` : 31 tests passent.'), 'procedure')).toEqual([]);
     expect(ofKind(run('dotnet test', 'Rendu corrigé. À lancer : `xvfb-run -a dotnet test | tail -3`.'), 'procedure')).toEqual([]);
+  });
+});
+
+describe('a prohibition the user lifts, that the run then goes against', () => {
+  const viewed = '     1\t-- migrations/0001_init.sql\n     2\t-- Never use ON DELETE CASCADE here: rows are archived, not removed.\n     3\tCREATE TABLE orders (';
+  const run = (said: string, added: string) =>
+    new TranscriptBuilder(said)
+      .tool('str_replace_based_edit_tool', { command: 'view', path: '/workspace/migrations/0001_init.sql' }, viewed)
+      .tool('str_replace_based_edit_tool', { command: 'create', path: '/workspace/migrations/0007_tags.sql', file_text: added }, 'File created')
+      .bash('cd /workspace && make migrate-check', 0, 'ok: 7 migrations')
+      .say('Added `0007_tags.sql`.');
+
+  it('the span the user named, forbidden by a comment the run read, written by its edit: "now allowed", retiring the older constraint', () => {
+    // Invented wording: "`CASCADE` is fine now for tag tables. Add a tags table."
+    const b = run('Ang `CASCADE` pwede na karon sa mga tag table. Idugang ang tags table.', 'CREATE TABLE tags (order_id int REFERENCES orders ON DELETE CASCADE);\n');
+    const facts = ofKind(b, 'fact');
+    expect(facts.filter((t) => t.startsWith('Constraint'))).toEqual([]);
+    const lifted = facts.filter((t) => t.includes('is now allowed here'));
+    expect(lifted).toHaveLength(1);
+    expect(lifted[0]).toMatch(/^`CASCADE` is now allowed here: .*`migrations\/0007_tags\.sql`/);
+    const cand = (kind: Candidate['kind'], text: string, order: number): Candidate => ({ kind, text, sources: [`r${order}`], importance: 4, at: '2026-05-08', order, count: 1, ids: new Set([text]), keywords: [] });
+    const old = cand('fact', 'Constraint (comment in migrations/0001_init.sql): “Never use ON DELETE CASCADE here: rows are archived, not removed.”', 1);
+    const pref = cand('preference', 'Never use CASCADE in migrations.', 1);
+    expect(prohibitionsNowLifted([old, pref, cand('fact', lifted[0]!, 0)]).map((x) => x.stale)).toEqual([old]);
+  });
+
+  it('not: an edit that does not write the span, nor a span no comment forbids', () => {
+    expect(ofKind(run('Ang `CASCADE` pwede na karon. Idugang ang tags table.', 'CREATE TABLE tags (order_id int REFERENCES orders);\n'), 'fact').filter((t) => t.includes('now allowed'))).toEqual([]);
+    expect(ofKind(run('Gamita ang `BIGSERIAL`. Idugang ang tags table.', 'CREATE TABLE tags (id BIGSERIAL);\n'), 'fact').filter((t) => t.includes('now allowed'))).toEqual([]);
   });
 });
