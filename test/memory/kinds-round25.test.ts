@@ -201,3 +201,16 @@ describe('a prohibition the user lifts, that the run then goes against', () => {
     expect(ofKind(run('Gamita ang `BIGSERIAL`. Idugang ang tags table.', 'CREATE TABLE tags (id BIGSERIAL);\n'), 'fact').filter((t) => t.includes('now allowed'))).toEqual([]);
   });
 });
+
+describe("Automake's test driver names the failed test", () => {
+  it('a `FAIL: name` line failing once and passing on an identical rerun is a flaky test', () => {
+    const b = new TranscriptBuilder('Rotate the journal files by size.')
+      .edit('/workspace/src/rotate.c')
+      .bash('cd /workspace && make check 2>&1 | tail -6', 0, 'PASS: t_rotate_size\nFAIL: t_fsnotify (timed out after 3 s)\n# TOTAL: 2\n# PASS:  1\n# FAIL:  1\nmake[2]: *** [Makefile:640: test-suite.log] Error 1')
+      .bash('cd /workspace && make check 2>&1 | tail -3', 0, 'PASS: t_fsnotify\n# TOTAL: 2\n# PASS:  2')
+      .say('Rotation by size added; `t_fsnotify` failed once and passed on an identical rerun.');
+    const flaky = ofKind(b, 'pitfall').filter((t) => t.startsWith('Flaky test'));
+    expect(flaky).toHaveLength(1);
+    expect(flaky[0]).toContain('`t_fsnotify`');
+  });
+});
