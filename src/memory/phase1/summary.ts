@@ -6,6 +6,7 @@ import { runFindings, stoppedOnPurpose } from './findings.js';
 import { segmentOutcome } from './outcome.js';
 import { commandOf, type RolloutView } from './rollout.js';
 import { filesDeleted } from './deleted.js';
+import { filesMissing } from './missing.js';
 
 const MAX_TRIED = 25;
 
@@ -41,7 +42,12 @@ export function summarizeRollout(view: RolloutView, memories: RawMemory[]): Roll
     worked: worked.length ? worked : passed.slice(-5),
     outcome: describeOutcome(view),
     // A file the run deleted is listed as "path (deleted)": phase 2 retires entries that tell to make or use it.
-    filesChanged: [...view.filesChanged, ...filesDeleted(view).filter((p) => !view.filesChanged.includes(p)).map((p) => `${p} (deleted)`)],
+    // A file a command of the run named and did not find is listed as "path (missing)": it moved, or went.
+    filesChanged: [
+      ...view.filesChanged,
+      ...filesDeleted(view).filter((p) => !view.filesChanged.includes(p)).map((p) => `${p} (deleted)`),
+      ...filesMissing(view).filter((p) => !filesDeleted(view).includes(p)).map((p) => `${p} (missing)`),
+    ],
   };
 }
 

@@ -6,6 +6,7 @@ import { moreStaleTerms } from './stale-terms-more.js';
 import { workaroundsNoLongerNeeded } from './workaround.js';
 import { namingDeletedFiles } from './deleted-files.js';
 import { exitCodesNowTrusted } from './trusted-exit.js';
+import { prohibitionsNowLifted } from './lifted-prohibitions.js';
 import { pushAll } from '../../config/arrays.js';
 
 /**
@@ -299,6 +300,11 @@ export function dropSuperseded(
     }
   }
   for (const { stale: b, by } of exitCodesNowTrusted(candidates)) {
+    if (stale.has(b)) continue;
+    stale.add(b);
+    superseded.push({ stale: b, by });
+  }
+  for (const { stale: b, by } of prohibitionsNowLifted(candidates)) {
     if (stale.has(b)) continue;
     stale.add(b);
     superseded.push({ stale: b, by });

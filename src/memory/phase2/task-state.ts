@@ -44,11 +44,8 @@ export async function loadOutcomes(paths: MemoryPaths, kept: RolloutInput[]): Pr
         const m = /^`(.+)` → /.exec(t.trim());
         return m ? [m[1]!] : [];
       });
-      const deleted = summary.filesChanged.flatMap((f) => {
-        const m = /^(.+) \(deleted\)$/.exec(f.trim());
-        return m ? [m[1]!] : [];
-      });
-      const changed = summary.filesChanged.map((f) => f.trim()).filter((f) => !/ \(deleted\)$/.test(f));
+      const deleted = filesGone(summary.filesChanged);
+      const changed = summary.filesChanged.map((f) => f.trim()).filter((f) => !/ \((?:deleted|missing)\)$/.test(f));
       out.push({ rolloutId: r.rolloutId, order, task: summary.task, outcome: meta.outcome, passed, exited0, ran, deleted, changed });
     } catch {
       // A damaged summary only costs this rule its evidence.
@@ -206,3 +203,11 @@ function newestOpenBefore(candidates: Candidate[], order: number): Candidate | u
   return candidates.filter((c) => c.kind === 'task_state' && c.order > order).sort((a, b) => a.order - b.order)[0];
 }
 
+
+/** The files a summary lists as gone: "path (deleted)" (the run removed it) or "path (missing)" (the run did not find it). */
+export function filesGone(filesChanged: string[]): string[] {
+  return filesChanged.flatMap((f) => {
+    const m = /^(.+) \((?:deleted|missing)\)$/.exec(f.trim());
+    return m ? [m[1]!] : [];
+  });
+}

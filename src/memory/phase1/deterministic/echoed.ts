@@ -2,6 +2,7 @@ import type { RawMemory } from '../../types.js';
 import { commandOf, isEdit, succeeded, type RolloutView, type Said } from '../rollout.js';
 import { CHANGED, ONE_OFF, clauses } from './durable.js';
 import { clip, keywordsOf } from './text.js';
+import { retiredIn } from './retired.js';
 
 /**
  * A rule the user typed mid-run in a language no word list knows (round 24: Sardinian, Turkmen, Guarani,
@@ -24,6 +25,8 @@ export function echoedRules(view: RolloutView, message: Said): RawMemory[] {
   const task = view.said.find((s) => s.role === 'user')?.text ?? view.task;
   const kept = parts.filter((clause) => {
     if (/[?？]\s*$/.test(clause) || ONE_OFF.test(clause) || renamed(view, toolSpans(clause))) return false;
+    // A command the final message says the run did without is retired (`retired.ts`), not a rule to follow.
+    if (retiredIn(view, message, clause).length > 0) return false;
     return toolSpans(clause).some((span) => !task.includes(span) && !onlyFailed(view, message.at, span) && (repeatedAsRule(final, span) || followedAgain(view, message.at, span)));
   });
   if (kept.length === 0) return [];

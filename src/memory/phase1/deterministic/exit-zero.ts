@@ -3,6 +3,7 @@ import { essentialCommand, splitCommand, workSegments, type Segment } from '../c
 import { commandOf, type RolloutView, type Step } from '../rollout.js';
 import { outputShowsFailure, reportsFailingTests, printedStatus } from '../outcome.js';
 import { clip, keywordsOf, quote } from './text.js';
+import { lastAssistantText } from '../findings.js';
 import { pushAll } from '../../../config/arrays.js';
 
 /** Each test segment of a step whose output reports failing tests, with its command's segments and the first summary line. */
@@ -37,7 +38,8 @@ export function exitZeroFailures(view: RolloutView): RawMemory[] {
       keywords: keywordsOf([seg.key, 'exit code', 'tests']),
     });
   }
-  pushAll(out, [...reportedAfter(view, seen), ...wrapperExitZero(view, seen), ...trustedExitCodes(view, seen)]);
+  const trusted = trustedExitCodes(view, seen);
+  pushAll(out, [...reportedAfter(view, seen), ...wrapperExitZero(view, seen), ...trusted, ...exitCodeReported(view, seen, trusted.map((m) => m.text))]);
   return out;
 }
 
@@ -101,6 +103,38 @@ function trustedExitCodes(view: RolloutView, seen: Set<string>): RawMemory[] {
       importance: 3,
       keywords: keywordsOf([seg.key, 'exit code', 'tests']),
     });
+  }
+  return out;
+}
+
+/**
+ * A command the agent's final message says something about the exit code of ("`make test` now exits non-zero when
+ * a rule test fails"), which this run saw fail with a non-zero status on a failure in its output: its exit code can
+ * be trusted (the same fact as `trustedExitCodes`, which phase 2 reads to retire an older "exits 0 even when …").
+ * The agent's mention is what says the code was in doubt; the failing run with its status is the evidence. Never
+ * a command this run saw exit 0 on a failure (`seen`).
+ */
+function exitCodeReported(view: RolloutView, seen: Set<string>, known: string[]): RawMemory[] {
+  const final = lastAssistantText(view)?.text ?? '';
+  const out: RawMemory[] = [];
+  for (const step of view.steps) {
+    const cmd = commandOf(step);
+    if (!cmd || !step.exitCode || !outputShowsFailure(step.output ?? '')) continue;
+    const segs = splitCommand(cmd);
+    for (const seg of workSegments(segs).filter((s) => s.category === 'test' || WRAPPER.test(s.core))) {
+      const shown = essentialCommand(segs, seg);
+      if (seen.has(seg.canonical) || known.some((k) => k.startsWith(`\`${shown}\``)) || out.some((m) => m.text.startsWith(`\`${shown}\``))) continue;
+      const about = final.split(/(?<=[.!?;。])\s+|\n+/).find((p) => p.includes(`\`${seg.text}\``) || p.includes(`\`${shown}\``));
+      if (!about || !/\b(exit(s|ed)?|exit (code|status)|non-?zero|status)\b/i.test(about)) continue;
+      const said = (step.output ?? '').split('\n').map((l) => l.trim()).filter((l) => outputShowsFailure(l)).at(-1) ?? '';
+      out.push({
+        kind: 'fact',
+        text: `\`${clip(shown, 200)}\` ${TRUSTED_EXIT} (its output said ${quote(clip(said, 120))} with status ${step.exitCode}): its exit code can be trusted.`,
+        evidence: { lines: [step.callLine, ...(step.resultLine ? [step.resultLine] : [])] },
+        importance: 3,
+        keywords: keywordsOf([seg.key, 'exit code', 'tests']),
+      });
+    }
   }
   return out;
 }

@@ -5,7 +5,7 @@
  * (`ClassTest > method() FAILED`), RSpec (`rspec ./spec/x_spec.rb:12`), Maven surefire (`Class.method`),
  * mocha (`1) suite name:`), ScalaTest (`- name *** FAILED ***`), GoogleTest (`[  FAILED  ] Suite.Test`), CTest
  * (`15 - test_png16 (Failed)`), XCTest (`Test Case '-[M.C testX]' failed`), Julia (`name: Test Failed at`), TAP
- * (`not ok 3 - name`: prove, bats), Python unittest (`FAIL: test_x (mod.Class)`), clojure.test (`FAIL in (name)`),
+ * (`not ok 3 - name`: prove, bats), Python unittest (`FAIL: test_x (mod.Class)`), Automake (`FAIL: test_watch`), clojure.test (`FAIL in (name)`),
  * Minitest (`FooTest#test_bar [file:12]`), elm-test (`✗ name`), Dart (`00:01 +3 -1: name [E]`), Erlang Common
  * Test (`%%% suite ==> case: FAILED`), Expecto (`[hh:mm:ss ERR] list.test failed in …`), PDK (`failed: rspec: ./spec/x_spec.rb:9:`), Dafny (a method whose
  * verification timed out: `Verification of 'Bank.Transfer' timed out`), and for runners not listed a line that is
@@ -43,6 +43,7 @@ export function failedTestNames(output: string, max = 3): string[] {
     else if ((m = /^failed: rspec: (\.\/spec\/\S+?:\d+):/.exec(l))) add(m[1]); // PDK (`pdk test unit`'s rspec-puppet report)
     else if ((m = /^\S+\(\d+,\d+\): Error: Verification of '([^']+)' (?:timed out|ran out of resources)/.exec(l))) add(m[1]); // Dafny
     else if ((m = /^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)/.exec(l))) add(`${m[2]}.${m[1]}`); // Python unittest
+    else if ((m = /^(?:FAIL|ERROR|XPASS): ([\w./-]+)(?:\s|$)/.exec(l))) add(m[1]); // Automake's test driver (`make check`, dh_auto_test: `FAIL: test_watch`)
     else if ((m = /^(?:FAIL|ERROR) in \(([^)]+)\)/.exec(l))) add(m[1]); // clojure.test
     else if ((m = /^\s*([A-Z]\w*#test_\w+) \[/.exec(l))) add(m[1]); // Minitest
     else if ((m = /^\s*(?:✗|✘)\s+(.+?)\s*$/.exec(l))) add(m[1]); // elm-test, ward, others

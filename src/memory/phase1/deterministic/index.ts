@@ -19,6 +19,10 @@ import { exitZeroFailures } from './exit-zero.js';
 import { flakyBesideFailures } from './flaky-rerun.js';
 import { foundAnotherWay } from './found-as.js';
 import { pathPrefixes } from './path-prefix.js';
+import { commandsRetired } from './retired.js';
+import { checkSwitched } from './switched-check.js';
+import { summaryCommands } from './summary-commands.js';
+import { prohibitionsLifted } from './allowed.js';
 import { pushAll } from '../../../config/arrays.js';
 
 /**
@@ -34,17 +38,30 @@ import { pushAll } from '../../../config/arrays.js';
  */
 export function extractDeterministic(view: RolloutView): RawMemory[] {
   const fixes = failureFixes(view);
-  const memories = [...userPreferences(view), ...repositoryChanges(view), ...commandsLeftBehind(view), ...confirmedByRun(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
+  const leftBehind = commandsLeftBehind(view);
+  pushAll(leftBehind, checkSwitched(view, leftBehind.map((m) => m.text)));
+  const memories = [...userPreferences(view), ...repositoryChanges(view), ...leftBehind, ...commandsRetired(view, leftBehind.map((m) => m.text)), ...confirmedByRun(view), ...fixes, ...systemPackagesInstalled(view, fixes.map((m) => m.text)), ...secretsSeen(view)];
   const preferences = memories.filter((m) => m.kind === 'preference').map((m) => m.text);
   pushAll(memories, agentAcknowledged(view, preferences));
   const byKind = (preference: boolean) => memories.filter((m) => (m.kind === 'preference') === preference).map((m) => m.text);
   // Appended with pushAll, not push(...): a transcript of many commands gives as many entries as it likes.
   pushAll(memories, commandsThatWorked(view, byKind(false), byKind(true)));
-  pushAll(memories, [...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...sourceConstraints(view), ...unfinishedTask(view)]);
+  pushAll(memories, [...exitZeroFailures(view), ...ranNoTests(view), ...flakyBesideFailures(view), ...runConstraints(view), ...liftedOrConstraints(view), ...unfinishedTask(view)]);
   pushAll(memories, foundAnotherWay(view, memories.map((m) => m.text)));
+  pushAll(memories, summaryCommands(view, memories.map((m) => m.text)));
   pushAll(memories, pathPrefixes(view, memories.map((m) => m.text)));
   pushAll(memories, finalNotes(view, memories.map((m) => m.text)));
   return memories.filter((m) => !dangerousEntry(m.text, view));
+}
+
+/**
+ * The repository's comments that forbid something, and what the user lifted of them: a comment naming a span the
+ * user allowed and this run used is no constraint any more (`allowed.ts`), the lifting fact replaces it.
+ */
+function liftedOrConstraints(view: RolloutView): RawMemory[] {
+  const lifted = prohibitionsLifted(view);
+  const spans = lifted.map((m) => /^`([^`]+)`/.exec(m.text)![1]!);
+  return [...sourceConstraints(view).filter((m) => !spans.some((s) => m.text.includes(s))), ...lifted];
 }
 
 /**

@@ -46,7 +46,7 @@ export function commandsLeftBehind(view: RolloutView): RawMemory[] {
 }
 
 /** The single test or build command a code span holds, or undefined (a file, a flag, a sentence). */
-function checkOf(span: string): Segment | undefined {
+export function checkOf(span: string): Segment | undefined {
   const segs = workSegments(splitCommand(span));
   // A bare file (`tests/test_rx.py`) is where to look, not a way of running the checks.
   return segs.length === 1 && segs[0]!.args.length > 0 && (segs[0]!.category === 'test' || segs[0]!.category === 'build') ? segs[0] : undefined;

@@ -195,7 +195,22 @@ const DEFAULT_KEYS =
 /** Variables set in front of a command out of habit, not because the project needs them. */
 const HABIT_VARIABLES = /^(CI|FORCE_COLOR|NO_COLOR|TERM|PAGER|GIT_PAGER|PYTHONUNBUFFERED|PYTHONDONTWRITEBYTECODE|RUST_BACKTRACE|NODE_ENV|COLUMNS|LANG|LC_ALL|TZ|DEBIAN_FRONTEND|HOME|PATH)=/;
 
-function isProjectSpecificTest(seg: Segment): boolean {
+/**
+ * A variable set out of habit (`CI=1`, `NO_COLOR=1`), not because the project needs it. `PATH` is one only while it
+ * adds the system's own directories: `PATH=/usr/local/openresty/nginx/sbin:$PATH` is where this suite finds its
+ * server, which the next run needs too.
+ */
+function habitVariable(assignment: string): boolean {
+  if (!HABIT_VARIABLES.test(assignment)) return false;
+  if (!assignment.startsWith('PATH=')) return true;
+  return assignment
+    .slice(5)
+    .replace(/^["']|["']$/g, '')
+    .split(':')
+    .every((d) => /^(\$\{?PATH\}?|\/usr\/local\/s?bin|\/usr\/s?bin|\/s?bin)\/?$/.test(d));
+}
+
+export function isProjectSpecificTest(seg: Segment): boolean {
   let args = seg.args;
   if (/^python[\d.]*$/.test(seg.program) && args[0] === '-m') args = args.slice(2);
   // Where make runs (`make -C test/host`) is the suite's folder, not a part of it.
@@ -213,7 +228,7 @@ function isProjectSpecificTest(seg: Segment): boolean {
   // A variable the suite needs (`SPROCKET_VECTORS=tests/vectors make test`, `make CC=gcc test`) is this project's,
   // unless every agent sets it out of habit (`CI=1`, `NO_COLOR=1`).
   const vars = [...seg.canonical.slice(0, seg.canonical.indexOf(seg.program)).split(/\s+/), ...(/make$/.test(seg.program) ? args : [])].filter((w) => /^[A-Za-z_]\w*=/.test(w));
-  if (vars.some((v) => !HABIT_VARIABLES.test(v))) return true;
+  if (vars.some((v) => !habitVariable(v))) return true;
   const pytest = seg.key.includes('pytest');
   const filters = args.filter((a) => /^-(L|E|R)$|^--(label|label-regex|filter|project|selectProjects)\b/.test(a) || (pytest && /^-(k|m)$/.test(a)));
   // A filter on a label (`ctest -L unit`, `-m "not slow"`) picks a suite; one naming a test (`--filter

@@ -47,7 +47,7 @@ function viewedPath(name: string, input: Record<string, unknown>, cmd: string | 
 const AIMED_AT_AGENT = /\b(memory|memories|remember|instructions?|ignore (all|any|the|previous)|assistants?|agents?|LLMs?|AI|note to)\b/i;
 
 const COMMENT = /^\s*(?:\/\/+|#+|--|;+|\/\*+|\*)\s+(.*?)\s*(?:\*\/)?$/;
-const FORBIDS = /(^|[.;:—–-]\s*)(never|do not|don't)\s+\w+|\bmust (not|stay|remain)\b|\b(is|are) frozen\b|\bonly append\b/i;
+export const FORBIDS = /(^|[.;:—–-]\s*)(never|do not|don't)\s+\w+|\bmust (not|stay|remain)\b|\b(is|are) frozen\b|\bonly append\b/i;
 
 /** The comment block (at most three lines) around the first comment line that forbids or freezes something. */
 function constraintComment(output: string): string | undefined {
