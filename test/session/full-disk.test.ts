@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notRescuedHint } from '../../src/cli/commands/recover.js';
 import { parseMemoryMd } from '../../src/memory/memory-md.js';
 import { runSession } from '../../src/session.js';
 import { openStore } from '../../src/snapshot/index.js';
@@ -134,5 +135,13 @@ describe('a disk that the agent fills with its own work', () => {
     expect(out).toMatch(/docker cp mnemara-[^ ]+:\/workspace DIR/);
     expect(out).toMatch(/sandbox prune --force/);
     expect(out).not.toMatch(/\n\s+at .+[(:]\d+/);
+  });
+});
+
+describe('the way out a full store names', () => {
+  // Trial 25: on a full `--store S`, the last sentence said `mnemara recover` without `--store S`, which skips S's sandboxes.
+  it('runs recover again with the flags that chose the store', () => {
+    expect(notRescuedHint('mnemara-x', ' --store /mnt/s')).toContain('run `mnemara recover --store /mnt/s` again');
+    expect(notRescuedHint('mnemara-x', '')).toContain('run `mnemara recover` again');
   });
 });

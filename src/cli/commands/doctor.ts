@@ -1,4 +1,4 @@
-import { statfs } from 'node:fs/promises';
+import { stat, statfs } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { mnemaraHome } from '../../config/paths.js';
@@ -120,6 +120,15 @@ async function freeBytes(path: string): Promise<{ free: number; where: string }>
   }
 }
 
+/** The device of `path`, or of its nearest existing ancestor; null when none can be read. */
+async function deviceOf(path: string): Promise<number | null> {
+  for (let where = path; ; where = dirname(where)) {
+    const s = await stat(where).catch(() => null);
+    if (s) return s.dev;
+    if (dirname(where) === where) return null;
+  }
+}
+
 async function checkDisk(path: string, label: string): Promise<DoctorCheck> {
   const { free, where } = await freeBytes(path);
   const ok = free >= MIN_FREE_BYTES;
@@ -192,6 +201,8 @@ export async function runDoctorChecks(options: { dockerHost?: string; image?: st
   if (rootDir) disks.push(await checkDisk(rootDir, 'docker'));
   const store = options.store && isS3Url(options.store) ? [await checkStore(options.store, home)] : [];
   const local = options.store && !isS3Url(options.store) ? options.store : join(home, 'store');
+  // A store on a filesystem of its own fills on its own (trial 25: a full `--store` was "ready").
+  if (local !== join(home, 'store') && (await deviceOf(local)) !== (await deviceOf(home))) disks.push(await checkDisk(local, 'store'));
   const checks = [node, engine, image, ...disks, checkWritable(home, local), ...store, checkModelAccess(), await checkOrphans(home, local), await checkLeftOut(home, options.leftOutDays ?? 7), ...(await checkHeadsAndPending(local, options.layout ?? { memoriesDir: 'memories', sessionsDir: 'sessions' })), ...(isS3Url(options.store ?? '') ? [] : [await checkStoreTemp(local)]), ...(engine.ok ? [await checkGoneSandboxes(home, local)] : [])];
   // A store other than the home's: every recover a fix names must go to it (trial 24: pasted as printed, a plain
   // `mnemara recover` looked in the home's store and refused the rollouts).

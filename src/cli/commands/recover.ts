@@ -12,7 +12,7 @@ import { removeDeadWriterTemps, type DeadTemp } from '../../snapshot/temp-leftov
 import { detachGoneSandboxDisks } from '../../sandbox/docker/gone-disks.js';
 import { waitClaim } from '../../session/claim.js';
 import { EXIT, emit, formatBytes, progressPrinter } from '../output.js';
-import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
+import { addConfigOptions, loadCliConfig, storeFlags, type ConfigCliOptions } from './config.js';
 import { snapshotConfigKeepingLayout } from '../../memory/layout.js';
 
 /** How long (s) a recover waits for another one on the same home: a rescue of a big container takes minutes. */
@@ -58,6 +58,7 @@ export function registerRecoverCommand(program: Command): void {
   addConfigOptions(cmd).action(async (opts: ConfigCliOptions & { lineage?: string; dryRun?: boolean; json?: boolean; wait?: string }) => {
     const json = Boolean(opts.json);
     const { config } = loadCliConfig(opts);
+    const storeFlag = storeFlags(opts);
     const store = await openStore(config.snapshot.store ?? defaultStoreDir(), snapshotConfigKeepingLayout(config));
     if (opts.lineage !== undefined) await assertKnownLineage(store, config.home, opts.lineage);
     if (opts.dryRun) {
@@ -127,7 +128,7 @@ export function registerRecoverCommand(program: Command): void {
                 ...(r.note ? [`  note: ${r.note}`] : []),
               ].join('\n'),
             )
-            .concat(rescued.map((r) => (r.skipped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.skipped}` : r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}${r.gone ? ' (its container was removed meanwhile, before its work was saved: nothing is left to rescue)' : `\n  ${notRescuedHint(r.container)}`}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}${branchOf(r.snapshot) ? ` (branch ${branchOf(r.snapshot)})` : ', no changes the head does not already hold (no branch needed; `snapshot prune` may remove it)'}` : `already snapshotted${r.savedIn ? ` (workspace snapshot ${r.savedIn})` : ''}`}; removed`)))
+            .concat(rescued.map((r) => (r.skipped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.skipped}` : r.error ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): NOT rescued: ${r.error}${r.gone ? ' (its container was removed meanwhile, before its work was saved: nothing is left to rescue)' : `\n  ${notRescuedHint(r.container, storeFlag)}`}` : r.dropped ? `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): its session was killed before the restore ended, so it held no work; removed (no branch)` : `sandbox ${r.container} of ${r.rolloutId} (${r.lineage}): ${r.snapshot ? `workspace snapshot ${r.snapshot}${branchOf(r.snapshot) ? ` (branch ${branchOf(r.snapshot)})` : ', no changes the head does not already hold (no branch needed; `snapshot prune` may remove it)'}` : `already snapshotted${r.savedIn ? ` (workspace snapshot ${r.savedIn})` : ''}`}; removed`)))
             .concat(cleaned)
             .concat(hints.map((h) => `hint: ${h}`))
             .join('\n'),
@@ -158,10 +159,11 @@ export function unreachableModelHint(results: Array<{ pendingErrors?: Record<str
 /**
  * What a user can still do when a sandbox could not be saved (a full home, most often): the sandbox is kept, its
  * work is in /workspace, and on a full home the space is held by the sandbox's own workspace disk image (unlinked
- * under `<home>/sandbox-disks` while in use, so `du` does not show it) until the sandbox is removed.
+ * under `<home>/sandbox-disks` while in use, so `du` does not show it) until the sandbox is removed. `storeFlag`: the
+ * flags that chose the home and store (`storeFlags`), so that the recover it names looks where this one did.
  */
-function notRescuedHint(container: string): string {
-  return `The sandbox is kept with its work in /workspace: copy it out to another filesystem with \`docker cp ${container}:/workspace DIR\`, then \`mnemara sandbox prune --force\` frees the space its workspace disk holds (invisible to du while the sandbox exists). Or free space and run \`mnemara recover\` again.`;
+export function notRescuedHint(container: string, storeFlag: string): string {
+  return `The sandbox is kept with its work in /workspace: copy it out to another filesystem with \`docker cp ${container}:/workspace DIR\`, then \`mnemara sandbox prune --force\` frees the space its workspace disk holds (invisible to du while the sandbox exists). Or free space and run \`mnemara recover${storeFlag}\` again.`;
 }
 
 /** Rescues, then recovers every lineage with orphans or pending rollouts (`lineage` only, when given). */

@@ -1,0 +1,69 @@
+/**
+ * Trial 25: `doctor --store S` with S on a full filesystem of its own said "ready" (the next run failed ENOSPC at its
+ * snapshot); and `snapshot restore` with a read-only home wrote the whole tree, then failed "Nothing was changed"
+ * because the record of the restore could not be written. A real tmpfs for the store, a read-only one for the home.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../support/cli.js';
+import { tempDir } from '../snapshot/helpers.js';
+
+let base: string;
+let small: string;
+let ro: string;
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'mnemara-store-disk-'));
+  small = join(base, 'small');
+  ro = join(base, 'ro');
+  mkdirSync(small);
+  mkdirSync(ro);
+  await execa('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', small]);
+});
+afterAll(async () => {
+  for (const m of [small, ro]) await execa('umount', ['-l', m]).catch(() => undefined);
+  rmSync(base, { recursive: true, force: true });
+});
+
+type Checks = { checks: { name: string; ok: boolean; required: boolean; detail: string }[] };
+
+describe('doctor and a store of its own', () => {
+  it('checks the free space of a store on another filesystem', async () => {
+    const r = await cli(tempDir(), 'doctor', '--store', join(small, 'store'), '--json');
+    const disk = (JSON.parse(r.stdout) as Checks).checks.find((c) => c.name === 'disk (store)');
+    expect(disk).toMatchObject({ ok: false, required: true });
+    expect(disk?.detail).toContain(small);
+    expect(r.code).toBe(1);
+  });
+
+  it('adds no store line when the store shares the home\'s filesystem', async () => {
+    const home = tempDir();
+    const r = await cli(home, 'doctor', '--store', join(home, 'elsewhere'), '--json');
+    expect((JSON.parse(r.stdout) as Checks).checks.map((c) => c.name)).not.toContain('disk (store)');
+  });
+});
+
+describe('snapshot restore with a read-only home', () => {
+  it('keeps the restore, says the record was not written, and exits 0', async () => {
+    const home = join(base, 'home');
+    mkdirSync(home);
+    const src = tempDir();
+    writeFileSync(join(src, 'a.txt'), 'a\n');
+    mkdirSync(join(src, 'memories'));
+    writeFileSync(join(src, 'memories', 'MEMORY.md'), '# Memory\n');
+    const created = await cli(home, 'snapshot', 'create', src, '--lineage', 'ro', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    const id = (JSON.parse(created.stdout) as { snapshot: { id: string } }).snapshot.id;
+    // The same home, now read-only.
+    await execa('mount', ['--bind', home, ro]);
+    await execa('mount', ['-o', 'remount,bind,ro', ro]);
+    const out = join(base, 'out');
+    const r = await cli(ro, 'snapshot', 'restore', id, out);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(out, 'a.txt'))).toBe(true);
+    expect(r.stderr).toMatch(/warning: restored, but which snapshot .* could not be recorded/);
+    expect(r.stderr).not.toContain('Nothing was changed');
+  });
+});
