@@ -12,6 +12,7 @@ import { MnemaraError } from '../config/errors.js';
 import { defaultStoreDir } from '../config/paths.js';
 import type { MnemaraConfig } from '../config/schema.js';
 import { existingWorkspaceDir, memoryPaths, snapshotConfigKeepingLayout } from '../memory/layout.js';
+import { assertNoLayoutLinks } from '../memory/layout-links.js';
 import { workspaceLineage } from '../session/start.js';
 import { openSnapshotStore, type AnyStore } from '../snapshot/index.js';
 import { maxOf } from '../config/arrays.js';
@@ -71,6 +72,9 @@ export async function resolveMemorySource(target: MemoryTarget, config: MnemaraC
     return { kind: 'lineage', lineage: target.lineage, snapshot: head };
   }
   const dir = await existingWorkspaceDir(target.workspace);
+  // A checkout's `memories -> /elsewhere` would have show read, and forget and redact write, a host folder the
+  // repository chose (trial 25 N11): refused as `run` and `consolidate` refuse it.
+  await assertNoLayoutLinks(dir, config.memory.layout);
   if (await holdsMemory(dir, config)) return { kind: 'workspace', dir };
   const store = await memoryStore(config);
   const chosen = await workspaceLineage(dir);

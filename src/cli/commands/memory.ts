@@ -7,6 +7,7 @@ import { contextTokensOf } from './learn.js';
 import { describeMemory, forgetEntry, searchMemory, type MemoryOverview } from '../../memory/handbook.js';
 import { KIND_ORDER, SECTION_TITLES, type MemoryEntry } from '../../memory/memory-md.js';
 import { existingWorkspaceDir } from '../../memory/layout.js';
+import { assertNoLayoutLinks } from '../../memory/layout-links.js';
 import { describeTreeRedaction } from '../../memory/redact-tree.js';
 import { renderLessonsSection, writeLessonsSection, type ExportFormat } from '../../memory/export.js';
 import { consolidateWithFallback } from './consolidate-path.js';
@@ -215,7 +216,9 @@ export function registerMemoryCommand(program: Command): void {
         throw new MnemaraError('USAGE', `unknown export format "${opts.format}"`, { hint: 'Use --format claude-md or --format agents-md.' });
       }
       const { config } = loadCliConfig(opts);
-      const { section, ids } = await renderLessonsSection(await existingWorkspaceDir(opts.workspace), opts.format as ExportFormat, config.memory.layout);
+      const dir = await existingWorkspaceDir(opts.workspace);
+      await assertNoLayoutLinks(dir, config.memory.layout);
+      const { section, ids } = await renderLessonsSection(dir, opts.format as ExportFormat, config.memory.layout);
       if (!opts.write) {
         emit(Boolean(opts.json), { format: opts.format, ids, section }, () => section);
         return;
