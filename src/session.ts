@@ -5,7 +5,8 @@
  * and the head moved to it before the pipeline runs, so a pipeline failure or a crash leaves the rollout pending
  * on the lineage (its transcript in `sessions/`, no raw memories yet) for the next session to extract.
  */
-import { rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newRolloutId } from './agent/ids.js';
 import type { ModelClient } from './agent/client.js';
@@ -75,6 +76,10 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const rolloutId = newRolloutId();
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
   await removeDeadScratch(config.home);
+  // A store that cannot be written fails here, before the sandbox and the model are paid for (trial 25 N10: a
+  // read-only `--store` failed at the workspace snapshot, after the whole run, leaving its sandbox each time).
+  // The error (EROFS, EACCES) becomes one NOT_WRITABLE message naming the store (`access-errors.ts`).
+  if (!isS3Store(store)) await access(store.tmpDir, constants.W_OK);
   // Partial blobs of snapshot writers that were killed (never a live one's): they stayed until a `recover`.
   if (!isS3Store(store)) await removeDeadWriterTemps(store.tmpDir);
   // A killed session's work that is only in its container becomes a snapshot this session adopts as a branch.

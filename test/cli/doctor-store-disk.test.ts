@@ -45,8 +45,8 @@ describe('doctor and a store of its own', () => {
   });
 });
 
-describe('snapshot restore with a read-only home', () => {
-  it('keeps the restore, says the record was not written, and exits 0', async () => {
+describe('a read-only home or store', () => {
+  it('snapshot restore with a read-only home keeps the restore, says the record was not written, and exits 0', async () => {
     const home = join(base, 'home');
     mkdirSync(home);
     const src = tempDir();
@@ -66,4 +66,38 @@ describe('snapshot restore with a read-only home', () => {
     expect(r.stderr).toMatch(/warning: restored, but which snapshot .* could not be recorded/);
     expect(r.stderr).not.toContain('Nothing was changed');
   });
+
+  // Trial 25 N10: a read-only `--store` with a writable home let the run go on, model and all, and failed at the
+  // workspace snapshot, leaving its sandbox. It is refused before anything starts.
+  it('a run with a read-only --store is refused before the sandbox starts', async () => {
+    const storeHome = join(base, 'store-home');
+    mkdirSync(storeHome);
+    const src = tempDir();
+    writeFileSync(join(src, 'a.txt'), 'a\n');
+    expect((await cli(storeHome, 'snapshot', 'create', src, '--lineage', 'x', '--json')).code).toBe(0);
+    const roStore = join(base, 'ro-store');
+    mkdirSync(roStore);
+    await execa('mount', ['--bind', join(storeHome, 'store'), roStore]);
+    await execa('mount', ['-o', 'remount,bind,ro', roStore]);
+    try {
+      const ws = tempDir();
+      writeFileSync(join(ws, 'app.py'), 'print(1)\n');
+      // A model endpoint is configured (never reached): the run gets as far as it can before the store.
+      const run = await execa(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '-w', ws, '--lineage', 'ro-store', '--store', roStore, '--task', 'anything', '--json'], {
+        cwd: join(import.meta.dirname, '../..'),
+        env: { ...process.env, MNEMARA_HOME: tempDir(), ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', MNEMARA_LOG_LEVEL: 'error' },
+        reject: false,
+      });
+      const r = { code: run.exitCode, stdout: run.stdout, stderr: run.stderr };
+      expect(r.code, r.stderr).toBe(3);
+      const { error } = JSON.parse(r.stdout) as { error: { code: string; message: string; hint: string } };
+      expect(error.code).toBe('NOT_WRITABLE');
+      expect(error.message).toContain(roStore);
+      expect(error.hint).toContain('--store DIR');
+      // Nothing started: no sandbox step, no rollout named.
+      expect(r.stderr).not.toContain('sandbox');
+    } finally {
+      await execa('umount', ['-l', roStore]).catch(() => undefined);
+    }
+  }, 60_000);
 });
