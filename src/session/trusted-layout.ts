@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { copyFile, cp, lstat, mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { dropLayoutLinks } from '../memory/layout-links.js';
 import type { MemoryLayout } from '../config/memory.js';
 import { mnemaraOwnedPaths } from '../memory/layout.js';
@@ -53,7 +53,17 @@ export async function trustOwnedPaths(
       const src = join(source.hostDir, rel);
       // A link in the checkout's layout (or above it) is no memory file: not followed, not copied.
       if (await lstat(src).then((st) => !st.isSymbolicLink(), () => false) && !(await linkOnTheWay(source.hostDir, rel))) {
-        await cp(src, dest, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+        // A FIFO, socket or device is no memory file either: copying one failed every publish of the lineage
+        // (trial 25 N12: `memories/MEMORY.md` a FIFO), and reading one blocks. Left out, with a warning.
+        const special: string[] = [];
+        const plain = async (path: string): Promise<boolean> => {
+          const st = await lstat(path).catch(() => null);
+          if (st && (st.isFile() || st.isDirectory() || st.isSymbolicLink())) return true;
+          special.push(relative(source.hostDir, path));
+          return false;
+        };
+        await cp(src, dest, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true, filter: plain });
+        if (special.length) log.warn({ files: special }, "left out of the run's memory: not regular files (a FIFO, socket or device in the checkout's memory layout)");
       }
     }
     await dropLayoutLinks(layoutDir, layout);

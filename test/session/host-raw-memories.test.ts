@@ -6,6 +6,7 @@
  * file's other lessons stay and reach MEMORY.md. This home's own raw memories (from snapshots) are not filtered:
  * phase 1 judged them with what the user typed ("skip the e2e suite in the sandbox" is a lesson there).
  */
+import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -79,4 +80,19 @@ describe("a repository's own raw memories in a fresh copy", () => {
     expect(lstatSync(join(layoutDir, 'sessions')).isDirectory()).toBe(true);
     expect(readFileSync(join(layoutDir, 'sessions', 'r-now.jsonl'), 'utf8')).toContain('hello');
   });
+
+  // Trial 25 N12: a FIFO at the checkout's `memories/MEMORY.md` (an unpacked archive, a local checkout) made the copy
+  // fail with EINVAL on every run of the lineage, which never got a head. Special files are left out of the copy.
+  it('a FIFO or socket in the checkout\'s layout is left out, the rest is copied', async () => {
+    const host = mkdtempSync(join(tmpdir(), 'mnemara-host-fifo-'));
+    mkdirSync(join(host, 'memories', 'rollout_summaries'), { recursive: true });
+    execFileSync('mkfifo', [join(host, 'memories', 'MEMORY.md')]);
+    execFileSync('mkfifo', [join(host, 'memories', 'rollout_summaries', 'pipe.md')]);
+    writeFileSync(join(host, 'memories', 'rollout_summaries', 'r1.md'), '# r1\n');
+    const layoutDir = mkdtempSync(join(tmpdir(), 'mnemara-layout-'));
+    const store = await openStore(mkdtempSync(join(tmpdir(), 'mnemara-store-')));
+    await trustOwnedPaths(layoutDir, LAYOUT, { hostDir: host }, store, { rolloutId: 'r-now', transcriptPath: join(host, 'none.jsonl') });
+    expect(readdirSync(join(layoutDir, 'memories'))).not.toContain('MEMORY.md');
+    expect(readdirSync(join(layoutDir, 'memories', 'rollout_summaries'))).toEqual(['r1.md']);
+  }, 20_000);
 });
