@@ -3,7 +3,7 @@
  * `orphans.ts`): their transcripts are laid into the head's memory layout, extracted and consolidated, and the
  * head moves to the new memory snapshot by compare-and-swap (merging and consolidating again if it moved).
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newRolloutId } from '../agent/ids.js';
 import type { OnProgress } from '../config/progress.js';
@@ -81,14 +81,26 @@ export async function recoverLineage(
       return { ...result, adopted: [], notes: [], waiting: result.adopted, note: `lineage ${lineage} has no snapshot yet: its first session adopts the transcripts` };
     }
     if (result.adopted.length === 0 && result.notes.length === 0 && !pending) return { ...result, head, note: 'orphaned snapshots named as branches; no transcript to adopt' };
-    result.extracted = pending?.rolloutIds ?? [];
+    // A pending rollout whose transcript the head's `sessions/` lacks (a workspace snapshot that left it out, trial
+    // 25 N1) is extracted from this home's copy; with neither, it is said to stay pending, not "extracted".
+    const missing = new Map<string, string>();
+    for (const r of pending?.rolloutIds ?? []) {
+      const inLayout = join(layoutDir, layout.sessionsDir, `${r}.jsonl`);
+      if (await lstat(inLayout).then((s) => s.isFile(), () => false)) continue;
+      const hosted = join(config.home, 'transcripts', `${r}.jsonl`);
+      if (await lstat(hosted).then((s) => s.isFile(), () => false)) {
+        await mkdir(join(layoutDir, layout.sessionsDir), { recursive: true });
+        await copyFile(hosted, inLayout);
+      } else missing.set(r, `no transcript: neither the head's ${layout.sessionsDir}/ nor ${join(config.home, 'transcripts')} holds it`);
+    }
+    result.extracted = (pending?.rolloutIds ?? []).filter((r) => !missing.has(r));
     // Only the model extractor needs a client (and so a key): the deterministic one runs offline (new-user
     // trial: recover of a killed session exited 2 "No Anthropic API key" though no model was to be called).
     const client = extractorOf(config) === 'model' ? sessionModelClient(config) : undefined;
     const consolidate = async (): Promise<void> => {
       const p = await runPipelineOn(layoutDir, config, client, onProgress, adoption.memoryEdits);
-      result.pending = p.pending.map((x) => x.rolloutId);
-      result.pendingErrors = Object.fromEntries(p.pending.map((x) => [x.rolloutId, x.error]));
+      result.pending = [...p.pending.map((x) => x.rolloutId), ...missing.keys()];
+      result.pendingErrors = { ...Object.fromEntries(p.pending.map((x) => [x.rolloutId, x.error])), ...Object.fromEntries(missing) };
     };
     await consolidate();
     // Every pending rollout failed again and nothing was adopted: the head keeps its memory. A new snapshot

@@ -153,4 +153,28 @@ describe('orphaned rollouts', () => {
     }
     expect(await store.getHead('fresh')).toBeNull();
   });
+
+  // Trial 25 N1: a pending rollout whose transcript the head's `sessions/` lacks stayed pending for good, while each
+  // `recover` printed "extracted … (it was on the head, pending)". It is extracted from this home's copy; without
+  // one it is said to stay pending, with why.
+  it('recover extracts a pending rollout from the home\'s transcript, and names one it cannot', async () => {
+    const home = tempDir();
+    const store = await openStore(join(home, 'store'));
+    const [withCopy, without] = ['20261201T100000000Z-bbbbbbbbbb', '20261201T110000000Z-cccccccccc'];
+    const tree = tempDir();
+    mkdirSync(join(tree, 'memories'), { recursive: true });
+    mkdirSync(join(tree, 'sessions'), { recursive: true });
+    writeFileSync(join(tree, 'app.py'), 'print(1)\n');
+    const m = await store.create({ dir: tree }, { lineage: 'gap', kind: 'workspace', rolloutIds: [withCopy, without] });
+    await store.advanceHead('gap', null, m.id);
+    transcript(home, withCopy);
+    const r = await recoverLineage(store, testConfig(home, 'http://127.0.0.1:9'), 'gap');
+    expect(r.extracted).toEqual([withCopy]);
+    expect(r.pending).toEqual([without]);
+    expect(r.pendingErrors?.[without]).toContain('no transcript');
+    const out = tempDir();
+    await store.restoreToDirectory(r.head!, out);
+    expect(existsSync(join(out, 'sessions', `${withCopy}.jsonl`))).toBe(true);
+    expect(existsSync(join(out, 'memories', 'rollout_summaries'))).toBe(true);
+  });
 });

@@ -122,6 +122,7 @@ export function registerRecoverCommand(program: Command): void {
                 `${r.lineage}: adopted ${r.adopted.length} rollout(s)${r.head ? `; head → ${r.head}` : ''}`,
                 ...r.adopted.map((id) => `  + ${id}${r.pending.includes(id) ? ` (extraction failed: stays pending: ${r.pendingErrors?.[id] ?? 'no reason given'})` : ''}`),
                 ...(r.extracted ?? []).map((id) => `  extracted ${id} (it was on the head, pending)${r.pending.includes(id) ? `: extraction failed, stays pending (${r.pendingErrors?.[id] ?? 'no reason given'})` : ''}`),
+                ...r.pending.filter((id) => !r.adopted.includes(id) && !(r.extracted ?? []).includes(id)).map((id) => `  pending ${id}: ${r.pendingErrors?.[id] ?? 'not extracted'}`),
                 ...r.branches.map((b) => `  branch ${b.name} → ${b.snapshot}`),
                 ...r.notes.map((n) => `  note ${n} (the agent's memory note, now on the head)`),
                 ...r.waiting.map((id) => `  waiting ${id} (for the lineage's first session)`),
