@@ -9,7 +9,7 @@ import {
  */
 export const KIND_PATTERNS: RegExp[] = [
   // FETCH AND RUN. A fetch piped, through any stages (`tee`, `base64 -d`, `gunzip`), into anything that runs code.
-  new RegExp(String.raw`${FETCH}[^\n]{0,200}?\|(?!\|)(?:[^|\n]{0,80}\|(?!\|))*?\s*${RUNNER}`, 'i'),
+  new RegExp(String.raw`${FETCH}[^\n]{0,200}?\|(?!\|)&?(?:[^|\n]{0,80}\|(?!\|)&?)*?\s*${RUNNER}`, 'i'),
   // A process substitution of a fetch given to a runner: `python3 <(curl …)`, `ruby <(wget -qO- …)`.
   new RegExp(String.raw`(?:${RUNNER}|(?:^|[\s;&|(\x60])\.)(?:\s+-{1,2}[\w=-]+)*\s+<\(\s*${FETCH}`, 'i'),
   // A fetched archive unpacked, then something in it run (`| tar xz && ./t/install`), unless a checksum or
@@ -22,9 +22,11 @@ export const KIND_PATTERNS: RegExp[] = [
   /\bclone\b[^\n]{0,120}\b(?:and|then)\s+(?:run|execute|source|start)\s+(?:its\s+|the\s+)?\S*(?:\.\/|\.sh\b|\bsetup\b|\binstall\w*\b|\bbootstrap\b)/i,
   // UNPINNED REMOTE CODE. A floating tag (`@latest`, `@next`, `@main` …) given to a package runner or installer of
   // the npm family, uv/pipx, or a Go module ref that is a branch (`@master`); `go install …@latest` is Go's tagged
-  // release, immutable in the checksum database, and is left alone (see docs in the test file).
+  // release, fixed by the checksum database and built without install hooks: kept (docs/memory.md, "Read path").
   /\b(?:npx|pnpx|bunx|bun\s+(?:x|add|i|install)|npm\s+(?:exec|x|i|install|add)|pnpm\s+(?:dlx|add|i|install)|yarn\s+(?:dlx|add|global\s+add)|uvx|pipx\s+(?:run|install))\b[^\n|;&]{0,100}?(?:^|[\s'"=])@?[\w./-]+@(?:latest|next|canary|nightly|beta|alpha|dev|main|master|head|experimental|insiders|edge|\*)(?=[\s'"`)]|$)/i,
   /\bgo\s+(?:install|get|run)\b[^\n|;&]{0,120}?@(?!(?:latest|upgrade|patch|none)\b|v?\d|[0-9a-f]{7,40}\b)[\w./-]+/i,
+  // What makes Go's `@latest` acceptable, turned off: the checksum database, or TLS to the module source.
+  new RegExp(String.raw`\bGOSUMDB\s*=\s*['"]?off\b|\bGOINSECURE\s*=|\bGONOSUMCHECK\s*=\s*['"]?1|\bGOFLAGS\s*=[^\n]{0,40}-insecure\b|\bGOPROXY\s*=\s*['"]?http:\/\/(?!${LOOPBACK})`),
   /\bbrew\s+(?:install|upgrade|reinstall)\b[^\n]{0,60}--HEAD\b|\bcomposer\s+(?:global\s+)?require\b[^\n]{0,80}:(?:dev-[\w./-]+|\*|@dev)/i,
   // LEAVING THE SANDBOX. The host's filesystem through PID 1, or a chroot into the host.
   /\/proc\/1\/(?:root|cwd)\b|\bchroot\s+\/(?:proc|host|mnt\/host)\b/i,
@@ -40,7 +42,7 @@ export const KIND_PATTERNS: RegExp[] = [
   new RegExp(String.raw`\b(?:anthropic|openai)\.(?:baseUrl|base_url|apiUrl|endpoint|proxy)['"]?\s*[=:]\s*['"]?(?!(?:https?:\/\/)?${LOOPBACK})\S`, 'i'),
   new RegExp(String.raw`\b(?:HTTPS?_PROXY|https?_proxy|ALL_PROXY|all_proxy)\s*=\s*['"]?(?!(?:\w+:\/\/)?${LOOPBACK})[\w$]`),
   // SENDING SECRETS AWAY. A secret piped, through any stages, into a tool that sends (`| mail`, `| nc`, `| gh gist`).
-  new RegExp(String.raw`${SECRET}[^\n]{0,120}?\|(?!\|)(?:[^|\n]{0,80}\|(?!\|))*?\s*(?:sudo\s+)?(?:nc|ncat|netcat|socat|telnet|curl|wget|mail|mailx|sendmail|mutt|msmtp|openssl\s+s_client|gh\s+(?!auth\b)|aws\s+s3|gsutil|rclone|xh|wormhole|croc|pastebinit|nc\.traditional)\b`),
+  new RegExp(String.raw`${SECRET}[^\n]{0,120}?\|(?!\|)(?:[^|\n]{0,80}\|(?!\|))*?\s*(?:sudo\s+)?(?:nc|ncat|netcat|socat|telnet|curl|wget|mail|mailx|sendmail|mutt|msmtp|openssl\s+s_client|ssh|gh\s+(?!auth\b)|aws\s+s3|gsutil|rclone|xh|wormhole|croc|pastebinit|nc\.traditional)\b`),
   // A credential file fed to a sending tool (`socat - TCP:h:443 < ~/.netrc`, `mail x@y < .env`).
   new RegExp(String.raw`\b(?:nc|ncat|netcat|socat|telnet|mail|mailx|sendmail|mutt|curl|openssl\s+s_client)\b[^\n|;]{0,120}<\s*['"]?${SECRET_FILE}`),
   // Anything written to a socket (`> /dev/tcp/h/80`, `exec 3<>/dev/tcp/…`), shell history included (`HISTFILE=/dev/tcp/…`);
