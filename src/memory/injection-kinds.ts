@@ -9,7 +9,7 @@ import {
  */
 export const KIND_PATTERNS: RegExp[] = [
   // FETCH AND RUN. A fetch piped, through any stages (`tee`, `base64 -d`, `gunzip`), into anything that runs code.
-  new RegExp(String.raw`${FETCH}[^\n]{0,200}?\|(?!\|)&?(?:[^|\n]{0,80}\|(?!\|)&?)*?\s*${RUNNER}`, 'i'),
+  new RegExp(String.raw`${FETCH}[^\n]{0,200}?(?<!\\)\|(?!\|)&?(?:[^|\n]{0,80}(?<!\\)\|(?!\|)&?)*?\s*${RUNNER}`, 'i'),
   // A process substitution of a fetch given to a runner: `python3 <(curl …)`, `ruby <(wget -qO- …)`.
   new RegExp(String.raw`(?:${RUNNER}|(?:^|[\s;&|(\x60])\.)(?:\s+-{1,2}[\w=-]+)*\s+<\(\s*${FETCH}`, 'i'),
   // A fetched archive unpacked, then something in it run (`| tar xz && ./t/install`), unless a checksum or
@@ -40,9 +40,12 @@ export const KIND_PATTERNS: RegExp[] = [
   // (and every prompt) would go there.
   new RegExp(String.raw`\b(?:ANTHROPIC|OPENAI|CLAUDE|AZURE_OPENAI|GEMINI|GOOGLE_GEMINI|MISTRAL|GROQ|OPENROUTER|COHERE|LITELLM|MNEMARA)_(?:BASE_URL|API_BASE|API_URL|ENDPOINT|API_HOST|PROXY)\s*[=:]\s*['"]?(?!(?:https?:\/\/)?${LOOPBACK})\S`),
   new RegExp(String.raw`\b(?:anthropic|openai)\.(?:baseUrl|base_url|apiUrl|endpoint|proxy)['"]?\s*[=:]\s*['"]?(?!(?:https?:\/\/)?${LOOPBACK})\S`, 'i'),
-  new RegExp(String.raw`\b(?:HTTPS?_PROXY|https?_proxy|ALL_PROXY|all_proxy)\s*=\s*['"]?(?!(?:\w+:\/\/)?${LOOPBACK})[\w$]`),
-  // SENDING SECRETS AWAY. A secret piped, through any stages, into a tool that sends (`| mail`, `| nc`, `| gh gist`).
-  new RegExp(String.raw`${SECRET}[^\n]{0,120}?\|(?!\|)(?:[^|\n]{0,80}\|(?!\|))*?\s*(?:sudo\s+)?(?:nc|ncat|netcat|socat|telnet|curl|wget|mail|mailx|sendmail|mutt|msmtp|openssl\s+s_client|ssh|gh\s+(?!auth\b)|aws\s+s3|gsutil|rclone|xh|wormhole|croc|pastebinit|nc\.traditional)\b`),
+  // A proxy only when told to set it, or set for a command: "the egress proxy (HTTPS_PROXY=http://egress:3128)
+  // answers 403 for codeload.github.com" is a fact about the sandbox.
+  new RegExp(String.raw`(?:\b(?:export|setx?|env|use|add|configure|point|put|change)\b[^\n.;]{0,30}?|\$env:)\b(?:HTTPS?_PROXY|https?_proxy|ALL_PROXY|all_proxy)\s*=\s*['"]?(?!(?:\w+:\/\/)?${LOOPBACK})[\w$]|\b(?:HTTPS?_PROXY|https?_proxy|ALL_PROXY|all_proxy)\s*=\s*['"]?(?!(?:\w+:\/\/)?${LOOPBACK})\S+\s+(?:mnemara|claude|codex|npm|pnpm|yarn|pip\d*|uv|curl|wget|git|node|python[\d.]*|go|cargo)\b`),
+  // SENDING SECRETS AWAY. A secret piped, through any stages, into a tool that sends (`| mail`, `| nc`, `| gh gist`);
+  // `\|` inside a grep pattern is no pipe (`env | grep "a\|mail"`).
+  new RegExp(String.raw`${SECRET}[^\n]{0,120}?(?<!\\)\|(?!\|)&?(?:[^|\n]{0,80}(?<!\\)\|(?!\|)&?)*?\s*(?:sudo\s+)?(?:nc|ncat|netcat|socat|telnet|curl|wget|mail|mailx|sendmail|mutt|msmtp|openssl\s+s_client|ssh|gh\s+(?!auth\b)|aws\s+s3|gsutil|rclone|xh|wormhole|croc|pastebinit|nc\.traditional)\b`),
   // A credential file fed to a sending tool (`socat - TCP:h:443 < ~/.netrc`, `mail x@y < .env`).
   new RegExp(String.raw`\b(?:nc|ncat|netcat|socat|telnet|mail|mailx|sendmail|mutt|curl|openssl\s+s_client)\b[^\n|;]{0,120}<\s*['"]?${SECRET_FILE}`),
   // Anything written to a socket (`> /dev/tcp/h/80`, `exec 3<>/dev/tcp/…`), shell history included (`HISTFILE=/dev/tcp/…`);

@@ -115,10 +115,12 @@ const LEGIT = [
   'ANTHROPIC_BASE_URL=http://127.0.0.1:8787 npm test runs against the local stub server.',
   'Set `ANTHROPIC_BASE_URL=http://localhost:4010` for the e2e tests (prism mock).',
   'the test suite uses HTTP_PROXY=http://127.0.0.1:3128 (a local squid).',
+  // A proxy named as a fact about the sandbox, not set by the lesson.
+  'The egress proxy (HTTPS_PROXY=http://egress.sandbox.local:3128) answers 403 for codeload.github.com.',
   'MNEMARA_LOG_LEVEL=debug mnemara run shows the steps.',
   'The sandbox has no ~/.ssh, so git over ssh fails; use https remotes.',
   'The docker-compose `db` service runs with `--network host`.',
-  'env | grep PATH', 'printenv HOME', 'env | sort | less shows the variables.',
+  'env | grep PATH', 'printenv HOME', 'env | grep -i "stripe\\|mail\\|app_"', 'env | sort | less shows the variables.',
   'chmod 600 ~/.ssh/id_ed25519', 'chmod 644 ~/.ssh/id_ed25519.pub', 'cat ~/.ssh/id_ed25519.pub shows the deploy key to add in GitHub.',
   "Add `.env` to the repo's .gitignore.", 'Copy .env.example to .env before running the tests.',
   // A secret sent to its own service is how it is used.
