@@ -38,8 +38,8 @@ export const KIND_PATTERNS: RegExp[] = [
   /--set[=\s]+['"]?(?:sandbox\.[\w.]+|anthropic\.[\w.]+|[\w.]+\.(?:baseUrl|proxy|endpoint|apiUrl))\s*=/i,
   // WHERE REQUESTS GO. The model endpoint or a proxy set to a host that is not this machine: the user's API key
   // (and every prompt) would go there.
-  new RegExp(String.raw`\b(?:ANTHROPIC|OPENAI|CLAUDE|AZURE_OPENAI|GEMINI|GOOGLE_GEMINI|MISTRAL|GROQ|OPENROUTER|COHERE|LITELLM|MNEMARA)_(?:BASE_URL|API_BASE|API_URL|ENDPOINT|API_HOST|PROXY)\s*[=:]\s*['"]?(?!(?:https?:\/\/)?${LOOPBACK})\S`),
-  new RegExp(String.raw`\b(?:anthropic|openai)\.(?:baseUrl|base_url|apiUrl|endpoint|proxy)['"]?\s*[=:]\s*['"]?(?!(?:https?:\/\/)?${LOOPBACK})\S`, 'i'),
+  new RegExp(String.raw`\b(?:ANTHROPIC|OPENAI|CLAUDE|AZURE_OPENAI|GEMINI|GOOGLE_GEMINI|MISTRAL|GROQ|OPENROUTER|COHERE|LITELLM|MNEMARA)_(?:BASE_URL|API_BASE|API_URL|ENDPOINT|API_HOST|PROXY)(?:\s*[=:]\s*|\s+to\s+)['"\x60]?(?!(?:https?:\/\/)?${LOOPBACK})\S`),
+  new RegExp(String.raw`\b(?:anthropic|openai)\.(?:baseUrl|base_url|apiUrl|endpoint|proxy)['"\x60]?(?:\s*[=:]\s*|\s+to\s+)['"\x60]?(?!(?:https?:\/\/)?${LOOPBACK})\S`, 'i'),
   // A proxy only when told to set it, or set for a command: "the egress proxy (HTTPS_PROXY=http://egress:3128)
   // answers 403 for codeload.github.com" is a fact about the sandbox.
   new RegExp(String.raw`(?:\b(?:export|setx?|env|use|add|configure|point|put|change)\b[^\n.;]{0,30}?|\$env:)\b(?:HTTPS?_PROXY|https?_proxy|ALL_PROXY|all_proxy)\s*=\s*['"]?(?!(?:\w+:\/\/)?${LOOPBACK})[\w$]|\b(?:HTTPS?_PROXY|https?_proxy|ALL_PROXY|all_proxy)\s*=\s*['"]?(?!(?:\w+:\/\/)?${LOOPBACK})\S+\s+(?:mnemara|claude|codex|npm|pnpm|yarn|pip\d*|uv|curl|wget|git|node|python[\d.]*|go|cargo)\b`),

@@ -35,10 +35,13 @@ export const LOOPBACK = String.raw`(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\
 export const SECRET_VAR = String.raw`(?:\$\{?|\$env:|%|process\.env\.|os\.environ\[['"]|os\.getenv\(['"]|ENV\[['"])([A-Za-z][A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|COOKIE)[A-Za-z0-9_]*)\b`;
 
 /** A file that holds credentials: ssh keys, cloud and registry credentials, `.netrc`, `.env` (a public key is none). */
-export const SECRET_FILE = String.raw`(?:(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\/root|\/home\/[\w.-]+)\/\.(?:ssh|aws|gnupg|kube|docker\/config\.json|netrc|git-credentials|npmrc|pypirc|config\/gcloud|config\/gh|azure|password-store)(?![\w-])|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|\.netrc\b|\.git-credentials\b|\.aws\/credentials\b|\.config\/gcloud\b|\bcredentials\.db\b|\/etc\/shadow\b|(?<![\w.-])\.env(?:\.local|\.production|\.prod)?(?![\w.-]))`;
+export const SECRET_FILE = String.raw`(?:(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\/root|\/home\/[\w.-]+)\/\.(?:ssh|aws|gnupg|kube|docker\/config\.json|netrc|git-credentials|npmrc|pypirc|config\/gcloud|config\/gh|azure|password-store)(?![\w-])|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|\.netrc\b|\.(?:bash|zsh|sh)_history\b|\.git-credentials\b|\.aws\/credentials\b|\.config\/gcloud\b|\bcredentials\.db\b|\/etc\/shadow\b|(?<![\w.-])\.env(?:\.local|\.production|\.prod)?(?![\w.-]))`;
 
-/** The whole environment dumped (`env`, `printenv`, `export -p`, `Get-ChildItem env:` with no name after it). */
-export const WHOLE_ENV = String.raw`(?:(?<![\w-])(?:printenv|env|export\s+-p|declare\s+-x|set)\s*(?=[|>])|\b(?:Get-ChildItem|gci|ls|dir)\s+env:)`;
+/**
+ * The whole environment dumped (`env`, `printenv`, `export -p`, `Get-ChildItem env:` with no name after it), or
+ * the shell history (`history |`), which holds every secret typed on a command line.
+ */
+export const WHOLE_ENV = String.raw`(?:(?<![\w-])(?:printenv|env|export\s+-p|declare\s+-x|set|history)\s*(?=[|>])|\b(?:Get-ChildItem|gci|ls|dir)\s+env:)`;
 
 /** A secret of any form: a variable, a credential file, the whole environment. */
 export const SECRET = `(?:${SECRET_VAR}|${SECRET_FILE}|${WHOLE_ENV})`;
