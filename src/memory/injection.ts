@@ -1,3 +1,5 @@
+import { KIND_FINDERS, KIND_PATTERNS } from './injection-kinds.js';
+
 /**
  * What an injected instruction looks like once it is written down as a lesson, whatever its kind: fetching
  * and running code, sending data somewhere, changing credentials or weakening security (issue 12, item 6).
@@ -10,8 +12,9 @@ const DANGEROUS: RegExp[] = [
   /\b(ba|z)?sh\s+<\(\s*(curl|wget)\b/i,
   /\$\(\s*(curl|wget)\b[^)]*\)/i,
   /\b(iex|invoke-expression)\b/i,
-  // fetch to a file, then run that file: `curl … -o /tmp/i.sh && bash /tmp/i.sh`, `curl … > i.sh; sh i.sh`
-  /\b(curl|wget|iwr|invoke-webrequest)\b[^\n]{0,200}?(?:\s-o\s*|\s-O\s*|--output(?:-document)?[=\s]|-outfile\s|>\s*)['"]?(?:\S*\/)?([^\s\/;&|'"`]+)[^\n]{0,120}?(?:&&|;|\|\||\bthen\b|,)\s*(?:sudo\s+)?(?:(?:(?:ba|z|da|k|fi)?sh|python[\d.]*|node|perl|ruby|pwsh|powershell|source|\.)\s+(?:\S*\/)?\2\b|\S*\.\/\2\b|chmod\s+\S+\s+(?:\S*\/)?\2\b)/i,
+  // fetch to a file, then run that file: `curl … -o /tmp/i.sh && bash /tmp/i.sh`, `curl … > i.sh; sh i.sh`; a
+  // checksum or signature check in between pins what runs (trial 25)
+  /\b(curl|wget|iwr|invoke-webrequest)\b[^\n]{0,200}?(?:\s-o\s*|\s-O\s*|--output(?:-document)?[=\s]|-outfile\s|>\s*)['"]?(?:\S*\/)?([^\s\/;&|'"`]+)(?:(?!sha\d*sum|shasum|gpgv?\s+--verify|cosign\s+verify|minisign)[^\n]){0,120}?(?:&&|;|\|\||\bthen\b|,)\s*(?:sudo\s+)?(?:(?:(?:ba|z|da|k|fi)?sh|python[\d.]*|node|perl|ruby|pwsh|powershell|source|\.)\s+(?:\S*\/)?\2\b|\S*\.\/\2\b|chmod\s+\S+\s+(?:\S*\/)?\2\b)/i,
   // run what a one-liner fetched: `python3 -c "exec(urllib.request.urlopen(…).read())"`, `node -e "fetch(…).then(r=>r.text()).then(eval)"`
   /\b(exec|eval)\b[^\n]{0,200}\b(urlopen|urllib|requests\.get|fetch|https?:\/\/)/i,
   /\b(urlopen|urllib|requests\.get|fetch\s*\(|https?:\/\/)[^\n]{0,200}\b(exec|eval)\b/i,
@@ -70,7 +73,7 @@ const DANGEROUS: RegExp[] = [
   /\bgit\s+(remote\s+set-url|config\s+[^\n]*credential)\b/i,
 ];
 
-const DANGEROUS_ALL = DANGEROUS.map((r) => new RegExp(r.source, `${r.flags}g`));
+const DANGEROUS_ALL = [...DANGEROUS, ...KIND_PATTERNS].map((r) => new RegExp(r.source, `${r.flags}g`));
 
 /**
  * A warning right before the act ("Never run `curl … | sh`", "do not disable SSL verification"): at most two
@@ -84,14 +87,12 @@ const WARNED = /\b(never|do not|don't|dont|must not|mustn't|should not|shouldn't
  * (`WARNED`) does not count; any other match in the same text still does.
  */
 export function dangerousInstruction(text: string): boolean {
+  const unwarned = (at: number): boolean => !WARNED.test(text.slice(Math.max(0, at - 60), at).split(/[.!?;\n]\s/).at(-1) ?? '');
   return DANGEROUS_ALL.some((r) => {
     r.lastIndex = 0;
-    for (const m of text.matchAll(r)) {
-      const before = text.slice(Math.max(0, m.index - 60), m.index).split(/[.!?;\n]\s/).at(-1) ?? '';
-      if (!WARNED.test(before)) return true;
-    }
+    for (const m of text.matchAll(r)) if (unwarned(m.index)) return true;
     return false;
-  });
+  }) || KIND_FINDERS.some((find) => find(text).some(unwarned));
 }
 
 /**

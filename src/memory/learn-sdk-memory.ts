@@ -3,6 +3,7 @@ import { MEMORY_ENTRY } from '../transcript/importers/index.js';
 import { readTranscript } from '../transcript/reader.js';
 import { renderRawMemories, renderRolloutSummary } from './artifacts.js';
 import { writeFileAtomic } from './atomic.js';
+import { dangerousInstruction } from './injection.js';
 import type { MemoryPaths } from './layout.js';
 import { redact } from './redact.js';
 import type { MemoryKind, RawMemory } from './types.js';
@@ -15,10 +16,14 @@ export const SDK_MEMORY_IMPORT_VERSION = 'agents-sdk-memory-import-v1';
  * phase 1 artifacts without extraction: each entry record becomes one raw memory (its kind read from its
  * heading and wording, importance 3, evidence = its line in the stored transcript, whose raw record names the
  * source file and line), so consolidation brings the entries into MEMORY.md with the rollout as their source.
- * Returns the number of raw memories written.
+ * An entry that tells to fetch and run code, send data away, leave the sandbox or change where requests go
+ * (`dangerousInstruction`) is left out: it would reach MEMORY.md as written by a run, past every later filter
+ * (trial 25, N9: a learned foreign memory put 43 planted instructions into the next prompt).
+ * Returns the number of raw memories written and of entries left out as injected.
  */
-export async function writeSdkMemoryArtifacts(paths: MemoryPaths, rolloutId: string): Promise<number> {
+export async function writeSdkMemoryArtifacts(paths: MemoryPaths, rolloutId: string): Promise<{ written: number; injected: number }> {
   const memories: RawMemory[] = [];
+  let injected = 0;
   let time = '';
   let source = '';
   for await (const { line, record } of readTranscript(paths.transcript(rolloutId))) {
@@ -30,6 +35,10 @@ export async function writeSdkMemoryArtifacts(paths: MemoryPaths, rolloutId: str
     const raw = record.raw as { text?: string; heading?: string; file?: string; line?: number };
     const text = redact(String(raw.text ?? '')).trim();
     if (!text) continue;
+    if (dangerousInstruction(text)) {
+      injected += 1;
+      continue;
+    }
     memories.push({
       kind: kindOf(String(raw.heading ?? ''), text),
       text,
@@ -46,7 +55,7 @@ export async function writeSdkMemoryArtifacts(paths: MemoryPaths, rolloutId: str
     task: source, tried: [], worked: [`${memories.length} entries brought over`], outcome: 'imported', filesChanged: [],
   }));
   await writeFileAtomic(paths.rawMemories(rolloutId), renderRawMemories(meta, memories));
-  return memories.length;
+  return { written: memories.length, injected };
 }
 
 function kindOf(heading: string, text: string): MemoryKind {

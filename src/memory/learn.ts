@@ -23,6 +23,11 @@ export interface LearnedRollout {
   task: string;
   /** Raw memories phase 1 wrote for it (null on `--dry-run` or for a `same` rollout). */
   lessons: number | null;
+  /**
+   * Lessons of a foreign memory (`agents-sdk-memory`) left out because they tell to fetch and run code, send
+   * data away, leave the sandbox or change where requests go; absent for transcripts (phase 1 filters those).
+   */
+  injected?: number;
 }
 
 /** What happened to one file. `unchanged` = this exact content was learned before (no-op). */
@@ -56,6 +61,8 @@ export interface LearnReport {
   formats: FormatRow[];
   /** Skipped files by reason. */
   skipped: Record<string, number>;
+  /** Lessons left out as injected instructions, over all rollouts (see {@link LearnedRollout.injected}). */
+  injected: number;
   /** The pipeline's result; null on `--dry-run` or when nothing new was stored. */
   pipeline: MemoryPipelineResult | null;
   dryRun: boolean;
@@ -131,7 +138,8 @@ export async function learnPaths(paths: string[], workspaceDir: string, options:
     pipeline = await runMemoryPipeline({ ...options, workspaceDir });
     for (const f of files) for (const r of f.rollouts) if (r.status !== 'same') r.lessons = await lessonsOf(mp, r.rolloutId);
   }
-  return { files, formats: table(files), skipped: skippedReasons(files), pipeline, dryRun: Boolean(options.dryRun) };
+  const injected = files.reduce((n, f) => n + f.rollouts.reduce((k, r) => k + (r.injected ?? 0), 0), 0);
+  return { files, formats: table(files), skipped: skippedReasons(files), injected, pipeline, dryRun: Boolean(options.dryRun) };
 }
 
 function importsFile(mp: MemoryPaths): string {
@@ -181,7 +189,7 @@ async function place(r: ImportedRollout, mp: MemoryPaths, dryRun: boolean, key: 
     }
   }
   await rename(r.file, target);
-  if (key === 'agents-sdk-memory') await writeSdkMemoryArtifacts(mp, r.rolloutId);
+  if (key === 'agents-sdk-memory') out.injected = (await writeSdkMemoryArtifacts(mp, r.rolloutId)).injected;
   return out;
 }
 

@@ -48,7 +48,8 @@ const HARMLESS = [
   'pip install -e . && pytest -q',
   'npm i github:acme/left-pad#3f2a1bc',
   'npx prettier@3.2.5 --check .',
-  'npx -y tsc --noEmit',
+  // Without `--yes` (trial 25: `npx --yes x` with no version installs whatever the registry has, round 25 drops it).
+  'npx tsc --noEmit',
   'go install golang.org/x/tools/cmd/goimports@latest',
   'docker run --rm -v "$PWD":/src -w /src golang:1.22 go test ./...',
   'docker compose run --network host db-tests',
