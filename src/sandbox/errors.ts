@@ -1,7 +1,7 @@
 import { MnemaraError } from '../config/errors.js';
 
 /**
- * Codes a sandbox throws with: the file-level ones (`ENOENT`, `EISDIR`, `TOO_LARGE`) from `readFile`/`writeFile`,
+ * Codes a sandbox throws with: the file-level ones (`ENOENT`, `EISDIR`, `NOT_REGULAR`, `TOO_LARGE`) from `readFile`/`writeFile`,
  * `INVALID_INPUT` for bad paths or options, `DOCKER_UNAVAILABLE` when no engine answers, `IMAGE_MISSING` when the
  * sandbox image was not built, `SANDBOX_CLOSED` after `close()`, `SANDBOX_FAILED` for anything else the engine refused.
  */
@@ -9,6 +9,7 @@ export type SandboxErrorCode =
   | 'ENOENT'
   | 'DISK_FULL'
   | 'EISDIR'
+  | 'NOT_REGULAR'
   | 'TOO_LARGE'
   | 'INVALID_INPUT'
   | 'DOCKER_UNAVAILABLE'

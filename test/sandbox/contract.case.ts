@@ -204,6 +204,16 @@ export function sandboxContract(target: ContractTarget): void {
       expect((await sb.readFile('files/big.txt', { maxBytes: 5000 })).length).toBe(5000);
     });
 
+    // Trial 26 N16: a repository's `memories/memory_summary.md -> /dev/zero` made the memory read `cat` without end,
+    // the host buffering ~8 MB/s. A device, FIFO or a link to one is refused, at once.
+    it('refuses to read a device, a FIFO or a link to one (NOT_REGULAR), at once', async () => {
+      const made = await sb.exec('mkdir -p files/special && ln -sf /dev/zero files/special/zero.md && mkfifo files/special/pipe.md && ln -sf /dev/urandom files/special/random.md');
+      expect(made.exitCode, made.stderr).toBe(0);
+      for (const name of ['zero.md', 'pipe.md', 'random.md']) {
+        await expect(sb.readFile(`files/special/${name}`, { maxBytes: 8 * 1024 * 1024 }), name).rejects.toMatchObject({ code: 'NOT_REGULAR' });
+      }
+    }, 30_000);
+
     it('round-trips a tree through putArchive/getArchive: modes, symlink, empty dir, unicode, 50 MB', async () => {
       const src = await mkdtemp(join(tmpdir(), 'mnemara-rt-src-'));
       const back = await mkdtemp(join(tmpdir(), 'mnemara-rt-back-'));

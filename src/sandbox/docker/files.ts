@@ -10,11 +10,16 @@ const FILE_OP_TIMEOUT_MS = 300_000;
 const NOT_FOUND = 44;
 const IS_DIR = 45;
 const TOO_BIG = 46;
-const READ_SCRIPT = `[ -e "$1" ] || exit ${NOT_FOUND}; [ -d "$1" ] && exit ${IS_DIR}; size=$(stat -L -c %s -- "$1") || exit 1; [ "$size" -le "$2" ] || { printf %s "$size" >&2; exit ${TOO_BIG}; }; exec cat -- "$1"`;
+const NOT_REGULAR = 47;
+// Only a regular file, and never more than the bound: `/dev/zero` (a repository's `memory_summary.md -> /dev/zero`)
+// has size 0 and `cat` never ended, the host buffering ~8 MB/s (trial 26 N16); a file that grows while read stops
+// at the bound too.
+const READ_SCRIPT = `[ -e "$1" ] || exit ${NOT_FOUND}; [ -d "$1" ] && exit ${IS_DIR}; [ -f "$1" ] || exit ${NOT_REGULAR}; size=$(stat -L -c %s -- "$1") || exit 1; [ "$size" -le "$2" ] || { printf %s "$size" >&2; exit ${TOO_BIG}; }; exec head -c "$(( $2 + 1 ))" -- "$1"`;
 
 /**
  * Reads a file inside the container as the sandbox user (so its permissions apply), byte-exact.
- * Throws `SandboxError` `ENOENT`, `EISDIR`, `TOO_LARGE` (over `maxBytes`, default 256 MiB) or `SANDBOX_FAILED`.
+ * Throws `SandboxError` `ENOENT`, `EISDIR`, `NOT_REGULAR` (a device, FIFO or socket, or a link to one), `TOO_LARGE`
+ * (over `maxBytes`, default 256 MiB) or `SANDBOX_FAILED`.
  */
 export async function readFileIn(
   container: Docker.Container,
@@ -28,13 +33,18 @@ export async function readFileIn(
     maxOutputBytes: maxBytes + 1,
   });
   switch (r.exitCode) {
-    case 0:
+    case 0: {
       if (r.stdout.truncated) throw tooLarge(path, r.stdout.totalBytes, maxBytes);
-      return r.stdout.bytes();
+      const bytes = r.stdout.bytes();
+      if (bytes.length > maxBytes) throw tooLarge(path, bytes.length, maxBytes);
+      return bytes;
+    }
     case NOT_FOUND:
       throw new SandboxError('ENOENT', `${path} does not exist in the sandbox`);
     case IS_DIR:
       throw new SandboxError('EISDIR', `${path} is a directory`);
+    case NOT_REGULAR:
+      throw new SandboxError('NOT_REGULAR', `${path} is not a regular file (a device, FIFO or socket): it is not read`);
     case TOO_BIG:
       throw tooLarge(path, Number(r.stderr.text()), maxBytes);
     default:

@@ -85,6 +85,8 @@ export class LocalSandbox implements Sandbox {
       throw fileError(err, abs);
     });
     if (info.isDirectory()) throw new SandboxError('EISDIR', `${abs} is a directory`);
+    // `/dev/zero` has size 0 and never ends (trial 26 N16): only regular files are read.
+    if (!info.isFile()) throw new SandboxError('NOT_REGULAR', `${abs} is not a regular file (a device, FIFO or socket): it is not read`);
     if (options.maxBytes !== undefined && info.size > options.maxBytes) {
       throw new SandboxError('TOO_LARGE', `${abs} is ${info.size} bytes, over the limit of ${options.maxBytes}`);
     }
