@@ -49,11 +49,11 @@ describe('a session from the lineage head', () => {
     const second = await runSession({ workspace: s.workspace, task: 'Edit the project.', config, lineage: 'chg' });
     expect(second.workspaceSnapshotMode).toMatchObject({ kind: 'changes', deleted: 1 });
     const parts = second.timings.parts ?? {};
-    for (const k of ['restore.fill', 'restore.listing', 'restore.trusted-layout', 'snapshot.stop-processes', 'snapshot.redact-notes', 'snapshot.credential-files', 'snapshot.token-files', 'snapshot.secret-keys', 'snapshot.listing', 'snapshot.transfer-out', 'snapshot.pack', 'publish.layout-copy', 'publish.head']) {
+    for (const k of ['restore.fill', 'restore.listing', 'restore.trusted-layout', 'snapshot.stop-processes', 'snapshot.redact-notes', 'snapshot.redact-git-messages', 'snapshot.credential-files', 'snapshot.token-files', 'snapshot.secret-keys', 'snapshot.listing', 'snapshot.transfer-out', 'snapshot.pack', 'publish.layout-copy', 'publish.head']) {
       expect(parts[k], k).toBeGreaterThanOrEqual(0);
     }
     expect(parts['snapshot.full-stream']).toBeUndefined();
-    expect(formatTimings(second)).toMatch(/snapshot-workspace\s+\d+\n\s+stop-processes\s+\d+\n\s+redact-notes\s+\d+\n\s+secret-keys\s+\d+\n\s+credential-files\s+\d+\n\s+token-files\s+\d+\n\s+listing\s+\d+[\s\S]*workspace snapshot from the changes only/);
+    expect(formatTimings(second)).toMatch(/snapshot-workspace\s+\d+\n\s+stop-processes\s+\d+\n\s+redact-notes\s+\d+\n\s+redact-git-messages\s+\d+\n\s+secret-keys\s+\d+\n\s+credential-files\s+\d+\n\s+token-files\s+\d+\n\s+listing\s+\d+[\s\S]*workspace snapshot from the changes only/);
 
     const store = await openStore(join(s.home, 'store'));
     const ws = await store.get(second.workspaceSnapshot!);
