@@ -5,8 +5,7 @@
  * and the head moved to it before the pipeline runs, so a pipeline failure or a crash leaves the rollout pending
  * on the lineage (its transcript in `sessions/`, no raw memories yet) for the next session to extract.
  */
-import { constants } from 'node:fs';
-import { access, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newRolloutId } from './agent/ids.js';
 import type { ModelClient } from './agent/client.js';
@@ -29,7 +28,7 @@ import { HeadPublisher } from './session/publish.js';
 import { pendingOnBranch } from './session/pending-branch.js';
 import { rescueStrandedSandboxes, sessionHasSandbox } from './session/stranded.js';
 import { detachGoneSandboxDisks } from './sandbox/docker/gone-disks.js';
-import { assertHomeOutside, assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
+import { assertHomeOutside, assertStoreWritable, assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
 import { snapshotSandbox, type ChangeBaseline, type SnapshotTimings, type WorkspaceSnapshotMode } from './session/snapshot-sandbox.js';
 import { listWorkspace, type WorkspaceListing } from './session/workspace-listing.js';
 import { inHostCheckout, sandboxClock, type WasThere } from './session/credential-files.js';
@@ -76,10 +75,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const rolloutId = newRolloutId();
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
   await removeDeadScratch(config.home);
-  // A store that cannot be written fails here, before the sandbox and the model are paid for (trial 25 N10: a
-  // read-only `--store` failed at the workspace snapshot, after the whole run, leaving its sandbox each time).
-  // The error (EROFS, EACCES) becomes one NOT_WRITABLE message naming the store (`access-errors.ts`).
-  if (!isS3Store(store)) await access(store.tmpDir, constants.W_OK);
+  if (!isS3Store(store)) await assertStoreWritable(store.tmpDir);
   // Partial blobs of snapshot writers that were killed (never a live one's): they stayed until a `recover`.
   if (!isS3Store(store)) await removeDeadWriterTemps(store.tmpDir);
   // A killed session's work that is only in its container becomes a snapshot this session adopts as a branch.

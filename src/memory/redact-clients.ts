@@ -6,6 +6,8 @@
  * command (up to `;`, `|`, `&` or a line break), so `-p 8080` after `docker run` or `ssh -p 22` stay. Whether a
  * command is curl or httpie (`isCurlSegment`) is read here too, for redact.ts's `-u user:password` rule.
  */
+import { REDACTED_RE } from './redact-boundaries.js';
+import { isDevDefault } from './redact-dev-defaults.js';
 
 /**
  * A shell metacharacter inside an unquoted value that does not end it: `;`, `&` or `)` followed by more of the
@@ -97,4 +99,9 @@ export function isCurlSegment(text: string, offset: number): boolean {
   const cut = Math.max(before.lastIndexOf('\n'), before.lastIndexOf(';'), before.lastIndexOf('|'), before.lastIndexOf('&'));
   const segment = before.slice(cut + 1);
   return /\bcurl\b/.test(segment) || /(?:^|\s)https?(?:\s|$)/.test(segment);
+}
+
+/** Whether a value given to a client (a flag's or a positional password) is one: not a reference, prompt or default. */
+export function isClientSecret(value: string): boolean {
+  return !(REDACTED_RE.test(value) || /^[$<{*]/.test(value) || value === '' || isDevDefault(value));
 }

@@ -24,7 +24,7 @@ export type { SecretKind };
 
 const marker = (kind: SecretKind): string => `[REDACTED:${kind}]`;
 
-import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD, isCurlSegment } from './redact-clients.js';
+import { CLIENT_RULES, CLIENT_TRIGGER, META_IN_WORD, isClientSecret, isCurlSegment } from './redact-clients.js';
 import { redactArgs, redactPrintfFormats } from './redact-args.js';
 import { BASE64_RUN, HEX_RUN, decodeBase64Text, decodeHexText, isHighEntropyValue, isWordy, redactWrappedBase64 } from './redact-encoded.js';
 import { redactEscapes, redactFragments } from './redact-fragments.js';
@@ -233,11 +233,6 @@ function replaceAssignment(colon: boolean) {
     const quote = dq !== undefined ? '"' : sq !== undefined ? "'" : '';
     return `${name}${sep}${quote}${marker(assignmentKind(name))}${quote}`;
   };
-}
-
-/** Whether a value given to a client (a flag's or a positional password) is one: not a reference, prompt or default. */
-function isClientSecret(value: string): boolean {
-  return !(REDACTED_RE.test(value) || /^[$<{*]/.test(value) || value === '' || isDevDefault(value));
 }
 
 /**

@@ -1,4 +1,5 @@
-import { realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { MnemaraError } from '../config/errors.js';
@@ -171,4 +172,13 @@ export function startChoice(options: SessionOptions): { from?: string; memoryFro
     ...(options.from !== undefined ? { from: options.from } : {}),
     ...(options.memoryFrom !== undefined ? { memoryFrom: options.memoryFrom } : {}),
   };
+}
+
+/**
+ * Throws when the directory store's `tmpDir` cannot be written, before the sandbox and the model are paid for (trial
+ * 25 N10: a read-only `--store` failed at the workspace snapshot, after the whole run, leaving its sandbox each
+ * time). The EROFS/EACCES error becomes one NOT_WRITABLE message naming the store (`access-errors.ts`).
+ */
+export async function assertStoreWritable(tmpDir: string): Promise<void> {
+  await access(tmpDir, constants.W_OK);
 }

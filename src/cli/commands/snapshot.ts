@@ -12,6 +12,7 @@ import type { MemoryConfig, MemoryLayout } from '../../config/memory.js';
 import { handMemoryMerger } from '../../session/hand-memory.js';
 import { createOnHead } from '../../snapshot/create-on-head.js';
 import { readRestoreMarker, writeRestoreMarker } from '../../snapshot/restore-marker.js';
+import { recordRestore } from '../restore-record.js';
 import { skippedInChain } from '../../snapshot/chain-skipped.js';
 import { leftOutLines } from '../left-out-lines.js';
 import { diffSnapshots } from '../../snapshot/diff.js';
@@ -20,7 +21,7 @@ import { copyLineage, type CopyReport } from '../../snapshot/store/copy.js';
 import { collectGarbage, pruneSnapshots, squashLineage, verifySnapshots, type CleanupReport } from '../../snapshot/maintenance.js';
 import { isS3Store, openSnapshotStore, type AnyStore, type DirectoryStore, type Manifest } from '../../snapshot/index.js';
 import { DAMAGED_HEAD_HINT } from '../../snapshot/errors.js';
-import { EXIT, emit, formatBytes as size, listedPath, progressPrinter, reportError, writeErr } from '../output.js';
+import { EXIT, emit, formatBytes as size, listedPath, progressPrinter, reportError } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 import { resolveRestorePaths } from '../restore-paths.js';
 import { snapshotRef } from '../snapshot-ref.js';
@@ -263,17 +264,7 @@ export function registerSnapshotCommand(program: Command): void {
         });
         const { config } = loadCliConfig(opts);
         // The merge base of later hand edits of the memory layout (`snapshot create --kind memory`).
-        // The tree is restored whatever happens to the record: a read-only home failed the command after writing
-        // every file, saying "Nothing was changed" (trial 25 N6). Said, and the restore stands.
-        let unrecorded: string | undefined;
-        if (!opts.path || opts.path.some((p) => p.replace(/\/+$/, '') === config.memory.layout.memoriesDir)) {
-          await writeRestoreMarker(config.home, dir, id).catch((err: NodeJS.ErrnoException) => {
-            unrecorded = `${err.code ?? err.message}`;
-          });
-        }
-        if (unrecorded && !opts.json) {
-          writeErr(`warning: restored, but which snapshot ${dir} holds could not be recorded in ${config.home} (${unrecorded}): a later \`mnemara snapshot create ${dir} --kind memory\` will not know what your hand edits started from\n`);
-        }
+        const unrecorded = !opts.path || opts.path.some((p) => p.replace(/\/+$/, '') === config.memory.layout.memoriesDir) ? await recordRestore(config.home, dir, id, !opts.json) : undefined;
         // What the chain left out when it was taken is not in `dir` either: said, so a restore is not taken for the whole tree.
         const leftOut = opts.path ? [] : await skippedInChain(s, id);
         emit(Boolean(opts.json), { snapshot: id, dir, ...r, leftOut, ...(unrecorded ? { unrecorded } : {}) }, () =>
