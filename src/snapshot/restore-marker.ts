@@ -1,7 +1,4 @@
-import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { readDirRecord, writeDirRecord } from './dir-record.js';
 
 /**
  * Which snapshot a host directory was last restored from (or last snapshotted as), so that a later
@@ -16,33 +13,14 @@ export interface RestoreMarker {
   at: string;
 }
 
-function markerPath(home: string, dir: string): { file: string; real: string } {
-  let real = resolve(dir);
-  try {
-    real = realpathSync(real);
-  } catch {
-    // A directory that does not exist yet has no marker to find; its resolved path names it.
-  }
-  return { file: join(home, 'restores', `${createHash('sha256').update(real).digest('hex').slice(0, 32)}.json`), real };
-}
-
 /** Records that `dir` now holds `snapshot` (atomically: write aside, rename). Throws on an unwritable home. */
 export async function writeRestoreMarker(home: string, dir: string, snapshot: string): Promise<void> {
-  const { file, real } = markerPath(home, dir);
-  await mkdir(join(home, 'restores'), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify({ dir: real, snapshot, at: new Date().toISOString() } satisfies RestoreMarker)}\n`);
-  await rename(tmp, file);
+  await writeDirRecord(home, 'restores', dir, { snapshot, at: new Date().toISOString() });
 }
 
 /** The snapshot `dir` was last restored from or snapshotted as, or `null` (no marker, or one that is unreadable). */
 export async function readRestoreMarker(home: string, dir: string): Promise<RestoreMarker | null> {
-  const { file, real } = markerPath(home, dir);
-  try {
-    const m = JSON.parse(await readFile(file, 'utf8')) as Partial<RestoreMarker>;
-    if (typeof m.snapshot !== 'string' || m.dir !== real) return null;
-    return { dir: real, snapshot: m.snapshot, at: typeof m.at === 'string' ? m.at : '' };
-  } catch {
-    return null;
-  }
+  const m = await readDirRecord(home, 'restores', dir);
+  if (!m || typeof m.snapshot !== 'string') return null;
+  return { dir: m.dir, snapshot: m.snapshot, at: typeof m.at === 'string' ? m.at : '' };
 }
