@@ -3,11 +3,16 @@
  * for these tests, with other tools, repositories and languages than the corpus runs). The rules read structure —
  * what a run ran and got through, the shape of its commands — not a language's words:
  * - a change of the repository stated in a language no list reads retires an older chain whose commands use a
- *   name the statement gives and the stating run never ran (`unused-terms.ts`).
+ *   name the statement gives and the stating run never ran (`unused-terms.ts`);
+ * - a line added to an ignore file (`.gitignore`) is no change of the code: the chain it sits in (an install, then
+ *   a variable in front of the command) stays one fix instead of an install without its variable (`config-paths.ts`).
  */
 import { describe, expect, it } from 'vitest';
 import type { Candidate } from '../../src/memory/phase2/merge.js';
 import { dropSuperseded } from '../../src/memory/phase2/supersede.js';
+import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
+import { viewRollout } from '../../src/memory/phase1/rollout.js';
+import { TranscriptBuilder } from './phase1/build.js';
 
 const entry = (kind: Candidate['kind'], text: string, order: number, source: string): Candidate => ({
   kind,
@@ -50,5 +55,21 @@ describe('a change stated in a language no list reads retires the chain its run 
     const same = entry('pitfall', chain.text, 0, 'r2');
     const { kept } = dropSuperseded([change, pref, same], [{ order: 0, passed: ['pixi run test'], exited0: ['pixi run test'], ran: ['pixi run test'] }]);
     expect(kept).toEqual([change, pref, same]);
+  });
+});
+
+describe('an ignore-file line does not split a chain', () => {
+  it('install, a cache directory ignored, then the variable in front: one entry with both', () => {
+    const b = new TranscriptBuilder('Dodaj test za parser datuma.')
+      .bash('cd /workspace && npx ava', 1, "Error: Cannot find module 'ava'")
+      .bash('cd /workspace && npm install --save-dev ava@6.1.3 2>&1 | tail -1', 0, 'added 120 packages')
+      .bash('cd /workspace && npx ava', 1, "Error: EACCES: permission denied, mkdir '/home/agent/.cache/ava'")
+      .bash("cd /workspace && echo '.cache/' >> .gitignore && npx ava", 1, "Error: EACCES: permission denied, mkdir '/home/agent/.cache/ava'")
+      .bash('cd /workspace && XDG_CACHE_HOME=/workspace/.cache npx ava', 0, '12 tests passed')
+      .say('Test dodan; svi testovi prolaze.');
+    const texts = extractDeterministic(viewRollout(b.end('completed'), 'r')).map((m) => m.text);
+    const chain = texts.filter((t) => t.includes('npm install --save-dev ava@6.1.3'));
+    expect(chain).toHaveLength(1);
+    expect(chain[0]).toContain('XDG_CACHE_HOME=/workspace/.cache npx ava');
   });
 });
