@@ -5,7 +5,9 @@
  * - a change of the repository stated in a language no list reads retires an older chain whose commands use a
  *   name the statement gives and the stating run never ran (`unused-terms.ts`);
  * - a line added to an ignore file (`.gitignore`) is no change of the code: the chain it sits in (an install, then
- *   a variable in front of the command) stays one fix instead of an install without its variable (`config-paths.ts`).
+ *   a variable in front of the command) stays one fix instead of an install without its variable (`config-paths.ts`);
+ * - "from now on", "always", "never", "this time", "for now" in more languages (`durable-far.ts`): a lasting rule
+ *   beside a one-off order is kept, the one-off is not.
  */
 import { describe, expect, it } from 'vitest';
 import type { Candidate } from '../../src/memory/phase2/merge.js';
@@ -71,5 +73,23 @@ describe('an ignore-file line does not split a chain', () => {
     const chain = texts.filter((t) => t.includes('npm install --save-dev ava@6.1.3'));
     expect(chain).toHaveLength(1);
     expect(chain[0]).toContain('XDG_CACHE_HOME=/workspace/.cache npx ava');
+  });
+});
+
+describe('a lasting rule beside a one-off in more languages', () => {
+  const prefs = (b: TranscriptBuilder) => extractDeterministic(viewRollout(b.end('completed'), 'r')).filter((m) => m.kind === 'preference').map((m) => m.text);
+  it.each([
+    ['Kyrgyz', 'Мындан ары `cargo deny check` иштетиңиз. Бул жолу `CHANGELOG.md` өзгөртпөңүз.', 'cargo deny check', 'CHANGELOG.md'],
+    ['Malagasy', "Aza mihitsy manova `vendor/` tanana. Amin'izao fotoana izao, avelao ny `docs/api.md`.", 'vendor/', 'docs/api.md'],
+    ['Faroese', 'Altíð koyr `mix credo --strict` áðrenn tú gevst. Hesaferð skalt tú ikki broyta `mix.lock`.', 'mix credo --strict', 'mix.lock'],
+  ])('%s', (_, said, kept, oneOff) => {
+    const b = new TranscriptBuilder('Fix the off-by-one in the pager.')
+      .edit('/workspace/src/pager.rs')
+      .user(said)
+      .bash('cd /workspace && cargo test -q', 0, 'test result: ok. 9 passed')
+      .say('Fixed.');
+    const p = prefs(b);
+    expect(p.some((t) => t.includes(kept))).toBe(true);
+    expect(p.some((t) => t.includes(oneOff))).toBe(false);
   });
 });
