@@ -7,7 +7,9 @@
  * - a line added to an ignore file (`.gitignore`) is no change of the code: the chain it sits in (an install, then
  *   a variable in front of the command) stays one fix instead of an install without its variable (`config-paths.ts`);
  * - "from now on", "always", "never", "this time", "for now" in more languages (`durable-far.ts`): a lasting rule
- *   beside a one-off order is kept, the one-off is not.
+ *   beside a one-off order is kept, the one-off is not;
+ * - a flaky-test note is retired when a newer completed task names its test file and the run's tests pass: the user
+ *   fixed the flake and said so, in whatever language (`task-state.ts`).
  */
 import { describe, expect, it } from 'vitest';
 import type { Candidate } from '../../src/memory/phase2/merge.js';
@@ -15,6 +17,7 @@ import { dropSuperseded } from '../../src/memory/phase2/supersede.js';
 import { extractDeterministic } from '../../src/memory/phase1/deterministic/index.js';
 import { viewRollout } from '../../src/memory/phase1/rollout.js';
 import { TranscriptBuilder } from './phase1/build.js';
+import { closeFinishedTasks } from '../../src/memory/phase2/task-state.js';
 
 const entry = (kind: Candidate['kind'], text: string, order: number, source: string): Candidate => ({
   kind,
@@ -91,5 +94,19 @@ describe('a lasting rule beside a one-off in more languages', () => {
     const p = prefs(b);
     expect(p.some((t) => t.includes(kept))).toBe(true);
     expect(p.some((t) => t.includes(oneOff))).toBe(false);
+  });
+});
+
+describe('a flake the user says they fixed, naming its file in the task', () => {
+  const note = entry('procedure', 'Noted by the agent at the end of a run (Add paging): “`test/clock_test.exs` ("expires after ttl") is flaky: it depends on wall-clock time and fails now and then.”', 1, 'r1');
+  const outcome = (task: string, passed: string[]) => ({ rolloutId: 'r2', order: 0, task, outcome: 'completed', passed, exited0: passed, ran: passed, deleted: [], changed: ['lib/pager.ex'] });
+  it('retired when the newer task names `test/clock_test.exs` and its tests pass', () => {
+    const r = closeFinishedTasks([note], [outcome('Tulifanya `test/clock_test.exs` kuwa thabiti kwa saa bandia. Sasa ongeza ukurasa wa pili.', ['mix test'])] as never);
+    expect(r.kept).toEqual([]);
+    expect(r.fixed[0]!.tests).toEqual(['test/clock_test.exs']);
+  });
+  it('kept when the task does not name it, or nothing passed', () => {
+    expect(closeFinishedTasks([note], [outcome('Ongeza ukurasa wa pili.', ['mix test'])] as never).kept).toEqual([note]);
+    expect(closeFinishedTasks([note], [outcome('Tulifanya `test/clock_test.exs` kuwa thabiti.', [])] as never).kept).toEqual([note]);
   });
 });
