@@ -7,6 +7,7 @@ import { workaroundsNoLongerNeeded } from './workaround.js';
 import { namingDeletedFiles } from './deleted-files.js';
 import { exitCodesNowTrusted } from './trusted-exit.js';
 import { prohibitionsNowLifted } from './lifted-prohibitions.js';
+import { changedAwayFrom } from './unused-terms.js';
 import { pushAll } from '../../config/arrays.js';
 
 /**
@@ -318,6 +319,11 @@ export function dropSuperseded(
     if (stale.has(b)) continue;
     stale.add(b);
     superseded.push({ stale: b, by: null });
+  }
+  for (const { stale: b, by } of changedAwayFrom(candidates, outcomes)) {
+    if (stale.has(b)) continue;
+    stale.add(b);
+    superseded.push({ stale: b, by });
   }
   const lifted: Lifted[] = [];
   for (const b of candidates) {

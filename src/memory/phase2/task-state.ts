@@ -145,15 +145,18 @@ function fixedFlaky(c: Candidate, outcomes: RolloutOutcome[]): FixedFlaky | unde
 /**
  * A note that calls a test flaky and names the test file it lives in ("`ttl_test` in `test/cache_test.exs` is
  * flaky …") is retired when a newer completed rollout changed that file and a test command passed in it: the
- * flake was worked on and the suite ran green, whatever language the run said so in. The tests named are the
- * note's code spans that are not the file.
+ * flake was worked on and the suite ran green, whatever language the run said so in; so is one whose task names
+ * that file as a code span and whose tests passed. The tests named are the note's code spans that are not the file.
  */
 function fixedFlakyNote(c: Candidate, outcomes: RolloutOutcome[]): FixedFlaky | undefined {
   if (c.kind === 'preference' || c.kind === 'task_state' || !/\bflaky\b|\bintermittent(ly)?\b/i.test(c.text)) return undefined;
   const spans = [...c.text.matchAll(/`([^`]+)`/g)].map((x) => x[1]!.trim());
-  const by = outcomes.find((o) => o.order < c.order && o.outcome === 'completed' && o.passed.length > 0 && (o.changed ?? []).some((f) => spans.includes(f) && /test|spec/i.test(f)));
+  // The file changed by that run, or named by its task: the user fixed the flake and said so, in any language
+  // ("we fixed `spec/x_spec.lua`, it is no longer flaky"), and the run's tests then passed.
+  const touched = (o: RolloutOutcome, f: string) => /test|spec/i.test(f) && ((o.changed ?? []).includes(f) || (/\.\w{1,5}$/.test(f) && o.task.includes(`\`${f}\``)));
+  const by = outcomes.find((o) => o.order < c.order && o.outcome === 'completed' && o.passed.length > 0 && spans.some((f) => touched(o, f)));
   if (!by) return undefined;
-  const file = spans.find((sp) => (by.changed ?? []).includes(sp))!;
+  const file = spans.find((sp) => touched(by, sp))!;
   const tests = spans.filter((sp) => sp !== file && /^[\w.:#>-]+$/.test(sp) && !/\.\w{1,4}$/.test(sp));
   return { stale: c, tests: tests.length ? tests : [file], by };
 }

@@ -5,8 +5,10 @@ import type { Step } from '../rollout.js';
  * the repository, and every file of the environment outside the workspace.
  */
 
+// Ignore files (`.gitignore`, `.dockerignore`) say what the tools skip, never what the code does: a line added to
+// one in the middle of a fix (a cache directory moved into the workspace) must not end the fix's chain.
 const CONFIG_BASENAME =
-  /^(conftest\.py|setup\.(cfg|py)|pyproject\.toml|tox\.ini|pytest\.ini|noxfile\.py|package\.json|\.npmrc|\.yarnrc(\.yml)?|\.pypirc|pip\.conf|\.jvmopts|\.sbtopts|\.bazelrc|\.Rprofile|\.Renviron|settings\.xml|toolchains\.xml|[\w.-]+\.conf|\.nvmrc|\.?tool-versions|tsconfig[\w.-]*\.json|[\w.-]*\.config\.[cm]?[jt]s|Makefile|GNUmakefile|CMakeLists\.txt|CMakePresets\.json|Dockerfile[\w.-]*|\.env[\w.-]*|go\.mod|go\.work|Cargo\.toml|rust-toolchain(\.toml)?|requirements[\w.-]*\.txt|Gemfile|[\w.-]+\.(toml|ya?ml|ini|cfg|properties))$/;
+  /^(\.(git|hg|docker|npm|prettier|eslint)ignore|\.gitattributes|conftest\.py|setup\.(cfg|py)|pyproject\.toml|tox\.ini|pytest\.ini|noxfile\.py|package\.json|\.npmrc|\.yarnrc(\.yml)?|\.pypirc|pip\.conf|\.jvmopts|\.sbtopts|\.bazelrc|\.Rprofile|\.Renviron|settings\.xml|toolchains\.xml|[\w.-]+\.conf|\.nvmrc|\.?tool-versions|tsconfig[\w.-]*\.json|[\w.-]*\.config\.[cm]?[jt]s|Makefile|GNUmakefile|CMakeLists\.txt|CMakePresets\.json|Dockerfile[\w.-]*|\.env[\w.-]*|go\.mod|go\.work|Cargo\.toml|rust-toolchain(\.toml)?|requirements[\w.-]*\.txt|Gemfile|[\w.-]+\.(toml|ya?ml|ini|cfg|properties))$/;
 
 /**
  * An edit of a file that belongs to the repository (committed with the run's work), as opposed to local

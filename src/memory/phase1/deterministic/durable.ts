@@ -7,6 +7,7 @@
 
 import { MORE_CHANGED, MORE_COMMANDING, MORE_LASTING_MARKERS, MORE_ONE_OFF } from './durable-more.js';
 import { WORLD_CHANGED, WORLD_COMMANDING, WORLD_LASTING_MARKERS, WORLD_ONE_OFF } from './durable-world.js';
+import { FAR_COMMANDING, FAR_LASTING_MARKERS, FAR_ONE_OFF } from './durable-far.js';
 
 /** Said as lasting: "always", "never", "in this repo", "from now on", "we use …", "… on purpose" and equivalents. */
 export const DURABLE = new RegExp(
@@ -32,6 +33,8 @@ export const DURABLE = new RegExp(
     ...MORE_COMMANDING,
     ...WORLD_LASTING_MARKERS,
     ...WORLD_COMMANDING,
+    ...FAR_LASTING_MARKERS,
+    ...FAR_COMMANDING,
   ].join('|'),
   'i',
 );
@@ -49,6 +52,7 @@ export const ONE_OFF = new RegExp(
     '(цього разу|поки що|αυτή τη φορά|προς το παρόν|इस बार|फ़िलहाल|फिलहाल|अभी के लिए)',
     ...MORE_ONE_OFF,
     ...WORLD_ONE_OFF,
+    ...FAR_ONE_OFF,
   ].join('|'),
   'i',
 );
@@ -111,6 +115,7 @@ const LASTING_MARKER = new RegExp(
     '(відтепер|надалі|з цього моменту|у цьому (репозиторії|проєкті|проекті)|από τώρα και στο εξής|στο εξής|από (εδώ|δω|τώρα) και (πέρα|μπρος|εμπρός)|σε αυτό το αποθετήριο|अब से|आगे से|इस (रिपो|प्रोजेक्ट) में)',
     ...MORE_LASTING_MARKERS,
     ...WORLD_LASTING_MARKERS,
+    ...FAR_LASTING_MARKERS,
   ].join('|'),
   'i',
 );
@@ -134,6 +139,7 @@ const COMMANDING = new RegExp(
     '^(завжди|ніколи|πάντα|ποτέ|हमेशा|कभी)',
     ...MORE_COMMANDING,
     ...WORLD_COMMANDING,
+    ...FAR_COMMANDING,
   ].join('|'),
   'i',
 );
