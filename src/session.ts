@@ -312,7 +312,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
     }, config.snapshot.headWaitMinutes * 60_000, async (dir) => {
       adoption = await adoptOrphans(store, config.home, lineage, dir, layout, rolloutId);
       return [...adoption.rolloutIds, ...adoption.notes]; // any of them: the head gets the merged layout
-    });
+    }, config.memory);
     let adoption: Awaited<ReturnType<typeof adoptOrphans>> | undefined;
     const published = await step('publish', emit, timings, () => publisher.publishWorkspace(sandbox, workspaceSnapshot.id), () =>
       `head of ${lineage} → ${publisher.expected}`,

@@ -1,10 +1,9 @@
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropLayoutLinks } from '../memory/layout-links.js';
 import type { MemoryConfig, MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
-import { mergeMemoryMd } from '../memory/hand-merge.js';
 import { refreshSummary } from '../memory/handbook.js';
 import type { SnapshotStore } from '../snapshot/types.js';
 import { mergeLayouts } from './layout-merge.js';
@@ -16,8 +15,8 @@ import { mergeLayouts } from './layout-merge.js';
  * snapshot is about to be packed on a `parent` that is not the snapshot `dir` last matched (first `base`, then
  * each head merged in), `parent`'s memory layout is merged three-way into `dir` itself, as a session merges a
  * head that moved (`mergeLayouts`): files only one side changed take that side; MEMORY.md changed on both sides
- * gets both sides' entry edits (`mergeMemoryMd`); any other file both changed keeps theirs and ours beside it as
- * `<name>.ours-<tag>`. Derived files (the consolidation state, per-rollout artifacts) take the head's: the next
+ * gets both sides' entry edits (`mergeMemoryMd`); a text note both changed gets both sides' lines; any other
+ * file both changed keeps theirs and ours beside it as `<name>.ours-<tag>`. Derived files (the consolidation state, per-rollout artifacts) take the head's: the next
  * consolidation rebuilds them; memory_summary.md is rendered again from the merged MEMORY.md (`refreshSummary`). `dir` then holds what the snapshot holds.
  * Throws what `restoreToDirectory` throws (e.g. `base` was pruned from the store).
  */
@@ -45,19 +44,18 @@ export function handMemoryMerger(options: {
     for (const d of dirs) await mkdir(join(out, d), { recursive: true });
     return out;
   };
-  const read = (root: string): Promise<string | null> => readFile(join(root, memoryMd), 'utf8').catch(() => null);
   const beforePack = async (parent: string | null): Promise<void> => {
     if (parent === null || parent === matches) return;
     const root = await mkdtemp(join(tmpdir(), 'mnemara-hand-merge-'));
     try {
       const [theirs, base] = await Promise.all([extract(root, parent), extract(root, matches)]);
-      const ours = await read(dir);
       const report = await mergeLayouts({
         ours: dir,
         theirs,
         base,
         dirs,
         tag,
+        memoryMd,
         rebuilt: (rel) =>
           rel === memoryMd ||
           rel === `${m}/memory_summary.md` ||
@@ -65,10 +63,6 @@ export function handMemoryMerger(options: {
           rel.startsWith(`${m}/raw_memories/`) ||
           rel.startsWith(`${m}/rollout_summaries/`),
       });
-      if (report.conflicts.includes(memoryMd)) {
-        const text = mergeMemoryMd(await read(base), ours, await read(theirs));
-        if (text !== null) await writeFile(join(dir, memoryMd), text);
-      }
       // The summary is derived: the head's would describe the head's MEMORY.md, not the merged one, until the next
       // consolidation. Rendered from the merged file as phase 2 renders it.
       await refreshSummary(dir, { ...caps, layout });

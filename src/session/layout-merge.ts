@@ -1,13 +1,20 @@
 import { createHash } from 'node:crypto';
-import { copyFile, lstat, mkdir, readdir, readFile, readlink, rm, symlink } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
+import { mergeMemoryMd } from '../memory/hand-merge.js';
+import { unionMerge } from './text-union.js';
 
 /** What a three-way merge of two memory layouts did, by relative path. */
 export interface LayoutMergeReport {
   /** Files taken from theirs (new there, or changed only there, or deleted only there). */
   fromTheirs: string[];
-  /** Files both sides changed differently. Files phase 2 rebuilds went to theirs; others keep both (ours renamed). */
+  /**
+   * Files both sides changed differently. MEMORY.md got both sides' entry edits; other files phase 2 rebuilds
+   * went to theirs; notes got both sides' lines (`merged`) or, when not text, keep both files (ours renamed).
+   */
   conflicts: string[];
+  /** Of `conflicts`, the files that now hold both sides' changes in one file (MEMORY.md, text notes). */
+  merged: string[];
 }
 
 /** A file's identity for comparison: its content digest, or its link target. `undefined` = absent. */
@@ -46,10 +53,13 @@ async function place(from: string, to: string): Promise<void> {
  * Three-way merge of memory layouts, written into `ours` (a host directory holding our layout).
  * `theirs` holds the layout of a head another session published; `base` (or `null` = empty) the layout both
  * started from. Per file: unchanged on one side → the other side's version wins (including deletion);
- * changed the same way → kept. Changed differently on both sides: a file in `rebuilt` (MEMORY.md,
- * memory_summary.md, the consolidation state, per-rollout artifacts) takes theirs, because the pipeline
- * consolidates our raw memories into it again; any other file keeps theirs at its path and ours beside it as `<name>.ours-<tag>`, so no
- * lesson or note of either side is lost. Transcripts and per-rollout files never collide (rollout ids are unique).
+ * changed the same way → kept. Changed differently on both sides: `memoryMd` gets both sides' entry edits
+ * (`mergeMemoryMd`: a bullet our run or its agent added has no raw memory to come back from, so taking theirs lost
+ * it when the head moved after our consolidation — new-user trial 27 F1); any other file in `rebuilt`
+ * (memory_summary.md, the consolidation state, per-rollout artifacts) takes theirs, because the pipeline
+ * rebuilds it; a text note gets both sides' lines (`unionMerge`); any other file keeps theirs at its path and
+ * ours beside it as `<name>.ours-<tag>`, so no lesson or note of either side is lost. Transcripts and
+ * per-rollout files never collide (rollout ids are unique).
  */
 export async function mergeLayouts(options: {
   ours: string;
@@ -57,6 +67,8 @@ export async function mergeLayouts(options: {
   base: string | null;
   /** The layout's folders, relative (e.g. `['memories', 'sessions']`). */
   dirs: string[];
+  /** Relative path of MEMORY.md (e.g. `memories/MEMORY.md`): merged entry by entry on a conflict. */
+  memoryMd?: string;
   /** Relative paths phase 1 or phase 2 regenerate (given as a list or a predicate). */
   rebuilt: string[] | ((rel: string) => boolean);
   /** Suffix for our copy of a conflicting file, e.g. our rollout id. */
@@ -74,7 +86,7 @@ export async function mergeLayouts(options: {
     ...(await listFiles(theirs, dirs)),
     ...(base ? await listFiles(base, dirs) : []),
   ]);
-  const report: LayoutMergeReport = { fromTheirs: [], conflicts: [] };
+  const report: LayoutMergeReport = { fromTheirs: [], conflicts: [], merged: [] };
   for (const rel of [...paths].sort()) {
     const [o, t, b] = await Promise.all([
       fingerprint(join(ours, rel)),
@@ -91,6 +103,23 @@ export async function mergeLayouts(options: {
     }
     report.conflicts.push(rel);
     if (t === undefined) continue; // they deleted what we changed: keep ours, nothing is lost
+    if (rel === options.memoryMd && o?.startsWith('file:') && t.startsWith('file:')) {
+      const text = async (root: string | null): Promise<string | null> => (root ? readFile(join(root, rel), 'utf8').catch(() => null) : null);
+      const mergedMd = mergeMemoryMd(await text(base), await text(ours), await text(theirs));
+      if (mergedMd !== null) {
+        await writeFile(join(ours, rel), mergedMd);
+        report.merged.push(rel);
+        continue;
+      }
+    }
+    if (!rebuilt(rel) && o?.startsWith('file:') && t.startsWith('file:')) {
+      const union = await unionMerge(base ? join(base, rel) : null, join(ours, rel), join(theirs, rel));
+      if (union !== null) {
+        await writeFile(join(ours, rel), union);
+        report.merged.push(rel);
+        continue;
+      }
+    }
     if (options.oursStays && !rebuilt(rel) && o !== undefined) {
       await place(join(theirs, rel), join(ours, `${rel}.from-${tag}`));
       continue;

@@ -18,9 +18,10 @@ const log = logger('session.orphans');
  * after a kill gets the start its session record names, none only for records older than that). Without this a killed session's notes stayed only on its branch `LINEAGE@<rollout-id>`.
  *
  * mnemara's own files (`mnemaraOwnedPaths`) are never taken from the orphan (the agent could have written them;
- * its transcript comes in through `sessions/`, its lessons through the pipeline). A note both sides changed keeps
- * the head's version at its path and the orphan's beside it as `<name>.from-<rollout-id>`: nothing is lost, and the
- * newer text stays where the next run reads it. The pipeline redacts the notes before any memory snapshot (they
+ * its transcript comes in through `sessions/`, its lessons through the pipeline). A text note both sides changed gets both
+ * sides' lines, the head's first (`unionMerge`); any other file keeps the head's version at its path and the
+ * orphan's beside it as `<name>.from-<rollout-id>`: nothing is lost, and the newer text stays where the next run
+ * reads it. The pipeline redacts the notes before any memory snapshot (they
  * were redacted in the sandbox too). Returns the note paths taken (workspace-relative) and, when the orphan's agent
  * changed MEMORY.md since its start snapshot, those edits for the pipeline to judge as the rollout's proposals
  * (as a live run's are). Throws what the store's restore throws.
@@ -56,7 +57,8 @@ export async function adoptOrphanNotes(
   try {
     const report = await mergeLayouts({ ours: layoutDir, theirs, base, dirs: [layout.memoriesDir], rebuilt: () => false, tag: rolloutId, oursStays: true });
     const present = async (rel: string): Promise<boolean> => lstat(join(layoutDir, rel)).then(() => true, () => false);
-    const candidates = [...report.fromTheirs, ...report.conflicts.map((p) => `${p}.from-${rolloutId}`)];
+    const merged = new Set(report.merged);
+    const candidates = [...report.fromTheirs, ...report.merged, ...report.conflicts.filter((p) => !merged.has(p)).map((p) => `${p}.from-${rolloutId}`)];
     const taken = (await Promise.all(candidates.map(async (p) => ((await present(p)) ? p : null)))).filter((p): p is string => p !== null).sort();
     if (taken.length) log.info({ snapshot: snapshotId, rolloutId, notes: taken }, "adopted an orphaned rollout's memory notes");
     return { notes: taken, ...(memoryEdits ? { memoryEdits } : {}) };

@@ -2,7 +2,8 @@ import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { logger } from '../config/logger.js';
 import { redactFile } from '../memory/redact-document.js';
 import { join } from 'node:path';
-import type { MemoryLayout } from '../config/memory.js';
+import type { MemoryConfig, MemoryLayout } from '../config/memory.js';
+import { refreshSummary } from '../memory/handbook.js';
 import type { OnProgress } from '../config/progress.js';
 import { HeadConflictError } from '../snapshot/errors.js';
 import { retryHeadMove } from '../snapshot/head-retry.js';
@@ -81,6 +82,8 @@ export class HeadPublisher {
     private readonly boundMs = 10 * 60_000,
     /** Brings orphaned rollouts of the lineage into `layoutDir` (transcripts into `sessions/`, notes into `memories/`); returns what it added (ids, note paths). */
     private readonly adopt?: (layoutDir: string) => Promise<string[]>,
+    /** Caps memory_summary.md is rendered with after a MEMORY.md merge (tokens; `memory.memoryMdTokens`, `memory.summaryTokens`). */
+    private readonly summaryCaps?: Pick<MemoryConfig, 'memoryMdTokens' | 'summaryTokens'>,
   ) {
     this.expected = start.headAtStart;
     this.base = start.layoutFrom;
@@ -111,11 +114,16 @@ export class HeadPublisher {
       rel === `${m}/.state.json` ||
       rel.startsWith(`${m}/raw_memories/`) ||
       rel.startsWith(`${m}/rollout_summaries/`);
-    const report = await mergeLayouts({ ours: this.layoutDir, theirs, base, dirs: this.dirs, rebuilt, tag: this.rolloutId });
+    const memoryMd = `${m}/MEMORY.md`;
+    const report = await mergeLayouts({ ours: this.layoutDir, theirs, base, dirs: this.dirs, memoryMd, rebuilt, tag: this.rolloutId });
+    // The head's summary describes the head's MEMORY.md, not the merged one; when the pipeline then finds nothing
+    // new to consolidate (the other session already extracted our rollout) it would stay so until a later run.
+    if (report.merged.includes(memoryMd) && this.summaryCaps) await refreshSummary(this.layoutDir, { ...this.summaryCaps, layout: this.layout });
+    const both = report.merged.length ? `; both sides kept in ${report.merged.join(', ')}` : '';
     this.onProgress?.({
       step: 'merge',
       phase: 'end',
-      message: `merged memory of head ${head}: ${report.fromTheirs.length} files from theirs, ${report.conflicts.length} conflicts`,
+      message: `merged memory of head ${head}: ${report.fromTheirs.length} files from theirs, ${report.conflicts.length} conflicts${both}`,
     });
     this.base = head;
     await Promise.all([rm(theirs, { recursive: true, force: true }), base ? rm(base, { recursive: true, force: true }) : null]);

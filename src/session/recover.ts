@@ -69,7 +69,7 @@ export async function recoverLineage(
   const workDir = await mkdtemp(join(config.home, 'tmp', `session-recover-${id}-p${process.pid}-`));
   try {
     const layoutDir = join(workDir, 'memory');
-    const publisher = new HeadPublisher(store, lineage, layout, workDir, `recover-${id}`, layoutDir, { headAtStart: head, layoutFrom: head }, onProgress, undefined, config.snapshot.headWaitMinutes * 60_000);
+    const publisher = new HeadPublisher(store, lineage, layout, workDir, `recover-${id}`, layoutDir, { headAtStart: head, layoutFrom: head }, onProgress, undefined, config.snapshot.headWaitMinutes * 60_000, undefined, config.memory);
     await publisher.extract(head, layoutDir);
     const adoption = await adoptOrphans(store, config.home, lineage, layoutDir, layout);
     result.adopted = adoption.rolloutIds;

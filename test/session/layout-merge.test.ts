@@ -52,9 +52,11 @@ describe('mergeLayouts', () => {
     expect(read('ours', 'memories/MEMORY.md')).toBe('their handbook');
     expect(existsSync(join(dirOf('ours'), 'memories/MEMORY.md.ours-r1'))).toBe(false);
     expect(existsSync(join(dirOf('ours'), 'memories/old.md'))).toBe(false);
-    expect(read('ours', 'memories/notes.md')).toBe('their notes');
-    expect(read('ours', 'memories/notes.md.ours-r1')).toBe('our notes');
+    // A text note both changed holds both sides' lines, ours first; no copy beside it.
+    expect(read('ours', 'memories/notes.md')).toBe('our notes\ntheir notes');
+    expect(existsSync(join(dirOf('ours'), 'memories/notes.md.ours-r1'))).toBe(false);
     expect(report.conflicts.sort()).toEqual(['memories/MEMORY.md', 'memories/notes.md']);
+    expect(report.merged).toEqual(['memories/notes.md']);
     expect(report.fromTheirs.sort()).toEqual(['memories/old.md', 'memories/raw_memories/r2.md', 'sessions/r2.jsonl']);
   });
 
@@ -73,5 +75,43 @@ describe('mergeLayouts', () => {
     expect(read('ours', 'sessions/r0.jsonl')).toBe('r0');
     expect(read('ours', 'memories/MEMORY.md')).toBe('base handbook');
     expect(report.conflicts).toEqual([]);
+  });
+
+  it('keeps every line three runs appended to one note, whichever order the heads merge in', async () => {
+    write('base', 'memories/notes.md', '- seed\n');
+    write('ours', 'memories/notes.md', '- seed\n- ours\n');
+    write('theirs', 'memories/notes.md', '- seed\n- theirs\n');
+    await mergeLayouts({ ours: dirOf('ours'), theirs: dirOf('theirs'), base: dirOf('base'), dirs: ['memories'], rebuilt: [], tag: 'r1' });
+    expect(read('ours', 'memories/notes.md')).toBe('- seed\n- ours\n- theirs\n');
+    // A third run, started from the same base, merges the result.
+    write('third', 'memories/notes.md', '- seed\n- third\n');
+    await mergeLayouts({ ours: dirOf('third'), theirs: dirOf('ours'), base: dirOf('base'), dirs: ['memories'], rebuilt: [], tag: 'r3' });
+    expect(read('third', 'memories/notes.md').split('\n').sort()).toEqual(['', '- ours', '- seed', '- theirs', '- third']);
+  });
+
+  it('keeps a binary note both changed as two files (ours beside theirs)', async () => {
+    write('ours', 'memories/blob.bin', 'o\0ours');
+    write('theirs', 'memories/blob.bin', 't\0theirs');
+    write('base', 'memories/blob.bin', 'b\0base');
+    const report = await mergeLayouts({ ours: dirOf('ours'), theirs: dirOf('theirs'), base: dirOf('base'), dirs: ['memories'], rebuilt: [], tag: 'r1' });
+    expect(read('ours', 'memories/blob.bin')).toBe('t\0theirs');
+    expect(read('ours', 'memories/blob.bin.ours-r1')).toBe('o\0ours');
+    expect(report.merged).toEqual([]);
+  });
+
+  it("merges MEMORY.md entry by entry: a bullet each side added (with no raw memory behind it) stays", async () => {
+    const head = (bullets: string[]): string =>
+      ['# Memory', '', '<!-- mnemara:memory format=1 consolidated=2026-12-01T00:00:00.000Z producer=deterministic prompt=consolidate-v1 -->', '', '## Facts', '', ...bullets, ''].join('\n');
+    const seed = '- The seed fact holds. <!-- id:m-00000001 src:r0 imp:3 at:2026-12-01T00:00:00.000Z -->';
+    write('base', 'memories/MEMORY.md', head([seed]));
+    write('ours', 'memories/MEMORY.md', head([seed, '- Our hand bullet: start with `make ours-up`. <!-- id:m-0000000a src:r1 imp:3 at:2026-12-01T00:00:01.000Z -->']));
+    write('theirs', 'memories/MEMORY.md', head([seed, '- Their hand bullet: start with `make theirs-up`. <!-- id:m-0000000b src:r2 imp:3 at:2026-12-01T00:00:02.000Z -->']));
+    const rebuilt = ['memories/MEMORY.md'];
+    const report = await mergeLayouts({ ours: dirOf('ours'), theirs: dirOf('theirs'), base: dirOf('base'), dirs: ['memories'], memoryMd: 'memories/MEMORY.md', rebuilt, tag: 'r1' });
+    const md = read('ours', 'memories/MEMORY.md');
+    expect(md).toContain('make ours-up');
+    expect(md).toContain('make theirs-up');
+    expect(md).toContain('The seed fact holds.');
+    expect(report.merged).toEqual(['memories/MEMORY.md']);
   });
 });

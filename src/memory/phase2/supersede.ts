@@ -14,7 +14,8 @@ import { pushAll } from '../../config/arrays.js';
  * "The newer fact wins" (issue 5, phase 2): finds older candidates that a newer one contradicts.
  *
  * 1. Same subject, same tool, other arguments: the content outside code spans, quoted tool output and
- *    mnemara's own template wording is nearly the same (Jaccard ≥ 0.6 on at least two words each) and a code span of each starts with the same word but they
+ *    mnemara's own template wording is nearly the same (Jaccard ≥ 0.6 on at least two words each), the words
+ *    that set them apart do not name each one's own argument (two subjects), and a code span of each starts with the same word but they
  *    differ, a leading `cd … &&` ignored — "build with `cmake --build build -j16`" vs "… `-j4`". (Another
  *    tool altogether is not enough: a repository may well install its frontend with npm and its backend with pip.)
  * 2. The newer text names the older one's term as outdated: "moved/switched/migrated from X to Y",
@@ -265,7 +266,21 @@ export function sameSubjectOtherArguments(newer: string, older: string): boolean
   if (!sameTool) return false;
   const pa = contentProse(newer);
   const pb = contentProse(older);
-  return pa.size >= 2 && pb.size >= 2 && similarity(pa, pb).jaccard >= 0.6;
+  if (!(pa.size >= 2 && pb.size >= 2 && similarity(pa, pb).jaccard >= 0.6)) return false;
+  return !namesItsOwnArgument(pa, pb, ca, cb);
+}
+
+/**
+ * Whether the words that set two entries' prose apart name their commands' differing arguments on both sides:
+ * "the north service starts with `make north-up`" and "the west service starts with `make west-up`" are two
+ * subjects, each with its own command, not one command whose arguments changed (new-user trial 27: three runs'
+ * notes of the same shape retired one another). "Build with `cmake … -j16`" against "… `-j4`" has no such words.
+ */
+function namesItsOwnArgument(pa: Set<string>, pb: Set<string>, ca: Set<string>, cb: Set<string>): boolean {
+  const inCode = (word: string, spans: Set<string>): boolean => [...spans].some((c) => c.includes(word));
+  const onlyA = [...pa].filter((w) => !pb.has(w) && w.length >= 2);
+  const onlyB = [...pb].filter((w) => !pa.has(w) && w.length >= 2);
+  return onlyA.some((w) => inCode(w, ca) && !inCode(w, cb)) && onlyB.some((w) => inCode(w, cb) && !inCode(w, ca));
 }
 
 /**
