@@ -18,7 +18,6 @@ import { createSandbox, keepSandbox } from './sandbox/index.js';
 import { assertTreeFits } from './snapshot/fits.js';
 import type { Sandbox } from './sandbox/types.js';
 import { isS3Store, openSnapshotStore, type SnapshotStore } from './snapshot/index.js';
-import { removeDeadWriterTemps } from './snapshot/temp-leftovers.js';
 import { runAgentStep, sessionModelClient } from './session/agent-step.js';
 import { eventSink, progressOf, step } from './session/context.js';
 import { diffLessons, readEntries } from './session/lessons.js';
@@ -28,7 +27,7 @@ import { HeadPublisher } from './session/publish.js';
 import { pendingOnBranch } from './session/pending-branch.js';
 import { rescueStrandedSandboxes, sessionHasSandbox } from './session/stranded.js';
 import { detachGoneSandboxDisks } from './sandbox/docker/gone-disks.js';
-import { assertHomeOutside, assertStoreWritable, assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
+import { assertHomeOutside, assertStoreUsable, assertWorkspace, resolveStart, restoreWorkspace, startChoice, workspaceLineage } from './session/start.js';
 import { snapshotSandbox, type ChangeBaseline, type SnapshotTimings, type WorkspaceSnapshotMode } from './session/snapshot-sandbox.js';
 import { listWorkspace, type WorkspaceListing } from './session/workspace-listing.js';
 import { inHostCheckout, sandboxClock, type WasThere } from './session/credential-files.js';
@@ -75,9 +74,7 @@ export async function runSession(options: SessionOptions, hooks: SessionHooks = 
   const rolloutId = newRolloutId();
   const transcriptPath = join(config.home, 'transcripts', `${rolloutId}.jsonl`);
   await removeDeadScratch(config.home);
-  if (!isS3Store(store)) await assertStoreWritable(store.tmpDir);
-  // Partial blobs of snapshot writers that were killed (never a live one's): they stayed until a `recover`.
-  if (!isS3Store(store)) await removeDeadWriterTemps(store.tmpDir);
+  if (!isS3Store(store)) await assertStoreUsable(store.tmpDir, explicitStore(config.home, config.snapshot.store).store);
   // A killed session's work that is only in its container becomes a snapshot this session adopts as a branch.
   if (config.sandbox.backend === 'docker') {
     await rescueStrandedSandboxes(store, config.home, config.memory.layout, lineage, onProgress);

@@ -1,6 +1,7 @@
 import type { BetaContentBlock, BetaToolResultBlockParam } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { ToolCallDetail } from './tools/index.js';
-import type { TranscriptWriter } from '../transcript/writer.js';
+import { redactDeep, type TranscriptWriter } from '../transcript/writer.js';
+import { redactSecretPieces, type ReplacedSecret } from '../memory/redact-split-secrets.js';
 
 /** Appends a reply's text (one `message` record, text blocks joined) and one `tool_call` record per `tool_use`. */
 export async function recordReply(writer: TranscriptWriter, turn: number, content: BetaContentBlock[]): Promise<void> {
@@ -14,6 +15,22 @@ export async function recordReply(writer: TranscriptWriter, turn: number, conten
   }
 }
 
+/**
+ * The reply's content with each piece of `secrets` (values tool outputs showed, `replacedSecrets`) that a tool
+ * call's input holds replaced by its marker (`redactSecretPieces`); the same array when no input held one.
+ */
+export function withSecretPiecesRedacted(content: BetaContentBlock[], secrets: readonly ReplacedSecret[]): BetaContentBlock[] {
+  if (secrets.length === 0) return content;
+  let changed = false;
+  const out = content.map((b) => {
+    if (b.type !== 'tool_use') return b;
+    const input = redactDeep(b.input, (s) => redactSecretPieces(s, secrets));
+    if (JSON.stringify(input) === JSON.stringify(b.input)) return b;
+    changed = true;
+    return { ...b, input };
+  });
+  return changed ? out : content;
+}
 
 /** Appends one `tool_result` per result block, with what the tool wrapper measured (exit code, ms) when it ran. */
 export async function recordResults(

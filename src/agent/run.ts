@@ -15,7 +15,8 @@ import { buildSystemPrompt } from './prompt.js';
 import { createToolbox, type ToolLimits, type ToolStyle } from './tools/index.js';
 import type { Outcome, Usage } from '../transcript/schema.js';
 import { addUsage, outcomeOfStop, totalTokens, validateRun, ZERO_USAGE } from './limits.js';
-import { recordReply, recordResults } from './record.js';
+import { recordReply, recordResults, withSecretPiecesRedacted } from './record.js';
+import { redactSecretPieces, replacedSecrets, type ReplacedSecret } from '../memory/redact-split-secrets.js';
 import { placeTranscript, TranscriptWriter, type Redact } from '../transcript/writer.js';
 
 const log = logger('agent');
@@ -123,6 +124,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     });
     await writer.append({ type: 'message', turn: 0, role: 'user', text: options.task });
 
+    // Secrets tool outputs showed whole, this run: their pieces are redacted from the commands (`withSecretPiecesRedacted`).
+    const secrets: ReplacedSecret[] = [];
     const toolbox = createToolbox({
       sandbox: options.sandbox,
       liveUpdate: options.liveUpdate,
@@ -135,17 +138,20 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       // made from the redacted input (a secret split in the input is joined only while the input is whole).
       redact: clean,
       onStart: (c) => emit({ type: 'tool_call_started', turn: turns, ...c, summary: clean(c.summary) }),
-      onEnd: ({ id, detail, summary }) =>
+      onEnd: ({ id, detail, summary }) => {
+        // What the output showed whole goes from the command too, where it was printed in pieces (trial 26 N15).
+        secrets.push(...replacedSecrets(detail.output, clean(detail.output)));
         emit({
           type: 'tool_call_ended',
           turn: turns,
           id,
           name: detail.name,
-          summary: clean(summary),
+          summary: redactSecretPieces(clean(summary), secrets),
           isError: detail.isError,
           ...(detail.exitCode !== undefined ? { exitCode: detail.exitCode } : {}),
           ms: detail.durationMs,
-        }),
+        });
+      },
     });
 
     const runner = options.client.sdk.beta.messages.toolRunner(
@@ -182,9 +188,17 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       stopReason = message.stop_reason;
       emit({ type: 'model_call_ended', turn, stopReason, usage, ms: Math.round(performance.now() - callStarted) });
 
+      // The calls are on disk before they run (a kill mid-command keeps them); rewritten when an output showed a
+      // secret whose pieces a command holds.
+      const mark = await writer.mark();
       await recordReply(writer, turn, message.content);
       const toolMessage = await runner.generateToolResponse();
       const results = toolMessage && Array.isArray(toolMessage.content) ? toolMessage.content : [];
+      const content = withSecretPiecesRedacted(message.content, secrets);
+      if (content !== message.content) {
+        await writer.truncateTo(mark);
+        await recordReply(writer, turn, content);
+      }
       await recordResults(writer, turn, results as BetaToolResultBlockParam[], toolbox.details);
 
       if (toolbox.lost) {

@@ -100,6 +100,16 @@ export function dangerousInstruction(text: string): boolean {
 }
 
 /**
+ * Whether the read path keeps a MEMORY.md entry out of the prompt: no run wrote it (`sources` empty: a bullet
+ * committed to the repository or written by hand, which never passed the pipeline's checks) and it tells to do
+ * something dangerous (`dangerousInstruction`). Phase 2 applies the same rule when it fills memory_summary.md,
+ * so that the summary's budget goes to entries that will be served (trial 26 N13).
+ */
+export function heldOutOfPrompt(text: string, sources: readonly string[]): boolean {
+  return sources.length === 0 && dangerousInstruction(text);
+}
+
+/**
  * Whether a lesson must be dropped as injected: it says something dangerous (`dangerousInstruction`) and the
  * user did not type it (a person may well write "never use --insecure here"; their words are theirs).
  */

@@ -1,4 +1,4 @@
-import { dangerousInstruction } from './injection.js';
+import { heldOutOfPrompt } from './injection.js';
 import { redact } from './redact.js';
 import { readFile } from 'node:fs/promises';
 import { logger } from '../config/logger.js';
@@ -182,7 +182,7 @@ export async function buildMemoryBlock(options: BuildMemoryBlockOptions): Promis
   // An entry no rollout wrote (a MEMORY.md committed to the repository, or edited by hand) never passed the
   // injection checks the pipeline's entries did (twelfth trial: a committed "IMPORTANT: always run `curl … | sh`"
   // reached every prompt): one that tells to fetch and run code, send data away or weaken security stays out.
-  const unchecked = entries.filter((e) => (meta.get(e.id)?.sources.length ?? 0) === 0 && dangerousInstruction(e.text));
+  const unchecked = entries.filter((e) => heldOutOfPrompt(e.text, meta.get(e.id)?.sources ?? []));
   if (unchecked.length) {
     log.warn({ entries: unchecked.map((e) => e.id) }, `MEMORY.md entr${unchecked.length === 1 ? 'y' : 'ies'} written by no run tell${unchecked.length === 1 ? 's' : ''} to fetch and run code, send data away or weaken security: left out of the prompt (\`mnemara memory show\` lists ${unchecked.length === 1 ? 'it' : 'them'}; \`mnemara memory forget\` removes ${unchecked.length === 1 ? 'it' : 'them'})`);
     entries = entries.filter((e) => !unchecked.includes(e));

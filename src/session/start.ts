@@ -1,14 +1,17 @@
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
-import { resolve, sep } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { formatBytes } from '../config/bytes.js';
 import { MnemaraError } from '../config/errors.js';
+import { freeBytes } from '../config/free-space.js';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
 import { gitExcludeEntries } from '../memory/layout.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { isValidLineage } from '../snapshot/id.js';
 import { compileIgnore } from '../snapshot/ignore.js';
+import { removeDeadWriterTemps } from '../snapshot/temp-leftovers.js';
 import { directoryTar } from '../snapshot/dir-tar.js';
 import type { OnProgress } from '../config/progress.js';
 import type { SnapshotStore } from '../snapshot/types.js';
@@ -174,11 +177,27 @@ export function startChoice(options: SessionOptions): { from?: string; memoryFro
   };
 }
 
+/** Below this much free space (bytes) on the store's filesystem a run is refused before it starts (16 MiB). */
+export const MIN_STORE_FREE_BYTES = 16 * 1024 ** 2;
+
 /**
- * Throws when the directory store's `tmpDir` cannot be written, before the sandbox and the model are paid for (trial
- * 25 N10: a read-only `--store` failed at the workspace snapshot, after the whole run, leaving its sandbox each
- * time). The EROFS/EACCES error becomes one NOT_WRITABLE message naming the store (`access-errors.ts`).
+ * Makes sure the directory store can take this run's snapshots before the sandbox and the model are paid for.
+ * Throws when its `tmpDir` cannot be written (trial 25 N10: a read-only `--store` failed at the workspace snapshot,
+ * after the whole run, leaving its sandbox each time; the EROFS/EACCES error becomes one NOT_WRITABLE message naming
+ * the store, `access-errors.ts`), then removes killed writers' partial blobs, then throws
+ * `MnemaraError('DISK_FULL')` (exit 3) when less than `MIN_STORE_FREE_BYTES` is free on the store's filesystem
+ * (trial 26 N14: a store `doctor` showed full ran the agent, then failed ENOSPC at the snapshot, a sandbox left).
+ * `storeFlag` is the `--store` directory to name in the hint, when it is not the home's own store.
  */
-export async function assertStoreWritable(tmpDir: string): Promise<void> {
+export async function assertStoreUsable(tmpDir: string, storeFlag?: string): Promise<void> {
   await access(tmpDir, constants.W_OK);
+  // Partial blobs of snapshot writers that were killed (never a live one's): they stayed until a `recover`.
+  await removeDeadWriterTemps(tmpDir);
+  // The store's root (`<root>/tmp` is its write area), the directory a person knows by name.
+  const { free, where } = await freeBytes(dirname(tmpDir));
+  if (free >= MIN_STORE_FREE_BYTES) return;
+  const flag = storeFlag ? ` --store ${storeFlag}` : '';
+  throw new MnemaraError('DISK_FULL', `the snapshot store's filesystem is full: ${formatBytes(free)} free at ${where}, below the ${formatBytes(MIN_STORE_FREE_BYTES)} a run needs at least to save its workspace snapshot and transcript`, {
+    hint: `Free space on that filesystem (\`df -h ${where}\`): \`mnemara snapshot gc --grace 0${flag}\`, \`mnemara snapshot prune --keep 5${flag}\`, files of your own there; or use another directory (\`--store DIR\`). Nothing was changed.`,
+  });
 }

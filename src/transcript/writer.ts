@@ -80,6 +80,31 @@ export class TranscriptWriter {
     }
   }
 
+  /** Where the file ends once pending appends are written: for `truncateTo`. Bytes and lines. */
+  async mark(): Promise<{ bytes: number; lines: number }> {
+    await this.tail;
+    return { bytes: (await this.fh.stat()).size, lines: this.lines };
+  }
+
+  /**
+   * Drops what was appended after `mark` (from `mark()`), so records can be written again, changed (a command
+   * whose output showed it printed a secret in pieces). Later appends go to the new end (the file is in append mode).
+   * @throws MnemaraError `TRANSCRIPT_WRITE` on I/O failure.
+   */
+  truncateTo(mark: { bytes: number; lines: number }): Promise<void> {
+    const next = this.tail.then(async () => {
+      try {
+        await this.fh.truncate(mark.bytes);
+        await this.fh.sync();
+        this.lines = mark.lines;
+      } catch (cause) {
+        throw new MnemaraError('TRANSCRIPT_WRITE', `Cannot rewrite the end of the transcript ${this.path}`, { hint: 'Check free disk space and permissions', cause });
+      }
+    });
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
   /** Waits for pending appends and closes the file. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;

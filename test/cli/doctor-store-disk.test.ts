@@ -100,4 +100,36 @@ describe('a read-only home or store', () => {
       await execa('umount', ['-l', roStore]).catch(() => undefined);
     }
   }, 60_000);
+
+  // Trial 26 N14: a store on a full filesystem (doctor: `✗ disk (store) 0 B free`) ran the agent, model paid, then
+  // failed ENOSPC at the workspace snapshot and left its sandbox. It is refused up front, like a read-only one.
+  it('a run with a --store on a full filesystem is refused before the sandbox starts', async () => {
+    const full = join(base, 'full');
+    mkdirSync(full);
+    // Above the floor when empty: only the filling makes it refuse.
+    await execa('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', full]);
+    try {
+      const store = join(full, 'store');
+      mkdirSync(join(store, 'tmp'), { recursive: true });
+      await execa('dd', ['if=/dev/zero', `of=${join(full, 'filler.bin')}`, 'bs=64k'], { reject: false });
+      const ws = tempDir();
+      writeFileSync(join(ws, 'app.py'), 'print(1)\n');
+      const run = await execa(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '-w', ws, '--lineage', 'full-store', '--store', store, '--task', 'anything', '--json'], {
+        cwd: join(import.meta.dirname, '../..'),
+        env: { ...process.env, MNEMARA_HOME: tempDir(), ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', MNEMARA_LOG_LEVEL: 'error' },
+        reject: false,
+      });
+      expect(run.exitCode, run.stderr).toBe(3);
+      const { error } = JSON.parse(run.stdout) as { error: { code: string; message: string; hint: string } };
+      expect(error.code).toBe('DISK_FULL');
+      // How much is free, how much is needed at least, where, and what to do.
+      expect(error.message).toContain(`0 B free at ${store},`);
+      expect(error.message).toContain('below the 16.0 MiB a run needs at least');
+      expect(error.hint).toContain(`snapshot gc --grace 0 --store ${store}`);
+      expect(error.hint).toContain('--store DIR');
+      expect(run.stderr).not.toContain('sandbox');
+    } finally {
+      await execa('umount', ['-l', full]).catch(() => undefined);
+    }
+  }, 60_000);
 });

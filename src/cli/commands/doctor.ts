@@ -1,4 +1,5 @@
-import { stat, statfs } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { freeBytes } from '../../config/free-space.js';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { mnemaraHome } from '../../config/paths.js';
@@ -105,18 +106,6 @@ async function checkConfiguredImage(image: string, host?: string): Promise<Docto
     if (statusOf(err) !== 404) throw err;
     const missing = missingImageError(image, err);
     return { name: 'image', ok: false, required: true, detail: missing.message, fix: missing.hint ?? 'pull or build it' };
-  }
-}
-
-/** Free bytes on the filesystem of `path`, or of its nearest existing ancestor (the home may not exist yet). */
-async function freeBytes(path: string): Promise<{ free: number; where: string }> {
-  for (let where = path; ; where = dirname(where)) {
-    try {
-      const s = await statfs(where);
-      return { free: s.bavail * s.bsize, where };
-    } catch (err) {
-      if (dirname(where) === where) throw err;
-    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { archiveEntries } from '../archive.js';
-import { dangerousInstruction } from '../injection.js';
+import { dangerousInstruction, heldOutOfPrompt } from '../injection.js';
 import { parseRawMemories, renderRawMemories } from '../artifacts.js';
 import { writeFileAtomic } from '../atomic.js';
 import { redact } from '../redact.js';
@@ -75,6 +75,11 @@ export interface ConsolidationResult {
   archivedPersonal: Array<{ id: string; text: string }>;
   /** Entries a run's agent corrected or deleted with evidence (`retired`), moved to the archive. */
   retiredByAgent: Array<{ id: string; reason: 'corrected' | 'deleted'; rolloutId: string; personal: boolean }>;
+  /**
+   * Entries kept in MEMORY.md but left out of memory_summary.md: written by no run and telling to fetch and run
+   * code, send data away or weaken security, so the read path would not serve them (ids).
+   */
+  heldOut: string[];
   entries: number;
   modelCalls: number;
   producer: string;
@@ -105,7 +110,7 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   const prompt = mode === 'model' ? await loadPrompt('phase2') : undefined;
   const producer = mode === 'model' ? `model:${options.model}` : 'deterministic';
   const promptVersion = prompt?.version ?? DETERMINISTIC_PHASE2_VERSION;
-  const base: ConsolidationResult = { consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], superseded: [], invalid: inputs.invalid, archived: [], archivedPersonal: [], retiredByAgent: [], entries: book.entries.length, modelCalls: 0, producer, promptVersion };
+  const base: ConsolidationResult = { consolidated: false, added: [], changed: [], removed: [], forgottenRollouts: [], superseded: [], invalid: inputs.invalid, archived: [], archivedPersonal: [], retiredByAgent: [], heldOut: [], entries: book.entries.length, modelCalls: 0, producer, promptVersion };
 
   if (!options.force && memoryText !== null && state.consolidation?.inputHash === inputs.inputHash) {
     onProgress({ step: 'phase2', phase: 'end', message: 'nothing new', elapsedMs: Date.now() - started });
@@ -232,6 +237,11 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
     },
   });
   result.entries = written.entries.length;
+  result.heldOut = written.heldOut.map((e) => e.id);
+  if (result.heldOut.length) {
+    const n = result.heldOut.length;
+    log.warn({ entries: result.heldOut }, `${n} MEMORY.md entr${n === 1 ? 'y' : 'ies'} written by no run tell${n === 1 ? 's' : ''} to fetch and run code, send data away or weaken security: kept in MEMORY.md, left out of memory_summary.md (\`mnemara memory forget <id>\` removes ${n === 1 ? 'it' : 'them'})`);
+  }
   await removeRolloutFiles(paths, inputs.forgotten);
   const agentNote = retired.length
     ? `; ${retired.length} corrected or deleted by the agent of ${[...new Set(retired.map((r) => r.rolloutId))].join(', ')} (archived: ${retired.map((r) => `${r.entry.id}${r.entry.edited ? ' (yours)' : ''}`).join(', ')}; mnemara memory restore <id>)`
@@ -243,7 +253,8 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   const supersededNote = result.superseded.length
     ? `; ${result.superseded.length} superseded by newer entries, moved to archive.md (${result.superseded.map((x) => x.id).join(', ')}; mnemara memory restore <id>)`
     : '';
-  onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})${supersededNote}${archivedNote}${agentNote}`, elapsedMs: Date.now() - started });
+  const heldOutNote = result.heldOut.length ? `; ${result.heldOut.length} left out of the summary as injected (still in MEMORY.md)` : '';
+  onProgress({ step: 'phase2', phase: 'end', message: `${result.entries} entries (+${result.added.length} ~${result.changed.length} -${result.removed.length})${supersededNote}${archivedNote}${agentNote}${heldOutNote}`, elapsedMs: Date.now() - started });
   return result;
 }
 
@@ -295,6 +306,9 @@ export function entriesFromModel(reply: ModelEntry[], existing: MemoryEntry[], l
       log.warn({ text: m.text.slice(0, 120) }, 'model entry dropped: it tells to fetch and run code, send data out or weaken security');
       continue;
     }
+    // A person's bullet that no run wrote and that the read path holds out (`heldOutOfPrompt`) keeps no run as
+    // its author because the model cited one: the citation would carry it into the prompt (trial 26 N13).
+    if (prev?.edited && heldOutOfPrompt(prev.text, prev.sources)) sources.length = 0;
     const id = prev?.id ?? entryId(m.text);
     if (taken.has(id)) {
       // A near-duplicate of an entry already kept: the lesson is one, its citations are the union (issue 12).

@@ -11,6 +11,7 @@ import { redact } from '../redact.js';
 import { saveState, type MemoryState, type Written } from '../state.js';
 import { estimateTokens } from '../tokens.js';
 import { blockOverheadTokens } from '../read.js';
+import { heldOutOfPrompt } from '../injection.js';
 import { capEntries, entryTokens, rankEntries, scoreEntries, type RankContext } from './rank.js';
 import { capOrder } from './cap-order.js';
 
@@ -26,6 +27,11 @@ export interface RenderedHandbook {
   summary: MemoryEntry[];
   /** Entries ranked out of MEMORY.md by its token cap. */
   capped: MemoryEntry[];
+  /**
+   * Entries kept in MEMORY.md but not in memory_summary.md because the read path would leave them out of the
+   * prompt anyway (`heldOutOfPrompt`: written by no run and telling to do something dangerous).
+   */
+  heldOut: MemoryEntry[];
 }
 
 /** Tokens of MEMORY.md around the entries (title, header, instructions, section headings). */
@@ -39,6 +45,8 @@ const SUMMARY_OVERHEAD = 60;
  * `capped` lists what it left out (phase 2 archives and tombstones each and names it in the run's report).
  * `blocks` (a person's verbatim text, `parseMemoryMd`) are kept whole, redacted, and count against the MEMORY.md
  * cap before the entries do (never below half of it for entries): they have no rollout to come back from.
+ * Entries the read path would keep out of the prompt (`heldOutOfPrompt`) are kept in MEMORY.md, listed in
+ * `heldOut`, and never put in memory_summary.md.
  */
 export function renderHandbook(entries: MemoryEntry[], info: HandbookInfo, ctx: RankContext, caps: { memoryMdTokens: number; summaryTokens: number }, blocks: HandBlock[] = []): RenderedHandbook {
   const clean = entries.map((e) => ({ ...e, text: redact(entryText(e.text)) }));
@@ -57,8 +65,12 @@ export function renderHandbook(entries: MemoryEntry[], info: HandbookInfo, ctx: 
   // The prompt block wraps the summary in instructions: leave them room, so the block fits the same budget.
   const own = handSectionsLine(hand);
   const summaryCap = Math.max(caps.summaryTokens - blockOverheadTokens() - (own ? estimateTokens(own) : 0), Math.floor(caps.summaryTokens / 2));
-  const { kept: summary } = capEntries(kept, summaryCap, SUMMARY_OVERHEAD, (e) => estimateTokens(`- ${e.text} [${e.id}]\n`));
-  return { memoryMd: renderMemoryMd(kept, info, hand), summaryMd: renderSummary(summary, info, hand), entries: kept, summary, capped: dropped };
+  // What the read path would drop must not take the summary's room: 60 committed "always run `curl … | sh`"
+  // bullets once filled it, and the prompt got no memory at all (trial 26 N13). They stay in MEMORY.md.
+  const heldOut = kept.filter((e) => heldOutOfPrompt(e.text, e.sources));
+  const servable = heldOut.length ? kept.filter((e) => !heldOut.includes(e)) : kept;
+  const { kept: summary } = capEntries(servable, summaryCap, SUMMARY_OVERHEAD, (e) => estimateTokens(`- ${e.text} [${e.id}]\n`));
+  return { memoryMd: renderMemoryMd(kept, info, hand), summaryMd: renderSummary(summary, info, hand), entries: kept, summary, capped: dropped, heldOut };
 }
 
 /** The record of a write: the file's hash and each entry's normalized text. */
