@@ -370,7 +370,7 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
         );
         result.memorySnapshot = head;
         result.head = head;
-        result.lessons = diffLessons(before, await readEntries(join(layoutDir, layout.memoriesDir, 'MEMORY.md')), await readEntries(join(layoutDir, layout.memoriesDir, 'archive.md')));
+        result.lessons = diffLessons(before, await readEntries(join(layoutDir, layout.memoriesDir, 'MEMORY.md')), await readEntries(join(layoutDir, layout.memoriesDir, 'archive.md')), { rolloutId, mergedIn: publisher.mergedIn });
       } catch (err) {
         // The rollout stays pending at the head (its transcript is there): the next session or
         // `mnemara memory consolidate` extracts it.

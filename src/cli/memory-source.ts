@@ -88,7 +88,8 @@ export async function resolveMemorySource(target: MemoryTarget, config: MnemaraC
   throw await noLineage(store, `${dir} holds no memory, and its lineage ${lineage} has no snapshot`);
 }
 
-async function noLineage(store: AnyStore, message: string): Promise<MnemaraError> {
+/** The `NOT_FOUND` error (exit 2) for a lineage the store lacks: `message`, with the store's lineages in the hint. */
+export async function noLineage(store: AnyStore, message: string): Promise<MnemaraError> {
   const lines = await lineageLines(store);
   return new MnemaraError('NOT_FOUND', message, {
     hint: lines.length

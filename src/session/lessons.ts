@@ -9,21 +9,35 @@ export async function readEntries(file: string): Promise<MemoryEntry[]> {
   return text === null ? [] : parseMemoryMd(text).entries;
 }
 
+/** This run's rollout id, and the MEMORY.md entries (by id) of the heads its head move merged in. */
+export interface OwnLessons {
+  rolloutId: string;
+  mergedIn: ReadonlyMap<string, MemoryEntry>;
+}
+
+function same(a: MemoryEntry, b: MemoryEntry): boolean {
+  return a.text === b.text && a.importance === b.importance && a.sources.join() === b.sources.join();
+}
+
 /**
  * What a session changed in MEMORY.md, by entry id (ids derive from normalized content, so a reworded lesson
  * is one removed and one added): `changed` = same id, other sources, importance or text. `text` holds each
  * named entry's words, redacted. `archive`: the entries of `memories/archive.md` after the session, which decide
- * `archived`.
+ * `archived`. `own`: this run's rollout id and the entries of the heads it merged in (another session's head
+ * move won the race): an entry those heads brought is not this run's addition unless it cites this run (its
+ * lesson merged into one of theirs), nor its change when it stands as that head left it.
  */
-export function diffLessons(before: MemoryEntry[], after: MemoryEntry[], archive?: MemoryEntry[]): LessonChanges {
+export function diffLessons(before: MemoryEntry[], after: MemoryEntry[], archive?: MemoryEntry[], own?: OwnLessons): LessonChanges {
   const old = new Map(before.map((e) => [e.id, e]));
   const now = new Set(after.map((e) => e.id));
   const added: string[] = [];
   const changed: string[] = [];
   for (const e of after) {
     const prev = old.get(e.id);
-    if (!prev) added.push(e.id);
-    else if (prev.text !== e.text || prev.importance !== e.importance || prev.sources.join() !== e.sources.join()) changed.push(e.id);
+    const theirs = own?.mergedIn.get(e.id);
+    if (!prev) {
+      if (!theirs || e.sources.includes(own!.rolloutId)) added.push(e.id);
+    } else if (!same(prev, e) && !(theirs && same(theirs, e))) changed.push(e.id);
   }
   const removed = before.filter((e) => !now.has(e.id)).map((e) => e.id);
   // Removed entries by their old words too: the summary names what left, not only how many (thirteenth trial F21).

@@ -61,6 +61,8 @@ export class HeadPublisher {
   conflicts = 0;
   /** MEMORY.md at the run's start and as the agent left it, when the agent changed it (set by `publishWorkspace`). */
   agentMemoryMd: AgentMemoryEdits | undefined;
+  /** MEMORY.md entries by id of the heads merged into `layoutDir` (the latest wins): not this run's lessons. */
+  readonly mergedIn = new Map<string, MemoryEntry>();
   /** Where `publishWorkspace` spent its time, ms: `publish.layout-copy`, `publish.trust`, `publish.head`. */
   readonly parts: Record<string, number> = {};
   private scratch = 0;
@@ -115,6 +117,7 @@ export class HeadPublisher {
       rel.startsWith(`${m}/raw_memories/`) ||
       rel.startsWith(`${m}/rollout_summaries/`);
     const memoryMd = `${m}/MEMORY.md`;
+    for (const e of await readEntries(join(theirs, memoryMd))) this.mergedIn.set(e.id, e);
     const report = await mergeLayouts({ ours: this.layoutDir, theirs, base, dirs: this.dirs, memoryMd, rebuilt, tag: this.rolloutId });
     // The head's summary describes the head's MEMORY.md, not the merged one; when the pipeline then finds nothing
     // new to consolidate (the other session already extracted our rollout) it would stay so until a later run.

@@ -55,6 +55,21 @@ describe('the default lineage of -w DIR', { timeout: 120_000 }, () => {
     expect(JSON.parse(show.stdout)).toMatchObject({ source: 'lineage', lineage: REMOTE_LINEAGE });
   });
 
+  // Trial 27 F8: `snapshot list --lineage nosuch` said "no snapshots of lineage nosuch" and exited 0, while
+  // `memory show`, `apply` and `lineage show` exit 2 on an unknown lineage.
+  it('snapshot list --lineage of an unknown lineage exits 2 naming the lineages; an empty store lists nothing, exit 0', async () => {
+    const human = await cli(['snapshot', 'list', '--lineage', 'nosuch']);
+    expect(human.exitCode).toBe(2);
+    expect(human.stderr).toMatch(/lineage nosuch has no snapshots in /);
+    expect(human.stderr).toContain(REMOTE_LINEAGE);
+    const json = await cli(['snapshot', 'list', '--lineage', 'nosuch', '--json']);
+    expect(json.exitCode).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'NOT_FOUND', message: expect.stringMatching(/lineage nosuch/), hint: expect.stringContaining(REMOTE_LINEAGE) } });
+    const empty = await execa(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'snapshot', 'list'], { env: { MNEMARA_HOME: join(root, 'empty-home') }, reject: false });
+    expect(empty.exitCode, empty.stderr).toBe(0);
+    expect(empty.stdout).toMatch(/^no snapshots in /);
+  });
+
   it('tells the packages of one checkout apart: the remote plus the path below the top level', async () => {
     const a = join(ws, 'packages', 'app1', 'app');
     const b = join(ws, 'packages', 'app2', 'app');

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSession, type SessionResult } from '../../src/session.js';
+import { parseMemoryMd } from '../../src/memory/memory-md.js';
 import { openStore } from '../../src/snapshot/index.js';
 import { startMessagesServer, text, toolUse, turn, type MessagesServer } from '../support/messages-server.js';
 import { scratch, testConfig } from './harness.js';
@@ -68,5 +69,18 @@ describe('three sessions at once, each adding to the same memory files', () => {
     }
     expect(shared.split('\n').filter((l) => l === '- seed line')).toHaveLength(1);
     expect(readdirSync(join(out, 'memories')).filter((f) => f.includes('.ours-'))).toEqual([]);
+  });
+
+  // Trial 27 F5: a session whose head move merged another run's memory listed that run's lessons as its own added.
+  it("lists as added only the lessons citing its own run; every agent's bullet is one run's addition", async () => {
+    const store = await openStore(join(dirs.home, 'store'));
+    const out = join(dirs.root, 'hands-added');
+    await store.restoreToDirectory((await store.getHead('hands')) as string, out, { paths: ['memories'] });
+    const sources = new Map(parseMemoryMd(readFileSync(join(out, 'memories', 'MEMORY.md'), 'utf8')).entries.map((e) => [e.id, e.sources]));
+    for (const r of results) for (const id of r.lessons?.added ?? []) expect(sources.get(id), `${r.rolloutId} lists ${r.lessons!.text[id]}`).toContain(r.rolloutId);
+    for (const n of names) {
+      const owners = results.filter((r) => Object.entries(r.lessons?.text ?? {}).some(([id, t]) => r.lessons!.added.includes(id) && t.includes(`make ${n}-up`)));
+      expect(owners, n).toHaveLength(1);
+    }
   });
 });

@@ -25,6 +25,7 @@ import { EXIT, emit, formatBytes as size, listedPath, progressPrinter, reportErr
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 import { resolveRestorePaths } from '../restore-paths.js';
 import { snapshotRef } from '../snapshot-ref.js';
+import { noLineage } from '../memory-source.js';
 import { codeGuard, describeBranched } from '../snapshot-create-guard.js';
 
 /** Exit code of a restore stopped by SIGINT/SIGTERM (128 + 2, as a shell reports Ctrl-C; `run` uses the same). */
@@ -201,6 +202,7 @@ export function registerSnapshotCommand(program: Command): void {
       const s = await store(opts);
       const lineage = opts.lineage ?? (opts.workspace !== undefined ? await defaultLineage(await existingWorkspaceDir(opts.workspace)) : undefined);
       const [ms, heads, branches] = await Promise.all([s.list(lineage === undefined ? {} : { lineage }), s.listHeads(), s.listBranches(lineage)]);
+      if (opts.lineage !== undefined && ms.length === 0) throw await noLineage(s, `lineage ${opts.lineage} has no snapshots in ${s.root}`);
       const isHead = new Set(Object.values(heads));
       if (opts.quiet && !opts.json) {
         if (ms.length) process.stdout.write(`${ms.map((m) => m.id).join('\n')}\n`);

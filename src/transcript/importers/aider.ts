@@ -8,8 +8,11 @@ import { SPLIT, isoTime, outputLooksFailed, type Draft, type ImportContext, type
  * as plain Markdown) and `aider/commands.py` (`/run` and `/test` run a shell command; its output follows as
  * `> ` lines). One file holds many chats: each is its own rollout. Aider records no exit status: a command's
  * `isError` is read from its output. An `Applied edit to <file>` line becomes an editor call on that file.
+ * Nor does it record how a chat ended: only aider's Control-C warning (`^C again to exit`, `^C KeyboardInterrupt`,
+ * from `Coder.keyboard_interrupt`) after the chat's last message marks it interrupted.
  */
 const START = /^# aider chat started at (.+)$/;
+const CONTROL_C = /^\^C (again to exit|KeyboardInterrupt)\s*$/m;
 
 function detect(probe: Probe): boolean {
   return probe.kind === 'text' && (/^# aider chat started at /m.test(probe.head) || (/^#### /m.test(probe.head) && /^> /m.test(probe.head)));
@@ -19,10 +22,15 @@ type Block = { kind: 'user' | 'assistant' | 'output'; lines: string[]; line: num
 
 async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<ImportEvent> {
   let block: Block | undefined;
-  const s = { turn: 0, pendingRun: undefined as string | undefined, edits: 0, chats: 0 };
+  const s: State = { turn: 0, pendingRun: undefined, edits: 0, chats: 0, interrupted: false };
   const flush = function* (): Generator<ImportEvent> {
     if (block) yield* emit(block, ctx, s);
     block = undefined;
+  };
+  // Set before the SPLIT: the store closes the chat with the meta it has when the SPLIT comes.
+  const endChat = () => {
+    if (s.interrupted) ctx.meta.outcome = 'interrupted';
+    s.interrupted = false;
   };
   for await (const { line, text, cut } of src.textLines()) {
     if (cut) {
@@ -34,6 +42,7 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
     const start = START.exec(text);
     if (start) {
       yield* flush();
+      endChat();
       if (s.chats > 0) yield SPLIT;
       s.chats += 1;
       s.turn = 0;
@@ -50,11 +59,17 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
     block.lines.push(body);
   }
   yield* flush();
+  endChat();
 }
 
-function* emit(block: Block, ctx: ImportContext, s: { turn: number; pendingRun: string | undefined; edits: number }): Generator<ImportEvent> {
+type State = { turn: number; pendingRun: string | undefined; edits: number; chats: number; interrupted: boolean };
+
+function* emit(block: Block, ctx: ImportContext, s: State): Generator<ImportEvent> {
   const text = block.lines.join('\n').trim();
   if (!text) return;
+  // A Control-C the chat went on after (a reply stopped, then a new request) did not end it.
+  if (block.kind === 'output') s.interrupted ||= CONTROL_C.test(text);
+  else s.interrupted = false;
   if (block.kind === 'user') {
     const run = /^\/(run|test)\s+([\s\S]+)$/.exec(text) ?? /^!\s*([\s\S]+)$/.exec(text);
     if (run) {

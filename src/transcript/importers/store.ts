@@ -120,7 +120,7 @@ class Current {
   private lastTs: string | undefined;
   private firstUser: string | undefined;
   private turns = 0;
-  private endsOnAnswer = false;
+  private cutAtEnd = false;
 
   private constructor(
     private readonly dir: string,
@@ -145,8 +145,8 @@ class Current {
       this.turns = Math.max(this.turns, record.turn);
       this.empty = false;
       if (record.type === 'message' && record.role === 'user') this.firstUser ??= record.text;
-      this.endsOnAnswer = record.type === 'message' && record.role === 'assistant';
-    }
+      this.cutAtEnd = false;
+    } else if (record.type === 'damaged') this.cutAtEnd = /^cut /.test(record.reason);
     const checked = TranscriptRecordSchema.safeParse(record);
     record = checked.success ? checked.data : ({ type: 'unknown', v: TRANSCRIPT_FORMAT_VERSION, ts, sourceType: `invalid:${draft.type}`, raw: draft } as TranscriptRecord);
     await this.write(serializeRecord(transform ? transform(record) : record));
@@ -175,7 +175,10 @@ class Current {
     const start = m.startedAt ?? this.firstTs ?? this.fallbackTs;
     const end = m.endedAt ?? this.lastTs ?? start;
     const task = m.task ?? this.firstUser ?? '';
-    const outcome: Outcome = m.outcome ?? (this.endsOnAnswer ? 'completed' : 'interrupted');
+    // A format that records no outcome shows an interruption only by its own marker (the importer sets it)
+    // or by a file cut mid-record. Ending on a tool result is no evidence: an aider chat ends on the `/test`
+    // that checked the edit, and a chat another one follows in the same file was plainly left, not cut.
+    const outcome: Outcome = m.outcome ?? (this.cutAtEnd ? 'interrupted' : 'completed');
     const metaRecord: TranscriptRecord = {
       type: 'session_meta', v, ts: start, rolloutId, conversationId: m.conversationId ?? rolloutId, task,
       model: m.model ?? 'unknown', ...(m.system ? { system: m.system } : {}), ...(m.memoryBlock ? { memoryBlock: m.memoryBlock } : {}),
