@@ -6,7 +6,7 @@ import type { MemoryConfig, MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
 import { refreshSummary } from '../memory/handbook.js';
 import type { SnapshotStore } from '../snapshot/types.js';
-import { mergeLayouts } from './layout-merge.js';
+import { mergeLayouts, pipelineFiles } from './layout-merge.js';
 
 /**
  * Keeps a person's hand edits of a restored memory layout when the head moved on since the restore (issue 10:
@@ -56,12 +56,7 @@ export function handMemoryMerger(options: {
         dirs,
         tag,
         memoryMd,
-        rebuilt: (rel) =>
-          rel === memoryMd ||
-          rel === `${m}/memory_summary.md` ||
-          rel === `${m}/.state.json` ||
-          rel.startsWith(`${m}/raw_memories/`) ||
-          rel.startsWith(`${m}/rollout_summaries/`),
+        rebuilt: pipelineFiles(m),
       });
       // The summary is derived: the head's would describe the head's MEMORY.md, not the merged one, until the next
       // consolidation. Rendered from the merged file as phase 2 renders it.

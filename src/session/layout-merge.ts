@@ -50,6 +50,21 @@ async function place(from: string, to: string): Promise<void> {
 }
 
 /**
+ * The files of a memory layout under `memoriesDir` that the pipeline writes (MEMORY.md, memory_summary.md, the
+ * consolidation state, per-rollout raw memories and rollout summaries), as the `rebuilt` predicate of
+ * `mergeLayouts`: on a conflict they are not kept twice (MEMORY.md is merged by entries, the rest rebuilt).
+ */
+export function pipelineFiles(memoriesDir: string): (rel: string) => boolean {
+  const m = memoriesDir;
+  return (rel) =>
+    rel === `${m}/MEMORY.md` ||
+    rel === `${m}/memory_summary.md` ||
+    rel === `${m}/.state.json` ||
+    rel.startsWith(`${m}/raw_memories/`) ||
+    rel.startsWith(`${m}/rollout_summaries/`);
+}
+
+/**
  * Three-way merge of memory layouts, written into `ours` (a host directory holding our layout).
  * `theirs` holds the layout of a head another session published; `base` (or `null` = empty) the layout both
  * started from. Per file: unchanged on one side → the other side's version wins (including deletion);

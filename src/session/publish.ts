@@ -14,7 +14,7 @@ import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { codeOnHead, sameCode } from './code-contained.js';
 import { copyLayoutFromSandbox } from './layout-io.js';
-import { mergeLayouts } from './layout-merge.js';
+import { mergeLayouts, pipelineFiles } from './layout-merge.js';
 import { readEntries } from './lessons.js';
 import { trustOwnedPaths, type TrustedSource } from './trusted-layout.js';
 
@@ -110,12 +110,7 @@ export class HeadPublisher {
     const theirs = await this.extract(head);
     const base = this.base === null ? null : await this.extract(this.base);
     const m = this.layout.memoriesDir;
-    const rebuilt = (rel: string): boolean =>
-      rel === `${m}/MEMORY.md` ||
-      rel === `${m}/memory_summary.md` ||
-      rel === `${m}/.state.json` ||
-      rel.startsWith(`${m}/raw_memories/`) ||
-      rel.startsWith(`${m}/rollout_summaries/`);
+    const rebuilt = pipelineFiles(m);
     const memoryMd = `${m}/MEMORY.md`;
     for (const e of await readEntries(join(theirs, memoryMd))) this.mergedIn.set(e.id, e);
     const report = await mergeLayouts({ ours: this.layoutDir, theirs, base, dirs: this.dirs, memoryMd, rebuilt, tag: this.rolloutId });

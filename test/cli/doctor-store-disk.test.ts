@@ -27,6 +27,20 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
+/**
+ * `mnemara run --json` of a one-file workspace with `--store store`, a fresh home and a model endpoint that is
+ * configured but never reached: the run gets as far as it can before the store.
+ */
+async function runOn(store: string, lineage: string) {
+  const ws = tempDir();
+  writeFileSync(join(ws, 'app.py'), 'print(1)\n');
+  return execa(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '-w', ws, '--lineage', lineage, '--store', store, '--task', 'anything', '--json'], {
+    cwd: join(import.meta.dirname, '../..'),
+    env: { ...process.env, MNEMARA_HOME: tempDir(), ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', MNEMARA_LOG_LEVEL: 'error' },
+    reject: false,
+  });
+}
+
 type Checks = { checks: { name: string; ok: boolean; required: boolean; detail: string }[] };
 
 describe('doctor and a store of its own', () => {
@@ -80,14 +94,7 @@ describe('a read-only home or store', () => {
     await execa('mount', ['--bind', join(storeHome, 'store'), roStore]);
     await execa('mount', ['-o', 'remount,bind,ro', roStore]);
     try {
-      const ws = tempDir();
-      writeFileSync(join(ws, 'app.py'), 'print(1)\n');
-      // A model endpoint is configured (never reached): the run gets as far as it can before the store.
-      const run = await execa(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '-w', ws, '--lineage', 'ro-store', '--store', roStore, '--task', 'anything', '--json'], {
-        cwd: join(import.meta.dirname, '../..'),
-        env: { ...process.env, MNEMARA_HOME: tempDir(), ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', MNEMARA_LOG_LEVEL: 'error' },
-        reject: false,
-      });
+      const run = await runOn(roStore, 'ro-store');
       const r = { code: run.exitCode, stdout: run.stdout, stderr: run.stderr };
       expect(r.code, r.stderr).toBe(3);
       const { error } = JSON.parse(r.stdout) as { error: { code: string; message: string; hint: string } };
@@ -112,13 +119,7 @@ describe('a read-only home or store', () => {
       const store = join(full, 'store');
       mkdirSync(join(store, 'tmp'), { recursive: true });
       await execa('dd', ['if=/dev/zero', `of=${join(full, 'filler.bin')}`, 'bs=64k'], { reject: false });
-      const ws = tempDir();
-      writeFileSync(join(ws, 'app.py'), 'print(1)\n');
-      const run = await execa(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', '-w', ws, '--lineage', 'full-store', '--store', store, '--task', 'anything', '--json'], {
-        cwd: join(import.meta.dirname, '../..'),
-        env: { ...process.env, MNEMARA_HOME: tempDir(), ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', MNEMARA_LOG_LEVEL: 'error' },
-        reject: false,
-      });
+      const run = await runOn(store, 'full-store');
       expect(run.exitCode, run.stderr).toBe(3);
       const { error } = JSON.parse(run.stdout) as { error: { code: string; message: string; hint: string } };
       expect(error.code).toBe('DISK_FULL');
