@@ -42,7 +42,9 @@ describe('DockerSandbox hardening', () => {
   });
 
   it('contains a fork bomb with the process limit; the host stays responsive and the sandbox usable', async () => {
-    const bomb = sb.exec('bomb() { bomb | bomb & }; bomb; sleep 100', { timeoutMs: 4_000 });
+    // `exec sleep` needs no fork: with a plain `sleep` the command itself could be refused a process once the
+    // bomb fills the limit and end early, so the timeout (the part under test) would not be reached.
+    const bomb = sb.exec('bomb() { bomb | bomb & }; bomb; exec sleep 100', { timeoutMs: 4_000 });
     // While the bomb runs, the host must still start a process quickly.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const hostStart = performance.now();
