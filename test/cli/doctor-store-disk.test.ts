@@ -50,6 +50,27 @@ describe('doctor and a store of its own', () => {
     expect(disk).toMatchObject({ ok: false, required: true });
     expect(disk?.detail).toContain(small);
     expect(r.code).toBe(1);
+    // A 4 MiB filesystem can never have 2 GiB free: the fix says to use another one, not to free space there.
+    const fix = (disk as { fix?: string } | undefined)?.fix ?? '';
+    expect(fix).toMatch(/holds only 4(\.0)? MiB in all/);
+    expect(fix).toContain('--store');
+    expect(fix).not.toMatch(/^free at least/);
+  });
+
+  it('says to free space on a filesystem large enough to have it', async () => {
+    // 2.2 GiB in all, 1 GiB taken: freeing space there would help. tmpfs pages are only used once written.
+    const big = join(base, 'big');
+    mkdirSync(big);
+    await execa('mount', ['-t', 'tmpfs', '-o', 'size=2200m', 'tmpfs', big]);
+    try {
+      await execa('fallocate', ['-l', '1g', join(big, 'taken')]);
+      const r = await cli(tempDir(), 'doctor', '--store', join(big, 'store'), '--json');
+      const disk = (JSON.parse(r.stdout) as Checks).checks.find((c) => c.name === 'disk (store)') as { ok: boolean; fix?: string };
+      expect(disk.ok).toBe(false);
+      expect(disk.fix).toMatch(/^free at least 2(\.0)? GiB there/);
+    } finally {
+      await execa('umount', ['-l', big]);
+    }
   });
 
   it('adds no store line when the store shares the home\'s filesystem', async () => {

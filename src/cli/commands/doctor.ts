@@ -118,16 +118,28 @@ async function deviceOf(path: string): Promise<number | null> {
   }
 }
 
+/** Where each disk doctor checks is set, for a filesystem too small to ever hold `MIN_FREE_BYTES`. */
+const MOVE_HINTS: Record<string, string> = {
+  'mnemara home': 'set MNEMARA_HOME to a directory there',
+  store: 'give `--store` (or snapshot.store) a directory there',
+  docker: "move Docker's data-root there (/etc/docker/daemon.json) and restart dockerd",
+};
+
 async function checkDisk(path: string, label: string): Promise<DoctorCheck> {
-  const { free, where } = await freeBytes(path);
+  const { free, size, where } = await freeBytes(path);
   const ok = free >= MIN_FREE_BYTES;
   const low = free < 4 * MIN_FREE_BYTES;
+  const need = formatBytes(MIN_FREE_BYTES);
+  // Freeing space cannot help on a filesystem smaller than what is needed free (a small tmpfs, a quota'd volume).
+  const fix = size < MIN_FREE_BYTES
+    ? `this filesystem holds only ${formatBytes(size)} in all, less than the ${need} mnemara needs free: use one with at least ${need} free (${MOVE_HINTS[label] ?? 'move it'})`
+    : `free at least ${need} there (docker image prune, mnemara snapshot gc --grace 0; \`mnemara recover\` first saves the work of killed sessions' sandboxes, then \`mnemara sandbox prune\` removes the leftover workspace images in <home>/sandbox-disks)`;
   return {
     name: `disk (${label})`,
     ok,
     required: true,
     detail: `${formatBytes(free)} free at ${where}${ok && low ? ' (low)' : ''}`,
-    ...(ok ? {} : { fix: `free at least ${MIN_FREE_BYTES / 1024 ** 3} GiB there (docker image prune, mnemara snapshot gc --grace 0; \`mnemara recover\` first saves the work of killed sessions' sandboxes, then \`mnemara sandbox prune\` removes the leftover workspace images in <home>/sandbox-disks)` }),
+    ...(ok ? {} : { fix }),
   };
 }
 
