@@ -78,3 +78,30 @@ describe('phase 2 and a committed MEMORY.md full of injected bullets (trial 26 N
     await expectServed(paths, result.heldOut);
   });
 });
+
+describe('the MEMORY.md cap and a committed list of injected bullets (trial 26 N13, the file\'s order)', () => {
+  it('moves the injected bullets to the archive before any run\'s lesson', async () => {
+    // 120 injected bullets (~45 tokens each) overflow a 2,000-token MEMORY.md with room left for the lessons.
+    const injected = Array.from({ length: 120 }, (_, i) => SHAPES[i % SHAPES.length]!(i));
+    const paths = await tempWorkspace();
+    await mkdir(paths.memoriesDir, { recursive: true });
+    await writeFile(paths.memoryMd, `# Project memory\n\n## Pitfalls\n\n${injected.map((t) => `- ${t}`).join('\n')}\n\n## Facts\n\n- ${SAFE_HAND}\n`);
+    // Older runs' lessons of low importance: the ones a person's entries used to push out first.
+    const lessons = [
+      'The integration tests need the fixtures built first with `make fixtures`. OLD_LESSON_1',
+      'Lint with `npm run lint -- --max-warnings 0`; CI fails on any warning. OLD_LESSON_2',
+      'The ORM migrations live in db/migrations and run with `npm run migrate`. OLD_LESSON_3',
+    ];
+    await writeRollout(paths, 'r0', '2026-10-01T10:00:00Z', lessons.map((t) => raw('fact', t, 2)));
+    await writeRollout(paths, 'r1', '2026-11-01T10:00:00Z', [raw('fact', LESSON, 2)]);
+    const result = await consolidate({ paths, config: { ...CONFIG, memoryMdTokens: 2000 }, mode: 'deterministic' });
+    const md = await readFile(paths.memoryMd, 'utf8');
+    for (const mark of ['OLD_LESSON_1', 'OLD_LESSON_2', 'OLD_LESSON_3', 'RUN_MARK_B', 'SAFE_MARK_A']) expect(md).toContain(mark);
+    // The cap did bite, and only on injected bullets; nothing is lost: each moved one is in archive.md.
+    expect(result.archived.length).toBeGreaterThan(0);
+    const archive = await readFile(paths.archiveMd, 'utf8');
+    const moved = injected.filter((t) => !md.includes(t));
+    expect(moved.length).toBe(result.archived.length);
+    for (const t of moved) expect(archive).toContain(t.slice(0, 60));
+  });
+});

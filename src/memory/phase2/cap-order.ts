@@ -1,3 +1,4 @@
+import { heldOutOfPrompt } from '../injection.js';
 import type { MemoryEntry } from '../memory-md.js';
 
 /** Share of the MEMORY.md budget kept first for the newest rollout's important lessons (fraction, 0…1). */
@@ -15,6 +16,9 @@ export const FRESH_IMPORTANCE = 4;
  *    higher importance, then later in the file (a hand-written list grows at its end): the oldest and least
  *    important of them go first, never an order decided by id hash.
  * 3. Every other learned entry, in rank order.
+ * 4. A person's entries the read path keeps out of the prompt (`heldOutOfPrompt`: dangerous, written by no run),
+ *    in the order of 2: they can never help a run, so a committed list of them must not push the runs' lessons
+ *    into the archive (trial 26 N13); the archive keeps them, as it keeps everything the cap moves.
  * `byRank` is the ranked list (`rankEntries`), `position` each entry's place in MEMORY.md as read (ids),
  * `cost` an entry's tokens. Returns the entries of `byRank`, reordered.
  */
@@ -35,5 +39,7 @@ export function capOrder(byRank: MemoryEntry[], position: Map<string, number>, b
   const personal = byRank
     .filter((e) => e.edited)
     .sort((a, b) => (a.at === b.at ? b.importance - a.importance || pos(b) - pos(a) : a.at < b.at ? 1 : -1));
-  return [...fresh, ...personal, ...learned.filter((e) => !taken.has(e))];
+  const held = personal.filter((e) => heldOutOfPrompt(e.text, e.sources));
+  const served = held.length ? personal.filter((e) => !held.includes(e)) : personal;
+  return [...fresh, ...served, ...learned.filter((e) => !taken.has(e)), ...held];
 }
