@@ -110,6 +110,15 @@ export function heldOutOfPrompt(text: string, sources: readonly string[]): boole
 }
 
 /**
+ * The opening of the warning about `n` entries `heldOutOfPrompt` holds out ("3 MEMORY.md entries written by no
+ * run tell …"), shared by the read path and phase 2 so that both name them alike; `it` is "it" or "them".
+ */
+export function heldOutWarning(n: number): { lead: string; it: string } {
+  const one = n === 1;
+  return { lead: `${n} MEMORY.md entr${one ? 'y' : 'ies'} written by no run tell${one ? 's' : ''} to fetch and run code, send data away or weaken security`, it: one ? 'it' : 'them' };
+}
+
+/**
  * Whether a lesson must be dropped as injected: it says something dangerous (`dangerousInstruction`) and the
  * user did not type it (a person may well write "never use --insecure here"; their words are theirs).
  */

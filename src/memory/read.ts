@@ -1,4 +1,4 @@
-import { heldOutOfPrompt } from './injection.js';
+import { heldOutOfPrompt, heldOutWarning } from './injection.js';
 import { redact } from './redact.js';
 import { readFile } from 'node:fs/promises';
 import { logger } from '../config/logger.js';
@@ -184,7 +184,8 @@ export async function buildMemoryBlock(options: BuildMemoryBlockOptions): Promis
   // reached every prompt): one that tells to fetch and run code, send data away or weaken security stays out.
   const unchecked = entries.filter((e) => heldOutOfPrompt(e.text, meta.get(e.id)?.sources ?? []));
   if (unchecked.length) {
-    log.warn({ entries: unchecked.map((e) => e.id) }, `MEMORY.md entr${unchecked.length === 1 ? 'y' : 'ies'} written by no run tell${unchecked.length === 1 ? 's' : ''} to fetch and run code, send data away or weaken security: left out of the prompt (\`mnemara memory show\` lists ${unchecked.length === 1 ? 'it' : 'them'}; \`mnemara memory forget\` removes ${unchecked.length === 1 ? 'it' : 'them'})`);
+    const { lead, it } = heldOutWarning(unchecked.length);
+    log.warn({ entries: unchecked.map((e) => e.id) }, `${lead}: left out of the prompt (\`mnemara memory show\` lists ${it}; \`mnemara memory forget\` removes ${it})`);
     entries = entries.filter((e) => !unchecked.includes(e));
     if (entries.length === 0) return empty;
   }

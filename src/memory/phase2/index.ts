@@ -1,6 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { archiveEntries } from '../archive.js';
-import { dangerousInstruction, heldOutOfPrompt } from '../injection.js';
+import { dangerousInstruction, heldOutOfPrompt, heldOutWarning } from '../injection.js';
 import { parseRawMemories, renderRawMemories } from '../artifacts.js';
 import { writeFileAtomic } from '../atomic.js';
 import { redact } from '../redact.js';
@@ -239,8 +239,8 @@ export async function consolidate(options: ConsolidateOptions): Promise<Consolid
   result.entries = written.entries.length;
   result.heldOut = written.heldOut.map((e) => e.id);
   if (result.heldOut.length) {
-    const n = result.heldOut.length;
-    log.warn({ entries: result.heldOut }, `${n} MEMORY.md entr${n === 1 ? 'y' : 'ies'} written by no run tell${n === 1 ? 's' : ''} to fetch and run code, send data away or weaken security: kept in MEMORY.md, left out of memory_summary.md (\`mnemara memory forget <id>\` removes ${n === 1 ? 'it' : 'them'})`);
+    const { lead, it } = heldOutWarning(result.heldOut.length);
+    log.warn({ entries: result.heldOut }, `${lead}: kept in MEMORY.md, left out of memory_summary.md (\`mnemara memory forget <id>\` removes ${it})`);
   }
   await removeRolloutFiles(paths, inputs.forgotten);
   const agentNote = retired.length
