@@ -1,11 +1,11 @@
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dropLayoutLinks } from '../memory/layout-links.js';
 import type { MemoryConfig, MemoryLayout } from '../config/memory.js';
 import type { OnProgress } from '../config/progress.js';
 import { refreshSummary } from '../memory/handbook.js';
 import type { SnapshotStore } from '../snapshot/types.js';
+import { extractLayout } from './layout-extract.js';
 import { mergeLayouts, pipelineFiles } from './layout-merge.js';
 
 /**
@@ -36,14 +36,7 @@ export function handMemoryMerger(options: {
   const memoryMd = `${m}/MEMORY.md`;
   let matches = options.base;
   const merged: string[] = [];
-  const extract = async (root: string, id: string): Promise<string> => {
-    const out = await mkdtemp(join(root, 'layout-'));
-    await rm(out, { recursive: true, force: true });
-    await store.restoreToDirectory(id, out, { paths: dirs });
-    await dropLayoutLinks(out, layout);
-    for (const d of dirs) await mkdir(join(out, d), { recursive: true });
-    return out;
-  };
+  const extract = async (root: string, id: string): Promise<string> => extractLayout(store, id, await mkdtemp(join(root, 'layout-')), layout);
   const beforePack = async (parent: string | null): Promise<void> => {
     if (parent === null || parent === matches) return;
     const root = await mkdtemp(join(tmpdir(), 'mnemara-hand-merge-'));

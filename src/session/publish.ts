@@ -1,4 +1,4 @@
-import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import { logger } from '../config/logger.js';
 import { redactFile } from '../memory/redact-document.js';
 import { join } from 'node:path';
@@ -8,12 +8,12 @@ import type { OnProgress } from '../config/progress.js';
 import { HeadConflictError } from '../snapshot/errors.js';
 import { retryHeadMove } from '../snapshot/head-retry.js';
 import type { Manifest, SnapshotStore } from '../snapshot/types.js';
-import { dropLayoutLinks } from '../memory/layout-links.js';
 import type { MemoryEntry } from '../memory/memory-md.js';
 import type { AgentMemoryEdits } from '../memory/phase2/agent-proposals.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { codeOnHead, sameCode } from './code-contained.js';
 import { copyLayoutFromSandbox } from './layout-io.js';
+import { extractLayout } from './layout-extract.js';
 import { mergeLayouts, pipelineFiles } from './layout-merge.js';
 import { readEntries } from './lessons.js';
 import { trustOwnedPaths, type TrustedSource } from './trusted-layout.js';
@@ -97,12 +97,7 @@ export class HeadPublisher {
 
   /** Restores `snapshotId`'s memory layout into a new scratch directory (empty for `null`). */
   async extract(snapshotId: string | null, dir = join(this.workDir, `layout-${this.scratch++}`)): Promise<string> {
-    await rm(dir, { recursive: true, force: true });
-    if (snapshotId === null) await mkdir(dir, { recursive: true });
-    else await this.store.restoreToDirectory(snapshotId, dir, { paths: this.dirs });
-    await dropLayoutLinks(dir, this.layout);
-    for (const d of this.dirs) await mkdir(join(dir, d), { recursive: true });
-    return dir;
+    return extractLayout(this.store, snapshotId, dir, this.layout);
   }
 
   /** Three-way merges `head`'s memory layout into `layoutDir` (base: the layout it last matched). */
