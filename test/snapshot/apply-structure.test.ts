@@ -9,24 +9,13 @@
 import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, appendFileSync, copyFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeApply } from '../../src/cli/commands/apply.js';
 import { applyToHost } from '../../src/snapshot/apply.js';
 import { makeLinks, type StructureWarning } from '../../src/snapshot/apply-structure.js';
 import { openStore, UnsafeArchiveError } from '../../src/snapshot/index.js';
 import { describeTree, tempDir } from './helpers.js';
 import { buildTar, plantSnapshot } from './tar-builder.js';
-
-/** Names whose hard link the file system refuses (as across a mount point): EXDEV, set per test. */
-const refuseLinks = vi.hoisted(() => ({ names: [] as string[] }));
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs/promises')>();
-  const link: typeof fs.link = async (existing, created) => {
-    if (refuseLinks.names.some((n) => String(existing).endsWith(`/${n}`))) throw Object.assign(new Error('EXDEV: cross-device link not permitted'), { code: 'EXDEV' });
-    return fs.link(existing, created);
-  };
-  return { ...fs, link, default: { ...fs, link } };
-});
 
 const LAYOUT = { layoutDirs: ['memories', 'sessions'] };
 const b = (dir: string, name: string | Buffer): Buffer => Buffer.concat([Buffer.from(`${dir}/`), Buffer.isBuffer(name) ? name : Buffer.from(name)]);
@@ -183,23 +172,26 @@ describe('apply reproduces hard links and empty directories', () => {
   });
 
   it('keeps a copy and says so when the file system refuses the link (another mount: EXDEV)', async () => {
+    // A real mount inside the host tree: a link from it to a file outside it is refused by the kernel.
     const host = tempDir();
     writeFileSync(join(host, 'keep'), 'k\n');
-    const ran = tempDir();
-    writeFileSync(join(ran, 'keep'), 'k\n');
-    writeFileSync(join(ran, 'cross'), 'content\n');
-    linkSync(join(ran, 'cross'), join(ran, 'cross2'));
-    const { store, m } = await storeWith(ran);
-    refuseLinks.names = ['cross'];
+    mkdirSync(join(host, 'mnt'));
+    await execa('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', join(host, 'mnt')]);
     try {
+      const ran = tempDir();
+      writeFileSync(join(ran, 'keep'), 'k\n');
+      writeFileSync(join(ran, 'cross'), 'content\n');
+      mkdirSync(join(ran, 'mnt'));
+      linkSync(join(ran, 'cross'), join(ran, 'mnt', 'cross2'));
+      const { store, m } = await storeWith(ran);
       const r = await applyToHost(store, m.id, host, { ...LAYOUT, force: true });
       expect(r.linked).toBeUndefined();
-      expect(r.warnings).toEqual([{ path: 'cross2', to: 'cross', message: expect.stringContaining('EXDEV') }]);
-      expect(readFileSync(join(host, 'cross2'), 'utf8')).toBe('content\n');
-      expect(describeApply(r)).toMatch(/^ {2}! cross2 \(to cross\): could not be made a hard link of cross \(EXDEV: another file system\): kept as a separate copy/m);
+      expect(r.warnings).toEqual([{ path: 'mnt/cross2', to: 'cross', message: expect.stringContaining('EXDEV') }]);
+      expect(readFileSync(join(host, 'mnt', 'cross2'), 'utf8')).toBe('content\n');
+      expect(describeApply(r)).toMatch(/^ {2}! mnt\/cross2 \(to cross\): could not be made a hard link of cross \(EXDEV: another file system\): kept as a separate copy/m);
       expect(JSON.parse(JSON.stringify(r)).warnings[0].message).toContain('kept as a separate copy');
     } finally {
-      refuseLinks.names = [];
+      await execa('umount', ['-l', join(host, 'mnt')]);
     }
   });
 });
