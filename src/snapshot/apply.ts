@@ -3,13 +3,14 @@
  * host with `git apply` (all or nothing: git checks every hunk before it writes). A run never changes the host
  * directory, so the host should still be what the first run of the lineage copied; when something in it was
  * written after that run started, applying would overwrite the user's work, and `applyToHost` refuses unless
- * forced.
+ * forced. Hard links and empty directories, which the patch cannot carry, are made after it (`apply-structure.ts`).
  */
 import { lstat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
 import { gitStderr, makePatch, patchFilter, type Patch, type PatchOptions } from './patch.js';
+import { applyStructure, hasStructureChanges, planStructure, snapshotShape, type StructureChanges } from './apply-structure.js';
 import type { AnyStore } from './store/open.js';
 import { walkTree } from './walk.js';
 
@@ -42,7 +43,7 @@ export async function changedSince(dir: string, sinceMs: number, options: PatchO
   return out;
 }
 
-export interface ApplyResult extends Omit<Patch, 'text' | 'bytes' | 'bytesAreText'> {
+export interface ApplyResult extends Omit<Patch, 'text' | 'bytes' | 'bytesAreText'>, Partial<StructureChanges> {
   snapshot: string;
   dir: string;
   /** False with `check`: nothing was written. */
@@ -93,7 +94,7 @@ export function unchangedSince(rolloutIds: string[], lastApply?: { rolloutIds: s
 
 /**
  * Writes what `snapshot` holds beyond the host directory `dir` into `dir` (memory layout, `.git/` and caches
- * excluded). Throws `MnemaraError('HOST_CHANGED')` (exit 2) when `dir` was written after the first run it does not
+ * excluded), then its hard-link groups and directories (`applyStructure`; with `check`, only listed). Throws `MnemaraError('HOST_CHANGED')` (exit 2) when `dir` was written after the first run it does not
  * hold started (`unchangedSince`, with `lastApply`) and `force` is not set, naming what changed; `GIT_MISSING`
  * without git; `APPLY_FAILED` when `git apply` refuses (nothing is written then).
  */
@@ -104,11 +105,16 @@ export async function applyToHost(
   options: PatchOptions & { force?: boolean; check?: boolean; lastApply?: { rolloutIds: string[]; at: number } | null },
 ): Promise<ApplyResult> {
   const manifest = await store.get(snapshot);
-  const patch = await makePatch(store, { dir }, { snapshot }, { ...options, binary: true });
+  const tree = await store.tree(snapshot, { hashContent: true });
+  const patch = await makePatch(store, { dir }, { snapshot, tree }, { ...options, binary: true });
   const result: ApplyResult = { snapshot, dir, added: patch.added, removed: patch.removed, changed: patch.changed, applied: false };
+  // Hard links and empty directories, which a git patch does not carry (new-user trial 27: apply dropped both).
+  const left = patchFilter(options);
+  const shape = snapshotShape(tree, left);
+  const plan = await planStructure(dir, shape, left, new Set([...patch.added, ...patch.changed, ...patch.removed]));
   // Nothing to write (applied before, or never changed): the host's newer files are no reason to refuse (trial 21
   // F1: a second apply blamed "your changes" on the files the first one wrote).
-  if (patch.bytes.length === 0) return result;
+  if (patch.bytes.length === 0 && !hasStructureChanges(plan)) return result;
   const outside = linksOutside(patch.bytes.toString('latin1'));
   if (outside.length) result.linksOutside = outside;
   if (!options.force) {
@@ -125,11 +131,28 @@ export async function applyToHost(
       });
     }
   }
-  const args = ['apply', '--whitespace=nowarn', ...(options.check ? ['--check'] : [])];
+  if (options.check) {
+    if (patch.bytes.length > 0) await gitApply(snapshot, dir, patch.bytes, true);
+    return withStructure(result, plan);
+  }
+  if (patch.bytes.length > 0) await gitApply(snapshot, dir, patch.bytes, false);
+  result.applied = true;
+  return withStructure(result, await applyStructure(dir, shape, left, plan));
+}
+
+/** `result` with the structure changes that hold anything (so a plain apply's JSON keeps its old shape). */
+function withStructure(result: ApplyResult, c: StructureChanges): ApplyResult {
+  const keys = ['linked', 'unlinked', 'dirsAdded', 'dirsRemoved', 'warnings'] as const;
+  return Object.assign(result, Object.fromEntries(keys.filter((k) => c[k].length > 0).map((k) => [k, c[k]])));
+}
+
+/** `git apply` (with `check`: `--check`) of `bytes` in `dir`; throws `GIT_MISSING` or `APPLY_FAILED`. */
+async function gitApply(snapshot: string, dir: string, bytes: Buffer, check: boolean): Promise<void> {
+  const args = ['apply', '--whitespace=nowarn', ...(check ? ['--check'] : [])];
   // The ceiling keeps git from taking a repository above `dir` as the root the patch's paths are relative to.
   const r = await execa('git', args, {
     cwd: dir,
-    input: patch.bytes,
+    input: bytes,
     reject: false,
     env: { GIT_CEILING_DIRECTORIES: dirname(dir), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
   });
@@ -143,6 +166,4 @@ export async function applyToHost(
       hint: `Look at the patch (mnemara snapshot patch ${snapshot} -w ${dir}); --force does not help here.`,
     });
   }
-  result.applied = !options.check;
-  return result;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { linkSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsPath } from './names.js';
 import { PassThrough } from 'node:stream';
@@ -247,6 +247,9 @@ async function resolveDeferredLinks(
   const y = new GuardedExtractor(side, options.limits);
   const keep = pathFilter(open.map((u) => u.target));
   try {
+    // Made here: a target at the top level has no parent directory for the extractor to make (a link the run
+    // added to an unchanged top-level file made apply fail with ENOENT, reported as a corrupt snapshot).
+    await mkdir(fsPath(side), { recursive: true });
     for (const [li, layer] of chain.layers.entries()) {
       await readLayer(blobs, chain.id, layer, y.budget, y.handler({ layer: li, whiteouts: true, keep }), options.signal);
     }

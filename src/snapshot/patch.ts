@@ -16,7 +16,7 @@ import { MnemaraError } from '../config/errors.js';
 import { compileIgnore } from './ignore.js';
 import { displayName, fsPath } from './names.js';
 import type { AnyStore } from './store/open.js';
-import { resolveHardLink } from './tree.js';
+import { resolveHardLink, type MergedTree } from './tree.js';
 import { walkTree, type WalkSkip } from './walk.js';
 
 /**
@@ -25,8 +25,11 @@ import { walkTree, type WalkSkip } from './walk.js';
  */
 export const PATCH_EXCLUDES = ['.git', '__pycache__', '*.pyc', '.pytest_cache', '.mypy_cache', 'node_modules/.cache'];
 
-/** One side of a patch: a snapshot of the store, or a directory on the host. */
-export type PatchSide = { snapshot: string } | { dir: string };
+/**
+ * One side of a patch: a snapshot of the store (with its tree when the caller has read it already, with content
+ * hashes: `store.tree(id, { hashContent: true })`), or a directory on the host.
+ */
+export type PatchSide = { snapshot: string; tree?: MergedTree } | { dir: string };
 
 /** A file as far as git sees it: type, executable bit, content hash (sha256 hex) or link target. */
 interface FileState {
@@ -121,7 +124,7 @@ const same = (x: FileState, y: FileState): boolean =>
 async function filesOf(store: AnyStore, side: PatchSide, left: (path: string) => boolean): Promise<Map<string, FileState>> {
   const files = new Map<string, FileState>();
   if ('snapshot' in side) {
-    const tree = await store.tree(side.snapshot, { hashContent: true });
+    const tree = side.tree ?? (await store.tree(side.snapshot, { hashContent: true }));
     for (const { path, node } of tree.walk()) {
       // A hard link is its target's file under another name (a restore links them again): to git, the same file.
       // Skipped, each second name of a linked file read as deleted, and apply removed the user's file (trial F4).

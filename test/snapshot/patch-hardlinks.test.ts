@@ -3,7 +3,8 @@
  * link), including ones the run never touched. A snapshot packs the later name of a linked file as a tar
  * hard-link entry; the patch skipped those entries, so each such name read as deleted (`D src/b.js`), and apply
  * removed it from the host. A hard link is now the file it names: nothing of a linked pair is deleted, a link
- * the run made arrives as a file, and `snapshot diff` does not call a link a change. Real store, real git.
+ * the run made is a file in the patch (apply then links it again: apply-structure.test.ts), and `snapshot diff`
+ * does not call a link a change. Real store, real git.
  */
 import { existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +27,7 @@ function userTree(dir: string): void {
 }
 
 describe('patch and apply of a tree with hard links', () => {
-  it('deletes nothing of a linked pair; a link the run made arrives as a file', async () => {
+  it('deletes nothing of a linked pair; a link the run made is a file in the patch', async () => {
     const host = tempDir();
     userTree(host);
     const ran = tempDir();

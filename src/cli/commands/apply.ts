@@ -12,16 +12,32 @@ import { snapshotRef } from '../snapshot-ref.js';
 import { emit, listedPath } from '../output.js';
 import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config.js';
 
-/** Lists the files an apply wrote (or would write). */
+/** Lists the files, hard links and empty directories an apply wrote (or would write), and what it could not do. */
 export function describeApply(r: ApplyResult): string {
-  const n = r.added.length + r.changed.length + r.removed.length;
+  const links = r.linked ?? [];
+  const [dirsAdded, dirsRemoved, unlinked, warnings] = [r.dirsAdded ?? [], r.dirsRemoved ?? [], r.unlinked ?? [], r.warnings ?? []];
+  const n = r.added.length + r.changed.length + r.removed.length + links.length + unlinked.length + dirsAdded.length + dirsRemoved.length + warnings.length;
   if (n === 0) return `nothing to apply: ${r.dir} already holds what ${r.snapshot} holds (outside the memory layout)`;
+  const more = [
+    [links.length, 'hard link', 'hard links'],
+    [unlinked.length, 'hard link broken', 'hard links broken'],
+    [dirsAdded.length, 'empty directory added', 'empty directories added'],
+    [dirsRemoved.length, 'empty directory removed', 'empty directories removed'],
+  ] as const;
   return [
-    `${r.applied ? 'applied' : 'would apply'} ${r.snapshot} to ${r.dir}: ${r.added.length} added, ${r.changed.length} changed, ${r.removed.length} removed`,
+    `${r.applied ? 'applied' : 'would apply'} ${r.snapshot} to ${r.dir}: ${r.added.length} added, ${r.changed.length} changed, ${r.removed.length} removed${more
+      .filter(([k]) => k > 0)
+      .map(([k, one, many]) => `, ${k} ${k === 1 ? one : many}`)
+      .join('')}`,
     ...r.added.map((p) => `  A ${listedPath(p)}`),
     ...r.changed.map((p) => `  M ${listedPath(p)}`),
     ...r.removed.map((p) => `  D ${listedPath(p)}`),
+    ...dirsAdded.map((p) => `  A ${listedPath(`${p}/`)}`),
+    ...dirsRemoved.map((p) => `  D ${listedPath(`${p}/`)}`),
+    ...links.map((l) => `  L ${listedPath(l.path)} = ${listedPath(l.to)} (hard link: one file, two names)`),
+    ...unlinked.map((p) => `  U ${listedPath(p)} (a file of its own now: the snapshot no longer links it to its other names)`),
     ...(r.linksOutside ?? []).map((l) => `  ! ${listedPath(l.path)} is a link to ${listedPath(l.target)}, outside ${r.dir}: in the sandbox it named the container's file, here it names this machine's`),
+    ...warnings.map((w) => `  ! ${listedPath(w.path)}${w.to === undefined ? '' : ` (to ${listedPath(w.to)})`}: ${w.message}`),
   ].join('\n');
 }
 
@@ -61,6 +77,8 @@ export function registerApplyCommand(program: Command): void {
           "lineage head (or --from SNAPSHOT) holds beyond the host directory into it, with `git apply` (all or nothing), " +
           'leaving out the memory layout, .git/ and build caches. It refuses when the host directory was written after ' +
           "the first run it does not hold yet started (your edits would be overwritten) unless --force. " +
+          'Hard links and empty directories, which a git patch does not carry, are then made as the snapshot has them ' +
+          '(a link the file system refuses stays a copy, with a warning). ' +
           '`mnemara snapshot patch SNAPSHOT -w DIR` prints the same patch without applying it.',
       )
       .option('-w, --workspace <dir>', 'host directory to write into', '.')
