@@ -34,6 +34,7 @@ export const SOURCES = [
   'openhands',
   'aider',
   'agents-sdk',
+  'gemini-cli',
 ] as const;
 export type TranscriptSource = (typeof SOURCES)[number];
 

@@ -13,7 +13,7 @@ import { loadTranscript } from '../../src/transcript/reader.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'importers');
 const det = { extractor: 'deterministic' as const, config: { maxRawMemories: 256, memoryMdTokens: 8000, summaryTokens: 1500 } };
-const FORMATS = ['claude-code', 'codex', 'swe-agent', 'mini-swe-agent', 'openhands', 'aider', 'agents-sdk'];
+const FORMATS = ['claude-code', 'codex', 'swe-agent', 'mini-swe-agent', 'openhands', 'aider', 'agents-sdk', 'agents-sdk-items', 'gemini-cli'];
 
 /** Every labelled fixture: `<base>.labels.json` beside `<base>.<ext>` (or a directory `<base>/`). */
 function cases(): Array<{ format: string; transcript: string; labels: Case['labels'] }> {

@@ -1,12 +1,15 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  IMPORTERS,
   importAnthropicMessages,
   importAnthropicMessagesFile,
   importTranscriptFile,
+  probeFile,
   splitMemoryBlock,
 } from '../../src/transcript/importers/index.js';
 import { defaultFixtures } from '../../scripts/eval-memory/labels.js';
@@ -253,5 +256,53 @@ describe('stable re-imports', () => {
     await new Promise((r) => setTimeout(r, 5));
     const b = await importTranscriptFile(p);
     expect(JSON.stringify(b.records)).toBe(JSON.stringify(a.records));
+  });
+});
+
+describe('detection: every importer fixture is detected as exactly its own format', () => {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'importers');
+  const walk = (d: string): string[] => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
+  /** The importer key a fixture must get: its format's directory, except the files no format reads. */
+  const expected = (rel: string): string | undefined => {
+    if (/\.labels\.json$|^make-fixtures\.ts$|^README\.md$/.test(rel)) return 'skip';
+    if (/memories\/MEMORY\.md$/.test(rel)) return 'agents-sdk-memory';
+    if (/memories\/|\.meta\.json$|\/logs\.json$/.test(rel)) return undefined;
+    return rel.split('/')[0];
+  };
+  const files = walk(root).map((p) => ({ p, rel: relative(root, p) })).filter(({ rel }) => expected(rel) !== 'skip');
+  const messages = readdirSync(FIXTURES).filter((f) => f.endsWith('.json') && !f.endsWith('.labels.json')).slice(0, 5).map((f) => ({ p: join(FIXTURES, f), rel: `transcripts/${f}` }));
+
+  it('covers every format, the two new ones included', () => {
+    const keys = new Set(files.map(({ rel }) => expected(rel)));
+    for (const k of IMPORTERS.map((i) => i.key).filter((k) => !['mnemara', 'anthropic-messages'].includes(k))) expect(keys, k).toContain(k);
+  });
+
+  it.each([...files, ...messages].map((f) => [f.rel, f] as const))('%s', async (rel, { p }) => {
+    const probe = { ...(await probeFile(p, statSync(p).size)), path: p };
+    const matched = IMPORTERS.filter(({ importer }) => importer.detect(probe)).map(({ key }) => key);
+    const want = rel.startsWith('transcripts/') ? 'anthropic-messages' : expected(rel);
+    expect(matched).toEqual(want ? [want] : []);
+  });
+
+  it('a mnemara transcript is mnemara only, and other shapes near the new formats are neither of them', async () => {
+    const own = join(dir, 'own-detect.jsonl');
+    const a = await importTranscriptFile(join(root, 'gemini-cli', 'session-2026-06-09T14-00-5c0e9d1a.json'));
+    await writeFile(own, a.records.map((r) => JSON.stringify(r.record)).join('\n') + '\n');
+    const cases: Array<[string, string, string[]]> = [
+      ['own.jsonl', readFileSync(own, 'utf8'), ['mnemara']],
+      // Chat Completions JSONL: plain role messages only, no mark of the Agents SDK.
+      ['chat.jsonl', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }].map((l) => JSON.stringify(l)).join('\n'), []],
+      // An Anthropic message list as a bare array: text/tool_use blocks are not Responses API parts.
+      ['anthropic.json', JSON.stringify([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'bash', input: {} }] }]), []],
+      // Gemini CLI's logs.json and a checkpoint: not chats.
+      ['logs.json', JSON.stringify([{ sessionId: 's', messageId: 0, type: 'user', message: 'hi', timestamp: '2026-01-01T00:00:00Z' }]), []],
+      ['checkpoint.json', JSON.stringify({ history: [{ role: 'user', parts: [{ text: 'hi' }] }] }), []],
+    ];
+    for (const [name, text, want] of cases) {
+      const p = join(dir, `detect-${name}`);
+      await writeFile(p, text);
+      const probe = { ...(await probeFile(p, statSync(p).size)), path: p };
+      expect(IMPORTERS.filter(({ importer }) => importer.detect(probe)).map(({ key }) => key), name).toEqual(want);
+    }
   });
 });

@@ -23,7 +23,7 @@ export function registerLearnCommand(program: Command): void {
       .summary("learn from other agents' transcripts (files or directories) into memory")
       .description(
         'Learn from runs that happened elsewhere: every transcript under PATH (files, and directories walked ' +
-          'recursively, e.g. ~/.claude/projects/<project>/ or ~/.codex/sessions/) is recognised by its content, ' +
+          'recursively, e.g. ~/.claude/projects/<project>/, ~/.codex/sessions/ or ~/.gemini/tmp/) is recognised by its content, ' +
           "imported, stored redacted as sessions/<rollout-id>.jsonl in the workspace, and the memory pipeline runs " +
           '(extraction, then consolidation into memories/MEMORY.md). Learning the same file again changes nothing; ' +
           'a file that grew adds what is new. Uses the model when one is configured, else the deterministic extractor. ' +

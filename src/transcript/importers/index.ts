@@ -5,16 +5,18 @@ import { MnemaraError } from '../../config/errors.js';
 import { loadTranscript, type RepairedLine } from '../reader.js';
 import type { NumberedRecord, SkippedLine, TranscriptRecord, TranscriptSource } from '../schema.js';
 import { agentsSdkMemoryImporter } from './agents-sdk-memory.js';
+import { agentsSdkItemsImporter, agentsSdkItemsNearMiss } from './agents-sdk-items.js';
 import { agentsSdkImporter } from './agents-sdk.js';
 import { aiderImporter } from './aider.js';
 import type { ImportOptions } from './anthropic-messages.js';
 import { claudeCodeImporter } from './claude-code.js';
 import { codexImporter } from './codex.js';
+import { geminiCliImporter, geminiNearMiss } from './gemini-cli.js';
 import { anthropicMessagesImporter } from './messages-importer.js';
 import { miniSweAgentImporter } from './mini-swe-agent.js';
 import { mnemaraImporter } from './mnemara.js';
 import { openHandsImporter } from './openhands.js';
-import { openSource, probeFile } from './source.js';
+import { MAX_DOCUMENT_BYTES, openSource, probeFile } from './source.js';
 import { storeImport } from './store.js';
 import { sweAgentImporter } from './swe-agent.js';
 import { emptyStats, obj, type Importer, type Probe } from './types.js';
@@ -31,7 +33,8 @@ export type TranscriptFormat = TranscriptSource;
 
 /**
  * Every importer, in the order detection tries them (the more specific first). Keys name them in the
- * `learn` table (`agents-sdk-memory` is the Agents SDK's MEMORY.md, `agents-sdk` its session transcripts).
+ * `learn` table (`agents-sdk-memory` is the Agents SDK's MEMORY.md, `agents-sdk` its sandbox memory session transcripts,
+ * `agents-sdk-items` a run's items as the user saved them).
  */
 export const IMPORTERS: Array<{ key: string; importer: Importer }> = [
   { key: 'mnemara', importer: mnemaraImporter },
@@ -39,9 +42,11 @@ export const IMPORTERS: Array<{ key: string; importer: Importer }> = [
   { key: 'claude-code', importer: claudeCodeImporter },
   { key: 'agents-sdk', importer: agentsSdkImporter },
   { key: 'openhands', importer: openHandsImporter },
+  { key: 'gemini-cli', importer: geminiCliImporter },
   { key: 'mini-swe-agent', importer: miniSweAgentImporter },
   { key: 'swe-agent', importer: sweAgentImporter },
   { key: 'anthropic-messages', importer: anthropicMessagesImporter },
+  { key: 'agents-sdk-items', importer: agentsSdkItemsImporter },
   { key: 'aider', importer: aiderImporter },
   { key: 'agents-sdk-memory', importer: agentsSdkMemoryImporter },
 ];
@@ -69,11 +74,19 @@ export async function detectImporter(path: string): Promise<{ key: string; impor
     if (err instanceof MnemaraError) throw err;
     throw new MnemaraError('NOT_FOUND', `transcript ${path} does not exist`, { hint: 'Check the path.', cause: err });
   }
-  const probe = size === 0 ? ({ kind: 'text', head: '' } as const) : await probeFile(path, size);
+  const probe: Probe = size === 0 ? { kind: 'text', head: '' } : await probeFile(path, size);
   const withPath = { ...probe, path } as Probe & { path: string };
   for (const entry of IMPORTERS) if (entry.importer.detect(withPath)) return { ...entry, size };
-  throw new MnemaraError('INVALID_INPUT', `${path} is not a transcript mnemara can read: it looks like ${describeProbe(probe, size)}`, {
-    hint: `Supported formats — ${supportedFormats()}.`,
+  const near = [geminiNearMiss(probe), agentsSdkItemsNearMiss(probe)].find(Boolean);
+  if (near) throw new MnemaraError('INVALID_INPUT', `${path} is not a transcript mnemara can read: ${near}`, { hint: `Supported formats — ${supportedFormats()}.` });
+  if (probe.kind === 'text' && probe.jsonError) {
+    throw new MnemaraError('INVALID_INPUT', `${path} is not a transcript mnemara can read: it starts like a JSON document but does not parse (${probe.jsonError}), so it was cut short or damaged`, {
+      hint: 'A JSON document cannot be read past damage: copy the file again from where the agent wrote it (formats written as JSONL are read up to a cut).',
+    });
+  }
+  const big = probe.kind === 'text' && size > MAX_DOCUMENT_BYTES && /^[\s\0]*[[{]/.test(probe.head);
+  throw new MnemaraError('INVALID_INPUT', `${path} is not a transcript mnemara can read: it looks like ${big ? `a JSON document of ${size} bytes, over the ${MAX_DOCUMENT_BYTES}-byte cap for formats read whole, so it was not parsed` : describeProbe(probe, size)}`, {
+    hint: big ? 'JSON-document trajectories are parsed whole; split the run, or trim its largest outputs. JSONL formats have no such cap.' : `Supported formats — ${supportedFormats()}.`,
   });
 }
 

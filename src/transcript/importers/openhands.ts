@@ -1,4 +1,5 @@
 import { EDITOR } from './edits.js';
+import { documentOrLines } from './source.js';
 import { isoTime, num, obj, str, type Draft, type ImportContext, type ImportEvent, type ImportSource, type Importer, type Probe } from './types.js';
 
 /**
@@ -34,7 +35,7 @@ const VERBATIM_ACTIONS = new Set(['recall', 'condensation', 'change_agent_state'
 
 async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<ImportEvent> {
   const state = { turn: 0, agentSide: false, lastState: '', finished: undefined as string | undefined };
-  const first = await firstItem(src);
+  const first = await documentOrLines(src);
   if (first === 'document') {
     const doc = await src.document();
     const d = obj(doc);
@@ -54,22 +55,6 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
   if (state.finished !== undefined || state.lastState === 'finished') ctx.meta.outcome = state.finished === 'false' ? 'error' : 'completed';
   else if (state.lastState === 'error') ctx.meta.outcome = 'error';
   else if (['stopped', 'paused', 'awaiting_user_input', 'user_rejected'].includes(state.lastState)) ctx.meta.outcome = 'interrupted';
-}
-
-/** Whether the file is one JSON document or JSONL: a document's first line is `[` or a lone `{`. */
-async function firstItem(src: ImportSource): Promise<'document' | 'lines'> {
-  for await (const { text } of src.textLines()) {
-    const t = text.trim();
-    if (!t) continue;
-    if (t.startsWith('[')) return 'document';
-    try {
-      JSON.parse(t);
-      return 'lines';
-    } catch {
-      return 'document';
-    }
-  }
-  return 'lines';
 }
 
 type State = { turn: number; agentSide: boolean; lastState: string; finished: string | undefined };

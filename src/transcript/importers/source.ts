@@ -84,16 +84,18 @@ export async function probeFile(path: string, size: number): Promise<Probe & { h
   }
   const docLike = /^[\s\0]*[[{]/.test(head);
   // One value in the whole file (pretty-printed JSON fails line by line; one-line JSON is one item).
+  let jsonError: string | undefined;
   if (docLike && size <= MAX_DOCUMENT_BYTES && (values.length <= 1 || damaged > values.length)) {
     try {
       const doc = JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, '').replace(/\0+/g, ''));
       return { kind: 'json', doc, head };
-    } catch {
-      // not one document: JSONL with damage, or text
+    } catch (err) {
+      // not one document: JSONL with damage, or text (or a document cut short: said in a refusal)
+      jsonError = (err as Error).message;
     }
   }
   if (values.some((v) => typeof v === 'object' && v !== null)) return { kind: 'jsonl', values, head };
-  return { kind: 'text', head };
+  return { kind: 'text', head, ...(jsonError ? { jsonError } : {}) };
 }
 
 async function headText(path: string, n: number): Promise<string> {
@@ -105,4 +107,23 @@ async function headText(path: string, n: number): Promise<string> {
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * Whether a file in a format written both ways (a JSON array or document, or JSONL) is one JSON document or
+ * JSONL: a document's first non-blank line is `[`, a lone `{`, or anything that is not JSON by itself.
+ */
+export async function documentOrLines(src: ImportSource): Promise<'document' | 'lines'> {
+  for await (const { text } of src.textLines()) {
+    const t = text.trim();
+    if (!t) continue;
+    if (t.startsWith('[')) return 'document';
+    try {
+      JSON.parse(t);
+      return 'lines';
+    } catch {
+      return 'document';
+    }
+  }
+  return 'lines';
 }

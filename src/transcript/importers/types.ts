@@ -89,7 +89,7 @@ export interface ImportContext {
 export type Probe =
   | { kind: 'jsonl'; values: unknown[] }
   | { kind: 'json'; doc: unknown }
-  | { kind: 'text'; head: string };
+  | { kind: 'text'; head: string; /** Set when the file starts like a JSON document that does not parse (cut short …). */ jsonError?: string };
 
 /** One foreign format. `detect` decides by content; `read` yields body records in order. */
 export interface Importer {
