@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { logger } from '../config/logger.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { classifyCredentialFile } from './credential-kinds.js';
+import type { ScanSection, SectionOutput } from './workspace-scan.js';
 
 const log = logger('session');
 
@@ -79,25 +80,25 @@ export async function sandboxClock(sandbox: Sandbox): Promise<number | null> {
  * reported. Files whose ctime is not after `since` (sandbox seconds), and installed dependencies
  * (`DEPENDENCY_DIRS`), are not looked at. A file left out goes through
  * `leaveOut` (`setAside`: a host copy only the user can read), so it is not lost. Never throws: a check that fails
- * is logged and leaves everything in place.
+ * is logged and leaves everything in place. `scanned`: the grep and the reads, done by the shared scan
+ * (`credentialFilesSection`).
  */
-export async function leaveOutCredentialFiles(sandbox: Sandbox, since: number, wasThere: WasThere, keep: boolean, leaveOut: LeaveOut): Promise<CredentialFile[]> {
+export async function leaveOutCredentialFiles(
+  sandbox: Sandbox,
+  since: number,
+  wasThere: WasThere,
+  keep: boolean,
+  leaveOut: LeaveOut,
+  scanned?: SectionOutput,
+): Promise<CredentialFile[]> {
   const root = sandbox.workspaceDir;
-  const script =
-    `find "$1" -xdev \\( -path "$1/.git" ${DEPENDENCY_DIRS.map((d) => `-o -name '${d}'`).join(' ')} \\) -prune -o -type f -newerct "@$2" -size -${MAX_BYTES + 1}c -print0 | ` +
-    `xargs -0 -r grep -lIZE ${GREP_PATTERNS.map((p) => `-e '${p.replace(/'/g, "'\\''")}'`).join(' ')} -- 2>/dev/null; exit 0`;
-  const found = await sandbox.exec(['sh', '-c', script, 'sh', root, String(since)], { timeoutMs: 60_000 }).catch((err: Error) => {
-    log.warn({ err: err.message }, 'could not look for credential files the run wrote; none left out');
-    return null;
-  });
-  if (!found) return [];
-  const paths = String(found.stdout).split('\0').filter((p) => p.startsWith(`${root}/`));
+  const read = scanned ? readHeads(scanned.stdout) : await grepAndRead(sandbox, since);
+  if (!read) return [];
   const out: CredentialFile[] = [];
-  for (const abs of paths) {
+  for (const [abs, text] of read) {
+    if (!abs.startsWith(`${root}/`) || text === null) continue;
     const rel = abs.slice(root.length + 1);
-    const content = await sandbox.exec(['head', '-c', String(MAX_BYTES), '--', abs], { timeoutMs: 10_000 }).catch(() => null);
-    if (!content || content.exitCode !== 0) continue;
-    const kind = classifyCredentialFile(String(content.stdout));
+    const kind = classifyCredentialFile(text);
     if (!kind) continue;
     const there = wasThere(rel);
     if (keep || there !== false) {
@@ -109,6 +110,62 @@ export async function leaveOutCredentialFiles(sandbox: Sandbox, since: number, w
     else out.push({ path: rel, kind, action: 'kept', why: 'it could not be moved out of the workspace' });
   }
   for (const f of out) log.warn({ path: f.path, kind: f.kind, action: f.action, why: f.why }, 'a file the run wrote holds a credential');
+  return out;
+}
+
+/** The grep of the changed files for a line that can start a credential file (argument: the workspace, the time). */
+function grepScript(): string {
+  return (
+    `find "$1" -xdev \\( -path "$1/.git" ${DEPENDENCY_DIRS.map((d) => `-o -name '${d}'`).join(' ')} \\) -prune -o -type f -newerct "@$2" -size -${MAX_BYTES + 1}c -print0 | ` +
+    `xargs -0 -r grep -lIZE ${GREP_PATTERNS.map((p) => `-e '${p.replace(/'/g, "'\\''")}'`).join(' ')} -- 2>/dev/null`
+  );
+}
+
+/**
+ * The grep and each hit's first bytes as a section of the shared scan (`workspace-scan.ts`): per hit, its path and
+ * a NUL, then `-` and a NUL when it could not be read, else its length, a NUL and that many bytes (so a name or a
+ * content can never pass for the next record).
+ */
+export function credentialFilesSection(name: string, root: string, since: number): ScanSection {
+  const heads = `h=$(mktemp) || exit 0; for f; do printf '%s\\0' "$f"; if head -c ${MAX_BYTES} -- "$f" > "$h" 2>/dev/null; then printf '%s\\0' "$(stat -c %s "$h")"; cat "$h"; else printf -- '-\\0'; fi; done; rm -f "$h"`;
+  return { name, script: `${grepScript()} | xargs -0 -r sh -c '${heads.replace(/'/g, "'\\''")}' sh; exit 0`, args: [root, String(since)], maxBytes: 64 * 1024 * 1024 };
+}
+
+/** The grep's hits (absolute paths) with each one's first bytes (`null`: not read), by their own execs; `null` when the grep failed. */
+async function grepAndRead(sandbox: Sandbox, since: number): Promise<Array<[string, string | null]> | null> {
+  const root = sandbox.workspaceDir;
+  const found = await sandbox.exec(['sh', '-c', `${grepScript()}; exit 0`, 'sh', root, String(since)], { timeoutMs: 60_000 }).catch((err: Error) => {
+    log.warn({ err: err.message }, 'could not look for credential files the run wrote; none left out');
+    return null;
+  });
+  if (!found) return null;
+  const out: Array<[string, string | null]> = [];
+  for (const abs of String(found.stdout).split('\0').filter((p) => p.startsWith(`${root}/`))) {
+    const content = await sandbox.exec(['head', '-c', String(MAX_BYTES), '--', abs], { timeoutMs: 10_000 }).catch(() => null);
+    out.push([abs, content && content.exitCode === 0 ? String(content.stdout) : null]);
+  }
+  return out;
+}
+
+/** `credentialFilesSection`'s records as [absolute path, first bytes as text or `null`]; a cut record ends the list. Pure. */
+function readHeads(stdout: Buffer): Array<[string, string | null]> {
+  const out: Array<[string, string | null]> = [];
+  let at = 0;
+  while (at < stdout.length) {
+    const end = stdout.indexOf(0, at);
+    const lenEnd = end < 0 ? -1 : stdout.indexOf(0, end + 1);
+    if (lenEnd < 0) break;
+    const path = stdout.subarray(at, end).toString('utf8');
+    const len = stdout.subarray(end + 1, lenEnd).toString('latin1');
+    if (len === '-') {
+      out.push([path, null]);
+      at = lenEnd + 1;
+      continue;
+    }
+    if (!/^\d+$/.test(len) || lenEnd + 1 + Number(len) > stdout.length) break;
+    out.push([path, stdout.subarray(lenEnd + 1, lenEnd + 1 + Number(len)).toString('utf8')]);
+    at = lenEnd + 1 + Number(len);
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@ import { redactFile } from '../memory/redact-document.js';
 import { redactedName } from '../memory/redact-tree.js';
 import { encodedFileVerdict, redactUtf16 } from '../memory/redact-encoded-files.js';
 import type { Sandbox } from '../sandbox/types.js';
+import type { ScanSection, SectionOutput } from './workspace-scan.js';
 
 const log = logger('session');
 
@@ -37,12 +38,23 @@ export interface NotesRedaction {
  * when the sandbox cannot stream bytes, every file is read: `sessions/` holds every earlier rollout's transcript,
  * so that cost grew with the lineage's history, not with the run.
  */
-export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayout, options: { since?: number } = {}): Promise<NotesRedaction> {
+export async function redactLayoutInSandbox(
+  sandbox: Sandbox,
+  layout: MemoryLayout,
+  options: { since?: number; scanned?: (dir: string) => SectionOutput | undefined } = {},
+): Promise<NotesRedaction> {
   const result: NotesRedaction = { redacted: [], refused: [], renamed: [] };
   const dirs = [layout.memoriesDir, layout.sessionsDir];
-  // Both folders' reads at once (two execs in parallel, not one after the other).
+  // Both folders' reads at once (two execs in parallel, not one after the other), or the shared scan's
+  // (`workspace-scan.ts`, `changedFilesSection`) when it read them.
   const since = options.since;
-  const changedOf = await Promise.all(dirs.map((dir) => (since !== undefined ? changedFiles(sandbox, dir, since) : Promise.resolve(undefined))));
+  const changedOf = await Promise.all(
+    dirs.map((dir) => {
+      if (since === undefined) return Promise.resolve(undefined);
+      const scanned = options.scanned?.(dir);
+      return scanned ? parseChanged(scanned) : changedFiles(sandbox, dir, since);
+    }),
+  );
   for (const [i, dir] of dirs.entries()) {
     const changed = changedOf[i];
     if (changed === 'missing') continue;
@@ -95,6 +107,14 @@ export async function redactLayoutInSandbox(sandbox: Sandbox, layout: MemoryLayo
 /** Largest output of one changed-files read (bytes): past it, the whole folder is read as before. */
 const MAX_CHANGED_BYTES = 256 * 1024 * 1024;
 
+/** The script of `changedFiles` (arguments: the folder, the time). */
+const CHANGED_SCRIPT = 'cd -- "$1" 2>/dev/null || exit 3; find . -xdev -print0 || exit 4; printf "\\0"; find . -xdev -type f -newerct "@$2" -print0 | tar --null --no-recursion -T - -cf - || exit 5';
+
+/** `changedFiles`'s read of `dir` as a section of the shared scan (`workspace-scan.ts`); its output goes to `parseChanged`. */
+export function changedFilesSection(name: string, dir: string, since: number): ScanSection {
+  return { name, script: CHANGED_SCRIPT, args: [dir, since.toFixed(9)], maxBytes: MAX_CHANGED_BYTES, stream: true };
+}
+
 /**
  * Every entry name under `dir` and the regular files changed after `since` (ctime), in one exec: the names,
  * NUL-separated, an empty name, then a tar of those files. `'missing'`: no such folder; `undefined`: not known
@@ -102,8 +122,14 @@ const MAX_CHANGED_BYTES = 256 * 1024 * 1024;
  */
 async function changedFiles(sandbox: Sandbox, dir: string, since: number): Promise<{ names: string[]; files: Map<string, Buffer> } | 'missing' | undefined> {
   if (!sandbox.execBytes) return undefined;
-  const script = 'cd -- "$1" 2>/dev/null || exit 3; find . -xdev -print0 || exit 4; printf "\\0"; find . -xdev -type f -newerct "@$2" -print0 | tar --null --no-recursion -T - -cf - || exit 5';
-  const r = await sandbox.execBytes(['sh', '-c', script, 'sh', dir, since.toFixed(9)], { maxOutputBytes: MAX_CHANGED_BYTES }).catch(() => null);
+  const r = await sandbox.execBytes(['sh', '-c', CHANGED_SCRIPT, 'sh', dir, since.toFixed(9)], { maxOutputBytes: MAX_CHANGED_BYTES }).catch(() => null);
+  return parseChanged(r);
+}
+
+/** What `changedFiles` makes of its exec's result (its own, or its section of the shared scan). */
+async function parseChanged(
+  r: { exitCode: number | null; stdout: Buffer; truncated?: boolean; timedOut?: boolean } | null,
+): Promise<{ names: string[]; files: Map<string, Buffer> } | 'missing' | undefined> {
   if (r?.exitCode === 3) return 'missing';
   if (!r || r.exitCode !== 0 || r.truncated || r.timedOut) return undefined;
   const cut = r.stdout.indexOf('\0\0');

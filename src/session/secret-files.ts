@@ -17,6 +17,7 @@ import { DEPENDENCY_DIRS, keptFor, type LeaveOut, type WasThere } from './creden
 import { BASE64_TOKEN_ERE, base64PrefixTexts, base64TokenKinds } from './secret-base64.js';
 import { archiveFindClause, archiveScanLine, shellQuote } from './secret-archives.js';
 import { HEX_TOKEN_ERE, hexPrefixText, hexTokenKinds } from './secret-hex.js';
+import { pathRecords, sectionText, type ScanSection, type SectionOutput } from './workspace-scan.js';
 
 const log = logger('session');
 
@@ -165,50 +166,17 @@ export function matchKinds(match: string): SecretKind[] {
  * workspace before the run (`wasThere`) is the user's and stays, reported `kept` with why, and so does every file
  * when `keep` (`snapshot.keepCredentialFiles`) is set. `skip`: paths already handled (credential files), or a
  * promise of them, awaited after the sandbox's grep and before any file is set aside, so both scans run at once.
- * Never throws: a scan that fails is logged and leaves everything in place.
+ * `scanned`: the grep's output, from the shared scan (`tokenFilesSection`, `workspace-scan.ts`). Never throws: a scan that fails is logged and leaves everything in place.
  */
 export async function leaveOutSecretFiles(
   sandbox: Sandbox,
   since: number,
-  options: { wasThere: WasThere; keep: boolean; leaveOut: LeaveOut; skipDirs: string[]; skip: Set<string> | Promise<Set<string>> },
+  options: { wasThere: WasThere; keep: boolean; leaveOut: LeaveOut; skipDirs: string[]; skip: Set<string> | Promise<Set<string>>; scanned?: SectionOutput },
 ): Promise<SecretFile[]> {
   const root = sandbox.workspaceDir;
-  const prune = [
-    ...['.git', ...options.skipDirs].map((d) => `-path "$1/${d.replace(/["$`\\]/g, '')}"`),
-    ...DEPENDENCY_DIRS.map((d) => `-name '${d}'`),
-  ].join(' -o ');
-  // Files up to the bound are grepped whole, in batches (one process per batch, not per file); bigger ones only
-  // their first and last bytes (rare: a pipe each; a log or dump the run wrote gets its token appended at the
-  // end). One find sorts them into the two lists, and lists the archives apart too.
-  const script = [
-    'd=$(mktemp -d) || exit 0',
-    `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" ${archiveFindClause('$d/arch')} \\( -size -$(( $3 + 1 ))c -fprint0 "$d/small" -o -fprint0 "$d/big" \\) 2>/dev/null`,
-    // Names that hold a token (`ghp_….txt`): from the same walk, one line each, marked by a \x01 match.
-    `cat "$d/small" "$d/big" | grep -zE -e "$4" | xargs -0 -r printf '%s\\0\\001\\n'`,
-    // Binary files too (`-a`): a SQLite database or a pickle keeps a token's text as it is; the shapes are long
-    // enough that random bytes do not make one, and the host checks every match again.
-    'xargs -0 -r grep -oaHZE -e "$4" -- < "$d/small" 2>/dev/null',
-    // Base64 or hex of a token (`secret-base64.ts`, `secret-hex.ts`): a grep of its own, cheaper than one alternation
-    // with the shapes.
-    'xargs -0 -r grep -oIHZE -e "$5" -- < "$d/small" 2>/dev/null',
-    `xargs -0 -r sh -c 'n=$1; re=$2; b=$3; shift 3; for f; do { head -c "$n" -- "$f"; echo; tail -c "$n" -- "$f"; } | grep -oIE -e "$re" -e "$b" | while IFS= read -r m; do printf "%s\\0%s\\n" "$f" "$m"; done; done' sh "$3" "$4" "$5" < "$d/big" 2>/dev/null`,
-    // Loose git objects the run wrote (a commit of a token file, even one deleted by a later commit) are zlib'd:
-    // grep cannot see into them. One python3 reads them all, first bytes only; without python3, none is read.
-    // A repository inside the workspace (`vendor/lib/.git`, a `git init` in a subfolder) is not pruned by the walk
-    // above: its loose objects are among the files listed there.
-    `{ [ -d "$1/.git/objects" ] && find "$1/.git/objects" -xdev -type f -newerct "@$2" -path '*/objects/[0-9a-f][0-9a-f]/*' -print0 2>/dev/null;`,
-    `  cat "$d/small" "$d/big" | grep -zE '/\\.git/objects/[0-9a-f]{2}/[0-9a-f]{38,62}$'; } | python3 -c ${shellQuote(GIT_OBJECTS_PY)} "$3" "$4" 2>/dev/null`,
-    // Archives the run wrote (`secret-archives.ts`): compressed, and skipped as binary by the greps above.
-    archiveScanLine('$d/arch'),
-    'rm -rf "$d"; exit 0',
-  ].join('\n');
-  const found = await sandbox
-    .exec(['sh', '-c', script, 'sh', root, String(since), String(SCAN_BYTES), TOKEN_ERE, ENCODED_TOKEN_ERE], { timeoutMs: 120_000, maxOutputBytes: 8 * 1024 * 1024 })
-    .catch((err: Error) => {
-      log.warn({ err: err.message }, 'could not look for tokens in the files the run wrote; none left out');
-      return null;
-    });
-  if (!found) return [];
+  const section = tokenFilesSection('token-files', root, since, options.skipDirs);
+  const found = await sectionText(sandbox, section, options.scanned, 120_000, 'could not look for tokens in the files the run wrote; none left out');
+  if (found === null) return [];
   // Awaited only now: the grep ran while the scan that decides `skip` (credential files) ran beside it.
   const skip = await options.skip;
   const byPath = new Map<string, Set<SecretKind>>();
@@ -220,7 +188,7 @@ export async function leaveOutSecretFiles(
   };
   const named = new Map<string, SecretKind[]>();
   const folders = new Map<string, SecretKind[]>();
-  for (const [rel, match] of scanMatches(root, String(found.stdout))) {
+  for (const [rel, match] of scanMatches(root, found)) {
     if (match === NAME_HIT) {
       const kinds = tokenKinds(rel.slice(rel.lastIndexOf('/') + 1));
       if (kinds.length) named.set(rel, kinds.sort());
@@ -283,6 +251,45 @@ export async function leaveOutSecretFiles(
   return out;
 }
 
+/**
+ * The scan of `leaveOutSecretFiles` (its `path NUL match` records), run by it or as a section of the shared scan
+ * (`workspace-scan.ts`).
+ */
+export function tokenFilesSection(name: string, root: string, since: number, skipDirs: string[]): ScanSection {
+  const prune = [
+    ...['.git', ...skipDirs].map((d) => `-path "$1/${d.replace(/["$`\\]/g, '')}"`),
+    ...DEPENDENCY_DIRS.map((d) => `-name '${d}'`),
+  ].join(' -o ');
+  // Files up to the bound are grepped whole, in batches (one process per batch, not per file); bigger ones only
+  // their first and last bytes (rare: a pipe each; a log or dump the run wrote gets its token appended at the
+  // end). One find sorts them into the two lists, and lists the archives apart too.
+  const script = [
+    'd=$(mktemp -d) || exit 0',
+    `find "$1" -xdev \\( ${prune} \\) -prune -o -type f -newerct "@$2" ${archiveFindClause('$d/arch')} \\( -size -$(( $3 + 1 ))c -fprint0 "$d/small" -o -fprint0 "$d/big" \\) 2>/dev/null`,
+    // Names that hold a token (`ghp_….txt`): from the same walk, one line each, marked by a \x01 match.
+    `cat "$d/small" "$d/big" | grep -zE -e "$4" | xargs -0 -r printf '%s\\0\\001\\n'`,
+    // Binary files too (`-a`): a SQLite database or a pickle keeps a token's text as it is; the shapes are long
+    // enough that random bytes do not make one, and the host checks every match again.
+    'xargs -0 -r grep -oaHZE -e "$4" -- < "$d/small" 2>/dev/null',
+    // Base64 or hex of a token (`secret-base64.ts`, `secret-hex.ts`): a grep of its own, cheaper than one alternation
+    // with the shapes.
+    'xargs -0 -r grep -oIHZE -e "$5" -- < "$d/small" 2>/dev/null',
+    `xargs -0 -r sh -c 'n=$1; re=$2; b=$3; shift 3; for f; do { head -c "$n" -- "$f"; echo; tail -c "$n" -- "$f"; } | grep -oIE -e "$re" -e "$b" | while IFS= read -r m; do printf "%s\\0%s\\n" "$f" "$m"; done; done' sh "$3" "$4" "$5" < "$d/big" 2>/dev/null`,
+    // Loose git objects the run wrote (a commit of a token file, even one deleted by a later commit) are zlib'd:
+    // grep cannot see into them. One python3 reads them all, first bytes only; without python3, none is read.
+    // A repository inside the workspace (`vendor/lib/.git`, a `git init` in a subfolder) is not pruned by the walk
+    // above: its loose objects are among the files listed there.
+    `{ [ -d "$1/.git/objects" ] && find "$1/.git/objects" -xdev -type f -newerct "@$2" -path '*/objects/[0-9a-f][0-9a-f]/*' -print0 2>/dev/null;`,
+    `  cat "$d/small" "$d/big" | grep -zE '/\\.git/objects/[0-9a-f]{2}/[0-9a-f]{38,62}$'; } > "$d/objects"`,
+    // python3 only when there is an object to read: starting it and compiling the pattern cost ~0.2 s a session.
+    `[ -s "$d/objects" ] && python3 -c ${shellQuote(GIT_OBJECTS_PY)} "$3" "$4" < "$d/objects" 2>/dev/null`,
+    // Archives the run wrote (`secret-archives.ts`): compressed, and skipped as binary by the greps above.
+    archiveScanLine('$d/arch'),
+    'rm -rf "$d"; exit 0',
+  ].join('\n');
+  return { name, script, args: [root, String(since), String(SCAN_BYTES), TOKEN_ERE, ENCODED_TOKEN_ERE], maxBytes: 8 * 1024 * 1024 };
+}
+
 /** Why a folder whose name holds a token is kept (and reported, never moved). */
 const FOLDER_WHY = "a folder's name holds the token (every path under it, the snapshot's tar headers and tree index repeat it)";
 
@@ -301,15 +308,14 @@ function tokenFolder(rel: string): { path: string; kinds: SecretKind[] } | null 
   return null;
 }
 
-/** `path NUL match` lines of the scan's greps as [workspace-relative path, match]; lines outside `root` dropped. */
+/**
+ * `path NUL match` records of the scan's greps as [workspace-relative path, match]; records outside `root` dropped.
+ * Read so that a name with a newline in it stays one path (`pathRecords`): it cannot pass for a record of its own.
+ */
 function scanMatches(root: string, stdout: string): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  for (const line of stdout.split('\n')) {
-    const cut = line.indexOf('\0');
-    if (cut < 0 || !line.startsWith(`${root}/`)) continue;
-    out.push([line.slice(root.length + 1, cut), line.slice(cut + 1)]);
-  }
-  return out;
+  return pathRecords(stdout)
+    .filter(([path]) => path.startsWith(`${root}/`))
+    .map(([path, match]) => [path.slice(root.length + 1), match]);
 }
 
 /**

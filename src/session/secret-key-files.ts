@@ -19,6 +19,7 @@ import { findSecretKinds, type SecretKind } from '../memory/redact.js';
 import { configFormOfName, findSecretKeys } from '../memory/secret-keys.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { DEPENDENCY_DIRS } from './credential-files.js';
+import { pathRecords, sectionText, type ScanSection, type SectionOutput } from './workspace-scan.js';
 
 const log = logger('session');
 
@@ -67,13 +68,42 @@ export interface SecretKeyFile {
  * a value under a secret-named key (config files by name: `.json`, `.yaml`, `.ini`, `.cfg`, `.conf`, `.toml`,
  * `.properties`, `.env*`, `.npmrc`, `.pypirc`, `.netrc`) or, in any text file, a value redaction takes out of a
  * transcript (REPORTED_KINDS). One `find | grep` in the sandbox prints the lines with a hint (LINE_HINT); the check
- * of each line is on the host (cost follows the change: unchanged files are never read). Never throws: a scan that
- * fails is logged and reports nothing.
+ * of each line is on the host (cost follows the change: unchanged files are never read). `scanned`: that grep's
+ * output, from the shared scan (`secretKeysSection`, `workspace-scan.ts`). Never throws: a scan that fails is
+ * logged and reports nothing.
  */
-export async function findSecretKeyFiles(sandbox: Sandbox, since: number, options: { skipDirs: string[]; skip: Set<string> }): Promise<SecretKeyFile[]> {
+export async function findSecretKeyFiles(
+  sandbox: Sandbox,
+  since: number,
+  options: { skipDirs: string[]; skip: Set<string>; scanned?: SectionOutput },
+): Promise<SecretKeyFile[]> {
   const root = sandbox.workspaceDir;
+  const section = secretKeysSection('secret-keys', root, since, options.skipDirs);
+  const found = await sectionText(sandbox, section, options.scanned, 60_000, 'could not look for secret values in the files the run wrote');
+  if (found === null) return [];
+  const byPath = new Map<string, SecretKeyFile['keys']>();
+  // `path NUL lineno:line` records, read so that a name with a newline cannot pass for a record of its own.
+  for (const [path, rest] of pathRecords(found)) {
+    const m = /^(\d+):/.exec(rest);
+    if (!m || !path.startsWith(`${root}/`)) continue;
+    const rel = path.slice(root.length + 1);
+    if (options.skip.has(rel)) continue;
+    const keys = lineFindings(rel, rest.slice(m[0].length), Number(m[1]));
+    if (keys.length) byPath.set(rel, [...(byPath.get(rel) ?? []), ...keys]);
+  }
+  const out: SecretKeyFile[] = [...byPath].map(([path, keys]) => ({ path, keys }));
+  out.sort((a, b) => (a.path < b.path ? -1 : 1));
+  for (const f of out) log.warn({ path: f.path, keys: f.keys.map((k) => k.key) }, 'a file the run wrote holds what looks like a secret');
+  return out;
+}
+
+/**
+ * The scan of `findSecretKeyFiles` (one `find | grep` printing `path NUL lineno:line` records), run by it or as a
+ * section of the shared scan (`workspace-scan.ts`).
+ */
+export function secretKeysSection(name: string, root: string, since: number, skipDirs: string[]): ScanSection {
   const prune = [
-    ...options.skipDirs.map((d) => `-path "$1/${d.replace(/["$`\\]/g, '')}"`),
+    ...skipDirs.map((d) => `-path "$1/${d.replace(/["$`\\]/g, '')}"`),
     // Every repository's `.git`, nested ones too: `git init` writes sample hooks that read as secrets.
     ...['.git', ...DEPENDENCY_DIRS].map((d) => `-name '${d}'`),
   ].join(' -o ');
@@ -88,27 +118,7 @@ export async function findSecretKeyFiles(sandbox: Sandbox, since: number, option
     `    xargs -0 -r -I{} find {}/config {}/COMMIT_EDITMSG {}/logs/HEAD -maxdepth 0 -type f -newerct "@$2" -size -$(( $3 + 1 ))c -print0 2>/dev/null; } |`,
     `xargs -0 -r grep -HnIZiE -e "$4" -- 2>/dev/null; exit 0`,
   ].join('\n');
-  const found = await sandbox
-    .exec(['sh', '-c', script, 'sh', root, String(since), String(MAX_BYTES), LINE_HINT], { timeoutMs: 60_000, maxOutputBytes: 16 * 1024 * 1024 })
-    .catch((err: Error) => {
-      log.warn({ err: err.message }, 'could not look for secret values in the files the run wrote');
-      return null;
-    });
-  if (!found) return [];
-  const byPath = new Map<string, SecretKeyFile['keys']>();
-  for (const row of String(found.stdout).split('\n')) {
-    const cut = row.indexOf('\0');
-    const m = cut < 0 ? null : /^(\d+):/.exec(row.slice(cut + 1));
-    if (!m || !row.startsWith(`${root}/`)) continue;
-    const rel = row.slice(root.length + 1, cut);
-    if (options.skip.has(rel)) continue;
-    const keys = lineFindings(rel, row.slice(cut + 1 + m[0].length), Number(m[1]));
-    if (keys.length) byPath.set(rel, [...(byPath.get(rel) ?? []), ...keys]);
-  }
-  const out: SecretKeyFile[] = [...byPath].map(([path, keys]) => ({ path, keys }));
-  out.sort((a, b) => (a.path < b.path ? -1 : 1));
-  for (const f of out) log.warn({ path: f.path, keys: f.keys.map((k) => k.key) }, 'a file the run wrote holds what looks like a secret');
-  return out;
+  return { name, script, args: [root, String(since), String(MAX_BYTES), LINE_HINT], maxBytes: 16 * 1024 * 1024 };
 }
 
 /** What one line (number `line`) of the file `rel` holds: secret-named keys of a config file, else redaction's kinds. Pure. */

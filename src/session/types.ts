@@ -176,9 +176,10 @@ export interface SessionResult {
    * Wall time per step, ms, and `parts`: where the steps spent it (`restore.fill`: snapshot export and transfer
    * in with extraction in the sandbox; `restore.listing`: the change baseline; `restore.trusted-layout`: the
    * pre-run copy of mnemara's memory files; before the snapshot is read, `snapshot.stop-processes`,
-   * `snapshot.redact-notes` (the memory layout redacted in the sandbox), `snapshot.secret-keys` (beside the next
-   * two: parts may add up to more than their step), `snapshot.credential-files`, `snapshot.token-files` (the token
-   * scan of files the run wrote); `snapshot.listing`, `snapshot.transfer-out` (changes tar),
+   * `snapshot.redact-notes` (the one sandbox exec all the checks share, `workspace-scan.ts`, and the memory layout
+   * redacted in the sandbox), `snapshot.redact-git-messages`, `snapshot.secret-keys` (beside the next two: parts may
+   * add up to more than their step), `snapshot.credential-files`, `snapshot.token-files` (the token scan of files
+   * the run wrote; these four: their own work on the shared scan's output); `snapshot.listing`, `snapshot.transfer-out` (changes tar),
    * `snapshot.pack` (extraction of the changes, hashing, compression, index), `snapshot.full-stream` (all of
    * that for the whole workspace, when it was read whole); `publish.layout-copy`, `publish.trust`,
    * `publish.head`).
