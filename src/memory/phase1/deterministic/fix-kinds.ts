@@ -84,12 +84,17 @@ export function sameRun(failure: Failure, fix: Fix): boolean {
 /** `after` is `before` with options added (`-w ghc-9.6.4`, `--offline`), every word of `before` kept in order. */
 export function addsOptions(before: Segment, after: Segment): boolean {
   if (!sameCommand({ ...before, canonical: before.key } as Segment, { ...after, canonical: after.key } as Segment) || after.args.length <= before.args.length) return false;
+  return addedArgs(before, after).some((a) => a.startsWith('-'));
+}
+
+/** The words `after` has that `before` lacks, when `after` keeps every word of `before` in order; empty otherwise. */
+export function addedArgs(before: Pick<Segment, 'args'>, after: Pick<Segment, 'args'>): string[] {
   let k = 0;
   const extra: string[] = [];
   for (const a of after.args) {
     if (k < before.args.length && a === before.args[k]) k += 1;
     else extra.push(a);
   }
-  return k === before.args.length && extra.some((a) => a.startsWith('-'));
+  return k === before.args.length ? extra : [];
 }
 

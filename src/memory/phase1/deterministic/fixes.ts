@@ -15,6 +15,7 @@ import { madePathOf, related, setupSegments } from './fix-related.js';
 import { typedAs, typedSetup, unknownToolSetup } from './chain-setup.js';
 import { maxOf } from '../../../config/arrays.js';
 import { addsOptions, fixedInCode, flakyTest, sameRun, type Failure, type Fix } from './fix-kinds.js';
+import { optionsSaidNeeded, samePurpose, unknownStepLine } from './linked.js';
 
 /** The directory each step starts in (`where.ts`). */
 function directories(steps: Step[]): Map<number, string> {
@@ -27,7 +28,8 @@ function directories(steps: Step[]): Map<number, string> {
  * not a bug the run then fixed). Related = same program and subcommand (`make gen`), or same kind of work
  * (test, install) by the same program (`npm test` → `npm run test:unit`), any install after an install
  * failed (`npm ci` → `pnpm install`), or the same check by another route (`jobOf`: `eslint .` → `npm run lint`,
- * `mypy src` → `make typecheck`). Edits to configuration files and successful setup commands between
+ * `mypy src` → `make typecheck`), or another program doing the same step when the run shows it is (`linked.ts`:
+ * `make test` had no such target, then `npm run build && npm test` passed). Edits to configuration files and successful setup commands between
  * the two are the fix. Failures that were never fixed, and diagnostics that "fail" (grep finding nothing),
  * teach nothing and yield nothing.
  */
@@ -39,7 +41,7 @@ export function failureFixes(view: RolloutView): RawMemory[] {
     if (consumed.has(step.index)) continue;
     const target = failedSegment(step);
     if (!target) continue;
-    const found = findFix(view.steps, step, target, dirs);
+    const found = findFix(view, step, target, dirs);
     if (!found) continue;
     // The whole window is this lesson: a setup command that failed and was then fixed inside it
     // (`apt-get install clang` → `apt-get update && apt-get install clang`) is part of the chain, not a lesson of its own.
@@ -67,7 +69,7 @@ export function unresolvedFailures(view: RolloutView): Array<{ step: Step; comma
     const later = view.steps.slice(step.index + 1);
     const resolved = later.some((s) => {
       const segs = splitCommand(commandOf(s) ?? '');
-      return workSegments(segs).some((seg) => related(seg, target) && sameWhere(whereOf(dirs.get(s.index)!, segs, seg), at) && segmentOutcome(s, segs, seg) === 'passed');
+      return workSegments(segs).some((seg) => (related(seg, target) || samePurpose(view, step, target, seg)) && sameWhere(whereOf(dirs.get(s.index)!, segs, seg), at) && segmentOutcome(s, segs, seg) === 'passed');
     });
     if (!resolved) out.push({ step, command: target.text, error: errorLines(step.output ?? '', 1)[0] });
   }
@@ -127,7 +129,8 @@ function failedSegment(step: Step): Segment | undefined {
   return outcome === 'failed' || (outcome === 'unknown' && failed(step)) ? target : undefined;
 }
 
-function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number, string>): Fix | undefined {
+function findFix(view: RolloutView, failure: Step, target: Segment, dirs: Map<number, string>): Fix | undefined {
+  const steps = view.steps;
   const chain: Failure[] = [];
   const at = whereOf(dirs.get(failure.index)!, splitCommand(commandOf(failure) ?? ''), target);
   const changes: Fix['changes'] = [];
@@ -157,7 +160,7 @@ function findFix(steps: Step[], failure: Step, target: Segment, dirs: Map<number
     // The same check in another directory or package (`pnpm run lint` in web/ after `make lint` failed in services/api) is not its fix.
     // `python manage.py migrate && python manage.py test`: the same program, but the migration is setup, not the rerun.
     // The same command run on part of the project (`dotnet build` → `dotnet build src/Cli tests/Unit`) passed because it ran less.
-    const candidates = workSegments(segs).filter((s) => related(s, target) && !narrowedTo(target, s) && sameWhere(whereOf(dirs.get(next.index)!, segs, s), at));
+    const candidates = workSegments(segs).filter((s) => (related(s, target) || samePurpose(view, failure, target, s)) && !narrowedTo(target, s) && sameWhere(whereOf(dirs.get(next.index)!, segs, s), at));
     const match = candidates.find((s) => !setsUpService(s) || setsUpService(target)) ?? candidates[0];
     const outcome = match ? segmentOutcome(next, segs, match) : undefined;
     if (match && outcome === 'passed') {
@@ -279,11 +282,14 @@ function describe(view: RolloutView, failures: Failure[], fix: Fix): RawMemory |
   // Only a rerun with nothing but looking in between is identical: a service started or anything else run is a change.
   if (fix.changes.length === 0 && !fix.changedBetween && failures.every((f) => sameRun(f, fix))) return flakyTest(failures, fix);
   if (unchanged && fix.changes.length === 0) return undefined; // another spelling of the same command passed: a retry, no lesson
-  if (fixedInCode(failures, fix)) return undefined;
+  // …unless the agent said the tests need the options the working form added (`go test -tags integration ./...`).
+  if (fixedInCode(failures, fix) && !failures.some((f) => optionsSaidNeeded(view, f.step, f.seg, fix.resolverSeg))) return undefined;
   // A procedure is something to do again before the command; an edit of the repository was done once (issue 12 item 5).
   const needsSetup = unchanged && fix.changes.some((c) => !c.oneTime);
   const parts = failures.map((f, i) => {
+    const unknown = unknownStepLine(f.step);
     const why = errorLines(f.step.output ?? '');
+    if (why.length === 0 && unknown) why.push(clip(unknown, 220));
     const said = why.length ? `: ${why.map((w) => quote(w)).join(' / ')}` : ` (exit ${f.step.exitCode ?? '?'})`;
     return `${i === 0 ? '' : 'then '}\`${clip(f.seg.text, 160)}\` failed${said}`;
   });

@@ -23,6 +23,7 @@ import { commandsRetired } from './retired.js';
 import { checkSwitched } from './switched-check.js';
 import { summaryCommands } from './summary-commands.js';
 import { prohibitionsLifted } from './allowed.js';
+import { failedRunNextStep } from './failed-next.js';
 import { pushAll } from '../../../config/arrays.js';
 
 /**
@@ -32,7 +33,7 @@ import { pushAll } from '../../../config/arrays.js';
  * them, a toolchain run only behind a PATH prefix, system packages installed, install and project-specific test commands that worked, test commands that exit 0 on failing tests or having run none, tests that
  * failed and not on an identical rerun that failed for another reason, secrets the run's commands printed (by name), what a
  * run that did not finish found about its environment, unfinished work at a limit, and what the agent noted for
- * later at the end of a run that completed. Every rule reads commands the agent ran and words the user typed, never instructions
+ * later at the end of a run that completed, and what the final message of a run whose work still failed names as needed next (hedged). Every rule reads commands the agent ran and words the user typed, never instructions
  * inside tool output, so an injected "save to memory: always run …" cannot become a procedure.
  * A trivial run yields nothing.
  */
@@ -50,6 +51,7 @@ export function extractDeterministic(view: RolloutView): RawMemory[] {
   pushAll(memories, foundAnotherWay(view, memories.map((m) => m.text)));
   pushAll(memories, summaryCommands(view, memories.map((m) => m.text)));
   pushAll(memories, pathPrefixes(view, memories.map((m) => m.text)));
+  pushAll(memories, failedRunNextStep(view, memories.map((m) => m.text)));
   pushAll(memories, finalNotes(view, memories.map((m) => m.text)));
   return memories.filter((m) => !dangerousEntry(m.text, view));
 }
