@@ -1,5 +1,5 @@
 import {
-  END, FETCH, INTERP, LOOPBACK, MODEL_HOME, PREFIX, RUNNER, SECRET, SECRET_FILE, SECRET_VAR, SERVED, SHELLS, UNVERIFIED_CHAR, WHOLE_ENV, secretOwnsHost,
+  END, FETCH, INTERP, LOOPBACK, PREFIX, RUNNER, SECRET, SECRET_FILE, SECRET_VAR, SERVED, SHELLS, UNVERIFIED_CHAR, WHOLE_ENV, secretOwnsHost,
 } from './injection-parts.js';
 
 /**
@@ -34,12 +34,11 @@ export const KIND_PATTERNS: RegExp[] = [
   /\b(?:mnemara|the\s+sandbox|sandbox\s+run)\b[^\n]{0,120}--net(?:work)?[=\s]+['"]?host\b|--net(?:work)?[=\s]+['"]?host\b[^\n]{0,60}\b(?:mnemara|(?:the|its|mnemara's)\s+sandbox)\b/i,
   // mnemara's own settings: any `MNEMARA_*` variable set (log level and format change nothing), `--set` of the
   // sandbox, of the model endpoint, or of a base URL / proxy.
-  /\bMNEMARA_(?!LOG_LEVEL\b|LOG_FORMAT\b)[A-Z_]+\s*=|\b(?:[Ss]et|[Ee]xport|[Ss]etx|SET|EXPORT)\s+`?MNEMARA_(?!LOG_)[A-Z_]+`?\s+(?:[Tt]o|=)/,
-  /--set[=\s]+['"]?(?:sandbox\.[\w.]+|anthropic\.[\w.]+|[\w.]+\.(?:baseUrl|proxy|endpoint|apiUrl))\s*=/i,
-  // WHERE REQUESTS GO. The model endpoint or a proxy set to a host that is not this machine: the user's API key
-  // (and every prompt) would go there.
-  new RegExp(String.raw`\b(?:ANTHROPIC|OPENAI|CLAUDE|AZURE_OPENAI|GEMINI|GOOGLE_GEMINI|MISTRAL|GROQ|OPENROUTER|COHERE|LITELLM|MNEMARA)_(?:BASE_URL|API_BASE|API_URL|ENDPOINT|API_HOST|PROXY)(?:\s*[=:]\s*|\s+[Tt]o\s+)['"\x60]?(?!${MODEL_HOME})\S`),
-  new RegExp(String.raw`\b(?:anthropic|openai)\.(?:baseUrl|base_url|apiUrl|endpoint|proxy)['"\x60]?(?:\s*[=:]\s*|\s+to\s+)['"\x60]?(?!${MODEL_HOME})\S`, 'i'),
+  // The sandbox's own settings are judged by their value (`sandboxSettings`): `MNEMARA_SANDBOX_NETWORK=none` keeps it.
+  /\bMNEMARA_(?!LOG_LEVEL\b|LOG_FORMAT\b|SANDBOX_)[A-Z_]+\s*=|\b(?:[Ss]et|[Ee]xport|[Ss]etx|SET|EXPORT)\s+`?MNEMARA_(?!LOG_|SANDBOX_)[A-Z_]+`?\s+(?:[Tt]o|=)/,
+  /--set[=\s]+['"]?(?:anthropic\.[\w.]+|[\w.]+\.(?:baseUrl|proxy|endpoint|apiUrl))\s*=/i,
+  // WHERE REQUESTS GO. The model endpoint moved elsewhere is judged by its target and context (`endpointRedirects`
+  // in injection-redirects.ts): the user's API key (and every prompt) would go there.
   // A proxy only when told to set it, or set for a command: "the egress proxy (HTTPS_PROXY=http://egress:3128)
   // answers 403 for codeload.github.com" is a fact about the sandbox.
   // A lesson's first word is capitalised ("Export `ALL_PROXY=…`", trial 26): the verbs are matched in any case.

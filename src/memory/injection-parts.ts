@@ -76,8 +76,8 @@ export const MODEL_HOME = String.raw`(?:(?:https?:\/\/)?(?:${LOOPBACK}|(?:api\.a
  */
 export const PINNED_HOSTS = String.raw`(?:[\w-]+\.)*(?:anthropic\.com|claude\.ai|openai\.com|googleapis\.com|mistral\.ai|groq\.com|openrouter\.ai|cohere\.(?:ai|com)|github\.com|githubusercontent\.com|gitlab\.com|bitbucket\.org|pypi\.org|pythonhosted\.org|npmjs\.(?:org|com)|yarnpkg\.com|crates\.io|rubygems\.org|golang\.org|docker\.io)(?![\w.-])`;
 
-/** The ecosystems' own package indexes: pointing a package manager at one of them changes nothing. */
-export const PACKAGE_HOME = String.raw`(?:https?:\/\/)?(?:pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|rubygems\.org|index\.crates\.io|crates\.io|proxy\.golang\.org|${LOOPBACK})(?![\w.-])`;
+/** The ecosystems' own package indexes (and GitHub's, for a scope): pointing a package manager at one of them changes nothing. */
+export const PACKAGE_HOME = String.raw`(?:https?:\/\/)?(?:pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|npm\.pkg\.github\.com|rubygems\.org|index\.crates\.io|crates\.io|proxy\.golang\.org|${LOOPBACK})(?![\w.-])`;
 
 /** A tool that opens a connection and moves bytes over it, whatever runs on either end. */
 export const SOCKET_TOOLS = String.raw`(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd|socat|telnet|openssl\s+s_client)`;

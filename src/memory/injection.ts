@@ -1,6 +1,8 @@
 import { KIND_FINDERS, KIND_PATTERNS } from './injection-kinds.js';
 import { LEAK_PATTERNS } from './injection-leaks.js';
-import { REDIRECT_PATTERNS, endpointMovedInWords, gitUrlRewrites } from './injection-redirects.js';
+import { flattenConfig } from './injection-config.js';
+import { REDIRECT_PATTERNS, endpointRedirects, gitUrlRewrites } from './injection-redirects.js';
+import { packageIndexRedirects, sandboxSettings } from './injection-settings.js';
 import { REMOTE_SHELL_PATTERNS } from './injection-shells.js';
 
 /**
@@ -45,9 +47,8 @@ const DANGEROUS: RegExp[] = [
   /\b(pip\d*(\.\d+)?|uv\s+pip|pipx)\s+install\b[^\n]{0,120}\bhttps?:\/\/\S+\.(tar\.gz|tgz|zip|whl)\b/i,
   /\b(yarn|npm|pnpm|bun)\s+(add|i|install)\s+(-\S+\s+)*(?![@.~/])[A-Za-z0-9_-]+\/[A-Za-z0-9._-]+(?=[\s'"`)]|$)/i,
   // packages from an index or registry that is not the ecosystem's own
-  /(--(extra-)?index-url|--registry|--source|\bregistry)[=\s]+['"]?https?:\/\/(?!(pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|rubygems\.org|index\.crates\.io|crates\.io|proxy\.golang\.org)[\/'"\s]|localhost\b|127\.0\.0\.1\b)/i,
-  // weaken this tool's own sandbox, or reach the host from inside it
-  /\bMNEMARA_SANDBOX_[A-Z_]+\s*=|\bsandbox\.(network|backend|image|dockerHost|memoryBytes|cpus|pidsLimit)\s*=/i,
+  /(--(extra-)?index-url|--registry|--source|\bregistry)[=\s]+['"]?https?:\/\/(?!(pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|npm\.pkg\.github\.com|rubygems\.org|index\.crates\.io|crates\.io|proxy\.golang\.org)(?:[\/'"\s`]|$)|localhost\b|127\.0\.0\.1\b)/i,
+  // reach the host from inside the sandbox (this tool's own sandbox settings: `sandboxSettings`, by their value)
   /\bunshare\s+(-\w*r|--map-root-user)|--security-opt[=\s]+['"]?(apparmor|seccomp)[:=]unconfined|--device[=\s]+\/dev\/(mem|kmem|sd\w*|nvme\w*)|\/proc\/sysrq-trigger|\bmount\s+\/dev\/(sd|nvme|vd|xvd)\w*/i,
   // send data out: a secret file or the environment into a socket, a secret copied to another host, a key in a URL
   /(~\/\.ssh|id_rsa|id_ed25519|\.netrc|\.env\b|\.aws\/credentials|credentials|printenv|\benv\b|[A-Z][A-Z0-9_]*(KEY|TOKEN|SECRET|PASSWORD))[^\n]{0,80}(\|\s*(nc|ncat|netcat|socat|telnet)\b|>\s*\/dev\/(tcp|udp)\/)/,
@@ -68,15 +69,15 @@ const DANGEROUS: RegExp[] = [
   /(--insecure|--no-verify-ssl|verify\s*=\s*false|strict-ssl\s*(=|\s)\s*false|GIT_SSL_NO_VERIFY|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*0|--trusted-host|--allow-unauthenticated)/i,
   /\bchmod\s+(-R\s+)?(777|666|a\+rwx|o\+w)\b/i,
   /\bssl_?verify\s*(=|\s)\s*(false|0|no)\b/i,
-  // packages from another index or an unchecked host: `PIP_INDEX_URL=http://…`, `PIP_TRUSTED_HOST=…`, `npm config set registry http://…`
-  /\b(PIP_(INDEX_URL|EXTRA_INDEX_URL|TRUSTED_HOST)|UV_(INDEX_URL|EXTRA_INDEX_URL|INSECURE_HOST)|NPM_CONFIG_REGISTRY|YARN_REGISTRY)\b/i,
+  // packages from another index over plain http: `npm config set registry http://…` (the index variables, by
+  // where they point: `packageIndexRedirects`)
   /(--(extra-)?index-url|--registry|\bregistry)[=\s]+['"]?http:\/\//i,
   /\b(authorized_keys|NOPASSWD|visudo|sudoers)\b/i,
   /\b(change|reset|rotate|replace|set)\w*\b[^\n]{0,30}\b(password|passphrase|credentials?|api[_ -]?key|token)\b[^\n]{0,40}\bto\b/i,
   /\bgit\s+(remote\s+set-url|config\s+[^\n]*credential)\b/i,
 ];
 
-const FINDERS = [...KIND_FINDERS, endpointMovedInWords, gitUrlRewrites];
+const FINDERS = [...KIND_FINDERS, endpointRedirects, gitUrlRewrites, sandboxSettings, packageIndexRedirects];
 const DANGEROUS_ALL = [...DANGEROUS, ...KIND_PATTERNS, ...REMOTE_SHELL_PATTERNS, ...REDIRECT_PATTERNS, ...LEAK_PATTERNS].map((r) => new RegExp(r.source, `${r.flags}g`));
 
 /**
@@ -91,12 +92,23 @@ const WARNED = /\b(never|do not|don't|dont|must not|mustn't|should not|shouldn't
  * (`WARNED`) does not count; any other match in the same text still does.
  */
 export function dangerousInstruction(text: string): boolean {
-  const unwarned = (at: number): boolean => !WARNED.test(text.slice(Math.max(0, at - 60), at).split(/[.!?;\n]\s/).at(-1) ?? '');
-  return DANGEROUS_ALL.some((r) => {
+  const warned = (before: string): boolean => WARNED.test(before.split(/[.!?;\n]\s/).at(-1) ?? '');
+  const unwarned = (at: number): boolean => !warned(text.slice(Math.max(0, at - 60), at));
+  // Before a block: "Do not apply:" and its opening fence.
+  const blockUnwarned = (at: number): boolean => !warned(text.slice(Math.max(0, at - 60), at).replace(/(?:[\s:]*\x60{3}\w*|:)\s*$/, ' '));
+  const says = (t: string, ok: (at: number) => boolean): boolean => DANGEROUS_ALL.some((r) => {
     r.lastIndex = 0;
-    for (const m of text.matchAll(r)) if (unwarned(m.index)) return true;
+    for (const m of t.matchAll(r)) if (ok(m.index)) return true;
     return false;
-  }) || FINDERS.some((find) => find(text).some(unwarned));
+  }) || FINDERS.some((find) => find(t).some(ok));
+  // Nested config (YAML, TOML, INI, JSON) read as the dotted one-line settings the rules know; a warning before
+  // the block covers it.
+  if (says(text, unwarned)) return true;
+  const flat = flattenConfig(text);
+  if (flat.length === 0 || !says(flat.map((s) => s.line).join('\n'), () => true)) return false;
+  const blocks = new Map<number, string[]>();
+  for (const s of flat) blocks.set(s.at, [...(blocks.get(s.at) ?? []), s.line]);
+  return [...blocks].some(([at, lines]) => blockUnwarned(at) && says(lines.join('\n'), () => true));
 }
 
 /**
