@@ -13,6 +13,7 @@ import { memoryPaths, type MemoryPaths } from './layout.js';
 import { withMemoryLock } from './lock.js';
 import { runMemoryPipeline, type MemoryPipelineOptions, type MemoryPipelineResult } from './pipeline.js';
 import { redactDeep } from './redact.js';
+import { continuesTranscript, withRolloutId } from './learn-diverged.js';
 import { loadState, saveState } from './state.js';
 
 /** What learning one rollout did: `new`, `grown` (stored again, longer; extracted again), `same` (no-op). */
@@ -23,6 +24,11 @@ export interface LearnedRollout {
   task: string;
   /** Raw memories phase 1 wrote for it (null on `--dry-run` or for a `same` rollout). */
   lessons: number | null;
+  /**
+   * The rollout id a different stored transcript already has (same session id, records that do not continue it):
+   * this one was stored beside it as `<id>-<sha256 prefix>` instead of replacing it.
+   */
+  sharedIdWith?: string;
   /**
    * Lessons of a foreign memory (`agents-sdk-memory`) left out because they tell to fetch and run code, send
    * data away, leave the sandbox or change where requests go; absent for transcripts (phase 1 filters those).
@@ -168,11 +174,20 @@ async function learnFile(path: string, mp: MemoryPaths, imports: ImportsState, d
 }
 
 /** Moves an imported rollout into place (or compares it, on a dry run); a changed one is queued for extraction again. */
-async function place(r: ImportedRollout, mp: MemoryPaths, dryRun: boolean, key: string): Promise<LearnedRollout> {
-  const target = mp.transcript(r.rolloutId);
-  const existing = await fileSha256(target).catch(() => null);
+async function place(imported: ImportedRollout, mp: MemoryPaths, dryRun: boolean, key: string): Promise<LearnedRollout> {
+  let r = imported;
+  let target = mp.transcript(r.rolloutId);
+  let existing = await fileSha256(target).catch(() => null);
+  let sharedIdWith: string | undefined;
+  if (existing !== null && existing !== r.sha256 && !(await continuesTranscript(target, r.file))) {
+    // Another transcript under the same session id: stored beside it, under an id of its own content.
+    sharedIdWith = r.rolloutId;
+    r = await withRolloutId(r, `${r.rolloutId}-${r.sha256.slice(0, 10)}`);
+    target = mp.transcript(r.rolloutId);
+    existing = await fileSha256(target).catch(() => null);
+  }
   const status: LearnedRollout['status'] = existing === null ? 'new' : existing === r.sha256 ? 'same' : 'grown';
-  const out: LearnedRollout = { rolloutId: r.rolloutId, status, records: r.records, task: r.task, lessons: null };
+  const out: LearnedRollout = { rolloutId: r.rolloutId, status, records: r.records, task: r.task, lessons: null, ...(sharedIdWith ? { sharedIdWith } : {}) };
   if (dryRun) return out;
   if (status === 'same') {
     await rm(r.file, { force: true });

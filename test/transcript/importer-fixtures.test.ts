@@ -136,6 +136,37 @@ describe('a grown file', () => {
   });
 });
 
+describe('two files under one session id', () => {
+  it('stores the second beside the first when its records do not continue it (trial 28 F6: the first was replaced, "grown")', async () => {
+    const ws = await mkdtemp(join(tmpdir(), 'mnemara-same-id-'));
+    const full = await readFile(join(ROOT, 'codex', 'pgledger-rollout.jsonl'), 'utf8');
+    // Same session_meta id, other records: another session saved under the same id, not a longer copy.
+    const other = full.replace(/pgledger/g, 'inkwell').replace(/"2026-03-03T10:0/g, '"2026-03-04T11:0');
+    expect(other).not.toBe(full);
+    await writeFile(join(ws, 'a.jsonl'), full);
+    await writeFile(join(ws, 'b.jsonl'), other);
+    const one = await learnPaths([join(ws, 'a.jsonl')], ws, det);
+    const id = one.files[0]!.rollouts[0]!.rolloutId;
+    const firstStored = await readFile(join(memoryPaths(ws).sessionsDir, `${id}.jsonl`));
+    const two = await learnPaths([join(ws, 'b.jsonl')], ws, det);
+    const second = two.files[0]!.rollouts[0]!;
+    expect(second).toMatchObject({ status: 'new', sharedIdWith: id });
+    expect(second.rolloutId).not.toBe(id);
+    expect(second.rolloutId.startsWith(`${id}-`)).toBe(true);
+    // Nothing lost: the first transcript is as it was, the second is whole under its own id, and names that id.
+    expect((await readFile(join(memoryPaths(ws).sessionsDir, `${id}.jsonl`))).equals(firstStored)).toBe(true);
+    const stored = await loadTranscript(join(memoryPaths(ws).sessionsDir, `${second.rolloutId}.jsonl`));
+    expect(JSON.stringify(stored)).toContain('inkwell');
+    expect(JSON.stringify(stored)).toContain(second.rolloutId);
+    expect((await readdir(memoryPaths(ws).sessionsDir)).sort()).toEqual([`${id}.jsonl`, `${second.rolloutId}.jsonl`].sort());
+    // Learning the second file again (its own copy) is a no-op, not a third rollout.
+    await cp(join(ws, 'b.jsonl'), join(ws, 'b2.jsonl'));
+    await writeFile(join(ws, 'b2.jsonl'), `${other}\n`);
+    const three = await learnPaths([join(ws, 'b2.jsonl')], ws, det);
+    expect(three.files[0]!.rollouts[0]).toMatchObject({ rolloutId: second.rolloutId, status: 'same' });
+  });
+});
+
 describe('refusals', () => {
   it('a lone file in no format lists the formats and says what it looked like; in a directory it is skipped with that reason', async () => {
     const ws = await mkdtemp(join(tmpdir(), 'mnemara-refuse-'));

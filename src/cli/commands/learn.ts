@@ -88,7 +88,7 @@ export function renderReport(report: LearnReport, workspace = process.cwd(), lin
   const out = [report.dryRun ? 'dry run: nothing stored' : '', line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].filter((l) => l !== '');
   const skipped = Object.entries(report.skipped);
   if (skipped.length) out.push('', 'skipped:', ...skipped.map(([why, n]) => `  ${n} × ${why}`));
-  const changed = report.files.flatMap((f) => f.rollouts.filter((r) => r.status !== 'same').map((r) => `  ${r.status} ${r.rolloutId} (${r.records} records${r.lessons !== null ? `, ${r.lessons} lessons` : ''}${r.injected ? `, ${r.injected} left out as injected` : ''})`));
+  const changed = report.files.flatMap((f) => f.rollouts.filter((r) => r.status !== 'same').map((r) => `  ${r.status} ${r.rolloutId} (${r.records} records${r.lessons !== null ? `, ${r.lessons} lessons` : ''}${r.injected ? `, ${r.injected} left out as injected` : ''}${r.sharedIdWith ? `; session id of ${r.sharedIdWith}, whose records differ: stored beside it` : ''})`));
   const same = report.files.flatMap((f) => f.rollouts).filter((r) => r.status === 'same').length;
   if (changed.length) pushAll(out, ['', report.dryRun ? 'would store:' : 'stored:', ...changed]);
   // Said, not only logged: the person learning a foreign memory should know it held planted instructions.
