@@ -3,7 +3,8 @@
  * the home (`<home>/applied/<sha256 of the directory's real path>.json`, `{ dir, snapshot, rolloutIds, at }`, `at`
  * in ms since the epoch). The host-changed check of `applyToHost` compares the directory with the start of the
  * first run it does not hold yet: without the record that was always the lineage's first run, so after one apply
- * the files it wrote made every later apply refuse (trial 25 N7).
+ * the files it wrote made every later apply refuse (trial 25 N7). The record's `rolloutIds` also tell which
+ * snapshot up the chain the next run started from (`runBase`), the base of the three-way apply (trial 28 F0).
  */
 import { readDirRecord, writeDirRecord } from './dir-record.js';
 

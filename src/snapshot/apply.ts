@@ -1,17 +1,24 @@
 /**
  * Bringing a run's work home: the patch from the host directory to a snapshot (see patch.ts), applied to the
  * host with `git apply` (all or nothing: git checks every hunk before it writes). A run never changes the host
- * directory, so the host should still be what the first run of the lineage copied; when something in it was
- * written after that run started, applying would overwrite the user's work, and `applyToHost` refuses unless
+ * directory, and may not have started from it (a run starts from the lineage head): only what the run changed
+ * from the tree it started from (`runBase`) is written, the user's files and edits are kept, and a path both
+ * changed is refused unless forced. Without that tree, when something in the host was written after the first
+ * run it does not hold started, applying would overwrite the user's work, and `applyToHost` refuses unless
  * forced. Hard links and empty directories, which the patch cannot carry, are made after it (`apply-structure.ts`).
  */
-import { lstat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { lstat, readlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
 import { gitStderr, makePatch, patchFilter, type Patch, type PatchOptions } from './patch.js';
 import { applyStructure, hasStructureChanges, planStructure, snapshotShape, type StructureChanges } from './apply-structure.js';
 import type { AnyStore } from './store/open.js';
+import { fsPath } from './names.js';
+import { resolveHardLink, type MergedTree } from './tree.js';
+import type { Manifest } from './types.js';
 import { walkTree } from './walk.js';
 
 /** The start time (ms since the epoch) of the oldest rollout id `YYYYMMDDTHHMMSSmmmZ-…` in `ids`, or null. */
@@ -53,6 +60,10 @@ export interface ApplyResult extends Omit<Patch, 'text' | 'bytes' | 'bytesAreTex
    * `-> ../../x`): inside the sandbox they named the container's files, on the host they name the host's.
    */
   linksOutside?: Array<{ path: string; target: string }>;
+  /** Host files the patch would have deleted that the snapshot the run started from lacks: the run never saw them. */
+  keptHost?: string[];
+  /** Host files the user changed and the run did not (same as where it started): not overwritten. */
+  keptEdits?: string[];
 }
 
 /**
@@ -93,10 +104,96 @@ export function unchangedSince(rolloutIds: string[], lastApply?: { rolloutIds: s
 }
 
 /**
+ * The snapshot the first run of `manifest` that `dir` does not hold yet started from: up its parent chain, the
+ * nearest snapshot whose runs the last apply (`lastApply`) held all of (without a record, or with one of another
+ * history: the nearest that names no run). Null when there is none to tell (today's mtime guard then): `manifest`
+ * names no run, the chain ends (a run that started from a host directory) or is pruned, or it crosses into another
+ * lineage (a `--memory-from` start, whose files came from the host directory).
+ */
+export async function runBase(store: AnyStore, manifest: Manifest, lastApply?: { rolloutIds: string[] } | null): Promise<string | null> {
+  if (manifest.rolloutIds.length === 0) return null;
+  const held = new Set(lastApply && lastApply.rolloutIds.every((id) => manifest.rolloutIds.includes(id)) ? lastApply.rolloutIds : []);
+  let cur = manifest;
+  for (;;) {
+    if (cur.rolloutIds.every((id) => held.has(id))) return cur.id;
+    if (cur.parent === null) return null;
+    const parent = await store.get(cur.parent).catch(() => null);
+    if (!parent || parent.lineage !== cur.lineage) return null;
+    cur = parent;
+  }
+}
+
+/** A file of a tree as the patch compares it. */
+interface FileState {
+  type: 'file' | 'symlink';
+  exec: boolean;
+  size: number;
+  hash?: string;
+  linkpath?: string;
+}
+
+/** The files (hard links resolved) and directories of `tree` the patch sees. */
+function treeFiles(tree: MergedTree, left: (path: string) => boolean): { files: Map<string, FileState>; dirs: Set<string> } {
+  const files = new Map<string, FileState>();
+  const dirs = new Set<string>();
+  for (const { path, node } of tree.walk()) {
+    if (left(path)) continue;
+    const e = resolveHardLink(tree, node.entry);
+    if (e.type === 'dir') dirs.add(path);
+    if (e.type !== 'file' && e.type !== 'symlink') continue;
+    for (let i = path.indexOf('/'); i > 0; i = path.indexOf('/', i + 1)) dirs.add(path.slice(0, i));
+    files.set(path, { type: e.type, exec: e.type === 'file' && (e.mode & 0o100) !== 0, size: e.size, ...(e.hash ? { hash: e.hash } : {}), ...(e.linkpath !== undefined ? { linkpath: e.linkpath } : {}) });
+  }
+  return { files, dirs };
+}
+
+const sameFile = (x: FileState | undefined, y: FileState | undefined): boolean =>
+  x !== undefined && y !== undefined && x.type === y.type && x.exec === y.exec && x.linkpath === y.linkpath && x.size === y.size && x.hash !== undefined && x.hash === y.hash;
+
+/** True when the host's `path` under `dir` is `want` (type, executable bit, link target, content). */
+async function hostHolds(dir: string, path: string, want: FileState): Promise<boolean> {
+  const at = fsPath(join(dir, path));
+  const st = await lstat(at).catch(() => undefined);
+  if (!st) return false;
+  if (want.type === 'symlink') return st.isSymbolicLink() && (await readlink(at, 'utf8').catch(() => undefined)) === want.linkpath;
+  if (!st.isFile() || st.size !== want.size || ((st.mode & 0o100) !== 0) !== want.exec || want.hash === undefined) return false;
+  const h = createHash('sha256');
+  for await (const c of createReadStream(at)) h.update(c as Buffer);
+  return h.digest('hex') === want.hash;
+}
+
+/**
+ * What of the patch from `dir` to a snapshot is the run's, against `base` (the tree the run started from):
+ * `keptHost`, host files the patch would delete that `base` lacks (the run never saw them); `keptEdits`, host
+ * files the patch would overwrite where the run left `base`'s version (the user's edit); `conflicts`, paths both
+ * changed (the run deleted or changed a file the host also changed, or both added it differently).
+ */
+async function scopeToBase(dir: string, patch: Patch, mine: Map<string, FileState>, base: Map<string, FileState>): Promise<{ keptHost: string[]; keptEdits: string[]; conflicts: string[] }> {
+  const out = { keptHost: [] as string[], keptEdits: [] as string[], conflicts: [] as string[] };
+  for (const p of patch.removed) {
+    const b = base.get(p);
+    if (!b) out.keptHost.push(p);
+    else if (!(await hostHolds(dir, p, b))) out.conflicts.push(p);
+  }
+  for (const p of patch.changed) {
+    const b = base.get(p);
+    if (!b) out.conflicts.push(p);
+    else if (sameFile(mine.get(p), b)) out.keptEdits.push(p);
+    else if (!(await hostHolds(dir, p, b))) out.conflicts.push(p);
+  }
+  out.conflicts.sort();
+  return out;
+}
+
+/**
  * Writes what `snapshot` holds beyond the host directory `dir` into `dir` (memory layout, `.git/` and caches
- * excluded), then its hard-link groups and directories (`applyStructure`; with `check`, only listed). Throws `MnemaraError('HOST_CHANGED')` (exit 2) when `dir` was written after the first run it does not
- * hold started (`unchangedSince`, with `lastApply`) and `force` is not set, naming what changed; `GIT_MISSING`
- * without git; `APPLY_FAILED` when `git apply` refuses (nothing is written then).
+ * excluded), then its hard-link groups and directories (`applyStructure`; with `check`, only listed). When the
+ * tree the run started from is known (`runBase`), only the run's changes are written: a host file or empty
+ * directory that tree lacks is the user's and kept (`keptHost`), as is a host file the user changed and the run did
+ * not (`keptEdits`); a path both changed throws `MnemaraError('HOST_CHANGED')` (exit 2) unless `force`. Without
+ * it, `HOST_CHANGED` when `dir` was written after the first run it does not hold started (`unchangedSince`, with
+ * `lastApply`) and `force` is not set, naming what changed. `GIT_MISSING` without git; `APPLY_FAILED` when
+ * `git apply` refuses (nothing is written then).
  */
 export async function applyToHost(
   store: AnyStore,
@@ -106,18 +203,39 @@ export async function applyToHost(
 ): Promise<ApplyResult> {
   const manifest = await store.get(snapshot);
   const tree = await store.tree(snapshot, { hashContent: true });
-  const patch = await makePatch(store, { dir }, { snapshot, tree }, { ...options, binary: true });
-  const result: ApplyResult = { snapshot, dir, added: patch.added, removed: patch.removed, changed: patch.changed, applied: false };
-  // Hard links and empty directories, which a git patch does not carry (new-user trial 27: apply dropped both).
+  let patch = await makePatch(store, { dir }, { snapshot, tree }, { ...options, binary: true });
   const left = patchFilter(options);
+  // New-user trial 28 F0: the patch is host against snapshot, so every host file the snapshot lacks was "removed",
+  // also the ones written after the last apply, before a run that started from the lineage head (not from this
+  // directory) and never saw them. A path is the run's to delete or overwrite only as it differs from its start.
+  const baseId = await runBase(store, manifest, options.lastApply);
+  const base = baseId === null ? null : treeFiles(await store.tree(baseId, { hashContent: true }), left);
+  const scope = base ? await scopeToBase(dir, patch, treeFiles(tree, left).files, base.files) : null;
+  const kept = new Set([...(scope?.keptHost ?? []), ...(scope?.keptEdits ?? [])]);
+  if (kept.size > 0) patch = await makePatch(store, { dir }, { snapshot, tree }, { ...options, binary: true, leave: kept });
+  const result: ApplyResult = { snapshot, dir, added: patch.added, removed: patch.removed, changed: patch.changed, applied: false };
+  if (scope?.keptHost.length) result.keptHost = scope.keptHost;
+  if (scope?.keptEdits.length) result.keptEdits = scope.keptEdits;
+  // Hard links and empty directories, which a git patch does not carry (new-user trial 27: apply dropped both).
   const shape = snapshotShape(tree, left);
   const plan = await planStructure(dir, shape, left, new Set([...patch.added, ...patch.changed, ...patch.removed]));
+  if (base) {
+    // A host directory the snapshot lacks is the run's to remove only when the run started with it.
+    plan.dirsRemoved = plan.dirsRemoved.filter((d) => base.dirs.has(d));
+    for (const d of [...plan.host.dirs]) if (!shape.dirs.has(d) && !base.dirs.has(d)) plan.host.dirs.delete(d);
+  }
+  if (scope?.conflicts.length && !options.force) {
+    const c = scope.conflicts;
+    throw new MnemaraError('HOST_CHANGED', `${dir} and the run both changed ${c.length} file(s) since the snapshot the run started from (${baseId}): ${c.slice(0, 5).join(', ')}${c.length > 5 ? ', …' : ''}`, {
+      hint: `Applying would overwrite or delete your version. Look at the patch (mnemara snapshot patch ${snapshot} -w ${dir}), then pass --force to apply it anyway, or commit/stash your changes and use git apply --3way on the patch.`,
+    });
+  }
   // Nothing to write (applied before, or never changed): the host's newer files are no reason to refuse (trial 21
   // F1: a second apply blamed "your changes" on the files the first one wrote).
   if (patch.bytes.length === 0 && !hasStructureChanges(plan)) return result;
   const outside = linksOutside(patch.bytes.toString('latin1'));
   if (outside.length) result.linksOutside = outside;
-  if (!options.force) {
+  if (!options.force && !base) {
     const since = unchangedSince(manifest.rolloutIds, options.lastApply);
     if (since === null) {
       throw new MnemaraError('HOST_CHANGED', `snapshot ${snapshot} names no run, so whether ${dir} changed since cannot be told`, {
@@ -133,15 +251,19 @@ export async function applyToHost(
   }
   if (options.check) {
     if (patch.bytes.length > 0) await gitApply(snapshot, dir, patch.bytes, true);
-    return withStructure(result, plan);
+    return withStructure(result, plan, kept);
   }
   if (patch.bytes.length > 0) await gitApply(snapshot, dir, patch.bytes, false);
   result.applied = true;
-  return withStructure(result, await applyStructure(dir, shape, left, plan));
+  return withStructure(result, await applyStructure(dir, shape, left, plan), kept);
 }
 
-/** `result` with the structure changes that hold anything (so a plain apply's JSON keeps its old shape). */
-function withStructure(result: ApplyResult, c: StructureChanges): ApplyResult {
+/**
+ * `result` with the structure changes that hold anything (so a plain apply's JSON keeps its old shape). A
+ * directory kept because it holds files kept as the user's (`kept`) is no warning.
+ */
+function withStructure(result: ApplyResult, c: StructureChanges, kept: Set<string> = new Set()): ApplyResult {
+  c.warnings = c.warnings.filter((w) => !(w.to === undefined && /^directory kept/.test(w.message) && [...kept].some((k) => k.startsWith(`${w.path}/`))));
   const keys = ['linked', 'unlinked', 'dirsAdded', 'dirsRemoved', 'warnings'] as const;
   return Object.assign(result, Object.fromEntries(keys.filter((k) => c[k].length > 0).map((k) => [k, c[k]])));
 }

@@ -50,6 +50,11 @@ export interface PatchOptions {
    * that is not UTF-8 would not survive being held as a string. Off for a patch a person reads.
    */
   binary?: boolean;
+  /**
+   * Exact paths left out as well: host files `apply` keeps because the run never saw them, or the user changed
+   * and the run did not (`apply.ts`).
+   */
+  leave?: ReadonlySet<string>;
 }
 
 /** The patch (empty when nothing differs) and the paths it covers, sorted. */
@@ -111,6 +116,7 @@ export async function makePatch(store: AnyStore, from: PatchSide, to: PatchSide,
 export function patchFilter(options: PatchOptions): (path: string) => boolean {
   const ignored = compileIgnore([...PATCH_EXCLUDES, ...(options.ignore ?? [])]);
   return (path) => {
+    if (options.leave?.has(path)) return true;
     if (options.layoutDirs.some((d) => path === d || path.startsWith(`${d}/`))) return true;
     const segs = path.split('/');
     for (let i = 1; i <= segs.length; i++) if (ignored(segs.slice(0, i).join('/'))) return true;

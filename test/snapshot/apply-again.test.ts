@@ -3,7 +3,7 @@
  * the first apply wrote "your changes" and suggesting --force; and links the agent made to a host path
  * (`-> /etc/hostname`, `-> ../../outside`) were written into the checkout without a word. Real store, real git.
  */
-import { mkdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applySnapshot } from '../../src/cli/commands/apply.js';
@@ -122,6 +122,14 @@ describe('apply after apply', () => {
     writeFileSync(join(ran3, 'README.md'), 'readme\nrun 1\n');
     writeFileSync(join(ran3, 'src', 'lib', 'c.js'), 'export const c = 4;\n');
     const s3 = await store.create({ dir: ran3 }, { lineage: 'n7', kind: 'workspace', rolloutIds: [r1, r2, r3], parent: s2.id });
-    await expect(applySnapshot(config, s3.id, host, {})).rejects.toMatchObject({ code: 'HOST_CHANGED' });
+    // Run 3 left README.md as it started (s2), so the edit is the user's alone: kept, not overwritten (trial 28 F0:
+    // the guard is three-way against the tree the run started from; this refused before).
+    await expect(applySnapshot(config, s3.id, host, { check: true })).resolves.toMatchObject({ changed: ['src/lib/c.js'], keptEdits: ['README.md'] });
+    // Had run 3 changed README.md too, both changed it: refused.
+    writeFileSync(join(ran3, 'README.md'), 'readme\nrun 3\n');
+    const s3b = await store.create({ dir: ran3 }, { lineage: 'n7', kind: 'workspace', rolloutIds: [r1, r2, r3], parent: s2.id });
+    await expect(applySnapshot(config, s3b.id, host, {})).rejects.toMatchObject({ code: 'HOST_CHANGED' });
+    expect(await applySnapshot(config, s3.id, host, {})).toMatchObject({ applied: true, changed: ['src/lib/c.js'], keptEdits: ['README.md'] });
+    expect(readFileSync(join(host, 'README.md'), 'utf8')).toBe('readme\nrun 1\nmine\n');
   });
 });

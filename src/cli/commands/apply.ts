@@ -17,7 +17,12 @@ export function describeApply(r: ApplyResult): string {
   const links = r.linked ?? [];
   const [dirsAdded, dirsRemoved, unlinked, warnings] = [r.dirsAdded ?? [], r.dirsRemoved ?? [], r.unlinked ?? [], r.warnings ?? []];
   const n = r.added.length + r.changed.length + r.removed.length + links.length + unlinked.length + dirsAdded.length + dirsRemoved.length + warnings.length;
-  if (n === 0) return `nothing to apply: ${r.dir} already holds what ${r.snapshot} holds (outside the memory layout)`;
+  // Host files apply leaves alone because they are the user's, not the run's (new-user trial 28 F0).
+  const kept = [
+    ...(r.keptHost?.length ? [`kept ${r.keptHost.length} file(s) the run never saw (not in the snapshot it started from): ${r.keptHost.map(listedPath).join(', ')}`] : []),
+    ...(r.keptEdits?.length ? [`kept ${r.keptEdits.length} file(s) changed here that the run did not change: ${r.keptEdits.map(listedPath).join(', ')}`] : []),
+  ];
+  if (n === 0) return [`nothing to apply: ${r.dir} already holds what ${r.snapshot} holds (outside the memory layout)`, ...kept].join('\n');
   const more = [
     [links.length, 'hard link', 'hard links'],
     [unlinked.length, 'hard link broken', 'hard links broken'],
@@ -38,6 +43,7 @@ export function describeApply(r: ApplyResult): string {
     ...unlinked.map((p) => `  U ${listedPath(p)} (a file of its own now: the snapshot no longer links it to its other names)`),
     ...(r.linksOutside ?? []).map((l) => `  ! ${listedPath(l.path)} is a link to ${listedPath(l.target)}, outside ${r.dir}: in the sandbox it named the container's file, here it names this machine's`),
     ...warnings.map((w) => `  ! ${listedPath(w.path)}${w.to === undefined ? '' : ` (to ${listedPath(w.to)})`}: ${w.message}`),
+    ...kept,
   ].join('\n');
 }
 
@@ -75,8 +81,10 @@ export function registerApplyCommand(program: Command): void {
       .description(
         'A run never changes the host directory: its result is a snapshot on the lineage. `apply` writes what the ' +
           "lineage head (or --from SNAPSHOT) holds beyond the host directory into it, with `git apply` (all or nothing), " +
-          'leaving out the memory layout, .git/ and build caches. It refuses when the host directory was written after ' +
-          "the first run it does not hold yet started (your edits would be overwritten) unless --force. " +
+          'leaving out the memory layout, .git/ and build caches. Only what the run changed from the snapshot it started ' +
+          'from is written: host files that snapshot lacks, and your edits of files the run left alone, are kept and listed. ' +
+          'It refuses when a file both you and the run changed would be overwritten or deleted (or, when the start is not ' +
+          "known, when the host directory was written after the first run it does not hold yet started) unless --force. " +
           'Hard links and empty directories, which a git patch does not carry, are then made as the snapshot has them ' +
           '(a link the file system refuses stays a copy, with a warning). ' +
           '`mnemara snapshot patch SNAPSHOT -w DIR` prints the same patch without applying it.',
