@@ -33,6 +33,8 @@ export interface SnapshotShape {
 interface HostShape {
   files: Map<string, { inode: string; nlink: number }>;
   dirs: Set<string>;
+  /** Each directory's permission bits. */
+  dirModes: Map<string, number>;
   /** Directories that hold nothing but directories at any depth. */
   emptyDirs: Set<string>;
 }
@@ -54,6 +56,8 @@ export interface StructureChanges {
   /** Empty directories (holding only directories) the snapshot added, and the ones it removed. */
   dirsAdded: string[];
   dirsRemoved: string[];
+  /** Directories both have whose mode the snapshot changed (`chmod 700 dir` in the run): given the snapshot's. */
+  dirModes: Array<{ path: string; from: number; to: number }>;
   warnings: StructureWarning[];
 }
 
@@ -83,18 +87,20 @@ export function snapshotShape(tree: MergedTree, left: (path: string) => boolean)
 async function hostShape(dir: string, left: (path: string) => boolean): Promise<HostShape> {
   const files = new Map<string, { inode: string; nlink: number }>();
   const dirs = new Set<string>();
+  const dirModes = new Map<string, number>();
   const hasFile = new Set<string>();
   // What the walk leaves out (a byte-code cache, the memory layout) still keeps its directory from being empty.
   const ignore = (p: string): boolean => left(p) && (markParents(hasFile, p), true);
   for await (const e of walkTree(dir, [], { ignore, onSkip: (s) => markParents(hasFile, s.path) })) {
     if (e.type === 'dir') {
       dirs.add(e.path);
+      dirModes.set(e.path, e.stats.mode & 0o7777);
       continue;
     }
     markParents(hasFile, e.path);
     if (e.type === 'file') files.set(e.path, { inode: `${e.stats.dev}:${e.stats.ino}`, nlink: e.stats.nlink });
   }
-  return { files, dirs, emptyDirs: new Set([...dirs].filter((d) => !hasFile.has(d))) };
+  return { files, dirs, dirModes, emptyDirs: new Set([...dirs].filter((d) => !hasFile.has(d))) };
 }
 
 function markParents(set: Set<string>, path: string): void {
@@ -144,6 +150,7 @@ export async function planStructure(dir: string, shape: SnapshotShape, left: (pa
     ...planLinks(shape, host, rewritten),
     dirsAdded: [...shape.emptyDirs].filter((d) => !host.dirs.has(d)),
     dirsRemoved: [...host.emptyDirs].filter((d) => !shape.dirs.has(d)),
+    dirModes: [...shape.dirs].filter(([d, mode]) => host.dirModes.has(d) && host.dirModes.get(d) !== mode).map(([path, to]) => ({ path, from: host.dirModes.get(path)!, to })),
     warnings: [],
     host,
   };
@@ -151,7 +158,7 @@ export async function planStructure(dir: string, shape: SnapshotShape, left: (pa
 
 /** True when `changes` holds anything to do or say. */
 export function hasStructureChanges(c: StructureChanges): boolean {
-  return c.linked.length + c.unlinked.length + c.dirsAdded.length + c.dirsRemoved.length + c.warnings.length > 0;
+  return c.linked.length + c.unlinked.length + c.dirsAdded.length + c.dirsRemoved.length + c.dirModes.length + c.warnings.length > 0;
 }
 
 /**
@@ -186,11 +193,28 @@ export async function applyStructure(dir: string, shape: SnapshotShape, left: (p
     else if (code) warnings.push({ path: d, message: `directory not removed (${code})` });
     else if (before.host.emptyDirs.has(d)) dirsRemoved.push(d);
   }
-  // New directories get the snapshot's mode last, deepest first: a read-only one is filled before it is closed.
-  for (const [d, mode] of [...shape.dirs].filter(([x]) => !before.host.dirs.has(x)).sort((a, b) => depth(b[0]) - depth(a[0]))) {
-    if (made.has(d) || host.dirs.has(d)) await chmod(fsPath(join(dir, d)), mode).catch(() => undefined);
+  // Every directory ends with the snapshot's mode (new ones, ones git apply removed with their last file and that
+  // were made again here (trial 28 F2: they stayed 0700), ones the run chmod-ed), last and deepest first: a
+  // read-only one is filled before it is closed.
+  const dirModes: StructureChanges['dirModes'] = [];
+  const changedMode = new Map(before.dirModes.map((m) => [m.path, m]));
+  for (const [d, mode] of [...shape.dirs].sort((a, b) => depth(b[0]) - depth(a[0]))) {
+    if (!made.has(d) && !host.dirs.has(d)) continue;
+    const st = await lstat(fsPath(join(dir, d))).catch(() => undefined);
+    if (!st?.isDirectory()) continue;
+    const code = (st.mode & 0o7777) === mode ? undefined : await chmod(fsPath(join(dir, d)), mode).then(() => undefined, errCode);
+    const m = changedMode.get(d);
+    if (code) warnings.push({ path: d, message: `directory keeps mode ${(st.mode & 0o7777).toString(8)}, not the snapshot's ${mode.toString(8)} (${code})` });
+    else if (m) dirModes.push(m);
   }
-  return { linked, unlinked, dirsAdded: before.dirsAdded.filter((d) => made.has(d) || host.dirs.has(d)), dirsRemoved: dirsRemoved.sort(byteOrder), warnings };
+  return {
+    linked,
+    unlinked,
+    dirsAdded: before.dirsAdded.filter((d) => made.has(d) || host.dirs.has(d)),
+    dirsRemoved: dirsRemoved.sort(byteOrder),
+    dirModes: dirModes.sort((a, b) => byteOrder(a.path, b.path)),
+    warnings,
+  };
 }
 
 /**

@@ -9,14 +9,15 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { lstat, readlink } from 'node:fs/promises';
+import { lstat, readlink, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
 import { gitStderr, makePatch, patchFilter, type Patch, type PatchOptions } from './patch.js';
+import { backupForApply, dropBackup, rollback } from './apply-rollback.js';
+import { displayName, fsPath } from './names.js';
 import { applyStructure, hasStructureChanges, planStructure, snapshotShape, type StructureChanges } from './apply-structure.js';
 import type { AnyStore } from './store/open.js';
-import { fsPath } from './names.js';
 import { resolveHardLink, type MergedTree } from './tree.js';
 import type { Manifest } from './types.js';
 import { walkTree } from './walk.js';
@@ -249,13 +250,51 @@ export async function applyToHost(
       });
     }
   }
+  // Empty directories where the patch writes a file (trial 28 F1: an empty tree a/b/c replaced by a file `a`):
+  // git apply cannot write the file over them, so they are removed first. One that holds files apply leaves alone
+  // stops the apply, and --check says so.
+  const addedSet = new Set(patch.added);
+  const inTheWay = [...plan.host.dirs].filter((d) => !shape.dirs.has(d) && d.split('/').some((_, i, segs) => addedSet.has(segs.slice(0, i + 1).join('/'))));
+  const blocking = inTheWay.filter((d) => !plan.host.emptyDirs.has(d));
+  if (blocking.length) {
+    throw new MnemaraError('APPLY_FAILED', `the snapshot has a file where ${dir} has the directory ${blocking.map((d) => `${displayName(d)}/`).join(', ')}, which holds files apply leaves alone (ignored or memory files); nothing was written`, {
+      hint: `Move those files away (or remove the directory), then apply again. Look at the patch: mnemara snapshot patch ${snapshot} -w ${dir}.`,
+    });
+  }
   if (options.check) {
     if (patch.bytes.length > 0) await gitApply(snapshot, dir, patch.bytes, true);
     return withStructure(result, plan, kept);
   }
-  if (patch.bytes.length > 0) await gitApply(snapshot, dir, patch.bytes, false);
+  if (patch.bytes.length > 0) {
+    // All or nothing: what git apply writes before a write fails is put back (apply-rollback.ts).
+    const backup = await backupForApply(dir, [...patch.removed, ...patch.changed], patch.added, inTheWay);
+    try {
+      for (const d of [...inTheWay].sort((a, b) => b.split('/').length - a.split('/').length)) await rmdir(fsPath(join(dir, d)));
+      await gitApply(snapshot, dir, patch.bytes, false);
+    } catch (err) {
+      const { undone, left } = await rollback(backup);
+      const why = err instanceof MnemaraError ? err.message.replace(/^git apply refused the patch, nothing was written: /, '') : String((err as Error).message ?? err);
+      if (left.length) {
+        throw new MnemaraError('APPLY_FAILED', `git apply failed while writing (${why}), and putting ${dir} back as it was failed too: ${left.join('; ')}`, {
+          hint: `The saved copies of the files it had changed or removed are in ${backup.root}; it is kept. Put them back by hand, then remove it.`,
+          cause: err,
+        });
+      }
+      if (undone > 0) {
+        throw new MnemaraError('APPLY_FAILED', `git apply failed while writing, and what it had written was undone: ${dir} is as it was, nothing was written: ${why}`, {
+          hint: `Look at the patch (mnemara snapshot patch ${snapshot} -w ${dir}); --force does not help here.`,
+          cause: err,
+        });
+      }
+      throw err;
+    }
+    await dropBackup(backup);
+  }
   result.applied = true;
-  return withStructure(result, await applyStructure(dir, shape, left, plan), kept);
+  const done = await applyStructure(dir, shape, left, plan);
+  // The empty directories removed to make room for a file are removed directories too (--check listed them).
+  done.dirsRemoved = [...new Set([...done.dirsRemoved, ...inTheWay.filter((d) => plan.dirsRemoved.includes(d))])].sort();
+  return withStructure(result, done, kept);
 }
 
 /**
@@ -264,7 +303,7 @@ export async function applyToHost(
  */
 function withStructure(result: ApplyResult, c: StructureChanges, kept: Set<string> = new Set()): ApplyResult {
   c.warnings = c.warnings.filter((w) => !(w.to === undefined && /^directory kept/.test(w.message) && [...kept].some((k) => k.startsWith(`${w.path}/`))));
-  const keys = ['linked', 'unlinked', 'dirsAdded', 'dirsRemoved', 'warnings'] as const;
+  const keys = ['linked', 'unlinked', 'dirsAdded', 'dirsRemoved', 'dirModes', 'warnings'] as const;
   return Object.assign(result, Object.fromEntries(keys.filter((k) => c[k].length > 0).map((k) => [k, c[k]])));
 }
 

@@ -16,7 +16,8 @@ import { addConfigOptions, loadCliConfig, type ConfigCliOptions } from './config
 export function describeApply(r: ApplyResult): string {
   const links = r.linked ?? [];
   const [dirsAdded, dirsRemoved, unlinked, warnings] = [r.dirsAdded ?? [], r.dirsRemoved ?? [], r.unlinked ?? [], r.warnings ?? []];
-  const n = r.added.length + r.changed.length + r.removed.length + links.length + unlinked.length + dirsAdded.length + dirsRemoved.length + warnings.length;
+  const dirModes = r.dirModes ?? [];
+  const n = r.added.length + r.changed.length + r.removed.length + links.length + unlinked.length + dirsAdded.length + dirsRemoved.length + dirModes.length + warnings.length;
   // Host files apply leaves alone because they are the user's, not the run's (new-user trial 28 F0).
   const kept = [
     ...(r.keptHost?.length ? [`kept ${r.keptHost.length} file(s) the run never saw (not in the snapshot it started from): ${r.keptHost.map(listedPath).join(', ')}`] : []),
@@ -28,6 +29,7 @@ export function describeApply(r: ApplyResult): string {
     [unlinked.length, 'hard link broken', 'hard links broken'],
     [dirsAdded.length, 'empty directory added', 'empty directories added'],
     [dirsRemoved.length, 'empty directory removed', 'empty directories removed'],
+    [dirModes.length, 'directory mode changed', 'directory modes changed'],
   ] as const;
   return [
     `${r.applied ? 'applied' : 'would apply'} ${r.snapshot} to ${r.dir}: ${r.added.length} added, ${r.changed.length} changed, ${r.removed.length} removed${more
@@ -39,6 +41,7 @@ export function describeApply(r: ApplyResult): string {
     ...r.removed.map((p) => `  D ${listedPath(p)}`),
     ...dirsAdded.map((p) => `  A ${listedPath(`${p}/`)}`),
     ...dirsRemoved.map((p) => `  D ${listedPath(`${p}/`)}`),
+    ...dirModes.map((m) => `  M ${listedPath(`${m.path}/`)} ${m.from.toString(8).padStart(4, '0')}→${m.to.toString(8).padStart(4, '0')}`),
     ...links.map((l) => `  L ${listedPath(l.path)} = ${listedPath(l.to)} (hard link: one file, two names)`),
     ...unlinked.map((p) => `  U ${listedPath(p)} (a file of its own now: the snapshot no longer links it to its other names)`),
     ...(r.linksOutside ?? []).map((l) => `  ! ${listedPath(l.path)} is a link to ${listedPath(l.target)}, outside ${r.dir}: in the sandbox it named the container's file, here it names this machine's`),
