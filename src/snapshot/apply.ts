@@ -7,18 +7,15 @@
  * run it does not hold started, applying would overwrite the user's work, and `applyToHost` refuses unless
  * forced. Hard links and empty directories, which the patch cannot carry, are made after it (`apply-structure.ts`).
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { lstat, readlink, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
-import { gitStderr, makePatch, patchFilter, type Patch, type PatchOptions } from './patch.js';
+import { gitStderr, makePatch, patchFilter, same, sha256File, treeFileStates, type FileState, type Patch, type PatchOptions } from './patch.js';
 import { backupForApply, dropBackup, rollback } from './apply-rollback.js';
 import { displayName, fsPath } from './names.js';
 import { applyStructure, hasStructureChanges, planStructure, snapshotShape, type StructureChanges } from './apply-structure.js';
 import type { AnyStore } from './store/open.js';
-import { resolveHardLink, type MergedTree } from './tree.js';
 import type { Manifest } from './types.js';
 import { walkTree } from './walk.js';
 
@@ -124,32 +121,8 @@ export async function runBase(store: AnyStore, manifest: Manifest, lastApply?: {
   }
 }
 
-/** A file of a tree as the patch compares it. */
-interface FileState {
-  type: 'file' | 'symlink';
-  exec: boolean;
-  size: number;
-  hash?: string;
-  linkpath?: string;
-}
-
-/** The files (hard links resolved) and directories of `tree` the patch sees. */
-function treeFiles(tree: MergedTree, left: (path: string) => boolean): { files: Map<string, FileState>; dirs: Set<string> } {
-  const files = new Map<string, FileState>();
-  const dirs = new Set<string>();
-  for (const { path, node } of tree.walk()) {
-    if (left(path)) continue;
-    const e = resolveHardLink(tree, node.entry);
-    if (e.type === 'dir') dirs.add(path);
-    if (e.type !== 'file' && e.type !== 'symlink') continue;
-    for (let i = path.indexOf('/'); i > 0; i = path.indexOf('/', i + 1)) dirs.add(path.slice(0, i));
-    files.set(path, { type: e.type, exec: e.type === 'file' && (e.mode & 0o100) !== 0, size: e.size, ...(e.hash ? { hash: e.hash } : {}), ...(e.linkpath !== undefined ? { linkpath: e.linkpath } : {}) });
-  }
-  return { files, dirs };
-}
-
-const sameFile = (x: FileState | undefined, y: FileState | undefined): boolean =>
-  x !== undefined && y !== undefined && x.type === y.type && x.exec === y.exec && x.linkpath === y.linkpath && x.size === y.size && x.hash !== undefined && x.hash === y.hash;
+/** Same to git, and known to be by content (a file whose hash the tree does not hold is never the same). */
+const sameFile = (x: FileState | undefined, y: FileState | undefined): boolean => x !== undefined && y !== undefined && x.hash !== undefined && same(x, y);
 
 /** True when the host's `path` under `dir` is `want` (type, executable bit, link target, content). */
 async function hostHolds(dir: string, path: string, want: FileState): Promise<boolean> {
@@ -158,9 +131,7 @@ async function hostHolds(dir: string, path: string, want: FileState): Promise<bo
   if (!st) return false;
   if (want.type === 'symlink') return st.isSymbolicLink() && (await readlink(at, 'utf8').catch(() => undefined)) === want.linkpath;
   if (!st.isFile() || st.size !== want.size || ((st.mode & 0o100) !== 0) !== want.exec || want.hash === undefined) return false;
-  const h = createHash('sha256');
-  for await (const c of createReadStream(at)) h.update(c as Buffer);
-  return h.digest('hex') === want.hash;
+  return (await sha256File(at)) === want.hash;
 }
 
 /**
@@ -210,8 +181,8 @@ export async function applyToHost(
   // also the ones written after the last apply, before a run that started from the lineage head (not from this
   // directory) and never saw them. A path is the run's to delete or overwrite only as it differs from its start.
   const baseId = await runBase(store, manifest, options.lastApply);
-  const base = baseId === null ? null : treeFiles(await store.tree(baseId, { hashContent: true }), left);
-  const scope = base ? await scopeToBase(dir, patch, treeFiles(tree, left).files, base.files) : null;
+  const base = baseId === null ? null : treeFileStates(await store.tree(baseId, { hashContent: true }), left);
+  const scope = base ? await scopeToBase(dir, patch, treeFileStates(tree, left).files, base.files) : null;
   const kept = new Set([...(scope?.keptHost ?? []), ...(scope?.keptEdits ?? [])]);
   if (kept.size > 0) patch = await makePatch(store, { dir }, { snapshot, tree }, { ...options, binary: true, leave: kept });
   const result: ApplyResult = { snapshot, dir, added: patch.added, removed: patch.removed, changed: patch.changed, applied: false };

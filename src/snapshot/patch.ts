@@ -32,7 +32,7 @@ export const PATCH_EXCLUDES = ['.git', '__pycache__', '*.pyc', '.pytest_cache', 
 export type PatchSide = { snapshot: string; tree?: MergedTree } | { dir: string };
 
 /** A file as far as git sees it: type, executable bit, content hash (sha256 hex) or link target. */
-interface FileState {
+export interface FileState {
   type: 'file' | 'symlink';
   exec: boolean;
   hash?: string;
@@ -124,28 +124,39 @@ export function patchFilter(options: PatchOptions): (path: string) => boolean {
   };
 }
 
-const same = (x: FileState, y: FileState): boolean =>
+/** Whether two file states are the same to git (type, executable bit, link target, size, content hash). Pure. */
+export const same = (x: FileState, y: FileState): boolean =>
   x.type === y.type && x.exec === y.exec && x.linkpath === y.linkpath && x.size === y.size && x.hash === y.hash;
 
-async function filesOf(store: AnyStore, side: PatchSide, left: (path: string) => boolean): Promise<Map<string, FileState>> {
+/**
+ * The files (hard links resolved) of a snapshot's merged `tree` that `left` keeps, as git sees them, and the
+ * directories the tree holds (each file's parents and every directory entry). Pure.
+ */
+export function treeFileStates(tree: MergedTree, left: (path: string) => boolean): { files: Map<string, FileState>; dirs: Set<string> } {
   const files = new Map<string, FileState>();
-  if ('snapshot' in side) {
-    const tree = side.tree ?? (await store.tree(side.snapshot, { hashContent: true }));
-    for (const { path, node } of tree.walk()) {
-      // A hard link is its target's file under another name (a restore links them again): to git, the same file.
-      // Skipped, each second name of a linked file read as deleted, and apply removed the user's file (trial F4).
-      const e = resolveHardLink(tree, node.entry);
-      if (left(path) || (e.type !== 'file' && e.type !== 'symlink')) continue;
-      files.set(path, {
-        type: e.type,
-        exec: e.type === 'file' && (e.mode & 0o100) !== 0,
-        size: e.size,
-        ...(e.hash ? { hash: e.hash } : {}),
-        ...(e.linkpath !== undefined ? { linkpath: e.linkpath } : {}),
-      });
-    }
-    return files;
+  const dirs = new Set<string>();
+  for (const { path, node } of tree.walk()) {
+    if (left(path)) continue;
+    // A hard link is its target's file under another name (a restore links them again): to git, the same file.
+    // Skipped, each second name of a linked file read as deleted, and apply removed the user's file (trial F4).
+    const e = resolveHardLink(tree, node.entry);
+    if (e.type === 'dir') dirs.add(path);
+    if (e.type !== 'file' && e.type !== 'symlink') continue;
+    for (let i = path.indexOf('/'); i > 0; i = path.indexOf('/', i + 1)) dirs.add(path.slice(0, i));
+    files.set(path, {
+      type: e.type,
+      exec: e.type === 'file' && (e.mode & 0o100) !== 0,
+      size: e.size,
+      ...(e.hash ? { hash: e.hash } : {}),
+      ...(e.linkpath !== undefined ? { linkpath: e.linkpath } : {}),
+    });
   }
+  return { files, dirs };
+}
+
+async function filesOf(store: AnyStore, side: PatchSide, left: (path: string) => boolean): Promise<Map<string, FileState>> {
+  if ('snapshot' in side) return treeFileStates(side.tree ?? (await store.tree(side.snapshot, { hashContent: true })), left).files;
+  const files = new Map<string, FileState>();
   const skipped: WalkSkip[] = [];
   for await (const e of walkTree(side.dir, [], { ignore: left, onSkip: (s) => skipped.push(s) })) {
     if (e.type === 'dir') continue;
@@ -167,7 +178,8 @@ async function hashWhereNeeded(side: PatchSide, mine: Map<string, FileState>, ot
   }
 }
 
-function sha256File(path: string | Buffer): Promise<string> {
+/** sha256 (hex) of the file at `path` (a name that may not be UTF-8: `fsPath`), streamed. */
+export function sha256File(path: string | Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     const h = createHash('sha256');
     createReadStream(path)
