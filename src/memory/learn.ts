@@ -241,10 +241,15 @@ function skippedReasons(files: LearnedFile[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const f of files) {
     if (f.status !== 'skipped' || !f.reason) continue;
-    const kind = f.reason.replace(/: it looks like.*$/, '').replace(/^is /, '');
+    const kind = skipKind(f.reason);
     out[kind] = (out[kind] ?? 0) + 1;
   }
   return out;
+}
+
+/** The kind of a skip reason, as `LearnReport.skipped` counts it ("not a transcript mnemara can read"). */
+export function skipKind(reason: string): string {
+  return reason.replace(/: it looks like.*$/s, '').replace(/^is /, '');
 }
 
 /** What {@link learnTranscript} returns: the pipeline's result and the one rollout learned. */

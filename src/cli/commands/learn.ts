@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { MnemaraError } from '../../config/errors.js';
 import type { Command } from 'commander';
 import { existingWorkspaceDir } from '../../memory/layout.js';
-import { learnPaths, type LearnReport } from '../../memory/learn.js';
+import { learnPaths, skipKind, type LearnReport } from '../../memory/learn.js';
 import { sessionModelClient } from '../../session/agent-step.js';
 import { extractorOf } from '../../session/memory-step.js';
 import { supportedFormats } from '../../transcript/importers/index.js';
@@ -71,6 +71,20 @@ export function registerLearnCommand(program: Command): void {
   });
 }
 
+/** How many skipped files a line of the text report names; `--json` lists them all. */
+const NAMED_SKIPS = 5;
+
+/**
+ * The files skipped for the reason `kind`, for its line of the report: ` (a.json, b.dat)`, at most
+ * {@link NAMED_SKIPS} of them, then how many more; empty when none is known.
+ */
+function skippedNames(report: LearnReport, kind: string): string {
+  const paths = report.files.filter((f) => f.status === 'skipped' && f.reason && skipKind(f.reason) === kind).map((f) => f.path);
+  if (paths.length === 0) return '';
+  const more = paths.length - NAMED_SKIPS;
+  return `: ${paths.slice(0, NAMED_SKIPS).map(shellWord).join(', ')}${more > 0 ? ` and ${more} more (--json lists them)` : ''}`;
+}
+
 /**
  * The per-format table, then skips by reason, then what the pipeline did. `workspace` (absolute) is named in
  * the `memory show` hint when it is not the current directory, so the hint works as printed.
@@ -87,7 +101,7 @@ export function renderReport(report: LearnReport, workspace = process.cwd(), lin
   const line = (cells: string[]) => cells.map((c, i) => (c.length > widths[i]! ? `${c.slice(0, widths[i]! - 1)}…` : c.padEnd(widths[i]!))).join('  ').trimEnd();
   const out = [report.dryRun ? 'dry run: nothing stored' : '', line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].filter((l) => l !== '');
   const skipped = Object.entries(report.skipped);
-  if (skipped.length) out.push('', 'skipped:', ...skipped.map(([why, n]) => `  ${n} × ${why}`));
+  if (skipped.length) out.push('', 'skipped:', ...skipped.map(([why, n]) => `  ${n} × ${why}${skippedNames(report, why)}`));
   const changed = report.files.flatMap((f) => f.rollouts.filter((r) => r.status !== 'same').map((r) => `  ${r.status} ${r.rolloutId} (${r.records} records${r.lessons !== null ? `, ${r.lessons} lessons` : ''}${r.injected ? `, ${r.injected} left out as injected` : ''}${r.sharedIdWith ? `; session id of ${r.sharedIdWith}, whose records differ: stored beside it` : ''})`));
   const same = report.files.flatMap((f) => f.rollouts).filter((r) => r.status === 'same').length;
   if (changed.length) pushAll(out, ['', report.dryRun ? 'would store:' : 'stored:', ...changed]);

@@ -9,7 +9,7 @@ import { obj, str, type ImportContext, type ImportEvent, type ImportSource, type
  * `packages/agents-core/src/types/protocol.ts`) gives, written one item a line (JSONL) or as one JSON array.
  * Each item is read by `sdkItem` (shared with the sandbox memory sessions of `agents-sdk.ts`): messages,
  * function/shell/apply-patch calls and their outputs (`function_call_output` or the JS `function_call_result`,
- * exit codes from `outcome.exit_code`/`exitCode`), reasoning and hosted tools kept verbatim. The items record
+ * exit codes from `outcome.exit_code`/`exitCode`, or from a Codex-style JSON output `{output, metadata: {exit_code}}`), reasoning and hosted tools kept verbatim. The items record
  * no times, no model and no run state: times are the file's, and the outcome is left to the store (completed,
  * or interrupted when the file is cut mid-item or the last agent item is marked `incomplete`).
  */

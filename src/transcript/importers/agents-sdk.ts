@@ -1,4 +1,5 @@
 import { codeEdit } from './edits.js';
+import { wrappedOutput } from './wrapped-output.js';
 import { commandLine, isoTime, num, obj, outputLooksFailed, parseArgs, str, textOf, type Draft, type ImportContext, type ImportEvent, type ImportSource, type Importer, type Outcome, type Probe } from './types.js';
 
 /**
@@ -153,7 +154,8 @@ const EXIT_LINE = /^\W{0,2}(?:exit[ _]?code|process exited with code)\W{0,3}:?\s
 
 /**
  * Output of a call: a string, `[{stdout, stderr, outcome: {type: 'exit', exit_code | exitCode}}]` (shell), content
- * parts (`[{type: 'input_text' | 'text', text}]`) or one part (`{type: 'text', text}`, the JS SDK). A shell function
+ * parts (`[{type: 'input_text' | 'text', text}]`) or one part (`{type: 'text', text}`, the JS SDK); a string that is
+ * wholly Codex's JSON `{output, metadata: {exit_code}}` (`wrappedOutput`) gives its output and exit code. A shell function
  * tool's text is read for an exit code line, else for signs of failure (it has no status of its own).
  */
 function callOutput(raw: unknown, status: unknown, shell: boolean): { output: string; exitCode?: number; failed: boolean } {
@@ -161,8 +163,12 @@ function callOutput(raw: unknown, status: unknown, shell: boolean): { output: st
   let text: string;
   let exitCode: number | undefined;
   let timedOut = false;
-  if (typeof raw === 'string') text = raw;
-  else if (Array.isArray(raw)) {
+  if (typeof raw === 'string') {
+    // Codex's shell tool replayed as a function call: its exit code is in the JSON text it returns.
+    const wrapped = wrappedOutput(raw);
+    if (wrapped?.exitCode !== undefined) return { output: wrapped.output, exitCode: wrapped.exitCode, failed: statusFailed };
+    text = raw;
+  } else if (Array.isArray(raw)) {
     text = raw
       .map((p) => {
         const o = obj(p) ?? {};

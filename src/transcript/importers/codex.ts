@@ -1,4 +1,5 @@
 import { codeEdit, EDITOR } from './edits.js';
+import { wrappedOutput } from './wrapped-output.js';
 import { commandLine, isoTime, num, obj, parseArgs, str, textOf, type Draft, type ImportContext, type ImportEvent, type ImportSource, type Importer, type Probe } from './types.js';
 
 /**
@@ -10,7 +11,7 @@ import { commandLine, isoTime, num, obj, parseArgs, str, textOf, type Draft, typ
  * `RolloutLine` wrapper) start with a bare `{id, timestamp, instructions}` line followed by bare response items
  * and `{record_type: "state"}` lines; both are read. A rollout cut off mid-line is read up to the cut.
  * `event_msg` lines are Codex's UI stream: they repeat the response items, except token counts (usage),
- * `exec_command_end` (exit codes) and `task_complete`/`turn_aborted` (outcome), which are mapped.
+ * `exec_command_end` (exit codes) and `turn_aborted` (outcome), which are mapped; `task_complete` ends a turn, whatever its result.
  */
 const ITEM_TYPES = new Set(['message', 'reasoning', 'function_call', 'function_call_output', 'local_shell_call', 'custom_tool_call', 'custom_tool_call_output', 'web_search_call']);
 const LINE_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
@@ -66,8 +67,8 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
     } else if (line.record_type === 'state') yield ctx.verbatim('record_type:state', line, d.line, ts);
     else yield ctx.unknown(type ?? 'untyped', line, d.line, ts);
   }
-  if (state.last === 'task_complete') ctx.meta.outcome = 'completed';
-  else if (state.last === 'turn_aborted') ctx.meta.outcome = 'interrupted';
+  // `task_complete` only says the agent's turn ended, not that the task got done: the store tells how it ended.
+  if (state.last === 'turn_aborted') ctx.meta.outcome = 'interrupted';
 }
 
 function sessionMeta(p: Record<string, unknown>, ctx: ImportContext, ts: string | undefined): void {
@@ -167,13 +168,8 @@ function toolOutput(raw: unknown): { output: string; exitCode?: number } {
   const o = obj(raw);
   if (o) return { output: typeof o.content === 'string' ? o.content : textOf(o.content) || JSON.stringify(o) };
   const text = typeof raw === 'string' ? raw : JSON.stringify(raw ?? '');
-  if (text.startsWith('{')) {
-    const parsed = obj(parseArgs(text));
-    if (parsed && typeof parsed.output === 'string') {
-      const code = num(obj(parsed.metadata)?.exit_code);
-      return { output: parsed.output, ...(code !== undefined ? { exitCode: code } : {}) };
-    }
-  }
+  const wrapped = wrappedOutput(text);
+  if (wrapped) return wrapped;
   const header = /^(?:Exit code|Process exited with code):? (-?\d+)\b/m.exec(text.slice(0, 400));
   if (header) {
     const body = /\nOutput:\n([\s\S]*)$/.exec(text);

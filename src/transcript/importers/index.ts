@@ -101,8 +101,27 @@ export function describeProbe(probe: Probe, size: number): string {
     const types = [...new Set(probe.values.map((v) => String(obj(v)?.type ?? '(no type)')))].slice(0, 6).join(', ');
     return `JSONL (${probe.values.length} readable line(s) probed; types: ${types}; first line's keys: ${keys(probe.values[0])})`;
   }
+  const binary = binaryKind(probe.head);
+  if (binary) return `a binary file${binary === 'binary' ? '' : ` (${binary})`} of ${size} bytes, not text`;
   const head = probe.head.replace(/\s+/g, ' ').trim().slice(0, 120);
   return `text starting with ${JSON.stringify(head)}`;
+}
+
+/** Magic numbers of binary files someone may pass by mistake, and what they are. */
+const MAGIC: Array<[string, string]> = [['\x7fELF', 'an ELF executable'], ['\u001f\ufffd\b', 'gzip'], ['PK\x03\x04', 'a zip archive'], ['\ufffdPNG', 'a PNG image'], ['%PDF-', 'a PDF'], ['SQLite format 3\0', 'an SQLite database']];
+
+/**
+ * Whether a file's first bytes (decoded as UTF-8, `probeFile`'s head) are not text: what the magic number
+ * names, `binary` for a NUL byte or many control or undecodable characters, else undefined. Printing such a
+ * head, escaped, told the user nothing (new-user trial 28: ~300 characters of an ELF file).
+ */
+function binaryKind(head: string): string | undefined {
+  const magic = MAGIC.find(([m]) => head.startsWith(m));
+  if (magic) return magic[1];
+  const sample = head.slice(0, 4096);
+  if (sample.includes('\0')) return 'binary';
+  const odd = [...sample].filter((c) => c === '\ufffd' || (c < ' ' && !'\t\n\r\f'.includes(c))).length;
+  return sample.length > 0 && odd * 10 > sample.length ? 'binary' : undefined;
 }
 
 export interface ImportedTranscript {

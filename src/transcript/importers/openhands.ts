@@ -10,7 +10,8 @@ import { isoTime, num, obj, str, type Draft, type ImportContext, type ImportEven
  * `openhands/core/schema/action.py` (`message`, `system`, `run`, `run_ipython`, `read`, `write`, `edit`, `think`,
  * `finish`, `browse` …) and observation types in `openhands/core/schema/observation.py` (`run` with
  * `extras.metadata.exit_code`, `read`, `edit`, `error`, `agent_state_changed` …). An observation answers the
- * action whose id is its `cause`.
+ * action whose id is its `cause`. A last `agent_state: "error"` gives its `reason` as the run's error, and the outcome
+ * it names: the iteration limit (`max_turns`), the budget (`budget`), else `error`.
  */
 function events(probe: Probe): unknown[] {
   if (probe.kind === 'jsonl') return probe.values;
@@ -34,7 +35,7 @@ function detect(probe: Probe): boolean {
 const VERBATIM_ACTIONS = new Set(['recall', 'condensation', 'change_agent_state', 'null', 'mcp', 'task_tracking', 'delegate', 'reject']);
 
 async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<ImportEvent> {
-  const state = { turn: 0, agentSide: false, lastState: '', finished: undefined as string | undefined };
+  const state: State = { turn: 0, agentSide: false, lastState: '', reason: '', finished: undefined };
   const first = await documentOrLines(src);
   if (first === 'document') {
     const doc = await src.document();
@@ -53,11 +54,15 @@ async function* read(src: ImportSource, ctx: ImportContext): AsyncGenerator<Impo
     }
   }
   if (state.finished !== undefined || state.lastState === 'finished') ctx.meta.outcome = state.finished === 'false' ? 'error' : 'completed';
-  else if (state.lastState === 'error') ctx.meta.outcome = 'error';
+  else if (state.lastState === 'error') {
+    // The controller's reason says what stopped it: its iteration or budget limit, or an exception.
+    ctx.meta.outcome = /\bmax(imum)? iterations?\b/i.test(state.reason) ? 'max_turns' : /\bmax(imum)? budget\b/i.test(state.reason) ? 'budget' : 'error';
+    if (state.reason) ctx.meta.error = state.reason;
+  }
   else if (['stopped', 'paused', 'awaiting_user_input', 'user_rejected'].includes(state.lastState)) ctx.meta.outcome = 'interrupted';
 }
 
-type State = { turn: number; agentSide: boolean; lastState: string; finished: string | undefined };
+type State = { turn: number; agentSide: boolean; lastState: string; reason: string; finished: string | undefined };
 
 function one(raw: unknown, n: number, ctx: ImportContext, state: State): Draft {
   const e = obj(raw);
@@ -104,6 +109,7 @@ function one(raw: unknown, n: number, ctx: ImportContext, state: State): Draft {
   const extras = obj(e.extras) ?? {};
   if (obs === 'agent_state_changed') {
     state.lastState = str(extras.agent_state) ?? '';
+    state.reason = str(extras.reason) ?? '';
     return ctx.verbatim('observation:agent_state_changed', e, n, ts);
   }
   if (e.cause === undefined || e.cause === null || ['null', 'recall', 'condensation'].includes(obs)) return ctx.verbatim(`observation:${obs}`, e, n, ts);

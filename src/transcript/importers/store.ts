@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { redact } from '../../memory/redact.js';
 import { serializeRecord } from '../serialize.js';
 import { TRANSCRIPT_FORMAT_VERSION, TranscriptRecordSchema, type Outcome, type TranscriptRecord } from '../schema.js';
+import { EndWatch } from './ended.js';
 import { SPLIT, emptyStats, type Draft, type ImportContext, type ImportSource, type ImportStats, type Importer, type RolloutMeta } from './types.js';
 
 /** One rollout an import produced: written to `file` (a temporary file in the target directory). */
@@ -121,6 +122,7 @@ class Current {
   private firstUser: string | undefined;
   private turns = 0;
   private cutAtEnd = false;
+  private readonly ended = new EndWatch();
 
   private constructor(
     private readonly dir: string,
@@ -146,6 +148,7 @@ class Current {
       this.empty = false;
       if (record.type === 'message' && record.role === 'user') this.firstUser ??= record.text;
       this.cutAtEnd = false;
+      this.ended.see(record);
     } else if (record.type === 'damaged') this.cutAtEnd = /^cut /.test(record.reason);
     const checked = TranscriptRecordSchema.safeParse(record);
     record = checked.success ? checked.data : ({ type: 'unknown', v: TRANSCRIPT_FORMAT_VERSION, ts, sourceType: `invalid:${draft.type}`, raw: draft } as TranscriptRecord);
@@ -178,7 +181,8 @@ class Current {
     // A format that records no outcome shows an interruption only by its own marker (the importer sets it)
     // or by a file cut mid-record. Ending on a tool result is no evidence: an aider chat ends on the `/test`
     // that checked the edit, and a chat another one follows in the same file was plainly left, not cut.
-    const outcome: Outcome = m.outcome ?? (this.cutAtEnd ? 'interrupted' : 'completed');
+    // A run whose agent ends saying it did not get the task done, after a failure, is no `completed` run (`EndWatch`).
+    const outcome: Outcome = this.ended.outcome(m.outcome, this.cutAtEnd);
     const metaRecord: TranscriptRecord = {
       type: 'session_meta', v, ts: start, rolloutId, conversationId: m.conversationId ?? rolloutId, task,
       model: m.model ?? 'unknown', ...(m.system ? { system: m.system } : {}), ...(m.memoryBlock ? { memoryBlock: m.memoryBlock } : {}),

@@ -24,7 +24,10 @@ export interface RolloutMeta {
   /** ISO 8601 UTC; default: the first record's time. */
   startedAt?: string;
   endedAt?: string;
-  /** Default: `completed` when the run ends on an assistant answer, else `interrupted`. */
+  /**
+   * The format's own status of the run. Absent: derived by the store (`ended.ts`): `interrupted` when the file is
+   * cut, `error` when the agent ends saying it did not get the task done after a failure, else `completed`.
+   */
   outcome?: Outcome;
   error?: string;
   usage: Usage;

@@ -21,9 +21,18 @@ const WORK = new Set(['test', 'build', 'install', 'system', 'generate']);
 const fold = (t: string) => t.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /**
+ * Words that name the next step (en, es, pt, fr, de, it, nl, pl, sv, ru, uk, zh, ja, ko): "Next step: run `X`", "El
+ * siguiente paso es …", "下一步 …" (new-user trial 28: a Codex run's final message said what to do next this way,
+ * with no word of need).
+ */
+const NEXT_STEP =
+  /\bnext steps?\b|\b(el )?(siguiente|próximo) paso\b|\bpróximo passo\b|\bprochaine étape\b|\bnächste[rn]? schritt|\bals nächstes\b|\bprossimo passo\b|\bvolgende stap\b|\bnastępny krok\b|\bnästa steg\b|следующ\p{L}* шаг|наступн\p{L}* крок|下一步|接下来|次のステップ|次に|다음 단계/iu;
+
+/**
  * One `pitfall` when the run completed on its own final message, its last work command failed and nothing later
  * made it pass, and a sentence of that message names a command (a test, build, install or codegen step) in a code
- * span that the run never ran, saying it is needed ("needs", "需要", "нужно" …): "`X` still failed when this
+ * span that the run never ran, saying it is needed ("needs", "需要", "нужно" …) or the next step ("next step",
+ * "siguiente paso", "下一步" …): "`X` still failed when this
  * run ended (…). Its final message names what is needed next, not verified by the run: “…”". Nothing when another
  * entry of the run (`known`) already names that command.
  */
@@ -47,7 +56,7 @@ export function failedRunNextStep(view: RolloutView, known: string[]): RawMemory
       if (work.length === 0 || fold(span) === fold(blocked.command)) return false;
       // A step the run already took (passed or not) is no step still to take.
       if (ran.some((c) => c.includes(fold(span)))) return false;
-      return NEEDS.test(sentence);
+      return NEEDS.test(sentence) || NEXT_STEP.test(sentence);
     });
     if (next.length === 0 || used + sentence.length > 300) continue;
     used += sentence.length + 1;

@@ -15,7 +15,7 @@ import { madePathOf, related, setupSegments } from './fix-related.js';
 import { typedAs, typedSetup, unknownToolSetup } from './chain-setup.js';
 import { maxOf } from '../../../config/arrays.js';
 import { addsOptions, fixedInCode, flakyTest, sameRun, type Failure, type Fix } from './fix-kinds.js';
-import { optionsSaidNeeded, samePurpose, unknownStepLine } from './linked.js';
+import { optionsSaidNeeded, samePurpose, unknownStep, unknownStepLine } from './linked.js';
 
 /** The directory each step starts in (`where.ts`). */
 function directories(steps: Step[]): Map<number, string> {
@@ -29,7 +29,8 @@ function directories(steps: Step[]): Map<number, string> {
  * (test, install) by the same program (`npm test` → `npm run test:unit`), any install after an install
  * failed (`npm ci` → `pnpm install`), or the same check by another route (`jobOf`: `eslint .` → `npm run lint`,
  * `mypy src` → `make typecheck`), or another program doing the same step when the run shows it is (`linked.ts`:
- * `make test` had no such target, then `npm run build && npm test` passed). Edits to configuration files and successful setup commands between
+ * `make test` had no such target, then `npm run build && npm test` passed; an edit of the code between does not
+ * count there, since it cannot make the step appear). Edits to configuration files and successful setup commands between
  * the two are the fix. Failures that were never fixed, and diagnostics that "fail" (grep finding nothing),
  * teach nothing and yield nothing.
  */
@@ -139,16 +140,31 @@ function findFix(view: RolloutView, failure: Step, target: Segment, dirs: Map<nu
   // What happened since the newest failure of the chain: a pass after nothing at all is that failure's rerun.
   let sinceChain = { changes: 0, changed: false };
   for (const next of steps.slice(failure.index + 1)) {
+    // The tool could not run the step at all (no such make target or script, not found): a change of the code
+    // cannot make the step appear, so the other program that then did it still answers that failure.
+    const stepless = unknownStep(chain.at(-1)?.step ?? failure);
     if (isEdit(next)) {
       const path = String(next.input.path);
-      if (!isConfigPath(path)) return past; // the code changed: a dev loop, not an environment lesson
+      if (!isConfigPath(path)) {
+        if (stepless && !namesFileOf(failure, [path])) {
+          changedBetween = true;
+          sinceChain.changed = true;
+          continue;
+        }
+        return past; // the code changed: a dev loop, not an environment lesson
+      }
       changes.push({ step: next, text: `changing ${path.replace(/^\/workspace\//, '')}${editShown(next)}`, oneTime: oneTimeEdit(path) });
       continue;
     }
     const cmd = commandOf(next);
     if (!cmd) continue;
     const written = filesWrittenBy(cmd);
-    if (written.some((p) => !isConfigPath(p))) return past;
+    if (written.some((p) => !isConfigPath(p))) {
+      if (!stepless || namesFileOf(failure, written)) return past;
+      changedBetween = true;
+      sinceChain.changed = true;
+      continue;
+    }
     // `sed -i …` on a file of the repository: a change made once (and committed), like an editor edit.
     const segs = splitCommand(cmd);
     // A file copied into place (`cp .env.example .env.test`) is best retyped as the command that made it.
@@ -251,6 +267,15 @@ function findFix(view: RolloutView, failure: Step, target: Segment, dirs: Map<nu
     if (made.length > 0) changes.push({ step: next, text: made.map((s) => s.text).join(' && ') });
   }
   return past;
+}
+
+/** Whether the failed command names one of `paths` (by base name): writing that file may be what made it run. */
+function namesFileOf(failure: Step, paths: string[]): boolean {
+  const cmd = commandOf(failure) ?? '';
+  return paths.some((p) => {
+    const base = p.split('/').pop() ?? p;
+    return base !== '' && cmd.includes(base);
+  });
 }
 
 /**

@@ -31,7 +31,9 @@ export function unfinishedTask(view: RolloutView): RawMemory[] {
   const reason = UNFINISHED[view.outcome];
   if (!reason) return [];
   // A run that "failed" on its own last message stopped on purpose; saying "stopped by an error" would be wrong.
-  const onPurpose = view.outcome === 'error' && stoppedOnPurpose(view);
+  // Unless the run records what stopped it (an exception, a limit the harness hit after that message): then the
+  // wording follows that error (new-user trial 28: "RuntimeError: max iterations" was called "on purpose").
+  const onPurpose = view.outcome === 'error' && !view.endError && stoppedOnPurpose(view);
   // "Show me the plan; do not apply": the agent stopped where the task told it to, with nothing left failing.
   if (onPurpose && STOP_WHERE_ASKED.test(view.task) && unresolvedFailures(view).length === 0) return [];
   const base = onPurpose ? 'the agent stopped on purpose' : reason;
