@@ -156,8 +156,11 @@ describe('a failed run whose final message names the step needed next gives a he
     ], 'Не удалось починить сборку. Нужно сначала выполнить `pnpm codegen`, но я этого не проверил.'));
     const hedged = lessons.filter((t) => t.includes('`pnpm codegen`'));
     expect(hedged).toHaveLength(1);
-    expect(hedged[0]).toMatch(/not verified/);
-    expect(hedged[0]).toContain('`pnpm build` still failed');
+    // "Не удалось починить сборку" (could not fix the build) after the failures: since trial 28 the importer
+    // stores that run as unfinished (`importers/ended.ts`), so the step named next is kept, in the agent's words,
+    // in the unfinished task beside the failure it did not overcome.
+    expect(hedged[0]).toMatch(/^Unfinished \(the agent stopped on purpose\)/);
+    expect(hedged[0]).toContain('Unresolved: `pnpm build` failed');
   });
 
   it('Japanese, Maven: the step named as necessary (必要)', () => {
