@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
 import { memoryPaths } from './layout.js';
-import { KIND_ORDER, SECTION_TITLES, entryText, parseMemoryMd, parseSummary, type MemoryEntry, type SummaryEntry } from './memory-md.js';
+import { KIND_ORDER, SECTION_TITLES, entryLine, parseMemoryMd, parseSummary, type MemoryEntry, type SummaryEntry } from './memory-md.js';
 import { contentTokens, sha256 } from './normalize.js';
 import { scoreEntries } from './phase2/rank.js';
 import { loadState } from './state.js';
@@ -112,7 +112,7 @@ export function withHandEdits(summary: SummaryEntry[], memoryMd: MemoryEntry[]):
 
 /** A MEMORY.md entry as the summary line phase 2 would write for it (`- text [id]`). */
 function asSummaryEntry(e: MemoryEntry): SummaryEntry {
-  return { id: e.id, kind: e.kind, text: e.text, line: `- ${entryText(e.text)} [${e.id}]` };
+  return { id: e.id, kind: e.kind, text: e.text, line: `- ${entryLine(e.text)} [${e.id}]` };
 }
 
 function render(memDir: string, keywords: string[], entries: SummaryEntry[], omitted = 0): string {
