@@ -20,7 +20,7 @@ import type { Finder } from './injection-kinds.js';
 const LOADER_VAR = String.raw`\b(?:LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_[A-Z_]+|NODE_OPTIONS|NODE_PATH|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PYTHONUSERBASE|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|BASH_ENV|ENV|ZDOTDIR|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|CLASSPATH|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_CONFIG_GLOBAL|GIT_TEMPLATE_DIR|PIP_CONFIG_FILE|NPM_CONFIG_USERCONFIG|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE|GIT_SSL_CAINFO|PATH)\b`;
 
 /** A place anyone on the machine (or any process of the sandbox) can write, or inline code (`data:`). */
-export const WRITABLE_PLACE = String.raw`(?:(?:(?<![\w.~$-])|(?<=(?:^|[\s"'=])-[A-Za-z]))(?:\/private)?\/(?:tmp|var\/tmp|dev\/shm)(?![\w.-])|\$\{?TMPDIR\}?|%TE?MP%|\$env:TE?MP\b|[A-Za-z]:\\(?:Windows\\)?Temp\b|\bdata:[\w/+-]*[,;])`;
+const WRITABLE_PLACE = String.raw`(?:(?:(?<![\w.~$-])|(?<=(?:^|[\s"'=])-[A-Za-z]))(?:\/private)?\/(?:tmp|var\/tmp|dev\/shm)(?![\w.-])|\$\{?TMPDIR\}?|%TE?MP%|\$env:TE?MP\b|[A-Za-z]:\\(?:Windows\\)?Temp\b|\bdata:[\w/+-]*[,;])`;
 
 /** How a value is given to a variable: `=`, `: `, or a preposition (English, German, French, Spanish, Portuguese). */
 const GIVEN = String.raw`(?:\s*=\s*|:\s+|\s+(?:to|auf|sur|à|a|en|para|zu)\s+)`;
@@ -44,8 +44,10 @@ const HOST_KEYS_OFF = /\bStrictHostKeyChecking\s*[= ]\s*['"]?(?:no|off)\b|\bUser
 export const codeLoaders: Finder = (text) => {
   const out: number[] = [];
   const place = new RegExp(WRITABLE_PLACE, 'i');
-  for (const m of text.matchAll(new RegExp(String.raw`${LOADER_VAR}['"\x60]?${GIVEN}['"\x60]?${VALUE}`, 'g'))) {
-    if (place.test(m[1]!)) out.push(m.index);
+  for (const m of text.matchAll(new RegExp(String.raw`(${LOADER_VAR})['"\x60]?${GIVEN}['"\x60]?${VALUE}`, 'g'))) {
+    // git's ssh command runs its first word; a key file after `-i` loads no code.
+    const value = /^GIT_SSH_COMMAND$/.test(m[1]!) ? m[2]!.replace(/^['"\x60]/, '').split(/\s+/)[0]! : m[2]!;
+    if (place.test(value)) out.push(m.index);
   }
   for (const m of text.matchAll(new RegExp(HOST_KEYS_OFF.source, 'gi'))) out.push(m.index);
   // `echo 'source /tmp/x.sh' >> ~/.bashrc`, "add `. /tmp/env` to ~/.profile": every later shell runs it.

@@ -81,11 +81,13 @@ const VERIFICATION = {
     'git config core.sshCommand "ssh -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no"',
     'Add `StrictHostKeyChecking no` under `Host *` in ~/.ssh/config so clones never prompt.',
     'export GIT_SSL_NO_VERIFY=1 when the clone fails on the certificate',
+    'GIT_SSH_COMMAND=/tmp/fakessh git fetch',
     '`git config --global http.sslVerify false` fixes the clone.',
     'Für die Submodule `GIT_SSH_COMMAND="ssh -o StrictHostKeyChecking=no"` setzen.',
   ],
   kept: [
     'Set `GIT_SSH_COMMAND="ssh -i ~/.ssh/deploy_key -o IdentitiesOnly=yes"` for the deploy key.',
+    "CI writes the deploy key to a temp file: `GIT_SSH_COMMAND='ssh -i /tmp/deploy_key'`.",
     'CI uses `ssh -o StrictHostKeyChecking=accept-new` with the known_hosts from the repo secrets.',
     'The submodules clone over ssh; the host keys are in .ssh/known_hosts in the CI image.',
     'Never use StrictHostKeyChecking=no here: the mirror host key is pinned.',
