@@ -3,7 +3,7 @@ import type { MemoryLayout } from '../config/memory.js';
 import { MnemaraError } from '../config/errors.js';
 import { writeFileAtomic } from './atomic.js';
 import { memoryPaths } from './layout.js';
-import { KIND_ORDER, SECTION_TITLES, entryText, parseMemoryMd } from './memory-md.js';
+import { KIND_ORDER, SECTION_TITLES, entryLine, parseMemoryMd } from './memory-md.js';
 import { pushAll } from '../config/arrays.js';
 
 /** Where the lessons go: Claude Code reads `CLAUDE.md`, Codex and most other agents `AGENTS.md`. */
@@ -33,7 +33,7 @@ export async function renderLessonsSection(workspaceDir: string, format: ExportF
   for (const kind of KIND_ORDER) {
     const of = entries.filter((e) => e.kind === kind);
     if (!of.length) continue;
-    pushAll(out, ['', `### ${SECTION_TITLES[kind]}`, '', ...of.map((e) => `- ${entryText(e.text)} (${e.id})`)]);
+    pushAll(out, ['', `### ${SECTION_TITLES[kind]}`, '', ...of.map((e) => `- ${entryLine(e.text)} (${e.id})`)]);
   }
   if (!entries.length) out.push('', '_No lessons yet._');
   out.push(EXPORT_END);

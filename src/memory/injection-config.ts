@@ -1,7 +1,8 @@
 /**
  * Nested configuration in a note, flattened to the dotted one-line form the injection filter's rules read
- * (`sandbox.network=host`): YAML by indentation, TOML and INI tables, JSON objects, on several lines or joined
- * onto one (MEMORY.md joins a bullet's indented lines with spaces). Only keys that end up with a dot in their path
+ * (`sandbox.network=host`): YAML by indentation, TOML and INI tables, JSON objects and YAML flow mappings
+ * (`sandbox: {network: host}`), on several lines or joined onto one (MEMORY.md joins a bullet's indented lines
+ * with spaces), inline code marks (`` `[sandbox]` `network = "host"` ``) read through. Only keys that end up with a dot in their path
  * are returned: a top-level `key: value` is already in the text as written.
  */
 export interface FlatSetting {
@@ -89,7 +90,8 @@ function fromJoined(text: string): FlatSetting[] {
 /** JSON (or JSON5-like) objects, nested, on one line or several: each `"key": value` under the keys that hold it. */
 function fromObjects(text: string): FlatSetting[] {
   const out: FlatSetting[] = [];
-  const token = new RegExp(String.raw`(${KEY})\s*:\s*(\{|\[|"[^"\n]*"|'[^'\n]*'|[^\s,}\]]+)|\}|\{|\]`, 'g');
+  // A value is never a key (`e2e: sandbox: {…}` is prose before a mapping): it may not end with a colon.
+  const token = new RegExp(String.raw`(${KEY})\s*:\s*(\{|\[|"[^"\n]*"|'[^'\n]*'|[^\s,}\]]+(?<!:)(?![^\s,}\]]))|\}|\{|\]`, 'g');
   const stack: (string | null)[] = [];
   let start = -1;
   for (const m of text.matchAll(token)) {
@@ -114,6 +116,9 @@ function fromObjects(text: string): FlatSetting[] {
 /** Every nested setting of the text in dotted form; none when the text holds no nesting. */
 export function flattenConfig(text: string): FlatSetting[] {
   if (!/[{[]|:\s|\n\s/.test(text)) return [];
+  // Inline code marks are no part of the config: `` `[sandbox]` `network = "host"` `` and `` `sandbox: {network:
+  // host}` `` are read without them (the same length, so offsets stay). Fences (three or more) are kept.
+  const t = text.replace(/(?<!\x60)\x60(?!\x60)/g, ' ');
   const seen = new Set<string>();
-  return [...fromLines(text), ...fromJoined(text), ...fromObjects(text)].filter((s) => !seen.has(s.line) && (seen.add(s.line), true));
+  return [...fromLines(t), ...fromJoined(t), ...fromObjects(t)].filter((s) => !seen.has(s.line) && (seen.add(s.line), true));
 }

@@ -86,3 +86,36 @@ export const packageIndexRedirects: Finder = (text) => {
   }
   return out;
 };
+
+/** One install of the project's packages, as a command line starts: what a registry flag on it applies to. */
+const INSTALL_COMMAND = /^\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:npm|pnpm|yarn|bun)\s+(?:i|install|ci|add)\b|yarn\s*$|(?:python[\d.]*\s+-m\s+)?pip\d*(?:\.\d+)?\s+(?:install|download)\b|uv\s+(?:pip\s+(?:install|sync|compile)|add|sync|lock)\b|pipenv\s+install\b|poetry\s+(?:add|install)\b|gem\s+install\b|bundle\s+install\b)/i;
+
+/**
+ * A package index named by a flag (`--registry`, `--index-url`, `--extra-index-url`, `--index`, `--source`):
+ * held when it is plain http to another machine, or when the command it is on is not an install (`npm publish
+ * --registry https://h` sends the package there). On one install command (`npm install --registry
+ * https://npm.corp.example.com`, `pip install --index-url https://pypi.corp.example.com/simple -r
+ * requirements.txt`) it is kept: it applies to that command only, the host is written where the person reading
+ * the note sees it, and it says no more than the project's own files may (`.npmrc`'s `registry=`, a
+ * requirements file's `--index-url` line). What redirects every later install silently — an index variable
+ * (`packageIndexRedirects`), `npm config set registry`, `pip config set global.index-url` — stays held for
+ * any host but the ecosystem's own; this machine (`--registry=http://localhost:4873`, a verdaccio cache) is
+ * kept everywhere, as it is for the model endpoint.
+ */
+export const registryFlags: Finder = (text) => {
+  const out: number[] = [];
+  const home = new RegExp(String.raw`^${PACKAGE_HOME}`, 'i');
+  const flag = /(?<![\w-])(?:--(?:extra-)?index-url|--registry|--source|--(?:default-)?index|--find-links)(?:=|\s+)['"]?(https?:\/\/[^\s'"`)]+)/gi;
+  for (const m of text.matchAll(flag)) {
+    const url = m[1]!;
+    if (home.test(url)) continue;
+    if (/^http:\/\//i.test(url)) {
+      out.push(m.index);
+      continue;
+    }
+    // The command the flag is on: back to the start of its line, backtick span or command list item.
+    const command = text.slice(0, m.index).split(/\n|\x60|&&|\|\||;|\|/).at(-1)!;
+    if (!INSTALL_COMMAND.test(command)) out.push(m.index);
+  }
+  return out;
+};

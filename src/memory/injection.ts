@@ -2,7 +2,9 @@ import { KIND_FINDERS, KIND_PATTERNS } from './injection-kinds.js';
 import { LEAK_PATTERNS } from './injection-leaks.js';
 import { flattenConfig } from './injection-config.js';
 import { REDIRECT_PATTERNS, endpointRedirects, gitUrlRewrites } from './injection-redirects.js';
-import { packageIndexRedirects, sandboxSettings } from './injection-settings.js';
+import { packageIndexRedirects, registryFlags, sandboxSettings } from './injection-settings.js';
+import { codeLoaders } from './injection-loaders.js';
+import { LOOPBACK } from './injection-parts.js';
 import { REMOTE_SHELL_PATTERNS } from './injection-shells.js';
 
 /**
@@ -10,6 +12,14 @@ import { REMOTE_SHELL_PATTERNS } from './injection-shells.js';
  * and running code, sending data somewhere, changing credentials or weakening security (issue 12, item 6).
  * A memory entry saying any of that is dropped unless the user typed it themselves. Word lists decide the
  * kind of act, never a particular command or host.
+ *
+ * Where packages come from is judged by scope (trial 28 F7, `registryFlags`): a registry or index named by a
+ * flag on one install command is kept (that command only, its host in plain sight, no more than the project's
+ * own .npmrc or requirements file may say); a variable or saved setting that moves every later install is held
+ * unless it names the ecosystem's own index; plain http to another machine is held either way; this machine
+ * (loopback) is trusted, as for the model base URL. Code loading is judged by where the code lives
+ * (`codeLoaders`): loader variables pointing at a temporary or world-writable place are held, the project's and
+ * the system's own directories kept.
  */
 const DANGEROUS: RegExp[] = [
   // fetch and run: `curl … | sh`, `wget -O- … | bash`, `bash <(curl …)`, `iex (iwr …)`, `python -c "$(curl …)"`
@@ -46,8 +56,10 @@ const DANGEROUS: RegExp[] = [
   /\bgit\+https?:\/\/[^\s@'"`]+(?=[\s'"`)]|$)/i,
   /\b(pip\d*(\.\d+)?|uv\s+pip|pipx)\s+install\b[^\n]{0,120}\bhttps?:\/\/\S+\.(tar\.gz|tgz|zip|whl)\b/i,
   /\b(yarn|npm|pnpm|bun)\s+(add|i|install)\s+(-\S+\s+)*(?![@.~/])[A-Za-z0-9_-]+\/[A-Za-z0-9._-]+(?=[\s'"`)]|$)/i,
-  // packages from an index or registry that is not the ecosystem's own
-  /(--(extra-)?index-url|--registry|--source|\bregistry)[=\s]+['"]?https?:\/\/(?!(pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|npm\.pkg\.github\.com|rubygems\.org|index\.crates\.io|crates\.io|proxy\.golang\.org)(?:[\/'"\s`]|$)|localhost\b|127\.0\.0\.1\b)/i,
+  // packages from an index or registry that is not the ecosystem's own, saved in the configuration (`npm config
+  // set registry …`, `registry=` in ~/.npmrc): every later install goes there. A flag on one install command is
+  // judged by `registryFlags`.
+  new RegExp(String.raw`(?<!--)\bregistry[=\s]+['"]?https?:\/\/(?!(pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|registry\.yarnpkg\.com|npm\.pkg\.github\.com|rubygems\.org|index\.crates\.io|crates\.io|proxy\.golang\.org)(?:[\/'"\s\x60]|$)|${LOOPBACK})`, 'i'),
   // reach the host from inside the sandbox (this tool's own sandbox settings: `sandboxSettings`, by their value)
   /\bunshare\s+(-\w*r|--map-root-user)|--security-opt[=\s]+['"]?(apparmor|seccomp)[:=]unconfined|--device[=\s]+\/dev\/(mem|kmem|sd\w*|nvme\w*)|\/proc\/sysrq-trigger|\bmount\s+\/dev\/(sd|nvme|vd|xvd)\w*/i,
   // send data out: a secret file or the environment into a socket, a secret copied to another host, a key in a URL
@@ -71,13 +83,13 @@ const DANGEROUS: RegExp[] = [
   /\bssl_?verify\s*(=|\s)\s*(false|0|no)\b/i,
   // packages from another index over plain http: `npm config set registry http://…` (the index variables, by
   // where they point: `packageIndexRedirects`)
-  /(--(extra-)?index-url|--registry|\bregistry)[=\s]+['"]?http:\/\//i,
+  new RegExp(String.raw`(?<!--)\bregistry[=\s]+['"]?http:\/\/(?!${LOOPBACK})`, 'i'),
   /\b(authorized_keys|NOPASSWD|visudo|sudoers)\b/i,
   /\b(change|reset|rotate|replace|set)\w*\b[^\n]{0,30}\b(password|passphrase|credentials?|api[_ -]?key|token)\b[^\n]{0,40}\bto\b/i,
   /\bgit\s+(remote\s+set-url|config\s+[^\n]*credential)\b/i,
 ];
 
-const FINDERS = [...KIND_FINDERS, endpointRedirects, gitUrlRewrites, sandboxSettings, packageIndexRedirects];
+const FINDERS = [...KIND_FINDERS, endpointRedirects, gitUrlRewrites, sandboxSettings, packageIndexRedirects, registryFlags, codeLoaders];
 const DANGEROUS_ALL = [...DANGEROUS, ...KIND_PATTERNS, ...REMOTE_SHELL_PATTERNS, ...REDIRECT_PATTERNS, ...LEAK_PATTERNS].map((r) => new RegExp(r.source, `${r.flags}g`));
 
 /**

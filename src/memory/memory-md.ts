@@ -76,12 +76,44 @@ export const SECTION_TITLES: Record<MemoryKind, string> = {
 export const KIND_ORDER: MemoryKind[] = ['preference', 'pitfall', 'procedure', 'fact', 'task_state'];
 
 /** Folds text onto one line and defuses comment delimiters, so an entry cannot forge its own metadata. */
+export function entryLine(text: string): string {
+  return defuseComments(text.replace(/\s+/g, ' ').trim());
+}
+
+const defuseComments = (t: string): string => t.replace(/<!--/g, '<!‐‐').replace(/-->/g, '‐‐>');
+
+/** A fence's opening or closing line. */
+const FENCE = /^\s*(`{3,}|~{3,})/;
+
+/** Whether `line` closes a fence opened by `fence` (the same character, at least as many, nothing after). */
+function closesFence(line: string, fence: string): boolean {
+  const t = line.trim();
+  return t.startsWith(fence) && !/[^`~]/.test(t) && t[0] === fence[0];
+}
+
+/**
+ * An entry's text as MEMORY.md holds it: folded onto one line (`entryLine`), unless it holds a fenced block (a
+ * bullet with a ```yaml block indented under it, trial 28 F8): then its lines are kept, each trimmed at the end,
+ * blank lines only inside the fence, comment delimiters defused. memory_summary.md and the prompt use `entryLine`.
+ */
 export function entryText(text: string): string {
-  return text
-    .replace(/\s+/g, ' ')
-    .replace(/<!--/g, '<!‐‐')
-    .replace(/-->/g, '‐‐>')
-    .trim();
+  if (!/\n/.test(text) || !text.split('\n').some((l) => FENCE.test(l))) return entryLine(text);
+  let fence: string | null = null;
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const f = FENCE.exec(line);
+    if (fence === null && !/\S/.test(line)) continue;
+    out.push(defuseComments(line.trimEnd()));
+    if (f) fence = fence === null ? f[1]! : closesFence(line, fence) ? null : fence;
+  }
+  return out.join('\n').trim();
+}
+
+/** An entry as a MEMORY.md bullet: its further lines indented under it, the id comment on a line of its own then. */
+function bullet(e: MemoryEntry): string {
+  const lines = entryText(e.text).split('\n');
+  if (lines.length === 1) return `- ${lines[0]} ${entryComment(e)}`;
+  return [`- ${lines[0]}`, ...lines.slice(1).map((l) => (l ? `  ${l}` : '')), `  ${entryComment(e)}`].join('\n');
 }
 
 function entryComment(e: MemoryEntry): string {
@@ -117,7 +149,7 @@ export function renderMemoryMd(entries: MemoryEntry[], info: HandbookInfo, block
     const inner = blocks.filter((b) => b.after === kind && !b.ownHeading);
     if (of.length > 0 || inner.length > 0) {
       out.push(`## ${SECTION_TITLES[kind]}`, '');
-      for (const e of of) out.push(`- ${entryText(e.text)} ${entryComment(e)}`);
+      for (const e of of) out.push(bullet(e));
       if (of.length) out.push('');
       inner.forEach(put);
     }
@@ -187,10 +219,19 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
   let kind: MemoryKind | undefined;
   let current: string[] | undefined;
   let currentKind: MemoryKind = 'fact';
+  // A bullet's indented lines belong to it, a fenced block among them whole, blank lines inside included (trial
+  // 28 F8: the fence became a block of its own, moved to the end of MEMORY.md, and the bullet two entries).
+  let currentIndent = 0;
+  let currentFenced = false;
+  let bulletFence: string | null = null;
+  const underBullet = (line: string): string => line.replace(new RegExp(`^ {0,${currentIndent}}`), '');
   const flush = (): void => {
     if (!current) return;
-    const raw = current.join(' ').trim();
+    // A bullet holding a fenced block keeps its lines (`entryText`); other continuation lines fold into one.
+    const raw = currentFenced ? current.join('\n').trim() : current.map((l) => l.trim()).join(' ').trim();
     current = undefined;
+    currentFenced = false;
+    bulletFence = null;
     const m = COMMENT_RE.exec(raw);
     const textPart = (m ? raw.slice(0, m.index) : raw).trim();
     if (!textPart) return;
@@ -222,6 +263,11 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
   const lines = text.replace(/\r\n/g, '\n').split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
+    if (current && bulletFence !== null) {
+      current.push(underBullet(line));
+      if (closesFence(line, bulletFence)) bulletFence = null;
+      continue;
+    }
     const heading = /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line);
     if (block) {
       if (block.fence !== null) {
@@ -232,7 +278,7 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
         }
         continue;
       }
-      const fence = /^\s*(`{3,}|~{3,})/.exec(line);
+      const fence = FENCE.exec(line);
       const goesOn = heading
         ? heading[1]!.length > block.level && !(heading[1]!.length === 2 && isOwnSection(heading[2]!))
         : block.level < 7 || LIST_OR_TABLE.test(line) || (/\S/.test(line) && /^\s/.test(line)) || (!/\S/.test(line) && LIST_OR_TABLE.test(lines[i + 1] ?? ''));
@@ -260,9 +306,9 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
       block = { b: { after: kind ?? null, ownHeading: true, lines: [line] }, level, fence: null };
       continue;
     }
-    const fence = /^\s*(`{3,}|~{3,})/.exec(line);
+    const fence = FENCE.exec(line);
     if (fence || LIST_OR_TABLE.test(line)) {
-      if (!(current && /^\s+\S/.test(line) && !fence)) {
+      if (!(current && /^\s+\S/.test(line))) {
         flush();
         paragraph = false;
         // Level 7: any heading ends it; a fence ends at its closing line, a list or table at a line that is not
@@ -271,17 +317,25 @@ export function parseMemoryMd(text: string): { info: HandbookInfo | null; entrie
         continue;
       }
     }
-    const b = /^[-*+]\s+(.*)$/.exec(line);
+    const b = /^([-*+]\s+)(.*)$/.exec(line);
     if (b) {
       flush();
-      current = [b[1]!];
+      current = [b[2]!];
+      currentIndent = b[1]!.length;
       currentKind = kind ?? 'fact';
       paragraph = false;
-    } else if (current && /^\s+\S/.test(line)) current.push(line.trim());
+    } else if (current && /^\s+\S/.test(line)) {
+      current.push(underBullet(line));
+      if (fence) {
+        bulletFence = fence[1]!;
+        currentFenced = true;
+      }
+    }
     else if (current && paragraph && /\S/.test(line) && !MNEMARA_LINE.test(line)) current.push(line.trim());
     else if (/\S/.test(line) && !MNEMARA_LINE.test(line)) {
       flush();
       current = [line.trim()];
+      currentIndent = 0;
       currentKind = kind ?? 'fact';
       paragraph = true;
     } else {
@@ -309,7 +363,7 @@ export function renderSummary(entries: MemoryEntry[], info: HandbookInfo, blocks
     const of = entries.filter((e) => e.kind === kind);
     if (of.length === 0) continue;
     out.push(`## ${SECTION_TITLES[kind]}`, '');
-    for (const e of of) out.push(`- ${entryText(e.text)} [${e.id}]`);
+    for (const e of of) out.push(`- ${entryLine(e.text)} [${e.id}]`);
     out.push('');
   }
   if (entries.length === 0) out.push('_No lessons yet._', '');
@@ -324,7 +378,7 @@ const NAMED_SECTION_CHARS = 60;
 export function handSectionsLine(blocks: HandBlock[]): string | null {
   const titles = blocks.filter((b) => b.ownHeading).map((b) => b.lines[0]!.replace(/^#+\s+/, '').replace(/\s*#*\s*$/, ''));
   if (titles.length === 0) return null;
-  const named = titles.slice(0, NAMED_SECTIONS).map((t) => `“${entryText(clipGraphemes(t, NAMED_SECTION_CHARS))}”`);
+  const named = titles.slice(0, NAMED_SECTIONS).map((t) => `“${entryLine(clipGraphemes(t, NAMED_SECTION_CHARS))}”`);
   const more = titles.length > NAMED_SECTIONS ? ` and ${titles.length - NAMED_SECTIONS} more` : '';
   return `_Also in MEMORY.md, sections a person wrote: ${named.join(', ')}${more}._`;
 }

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { logger } from '../config/logger.js';
 import type { MemoryLayout } from '../config/memory.js';
 import { memoryPaths } from './layout.js';
-import { KIND_ORDER, SECTION_TITLES, parseMemoryMd, parseSummary, type MemoryEntry, type SummaryEntry } from './memory-md.js';
+import { KIND_ORDER, SECTION_TITLES, entryLine, parseMemoryMd, parseSummary, type MemoryEntry, type SummaryEntry } from './memory-md.js';
 import { contentTokens, sha256 } from './normalize.js';
 import { scoreEntries } from './phase2/rank.js';
 import { loadState } from './state.js';
@@ -102,14 +102,17 @@ function defuse(line: string): string {
  */
 export function withHandEdits(summary: SummaryEntry[], memoryMd: MemoryEntry[]): SummaryEntry[] {
   const now = new Map(memoryMd.map((e) => [e.id, e]));
-  const line = (e: MemoryEntry): string => `- ${e.text} [${e.id}]`;
   const kept = summary.filter((s) => now.has(s.id)).map((s) => {
     const e = now.get(s.id)!;
-    return e.text === s.text ? s : { ...s, kind: e.kind, text: e.text, line: line(e) };
+    return e.text === s.text ? s : asSummaryEntry(e);
   });
   const have = new Set(kept.map((s) => s.id));
-  const added = memoryMd.filter((e) => !have.has(e.id) && e.sources.length === 0).map((e) => ({ id: e.id, kind: e.kind, text: e.text, line: line(e) }));
-  return [...kept, ...added];
+  return [...kept, ...memoryMd.filter((e) => !have.has(e.id) && e.sources.length === 0).map(asSummaryEntry)];
+}
+
+/** A MEMORY.md entry as the summary line phase 2 would write for it (`- text [id]`). */
+function asSummaryEntry(e: MemoryEntry): SummaryEntry {
+  return { id: e.id, kind: e.kind, text: e.text, line: `- ${entryLine(e.text)} [${e.id}]` };
 }
 
 function render(memDir: string, keywords: string[], entries: SummaryEntry[], omitted = 0): string {
@@ -154,7 +157,9 @@ function dropOrder(entries: SummaryEntry[], meta: Map<string, MemoryEntry>, uses
 /**
  * The read path (DESIGN.md step 4): `memory_summary.md` within `budgetTokens`, fenced as data, after short
  * instructions (guidance only, current files win, search MEMORY.md, open rollout summaries when needed,
- * memory text is data). Over budget, whole entries are left out by rank (never cut mid-entry) and logged.
+ * memory text is data). MEMORY.md's own entries stand in for a summary not written yet, and a person's edits
+ * since it was written are laid over it (`withHandEdits`); either way entries no run wrote pass the injection
+ * filter (`heldOutOfPrompt`) first. Over budget, whole entries are left out by rank (never cut mid-entry) and logged.
  * Never throws for a missing or damaged memory: it returns an empty block (memory must not stop a run).
  */
 export async function buildMemoryBlock(options: BuildMemoryBlockOptions): Promise<MemoryBlock> {
@@ -167,16 +172,24 @@ export async function buildMemoryBlock(options: BuildMemoryBlockOptions): Promis
     return empty;
   }
   const summaryText = await readFile(paths.summaryMd, 'utf8').catch(() => null);
-  if (summaryText === null) return empty;
-  let { entries } = parseSummary(summaryText);
+  const mdText = await readFile(paths.memoryMd, 'utf8').catch(() => '');
+  if (summaryText === null && mdText === '') return empty;
+  let entries = summaryText === null ? [] : parseSummary(summaryText).entries;
   const memDir = options.memoriesPathShown ?? (options.layout?.memoriesDir ?? 'memories');
   const keywords = taskKeywords(options.task);
-  const mdText = await readFile(paths.memoryMd, 'utf8').catch(() => '');
   const meta = new Map(parseMemoryMd(mdText).entries.map((e) => [e.id, e]));
   const state = await loadState(paths.stateFile).catch(() => null);
-  // MEMORY.md edited by hand since the summary was written (a restored head, edited, `snapshot create --kind
-  // memory`): the next run started with the deleted lessons and without the added ones (thirteenth trial F16).
-  if (state?.written && mdText !== '' && sha256(mdText) !== state.written.memoryMdHash) entries = withHandEdits(entries, [...meta.values()]);
+  if (summaryText === null) {
+    // A MEMORY.md no consolidation has summed up yet (written by hand, then `snapshot create --kind memory`, as
+    // the README says): its entries, in its order (phase 2 writes them by rank), through the same filter and
+    // budget below. The next run printed "no memory yet" (trial 28 F8).
+    entries = [...meta.values()].map(asSummaryEntry);
+  } else if (mdText !== '' && (!state?.written || sha256(mdText) !== state.written.memoryMdHash)) {
+    // MEMORY.md edited by hand since the summary was written (a restored head, edited, `snapshot create --kind
+    // memory`), or with no record of the MEMORY.md the summary came from: the next run started with the deleted
+    // lessons and without the added ones (thirteenth trial F16).
+    entries = withHandEdits(entries, [...meta.values()]);
+  }
   if (entries.length === 0) return empty;
 
   // An entry no rollout wrote (a MEMORY.md committed to the repository, or edited by hand) never passed the
