@@ -124,8 +124,9 @@ export function registerApplyCommand(program: Command): void {
         'A run never changes the host directory: its result is a snapshot on the lineage. `apply` writes what the ' +
           "lineage head (or --from SNAPSHOT) holds beyond the host directory into it, with `git apply` (all or nothing), " +
           'leaving out the memory layout, .git/ and build caches. Only what the run changed from the snapshot it started ' +
-          'from is written: host files that snapshot lacks, and your edits of files the run left alone, are kept and listed. ' +
-          'It refuses when a file both you and the run changed would be overwritten or deleted (or, when the start is not ' +
+          'from is written: host files that snapshot lacks, and your edits and deletions of files the run left alone, are ' +
+          'kept and listed. It refuses when a file both you and the run changed (or you deleted) would be overwritten, deleted ' +
+          'or written back (or, when the start is not ' +
           "known, when the host directory was written after the first run it does not hold yet started) unless --force. " +
           'Hard links and empty directories, which a git patch does not carry, are then made as the snapshot has them ' +
           '(a link the file system refuses stays a copy, with a warning). ' +
