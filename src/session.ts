@@ -281,7 +281,10 @@ async function stepsOf(ctx: SessionContext): Promise<SessionResult> {
       const skipped = [...prepared.skipped, ...hostSkipped.filter((h) => !prepared!.skipped.some((p) => p.path === h.path)).map((h) => ({ path: h.path, reason: `not copied from the host workspace into the sandbox: ${h.reason}` }))];
       const report: { mode?: WorkspaceSnapshotMode; timings?: SnapshotTimings } = {};
       try {
-        return await snapshotSandbox(sandbox, store, { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress, ...(skipped.length ? { skipped } : {}) }, baseline, report);
+        // A fresh or --memory-from start worked on the host directory's copy, not on `parent` (whose memory it had):
+        // the manifest says so, or apply would take `parent` for the tree the run started from.
+        const fromHost = start.kind === 'fresh' || start.kind === 'memory-from' ? { workspaceFrom: 'host' as const } : {};
+        return await snapshotSandbox(sandbox, store, { lineage, kind: 'workspace', parent, rolloutIds: [...new Set([...inherited, rolloutId])], onProgress, ...(skipped.length ? { skipped } : {}), ...fromHost }, baseline, report);
       } finally {
         snapshotMode = report.mode;
         const t = report.timings ?? {};

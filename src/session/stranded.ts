@@ -230,7 +230,9 @@ async function rescueOne(g: GoneSandbox, store: SnapshotStore, home: string, lay
       });
       const rolloutIds = [...new Set([...(parent?.rolloutIds ?? []), g.rolloutId])];
       const skipped = prepared.skipped;
-      const m = await snapshotSandbox(sandbox, store, { lineage: rescue.lineage, kind: 'workspace', parent: parent?.id ?? null, rolloutIds, ...(skipped.length ? { skipped } : {}), ...(onProgress ? { onProgress } : {}) });
+      // A fresh or --memory-from start (its record names the host checkout) worked on that checkout, not on `parent`.
+      const fromHost = g.record?.workspace !== undefined ? { workspaceFrom: 'host' as const } : {};
+      const m = await snapshotSandbox(sandbox, store, { lineage: rescue.lineage, kind: 'workspace', parent: parent?.id ?? null, rolloutIds, ...(skipped.length ? { skipped } : {}), ...(onProgress ? { onProgress } : {}), ...fromHost });
       rescue.snapshot = m.id;
     }
     await sandbox.close();

@@ -7,6 +7,7 @@
  * snapshot up the chain the next run started from (`runBase`), the base of the three-way apply (trial 28 F0).
  */
 import { readDirRecord, writeDirRecord } from './dir-record.js';
+import type { UndoneStamp } from './apply.js';
 
 /** One directory's last apply. */
 export interface ApplyRecord {
@@ -27,4 +28,20 @@ export async function readApplyRecord(home: string, dir: string): Promise<ApplyR
 /** Saves `dir`'s apply of `snapshot` (its `rolloutIds`) that ended at `at`, atomically. Throws what the file system throws. */
 export async function writeApplyRecord(home: string, dir: string, snapshot: string, rolloutIds: string[], at: number): Promise<void> {
   await writeDirRecord(home, 'applied', dir, { snapshot, rolloutIds, at });
+}
+
+/**
+ * The paths the last undone apply into `dir` touched, as the undo left them (`applyToHost`'s `onUndone`; kept in
+ * `<home>/apply-undone/`): the undo puts files, modes and mtimes back but cannot set ctimes back, so without this
+ * the retry's host-changed guard took them for the user's changes. Empty when there is none or it is unreadable.
+ */
+export async function readUndoneApply(home: string, dir: string): Promise<UndoneStamp[]> {
+  const r = await readDirRecord(home, 'apply-undone', dir);
+  if (!r || !Array.isArray(r.stamps)) return [];
+  return r.stamps.filter((s): s is UndoneStamp => typeof s === 'object' && s !== null && typeof s.path === 'string' && typeof s.key === 'string');
+}
+
+/** Saves `stamps` as `dir`'s undone apply, atomically. Throws what the file system throws. */
+export async function writeUndoneApply(home: string, dir: string, stamps: UndoneStamp[]): Promise<void> {
+  await writeDirRecord(home, 'apply-undone', dir, { stamps });
 }

@@ -14,10 +14,10 @@ import { chmod, copyFile, link, lstat, mkdir, rename, rm, rmdir, utimes } from '
 import { dirname, join } from 'node:path';
 import { UnsafeArchiveError } from './errors.js';
 import { DEFAULT_RESTORE_LIMITS } from './limits.js';
-import { displayName, fsPath } from './names.js';
+import { fsPath, quoteName } from './names.js';
 import { guardPath } from './restore-guard.js';
 import type { MergedTree } from './tree.js';
-import { walkTree } from './walk.js';
+import { markParents, readHostTree, type HostShape } from './host-tree.js';
 
 /** What the snapshot's tree holds beyond files: its hard-link groups and its directories (with modes). */
 export interface SnapshotShape {
@@ -26,16 +26,6 @@ export interface SnapshotShape {
   /** Every directory (not the root), parents before children, with its permission bits. */
   dirs: Map<string, number>;
   /** Directories that hold no file, link or symlink at any depth (only directories, or nothing). */
-  emptyDirs: Set<string>;
-}
-
-/** The host directory as this step sees it: files with their inode, and directories. */
-interface HostShape {
-  files: Map<string, { inode: string; nlink: number }>;
-  dirs: Set<string>;
-  /** Each directory's permission bits. */
-  dirModes: Map<string, number>;
-  /** Directories that hold nothing but directories at any depth. */
   emptyDirs: Set<string>;
 }
 
@@ -83,30 +73,6 @@ export function snapshotShape(tree: MergedTree, left: (path: string) => boolean)
   return { groups, dirs, emptyDirs: new Set([...dirs.keys()].filter((d) => !hasFile.has(d))) };
 }
 
-/** The files (with inodes) and directories under `dir` the patch sees. */
-async function hostShape(dir: string, left: (path: string) => boolean): Promise<HostShape> {
-  const files = new Map<string, { inode: string; nlink: number }>();
-  const dirs = new Set<string>();
-  const dirModes = new Map<string, number>();
-  const hasFile = new Set<string>();
-  // What the walk leaves out (a byte-code cache, the memory layout) still keeps its directory from being empty.
-  const ignore = (p: string): boolean => left(p) && (markParents(hasFile, p), true);
-  for await (const e of walkTree(dir, [], { ignore, onSkip: (s) => markParents(hasFile, s.path) })) {
-    if (e.type === 'dir') {
-      dirs.add(e.path);
-      dirModes.set(e.path, e.stats.mode & 0o7777);
-      continue;
-    }
-    markParents(hasFile, e.path);
-    if (e.type === 'file') files.set(e.path, { inode: `${e.stats.dev}:${e.stats.ino}`, nlink: e.stats.nlink });
-  }
-  return { files, dirs, dirModes, emptyDirs: new Set([...dirs].filter((d) => !hasFile.has(d))) };
-}
-
-function markParents(set: Set<string>, path: string): void {
-  for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1)) set.add(path.slice(0, i));
-}
-
 const errCode = (err: NodeJS.ErrnoException): string => err.code ?? err.message;
 const byteOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const depth = (p: string): number => p.split('/').length;
@@ -140,12 +106,11 @@ function planLinks(shape: SnapshotShape, host: HostShape, rewritten: Set<string>
 }
 
 /**
- * The hard links and empty directories `shape` (the snapshot's) needs in `dir`, where the patch is about to write
- * `rewritten` (added, changed and removed paths). Nothing is written. The apply itself (`applyStructure`) works
+ * The hard links and empty directories `shape` (the snapshot's) needs in the host directory read as `host`
+ * (`readHostTree`), where the patch is about to write `rewritten` (added, changed and removed paths). Pure. The apply itself (`applyStructure`) works
  * from the directory as the patch left it.
  */
-export async function planStructure(dir: string, shape: SnapshotShape, left: (path: string) => boolean, rewritten: Set<string>): Promise<StructureChanges & { host: HostShape }> {
-  const host = await hostShape(dir, left);
+export function planStructure(host: HostShape, shape: SnapshotShape, rewritten: Set<string>): StructureChanges & { host: HostShape } {
   return {
     ...planLinks(shape, host, rewritten),
     dirsAdded: [...shape.emptyDirs].filter((d) => !host.dirs.has(d)),
@@ -167,7 +132,7 @@ export function hasStructureChanges(c: StructureChanges): boolean {
  * what was done; nothing it cannot do throws: it is listed in `warnings`.
  */
 export async function applyStructure(dir: string, shape: SnapshotShape, left: (path: string) => boolean, before: StructureChanges & { host: HostShape }): Promise<StructureChanges> {
-  const host = await hostShape(dir, left);
+  const host = (await readHostTree(dir, left)).shape;
   const plan = planLinks(shape, host, new Set());
   const warnings: StructureWarning[] = [];
   const made = new Set<string>();
@@ -240,7 +205,7 @@ export async function makeLinks(dir: string, links: Array<{ path: string; to: st
     } catch (err) {
       await rm(tmp, { force: true });
       const code = errCode(err as NodeJS.ErrnoException);
-      warnings.push({ ...l, message: `could not be made a hard link of ${displayName(l.to)} (${code}${code === 'EXDEV' ? ': another file system' : ''}): kept as a separate copy with the same content` });
+      warnings.push({ ...l, message: `could not be made a hard link of ${quoteName(l.to)} (${code}${code === 'EXDEV' ? ': another file system' : ''}): kept as a separate copy with the same content` });
     }
   }
   return made;
@@ -253,9 +218,9 @@ async function linkRefusal(dir: string, l: { path: string; to: string }): Promis
     if (why) return why;
   }
   const target = await lstat(fsPath(join(dir, l.to))).catch(() => undefined);
-  if (!target?.isFile()) return `${displayName(l.to)} is ${target ? (target.isSymbolicLink() ? 'a symlink' : 'not a regular file') : 'missing'}; only a regular file inside the directory can be linked to`;
+  if (!target?.isFile()) return `${quoteName(l.to)} is ${target ? (target.isSymbolicLink() ? 'a symlink' : 'not a regular file') : 'missing'}; only a regular file inside the directory can be linked to`;
   const self = await lstat(fsPath(join(dir, l.path))).catch(() => undefined);
-  if (self && !self.isFile()) return `${displayName(l.path)} is ${self.isSymbolicLink() ? 'a symlink' : 'not a regular file'} here`;
+  if (self && !self.isFile()) return `${quoteName(l.path)} is ${self.isSymbolicLink() ? 'a symlink' : 'not a regular file'} here`;
   return undefined;
 }
 
@@ -268,14 +233,14 @@ async function unsafeParents(dir: string, path: string): Promise<string | undefi
   try {
     segments = guardPath(path, DEFAULT_RESTORE_LIMITS);
   } catch (err) {
-    if (err instanceof UnsafeArchiveError) return `${JSON.stringify(displayName(path))} would leave the directory (${err.reason})`;
+    if (err instanceof UnsafeArchiveError) return `${quoteName(path)} would leave the directory (${err.reason})`;
     throw err;
   }
   if (segments.length === 0) return `${JSON.stringify(path)} names the directory itself`;
   for (let i = 1; i < segments.length; i++) {
     const parent = segments.slice(0, i).join('/');
     const st: Stats | undefined = await lstat(fsPath(join(dir, parent))).catch(() => undefined);
-    if (st && !st.isDirectory()) return `${displayName(parent)} is ${st.isSymbolicLink() ? 'a symlink' : 'not a directory'}, so ${displayName(path)} would be reached through it`;
+    if (st && !st.isDirectory()) return `${quoteName(parent)} is ${st.isSymbolicLink() ? 'a symlink' : 'not a directory'}, so ${quoteName(path)} would be reached through it`;
   }
   return undefined;
 }

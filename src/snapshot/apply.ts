@@ -11,13 +11,13 @@ import { lstat, readlink, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
-import { gitStderr, makePatch, patchFilter, same, sha256File, treeFileStates, type FileState, type Patch, type PatchOptions } from './patch.js';
-import { backupForApply, dropBackup, rollback } from './apply-rollback.js';
-import { displayName, fsPath } from './names.js';
-import { applyStructure, hasStructureChanges, planStructure, snapshotShape, type StructureChanges } from './apply-structure.js';
+import { compareSides, gitStderr, patchFilter, patchOf, same, sha256File, treeFileStates, type FileState, type Patch, type PatchOptions } from './patch.js';
+import { backupForApply, dropBackup, rollback, type ApplyBackup } from './apply-rollback.js';
+import { readHostTree, type HostTree } from './host-tree.js';
+import { fsPath, quoteName } from './names.js';
+import { applyStructure, hasStructureChanges, planStructure, snapshotShape, type SnapshotShape, type StructureChanges } from './apply-structure.js';
 import type { AnyStore } from './store/open.js';
 import type { Manifest } from './types.js';
-import { walkTree } from './walk.js';
 
 /** The start time (ms since the epoch) of the oldest rollout id `YYYYMMDDTHHMMSSmmmZ-…` in `ids`, or null. */
 export function firstRolloutStart(ids: string[]): number | null {
@@ -32,18 +32,37 @@ export function firstRolloutStart(ids: string[]): number | null {
 }
 
 /**
- * Paths under `dir` (the patch's filters apply) written, created, removed or chmod-ed since `sinceMs`: a file's
+ * Paths of a host read (`readHostTree`'s `stamps`) written, created, removed or chmod-ed since `sinceMs`: a file's
  * or symlink's own mtime/ctime, or a directory's (which moves when an entry in it is added, removed or renamed).
- * At most `limit` paths.
+ * A path that is as an undone apply left it (`undone`, `undoneStamps`: same inode, mode, size and mtime; only its
+ * ctime, which cannot be set back, moved) is the undo's own change, not the user's. At most `limit` paths. Pure.
  */
-export async function changedSince(dir: string, sinceMs: number, options: PatchOptions, limit = 20): Promise<string[]> {
-  const left = patchFilter(options);
+export function changedSince(stamps: HostTree['stamps'], sinceMs: number, undone: ReadonlyArray<UndoneStamp> = [], limit = 20): string[] {
+  const undo = new Map(undone.map((u) => [u.path, u.key]));
   const out: string[] = [];
-  const root = await lstat(dir);
-  if (Math.max(root.mtimeMs, root.ctimeMs) > sinceMs) out.push('.');
-  for await (const e of walkTree(dir, [], { ignore: left, onSkip: () => undefined })) {
-    if (Math.max(e.stats.mtimeMs, e.stats.ctimeMs) > sinceMs) out.push(e.type === 'dir' ? `${e.path}/` : e.path);
+  for (const { path, stats } of stamps) {
+    if (Math.max(stats.mtimeMs, stats.ctimeMs) <= sinceMs || undo.get(path) === stampKey(stats)) continue;
+    out.push(path);
     if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** A path (as `changedSince` names it) as an undone apply left it: `stampKey` of its `lstat`. */
+export interface UndoneStamp {
+  path: string;
+  key: string;
+}
+
+/** What of a path's `lstat` an undone apply puts back (ctime it cannot): inode, mode, size, mtime. */
+const stampKey = (st: { ino: number; mode: number; size: number; mtimeMs: number }): string => `${st.ino}:${st.mode}:${st.size}:${st.mtimeMs}`;
+
+/** The stamps of the paths `rollback` touched (saved paths, the directories on the way and the root), as they are now. */
+async function undoneStamps(b: ApplyBackup): Promise<UndoneStamp[]> {
+  const out: UndoneStamp[] = [];
+  for (const p of [...b.saved.map((s) => s.path), ...b.dirs.map((d) => (d.path === '' ? '.' : `${d.path}/`))]) {
+    const st = await lstat(p === '.' ? b.dir : fsPath(join(b.dir, p.replace(/\/$/, '')))).catch(() => undefined);
+    if (st) out.push({ path: p, key: stampKey(st) });
   }
   return out;
 }
@@ -62,6 +81,11 @@ export interface ApplyResult extends Omit<Patch, 'text' | 'bytes' | 'bytesAreTex
   keptHost?: string[];
   /** Host files the user changed and the run did not (same as where it started): not overwritten. */
   keptEdits?: string[];
+  /**
+   * Files and directories (`dir/`, standing for all it held) the user deleted from the host that the run left as
+   * it started: not restored. A directory's files are not listed again.
+   */
+  keptDeleted?: string[];
 }
 
 /**
@@ -105,8 +129,8 @@ export function unchangedSince(rolloutIds: string[], lastApply?: { rolloutIds: s
  * The snapshot the first run of `manifest` that `dir` does not hold yet started from: up its parent chain, the
  * nearest snapshot whose runs the last apply (`lastApply`) held all of (without a record, or with one of another
  * history: the nearest that names no run). Null when there is none to tell (today's mtime guard then): `manifest`
- * names no run, the chain ends (a run that started from a host directory) or is pruned, or it crosses into another
- * lineage (a `--memory-from` start, whose files came from the host directory).
+ * names no run, the chain reaches a snapshot whose run started from a host directory (`workspaceFrom`: a fresh or
+ * `--memory-from` start, on this lineage or another) or ends, is pruned, or crosses into another lineage.
  */
 export async function runBase(store: AnyStore, manifest: Manifest, lastApply?: { rolloutIds: string[] } | null): Promise<string | null> {
   if (manifest.rolloutIds.length === 0) return null;
@@ -114,7 +138,9 @@ export async function runBase(store: AnyStore, manifest: Manifest, lastApply?: {
   let cur = manifest;
   for (;;) {
     if (cur.rolloutIds.every((id) => held.has(id))) return cur.id;
-    if (cur.parent === null) return null;
+    // Its run worked on a copy of a host directory (a `--memory-from` start, also on this lineage): its parent is
+    // where the memory came from, not the tree the run started from.
+    if (cur.workspaceFrom === 'host' || cur.parent === null) return null;
     const parent = await store.get(cur.parent).catch(() => null);
     if (!parent || parent.lineage !== cur.lineage) return null;
     cur = parent;
@@ -134,27 +160,67 @@ async function hostHolds(dir: string, path: string, want: FileState): Promise<bo
   return (await sha256File(at)) === want.hash;
 }
 
+/** What of the difference between the host and a snapshot is the user's, not the run's (`scopeToBase`). */
+interface Scope {
+  keptHost: string[];
+  keptEdits: string[];
+  /** Files only (`keptDeletions` adds the directories). */
+  keptDeleted: string[];
+  conflicts: string[];
+}
+
 /**
- * What of the patch from `dir` to a snapshot is the run's, against `base` (the tree the run started from):
- * `keptHost`, host files the patch would delete that `base` lacks (the run never saw them); `keptEdits`, host
- * files the patch would overwrite where the run left `base`'s version (the user's edit); `conflicts`, paths both
- * changed (the run deleted or changed a file the host also changed, or both added it differently).
+ * What of the difference `diff` from `dir` to a snapshot is the run's, against `base` (the tree the run started
+ * from): `keptHost`, host files the patch would delete that `base` lacks (the run never saw them); `keptEdits`,
+ * host files the patch would overwrite where the run left `base`'s version (the user's edit); `keptDeleted`, files
+ * the patch would write back that the user deleted and the run left as `base` has them; `conflicts`, paths both
+ * changed (the run deleted or changed a file the host also changed or deleted, or both added it differently).
  */
-async function scopeToBase(dir: string, patch: Patch, mine: Map<string, FileState>, base: Map<string, FileState>): Promise<{ keptHost: string[]; keptEdits: string[]; conflicts: string[] }> {
-  const out = { keptHost: [] as string[], keptEdits: [] as string[], conflicts: [] as string[] };
-  for (const p of patch.removed) {
+async function scopeToBase(dir: string, diff: Pick<Patch, 'added' | 'removed' | 'changed'>, mine: Map<string, FileState>, base: Map<string, FileState>): Promise<Scope> {
+  const out: Scope = { keptHost: [], keptEdits: [], keptDeleted: [], conflicts: [] };
+  for (const p of diff.removed) {
     const b = base.get(p);
     if (!b) out.keptHost.push(p);
     else if (!(await hostHolds(dir, p, b))) out.conflicts.push(p);
   }
-  for (const p of patch.changed) {
+  for (const p of diff.changed) {
     const b = base.get(p);
     if (!b) out.conflicts.push(p);
     else if (sameFile(mine.get(p), b)) out.keptEdits.push(p);
     else if (!(await hostHolds(dir, p, b))) out.conflicts.push(p);
   }
+  // A file the host lacks: the run's to write when it added or changed it, the user's deletion when it did not.
+  for (const p of diff.added) {
+    const b = base.get(p);
+    if (!b) continue;
+    if (sameFile(mine.get(p), b)) out.keptDeleted.push(p);
+    else out.conflicts.push(p);
+  }
   out.conflicts.sort();
   return out;
+}
+
+/**
+ * The snapshot's directories the user removed from the host and the run did not need: `base` has them, the host
+ * does not, and nothing the apply writes (`written` paths, and directories `base` lacks) is inside them. Pure.
+ */
+function removedDirs(shape: SnapshotShape, base: Set<string>, host: Set<string>, written: string[]): Set<string> {
+  const needed = new Set<string>();
+  const need = (p: string): void => {
+    for (let i = p.indexOf('/'); i > 0; i = p.indexOf('/', i + 1)) needed.add(p.slice(0, i));
+  };
+  for (const p of written) need(p);
+  for (const d of shape.dirs.keys()) if (!base.has(d) && !host.has(d)) need(`${d}/`);
+  return new Set([...shape.dirs.keys()].filter((d) => base.has(d) && !host.has(d) && !needed.has(d)));
+}
+
+/** `files` and `dirs` (as `dir/`) without the ones inside a listed directory: what the user deleted, top down. */
+function keptDeletions(files: string[], dirs: Set<string>): string[] {
+  const inside = (p: string): boolean => {
+    for (let i = p.indexOf('/'); i > 0; i = p.indexOf('/', i + 1)) if (dirs.has(p.slice(0, i))) return true;
+    return false;
+  };
+  return [...[...dirs].filter((d) => !inside(d)).map((d) => `${d}/`), ...files.filter((f) => !inside(f))].sort();
 }
 
 /**
@@ -171,42 +237,74 @@ export async function applyToHost(
   store: AnyStore,
   snapshot: string,
   dir: string,
-  options: PatchOptions & { force?: boolean; check?: boolean; lastApply?: { rolloutIds: string[]; at: number } | null },
+  options: PatchOptions & {
+    force?: boolean;
+    check?: boolean;
+    lastApply?: { rolloutIds: string[]; at: number } | null;
+    /** The paths an earlier apply into `dir` undid, as it left them (`onUndone`): not the user's changes. */
+    undone?: UndoneStamp[];
+    /** Called when a write failed and was undone whole after the host-changed guard passed unforced. */
+    onUndone?: (stamps: UndoneStamp[]) => Promise<void>;
+  },
 ): Promise<ApplyResult> {
   const manifest = await store.get(snapshot);
-  const tree = await store.tree(snapshot, { hashContent: true });
-  let patch = await makePatch(store, { dir }, { snapshot, tree }, { ...options, binary: true });
   const left = patchFilter(options);
+  // Each tree is read once and the patch made once (a real tree with node_modules: seconds per walk).
+  const tree = await store.tree(snapshot, { hashContent: true });
+  const mine = treeFileStates(tree, left);
+  const host = await readHostTree(dir, left);
+  const hostSide = { side: { dir }, files: host.files };
+  const snapSide = { side: { snapshot, tree }, files: mine.files };
+  const diff = await compareSides(hostSide, snapSide);
   // New-user trial 28 F0: the patch is host against snapshot, so every host file the snapshot lacks was "removed",
   // also the ones written after the last apply, before a run that started from the lineage head (not from this
-  // directory) and never saw them. A path is the run's to delete or overwrite only as it differs from its start.
+  // directory) and never saw them; and every file the user deleted was "added". A path is the run's to delete,
+  // overwrite or write back only as it differs from its start.
   const baseId = await runBase(store, manifest, options.lastApply);
   const base = baseId === null ? null : treeFileStates(await store.tree(baseId, { hashContent: true }), left);
-  const scope = base ? await scopeToBase(dir, patch, treeFileStates(tree, left).files, base.files) : null;
-  const kept = new Set([...(scope?.keptHost ?? []), ...(scope?.keptEdits ?? [])]);
-  if (kept.size > 0) patch = await makePatch(store, { dir }, { snapshot, tree }, { ...options, binary: true, leave: kept });
+  const scope = base ? await scopeToBase(dir, diff, mine.files, base.files) : null;
+  if (scope?.conflicts.length && !options.force) {
+    const c = scope.conflicts.map(quoteName);
+    throw new MnemaraError('HOST_CHANGED', `${dir} and the run both changed ${c.length} file(s) since the snapshot the run started from (${baseId}): ${c.slice(0, 5).join(', ')}${c.length > 5 ? ', …' : ''}`, {
+      hint: `Applying would overwrite, delete or write back over your version (or your deletion). Look at the patch (mnemara snapshot patch ${snapshot} -w ${dir}), then pass --force to apply it anyway, or commit/stash your changes and use git apply --3way on the patch.`,
+    });
+  }
+  const kept = new Set([...(scope?.keptHost ?? []), ...(scope?.keptEdits ?? []), ...(scope?.keptDeleted ?? [])]);
+  for (const p of kept) {
+    host.files.delete(p);
+    mine.files.delete(p);
+  }
+  const patch = await patchOf(store, hostSide, snapSide, { binary: true });
   const result: ApplyResult = { snapshot, dir, added: patch.added, removed: patch.removed, changed: patch.changed, applied: false };
   if (scope?.keptHost.length) result.keptHost = scope.keptHost;
   if (scope?.keptEdits.length) result.keptEdits = scope.keptEdits;
   // Hard links and empty directories, which a git patch does not carry (new-user trial 27: apply dropped both).
+  // A name kept as the user's is no member of a group to link (linking it would undo the user's edit or deletion).
   const shape = snapshotShape(tree, left);
-  const plan = await planStructure(dir, shape, left, new Set([...patch.added, ...patch.changed, ...patch.removed]));
+  shape.groups = shape.groups.map((g) => g.filter((p) => !kept.has(p))).filter((g) => g.length > 1);
+  if (base) {
+    // A directory the user removed that the run left alone stays removed, as a deleted file does.
+    const gone = removedDirs(shape, base.dirs, host.shape.dirs, [...patch.added, ...patch.changed]);
+    for (const d of gone) {
+      shape.dirs.delete(d);
+      shape.emptyDirs.delete(d);
+    }
+    const deleted = keptDeletions(scope?.keptDeleted ?? [], gone);
+    if (deleted.length) result.keptDeleted = deleted;
+  }
+  const plan = planStructure(host.shape, shape, new Set([...patch.added, ...patch.changed, ...patch.removed]));
   if (base) {
     // A host directory the snapshot lacks is the run's to remove only when the run started with it.
     plan.dirsRemoved = plan.dirsRemoved.filter((d) => base.dirs.has(d));
     for (const d of [...plan.host.dirs]) if (!shape.dirs.has(d) && !base.dirs.has(d)) plan.host.dirs.delete(d);
-  }
-  if (scope?.conflicts.length && !options.force) {
-    const c = scope.conflicts;
-    throw new MnemaraError('HOST_CHANGED', `${dir} and the run both changed ${c.length} file(s) since the snapshot the run started from (${baseId}): ${c.slice(0, 5).join(', ')}${c.length > 5 ? ', …' : ''}`, {
-      hint: `Applying would overwrite or delete your version. Look at the patch (mnemara snapshot patch ${snapshot} -w ${dir}), then pass --force to apply it anyway, or commit/stash your changes and use git apply --3way on the patch.`,
-    });
   }
   // Nothing to write (applied before, or never changed): the host's newer files are no reason to refuse (trial 21
   // F1: a second apply blamed "your changes" on the files the first one wrote).
   if (patch.bytes.length === 0 && !hasStructureChanges(plan)) return result;
   const outside = linksOutside(patch.bytes.toString('latin1'));
   if (outside.length) result.linksOutside = outside;
+  // Whether the host-changed guard ran and found nothing: only then is an undone write's own trace worth noting.
+  let guarded = false;
   if (!options.force && !base) {
     const since = unchangedSince(manifest.rolloutIds, options.lastApply);
     if (since === null) {
@@ -214,12 +312,13 @@ export async function applyToHost(
         hint: 'Pass --force to apply it anyway, or look at the patch first: mnemara snapshot patch SNAPSHOT -w DIR.',
       });
     }
-    const changed = await changedSince(dir, since, options);
+    const changed = changedSince(host.stamps, since, options.undone);
     if (changed.length) {
-      throw new MnemaraError('HOST_CHANGED', `${dir} changed after the run started (${new Date(since).toISOString()}): ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', …' : ''}`, {
+      throw new MnemaraError('HOST_CHANGED', `${dir} changed after the run started (${new Date(since).toISOString()}): ${changed.slice(0, 5).map(quoteName).join(', ')}${changed.length > 5 ? ', …' : ''}`, {
         hint: `Applying would overwrite those changes. Look at the patch (mnemara snapshot patch ${snapshot} -w ${dir}), then pass --force to apply it anyway, or commit/stash your changes and use git apply --3way on the patch.`,
       });
     }
+    guarded = true;
   }
   // Empty directories where the patch writes a file (trial 28 F1: an empty tree a/b/c replaced by a file `a`):
   // git apply cannot write the file over them, so they are removed first. One that holds files apply leaves alone
@@ -228,7 +327,7 @@ export async function applyToHost(
   const inTheWay = [...plan.host.dirs].filter((d) => !shape.dirs.has(d) && d.split('/').some((_, i, segs) => addedSet.has(segs.slice(0, i + 1).join('/'))));
   const blocking = inTheWay.filter((d) => !plan.host.emptyDirs.has(d));
   if (blocking.length) {
-    throw new MnemaraError('APPLY_FAILED', `the snapshot has a file where ${dir} has the directory ${blocking.map((d) => `${displayName(d)}/`).join(', ')}, which holds files apply leaves alone (ignored or memory files); nothing was written`, {
+    throw new MnemaraError('APPLY_FAILED', `the snapshot has a file where ${dir} has the directory ${blocking.map((d) => quoteName(`${d}/`)).join(', ')}, which holds files apply leaves alone (ignored or memory files); nothing was written`, {
       hint: `Move those files away (or remove the directory), then apply again. Look at the patch: mnemara snapshot patch ${snapshot} -w ${dir}.`,
     });
   }
@@ -244,6 +343,8 @@ export async function applyToHost(
       await gitApply(snapshot, dir, patch.bytes, false);
     } catch (err) {
       const { undone, left } = await rollback(backup);
+      // The undo cannot set ctimes back: without a note the retry's guard took its traces for the user's changes.
+      if (left.length === 0 && guarded && options.onUndone) await options.onUndone(await undoneStamps(backup)).catch(() => undefined);
       const why = err instanceof MnemaraError ? err.message.replace(/^git apply refused the patch, nothing was written: /, '') : String((err as Error).message ?? err);
       if (left.length) {
         throw new MnemaraError('APPLY_FAILED', `git apply failed while writing (${why}), and putting ${dir} back as it was failed too: ${left.join('; ')}`, {

@@ -13,11 +13,11 @@ import { dirname, join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { execa } from 'execa';
 import { MnemaraError } from '../config/errors.js';
+import { readHostTree } from './host-tree.js';
 import { compileIgnore } from './ignore.js';
 import { displayName, fsPath } from './names.js';
 import type { AnyStore } from './store/open.js';
 import { resolveHardLink, type MergedTree } from './tree.js';
-import { walkTree, type WalkSkip } from './walk.js';
 
 /**
  * Left out of every patch besides the caller's: git's own data, and byte-code and test caches that a run leaves
@@ -50,11 +50,6 @@ export interface PatchOptions {
    * that is not UTF-8 would not survive being held as a string. Off for a patch a person reads.
    */
   binary?: boolean;
-  /**
-   * Exact paths left out as well: host files `apply` keeps because the run never saw them, or the user changed
-   * and the run did not (`apply.ts`).
-   */
-  leave?: ReadonlySet<string>;
 }
 
 /** The patch (empty when nothing differs) and the paths it covers, sorted. */
@@ -84,22 +79,29 @@ export interface Patch {
 export async function makePatch(store: AnyStore, from: PatchSide, to: PatchSide, options: PatchOptions): Promise<Patch> {
   const left = patchFilter(options);
   const [a, b] = await Promise.all([filesOf(store, from, left), filesOf(store, to, left)]);
-  // A host file is hashed only when the other side has a file of the same size at its path.
-  await Promise.all([hashWhereNeeded(from, a, b), hashWhereNeeded(to, b, a)]);
-  const patch: Patch = { bytes: Buffer.alloc(0), text: '', bytesAreText: true, added: [], removed: [], changed: [] };
-  for (const [p, s] of b) {
-    const old = a.get(p);
-    if (!old) patch.added.push(p);
-    else if (!same(old, s)) patch.changed.push(p);
-  }
-  for (const p of a.keys()) if (!b.has(p)) patch.removed.push(p);
-  for (const l of [patch.added, patch.removed, patch.changed]) l.sort();
+  return patchOf(store, { side: from, files: a }, { side: to, files: b }, options);
+}
+
+/** One side of a patch with its files read already (`treeFileStates`, `readHostTree`). */
+export interface ReadSide {
+  side: PatchSide;
+  files: Map<string, FileState>;
+}
+
+/**
+ * The patch between two sides read already (for `apply`, which reads each tree once and leaves paths out of the
+ * maps before the patch is made). Host files are hashed in place where the other side has a file of the same size
+ * at the path (once: a hash already there is kept). Throws as `makePatch`.
+ */
+export async function patchOf(store: AnyStore, from: ReadSide, to: ReadSide, options: Pick<PatchOptions, 'binary'>): Promise<Patch> {
+  const [a, b] = [from.files, to.files];
+  const patch: Patch = { bytes: Buffer.alloc(0), text: '', bytesAreText: true, ...(await compareSides(from, to)) };
   if (patch.added.length + patch.removed.length + patch.changed.length === 0) return patch;
-  assertPatchable(patch, a, b, from, to);
+  assertPatchable(patch, a, b, from.side, to.side);
   const tmp = await mkdtemp(join(tmpdir(), 'mnemara-patch-'));
   try {
-    await materialize(store, from, join(tmp, 'a'), [...patch.removed, ...patch.changed]);
-    await materialize(store, to, join(tmp, 'b'), [...patch.added, ...patch.changed]);
+    await materialize(store, from.side, join(tmp, 'a'), [...patch.removed, ...patch.changed]);
+    await materialize(store, to.side, join(tmp, 'b'), [...patch.added, ...patch.changed]);
     patch.bytes = await gitDiff(tmp, options.binary === true);
     patch.bytesAreText = isUtf8(patch.bytes);
     patch.text = patch.bytes.toString(options.binary === true ? 'latin1' : 'utf8');
@@ -110,13 +112,30 @@ export async function makePatch(store: AnyStore, from: PatchSide, to: PatchSide,
 }
 
 /**
+ * The paths `to` adds, removes and changes against `from` (each sorted), hashing host files where needed as
+ * `patchOf` does. Nothing is written.
+ */
+export async function compareSides(from: ReadSide, to: ReadSide): Promise<Pick<Patch, 'added' | 'removed' | 'changed'>> {
+  const [a, b] = [from.files, to.files];
+  await Promise.all([hashWhereNeeded(from.side, a, b), hashWhereNeeded(to.side, b, a)]);
+  const out: Pick<Patch, 'added' | 'removed' | 'changed'> = { added: [], removed: [], changed: [] };
+  for (const [p, s] of b) {
+    const old = a.get(p);
+    if (!old) out.added.push(p);
+    else if (!same(old, s)) out.changed.push(p);
+  }
+  for (const p of a.keys()) if (!b.has(p)) out.removed.push(p);
+  for (const l of [out.added, out.removed, out.changed]) l.sort();
+  return out;
+}
+
+/**
  * True for a path the patch leaves out: under a layout folder, or matched (itself or a parent folder, as a walk
  * that does not descend into ignored folders would) by `PATCH_EXCLUDES` or `options.ignore`.
  */
 export function patchFilter(options: PatchOptions): (path: string) => boolean {
   const ignored = compileIgnore([...PATCH_EXCLUDES, ...(options.ignore ?? [])]);
   return (path) => {
-    if (options.leave?.has(path)) return true;
     if (options.layoutDirs.some((d) => path === d || path.startsWith(`${d}/`))) return true;
     const segs = path.split('/');
     for (let i = 1; i <= segs.length; i++) if (ignored(segs.slice(0, i).join('/'))) return true;
@@ -156,25 +175,14 @@ export function treeFileStates(tree: MergedTree, left: (path: string) => boolean
 
 async function filesOf(store: AnyStore, side: PatchSide, left: (path: string) => boolean): Promise<Map<string, FileState>> {
   if ('snapshot' in side) return treeFileStates(side.tree ?? (await store.tree(side.snapshot, { hashContent: true })), left).files;
-  const files = new Map<string, FileState>();
-  const skipped: WalkSkip[] = [];
-  for await (const e of walkTree(side.dir, [], { ignore: left, onSkip: (s) => skipped.push(s) })) {
-    if (e.type === 'dir') continue;
-    files.set(e.path, {
-      type: e.type,
-      exec: e.type === 'file' && (e.stats.mode & 0o100) !== 0,
-      size: e.type === 'file' ? e.stats.size : 0,
-      ...(e.linkpath !== undefined ? { linkpath: e.linkpath } : {}),
-    });
-  }
-  return files;
+  return (await readHostTree(side.dir, left)).files;
 }
 
 async function hashWhereNeeded(side: PatchSide, mine: Map<string, FileState>, other: Map<string, FileState>): Promise<void> {
   if (!('dir' in side)) return;
   for (const [p, s] of mine) {
     const o = other.get(p);
-    if (s.type === 'file' && o?.type === 'file' && o.size === s.size) s.hash = await sha256File(fsPath(join(side.dir, p)));
+    if (s.type === 'file' && s.hash === undefined && o?.type === 'file' && o.size === s.size) s.hash = await sha256File(fsPath(join(side.dir, p)));
   }
 }
 

@@ -56,6 +56,12 @@ export const ManifestSchema = z.object({
   skipped: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
   /** Index of the merged tree (written before the manifest); lets the next delta skip reading this chain. */
   treeIndex: TreeIndexRefSchema.optional(),
+  /**
+   * `'host'`: the run that made this snapshot worked on a copy of a host directory (a fresh or `--memory-from`
+   * start), not on its parent's tree; the parent is where its memory came from. `apply` then knows no tree the
+   * run started from (`runBase`).
+   */
+  workspaceFrom: z.literal('host').optional(),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type SnapshotKind = Manifest['kind'];
@@ -92,6 +98,8 @@ export interface CreateSnapshotOptions {
    * them without an entry): listed in the manifest's `skipped` and reported like the FIFOs the pack skips.
    */
   skipped?: Array<{ path: string; reason: string }>;
+  /** The run worked on a copy of a host directory, not on the parent's tree (`Manifest.workspaceFrom`). */
+  workspaceFrom?: 'host';
   onProgress?: OnProgress;
 }
 

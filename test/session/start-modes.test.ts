@@ -58,6 +58,11 @@ describe('--memory-from', () => {
     expect(commandsRun(r.transcriptPath!)).toContain('./scripts/check.sh');
     const store = await openStore(join(dirs.home, 'store'));
     expect(await store.getHead('ci/main')).toBe(r.head);
+    // Its workspace was the checkout's copy, not its parent's tree (the head, which gave the memory): the manifest
+    // says so, or apply took the parent for the tree the run started from (runBase). So does a fresh start's.
+    const ws = await store.get(r.workspaceSnapshot as string);
+    expect(ws).toMatchObject({ parent: learn.head, workspaceFrom: 'host' });
+    expect((await store.get(learn.workspaceSnapshot as string)).workspaceFrom).toBe('host');
   }, 120_000);
 
   it('refuses a lineage without a head, before starting anything', async () => {
@@ -80,6 +85,7 @@ describe('--from an older snapshot', () => {
     });
     expect(r.start).toEqual({ kind: 'snapshot', snapshotId: learn.workspaceSnapshot, headAtStart: head });
     expect(r.outcome).toBe('completed');
+    expect((await store.get(r.workspaceSnapshot as string)).workspaceFrom).toBeUndefined();
     const out = join(dirs.root, 'from-head');
     await store.restoreToDirectory(r.head as string, out, { paths: ['memories', 'sessions'] });
     const { entries } = parseMemoryMd(readFileSync(join(out, 'memories', 'MEMORY.md'), 'utf8'));

@@ -138,3 +138,71 @@ describe('apply keeps host files the run never saw (trial 28 F0)', () => {
     expect(existsSync(join(host, 'late.txt'))).toBe(true);
   });
 });
+
+/**
+ * Round 28 follow-up: the "added" side of the three-way was not scoped. A file (or directory) in the base and in
+ * the snapshot, left alone by the run, that the user deleted from the host was written back by apply; it now stays
+ * deleted (`keptDeleted`), as a user's edit does. A file the run changed and the user deleted is a conflict.
+ */
+describe("apply keeps the user's deletions of what the run left alone", () => {
+  it('a deleted file and a removed directory stay deleted, in --check, apply, text and --json', async () => {
+    const { config, store, host, r1, s1 } = await afterFirstApply();
+    mkdirSync(join(host, 'docs', 'empty'), { recursive: true });
+    writeFileSync(join(host, 'docs', 'guide.md'), 'guide\n');
+    // The first apply's record holds r1: make docs/ part of what the next run starts from (s1b, applied too).
+    const s1b = await store.create({ dir: ranTree((d) => { writeFileSync(join(d, 'h4.txt'), 'h4\n'); mkdirSync(join(d, 'docs', 'empty'), { recursive: true }); writeFileSync(join(d, 'docs', 'guide.md'), 'guide\n'); }) }, { lineage: 'odd3', kind: 'workspace', rolloutIds: [r1], parent: s1.id });
+    await tick();
+    rmSync(join(host, 'README.md'));
+    rmSync(join(host, 'docs'), { recursive: true });
+    await tick();
+    const r2 = rolloutIdAt(Date.now());
+    // Run 2 started from s1b, left README.md and docs/ alone, added new.txt.
+    const s2 = await store.create({ dir: ranTree((d) => { writeFileSync(join(d, 'h4.txt'), 'h4\n'); mkdirSync(join(d, 'docs', 'empty'), { recursive: true }); writeFileSync(join(d, 'docs', 'guide.md'), 'guide\n'); writeFileSync(join(d, 'new.txt'), 'new\n'); }) }, { lineage: 'odd3', kind: 'workspace', rolloutIds: [r1, r2], parent: s1b.id });
+
+    const check = await applySnapshot(config, s2.id, host, { check: true });
+    expect(check).toMatchObject({ applied: false, added: ['new.txt'], changed: [], removed: [], keptDeleted: ['README.md', 'docs/'] });
+    expect(check.dirsAdded).toBeUndefined();
+    expect(describeApply(check)).toContain("kept 2 deletion(s) made here of what the run did not change: README.md, docs/");
+    const r = await applySnapshot(config, s2.id, host, {});
+    expect(r).toMatchObject({ applied: true, added: ['new.txt'], keptDeleted: ['README.md', 'docs/'] });
+    expect(existsSync(join(host, 'README.md'))).toBe(false);
+    expect(existsSync(join(host, 'docs'))).toBe(false);
+    expect(readFileSync(join(host, 'new.txt'), 'utf8')).toBe('new\n');
+  });
+
+  it('a file the run changed and the user deleted is refused (HOST_CHANGED); --force writes the run\'s', async () => {
+    const { config, store, host, r1, s1 } = await afterFirstApply();
+    rmSync(join(host, 'src', 'app.js'));
+    await tick();
+    const r2 = rolloutIdAt(Date.now());
+    const s2 = await store.create({ dir: ranTree((d) => { writeFileSync(join(d, 'h4.txt'), 'h4\n'); writeFileSync(join(d, 'src', 'app.js'), 'app\nrun\n'); }) }, { lineage: 'odd3', kind: 'workspace', rolloutIds: [r1, r2], parent: s1.id });
+    await expect(applySnapshot(config, s2.id, host, { check: true })).rejects.toThrow(/both changed 1 file\(s\).*: src\/app\.js$/);
+    expect(existsSync(join(host, 'src', 'app.js'))).toBe(false);
+    const r = await applySnapshot(config, s2.id, host, { force: true });
+    expect(r).toMatchObject({ applied: true, added: ['src/app.js'] });
+    expect(r.keptDeleted).toBeUndefined();
+    expect(readFileSync(join(host, 'src', 'app.js'), 'utf8')).toBe('app\nrun\n');
+  });
+});
+
+/**
+ * A `--memory-from` start on the run's own lineage: the workspace is a copy of the host directory and the parent
+ * (the head) only gave the memory. runBase took the parent for the tree the run started from, so a file the user
+ * had made before the run, which the run then deleted, was "never seen by the run" and kept. The session now marks
+ * such a snapshot (`workspaceFrom: 'host'`) and runBase knows no base for it (the mtime guard holds).
+ */
+describe('a run that started from a copy of the host directory (--memory-from on its own lineage)', () => {
+  it('has no base: its deletion of a file the parent lacks is applied, not kept', async () => {
+    const { config, store, host, r1, s1 } = await afterFirstApply();
+    writeFileSync(join(host, 'scratch.txt'), 'made after the apply, before the run\n');
+    await tick();
+    const r2 = rolloutIdAt(Date.now());
+    // The run's workspace was the host directory (scratch.txt included); it deleted scratch.txt and added done.txt.
+    const s2 = await store.create({ dir: ranTree((d) => { writeFileSync(join(d, 'h4.txt'), 'h4\n'); writeFileSync(join(d, 'done.txt'), 'done\n'); }) }, { lineage: 'odd3', kind: 'workspace', rolloutIds: [r1, r2], parent: s1.id, workspaceFrom: 'host' });
+    expect((await store.get(s2.id)).workspaceFrom).toBe('host');
+    const r = await applySnapshot(config, s2.id, host, {});
+    expect(r).toMatchObject({ applied: true, added: ['done.txt'], removed: ['scratch.txt'] });
+    expect(r.keptHost).toBeUndefined();
+    expect(existsSync(join(host, 'scratch.txt'))).toBe(false);
+  });
+});

@@ -10,10 +10,11 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statS
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { describeApply } from '../../src/cli/commands/apply.js';
+import { applySnapshot, describeApply } from '../../src/cli/commands/apply.js';
 import { MnemaraError } from '../../src/config/errors.js';
 import { applyToHost } from '../../src/snapshot/apply.js';
 import { openStore } from '../../src/snapshot/index.js';
+import { testConfig } from '../session/harness.js';
 import { describeTree, tempDir } from './helpers.js';
 
 const LAYOUT = { layoutDirs: ['memories', 'sessions'] };
@@ -174,5 +175,56 @@ describe('apply: directory modes (trial 28 F2)', () => {
     expect(describeTree(host)).toEqual(describeTree(restored));
     expect(describeApply(await applyToHost(store, m.id, host, { ...LAYOUT, force: true }))).toMatch(/^nothing to apply/);
     expect(existsSync(join(host, 'f.txt'))).toBe(true);
+  });
+});
+
+/**
+ * Round 28 follow-up: after a write failed and was undone, the retry (no base: the run started from the host
+ * directory) was refused by the host-changed guard, which took the undo's traces (ctimes it cannot set back, the
+ * backup directory's coming and going in the root's) for the user's changes. The undo now notes each path it
+ * touched as it left it (`<home>/apply-undone/`), and the guard passes those. A real write failure (chattr +i).
+ */
+describe('apply: a retry after an undone write', () => {
+  it('is not refused for the changes the undo itself made, and still is for a later change of the user', async () => {
+    const host = tempDir();
+    const ran = tempDir();
+    for (const d of [host, ran]) {
+      writeFileSync(join(d, 'a.txt'), 'a\n');
+      mkdirSync(join(d, 'sub'));
+      writeFileSync(join(d, 'sub', 'b.txt'), 'b\n');
+      writeFileSync(join(d, 'z.txt'), 'z\n');
+    }
+    writeFileSync(join(ran, 'a.txt'), 'a, changed\n');
+    writeFileSync(join(ran, 'sub', 'b.txt'), 'b, changed\n');
+    writeFileSync(join(ran, 'sub', 'c.txt'), 'c\n');
+    writeFileSync(join(ran, 'z.txt'), 'z, changed\n');
+    const home = tempDir();
+    const config = testConfig(home, 'http://127.0.0.1:9');
+    const store = await openStore(join(home, 'store'));
+    const before = describeTree(host);
+    let m: Awaited<ReturnType<typeof store.create>> | undefined;
+    // z.txt sorts last: git apply writes the others, then fails on it, and the undo puts them back.
+    await execa('chattr', ['+i', join(host, 'z.txt')]);
+    try {
+      // The run started from the host directory (no parent: no base) after every host file was last changed.
+      await new Promise((r) => setTimeout(r, 20));
+      const started = new Date().toISOString().replace(/[-:]/g, '').replace('.', '');
+      await new Promise((r) => setTimeout(r, 20));
+      m = await store.create({ dir: ran }, { lineage: 'retry', kind: 'workspace', rolloutIds: [`${started}-0a1b2c3d4e`] });
+      const err = await failure(applySnapshot(config, m.id, host, {}));
+      expect(err).toMatchObject({ code: 'APPLY_FAILED', message: expect.stringMatching(/what it had written was undone/) });
+    } finally {
+      await execa('chattr', ['-i', join(host, 'z.txt')]);
+    }
+    expect(describeTree(host)).toEqual(before);
+    // chattr -i moved z.txt's ctime only: its content and mode are as the undo left them, so it is no change either.
+    const r = await applySnapshot(config, m!.id, host, { check: true });
+    expect(r).toMatchObject({ changed: ['a.txt', 'sub/b.txt', 'z.txt'], added: ['sub/c.txt'] });
+    // A change of the user's after the undo is still one.
+    writeFileSync(join(host, 'mine.txt'), 'mine\n');
+    await expect(applySnapshot(config, m!.id, host, { check: true })).rejects.toMatchObject({ code: 'HOST_CHANGED', message: expect.stringMatching(/changed after the run started .*: \., mine\.txt$/) });
+    rmSync(join(host, 'mine.txt'));
+    chmodSync(join(host, 'a.txt'), 0o600);
+    await expect(applySnapshot(config, m!.id, host, { check: true })).rejects.toMatchObject({ code: 'HOST_CHANGED', message: expect.stringMatching(/: \., a\.txt$/) });
   });
 });

@@ -9,7 +9,7 @@ import type { FlagValue } from '../../config/load.js';
 import type { ProgressEvent } from '../../config/progress.js';
 import { runSession, SESSION_STEPS, type SessionEvent, type SessionResult } from '../../session.js';
 import { EXIT, emit, progressPrinter, reportError, shellWord, writeErr } from '../output.js';
-import { applySnapshot, describeApply } from './apply.js';
+import { applyJson, applySnapshot, describeApply } from './apply.js';
 import type { ApplyResult } from '../../snapshot/apply.js';
 import { addConfigOptions, loadCliConfig, storeFlags, type ConfigCliOptions } from './config.js';
 import { formatTimings } from '../timings.js';
@@ -376,7 +376,7 @@ export function registerRunCommand(program: Command): void {
           return undefined;
         });
       }
-      emit(json, applied ? { ...result, applied } : result, () => formatSummary(result, { dir: opts.workspace, storeFlags: storeFlags(opts), ...(applied ? { applied } : {}) }) + (opts.timings ? formatTimings(result) : ''));
+      emit(json, applied ? { ...result, applied: applyJson(applied) } : result, () => formatSummary(result, { dir: opts.workspace, storeFlags: storeFlags(opts), ...(applied ? { applied } : {}) }) + (opts.timings ? formatTimings(result) : ''));
       process.exitCode = result.outcome === 'completed' ? EXIT.ok : EXIT.failed;
       // The run is saved either way; a refused apply is reported after its summary, with its own exit code.
       // (With --json too it goes to stderr as text: stdout stays one document.)

@@ -254,6 +254,7 @@ export class DirectoryStore implements SnapshotStore {
         toolVersion: VERSION,
         ...(skipped.length ? { skipped: [...skipped] } : {}),
         treeIndex,
+        ...(options.workspaceFrom ? { workspaceFrom: options.workspaceFrom } : {}),
       };
       await this.manifests.write(manifest);
       // Every byte this snapshot wrote (layer blobs, its index blob unless it reuses the parent's, the manifest).
