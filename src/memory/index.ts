@@ -9,7 +9,8 @@ export { consolidate, DETERMINISTIC_PHASE2_VERSION, type ConsolidateOptions, typ
 export { describeMemory, forgetEntry, searchMemory, type MemoryOverview, type SearchHit } from './handbook.js';
 export { redact, redactDeep, isSecretName, findSecretKinds, type SecretKind } from './redact.js';
 export { memoryPaths, excludeFromGit, gitExcludeEntries, assertRolloutId, existingWorkspaceDir, mnemaraOwnedPaths, type MemoryPaths } from './layout.js';
-export { parseMemoryMd, renderMemoryMd, parseSummary, renderSummary, type MemoryEntry, type HandbookInfo, type SummaryEntry } from './memory-md.js';
+export { parseMemoryMd, renderMemoryMd, type MemoryEntry, type HandbookInfo } from './memory-md.js';
+export { parseSummary, renderSummary, type SummaryEntry } from './memory-summary-md.js';
 export { parseRawMemories, renderRawMemories, parseRolloutSummary, renderRolloutSummary } from './artifacts.js';
 export { countMemoryUse, memoryMdWrites, type MemoryUse } from './use.js';
 export { entryId, normalizeText } from './normalize.js';

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { describeMemory, forgetEntry, searchMemory } from '../../src/memory/handbook.js';
-import { parseMemoryMd, parseSummary } from '../../src/memory/memory-md.js';
+import { parseMemoryMd } from '../../src/memory/memory-md.js';
+import { parseSummary } from '../../src/memory/memory-summary-md.js';
 import { consolidate } from '../../src/memory/phase2/index.js';
 import { loadState } from '../../src/memory/state.js';
 import { CONFIG, raw, tempWorkspace, writeRollout } from './helpers.js';

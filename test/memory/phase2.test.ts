@@ -1,6 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { parseMemoryMd, parseSummary } from '../../src/memory/memory-md.js';
+import { parseMemoryMd } from '../../src/memory/memory-md.js';
+import { parseSummary } from '../../src/memory/memory-summary-md.js';
 import { entryId } from '../../src/memory/normalize.js';
 import { consolidate } from '../../src/memory/phase2/index.js';
 import { loadState } from '../../src/memory/state.js';

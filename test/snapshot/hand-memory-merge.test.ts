@@ -7,7 +7,8 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSummary, renderMemoryMd, type MemoryEntry } from '../../src/memory/memory-md.js';
+import { renderMemoryMd, type MemoryEntry } from '../../src/memory/memory-md.js';
+import { parseSummary } from '../../src/memory/memory-summary-md.js';
 import { cli } from '../support/cli.js';
 import { tempDir } from './helpers.js';
 
